@@ -1,0 +1,43 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+  name: "LaunchOrchestrator",
+  platforms: [.macOS(.v15)],
+  products: [
+    .library(name: "LaunchOrchestrator", targets: ["LaunchOrchestrator"]),
+    .library(name: "OrchestrateCLI", targets: ["OrchestrateCLI"]),
+    .library(name: "SimulatePlugin", targets: ["SimulatePlugin"]),
+    .executable(name: "orchestrate", targets: ["orchestrate"]),
+  ],
+  targets: [
+    .target(name: "LaunchOrchestrator"),
+    .target(name: "OrchestrateCLI", dependencies: ["LaunchOrchestrator"]),
+    .executableTarget(
+      name: "orchestrate",
+      dependencies: ["OrchestrateCLI", "SimulatePlugin"]
+    ),
+    .target(
+      name: "SimulatePlugin",
+      dependencies: ["LaunchOrchestrator"],
+      path: "Plugins/Simulate"
+    ),
+    .testTarget(name: "LaunchOrchestratorTests", dependencies: ["LaunchOrchestrator"]),
+    .testTarget(
+      name: "SimulateTests",
+      dependencies: ["SimulatePlugin", "LaunchOrchestrator"]
+    ),
+    .testTarget(
+      name: "OrchestrateCLITests",
+      dependencies: ["OrchestrateCLI", "LaunchOrchestrator"]
+    ),
+  ],
+  swiftLanguageModes: [.v6]
+)
+
+for target in package.targets {
+  var settings = target.swiftSettings ?? []
+  settings.append(.enableUpcomingFeature("ExistentialAny"))
+  settings.append(.enableUpcomingFeature("MemberImportVisibility"))
+  target.swiftSettings = settings
+}

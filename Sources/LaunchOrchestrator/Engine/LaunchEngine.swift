@@ -1,0 +1,232 @@
+import Foundation
+import Synchronization
+
+/// Settings of one launch run that are not part of the manifest.
+public struct LaunchOptions: Sendable {
+  /// Overrides the manifest's `maxConcurrency` when set.
+  public var maxConcurrency: Int?
+  /// How long steps still running when the launch ends get to stop before they are
+  /// reported `cancelled` and left behind.
+  public var cancellationGracePeriod: Duration
+
+  /// Creates options.
+  public init(maxConcurrency: Int? = nil, cancellationGracePeriod: Duration = .seconds(1)) {
+    self.maxConcurrency = maxConcurrency
+    self.cancellationGracePeriod = cancellationGracePeriod
+  }
+}
+
+/// Runs launch plans: every step starts the moment its dependencies, deferral and the
+/// concurrency limit allow, in priority order, with timeouts that hold.
+///
+/// ```swift
+/// let (events, continuation) = AsyncStream.makeStream(of: LaunchEvent.self)
+/// async let report = LaunchEngine().run(plan, events: continuation)
+/// for await event in events { print(event) }
+/// print(await report.outcome)
+/// ```
+public struct LaunchEngine<C: Clock>: Sendable where C.Duration == Duration {
+  /// The clock that times steps, delays, backoffs and timeouts.
+  public var clock: C
+  /// Run settings.
+  public var options: LaunchOptions
+
+  /// Creates an engine on `clock`; tests pass a manual clock.
+  public init(clock: C, options: LaunchOptions = LaunchOptions()) {
+    self.clock = clock
+    self.options = options
+  }
+
+  /// Runs `plan` to its end and reports what happened.
+  ///
+  /// Events are delivered to `events` in order, and the continuation is finished when the
+  /// launch is. Cancelling the calling task cancels the launch: running steps are cancelled,
+  /// the rest skipped, and the report's outcome is `cancelled`.
+  public func run(_ plan: LaunchPlan, events: AsyncStream<LaunchEvent>.Continuation? = nil) async -> LaunchReport {
+    let run = LaunchRun(plan: plan, clock: clock, options: options, events: events)
+    return await run.execute()
+  }
+}
+
+extension LaunchEngine where C == ContinuousClock {
+  /// Creates an engine on the continuous clock.
+  public init(options: LaunchOptions = LaunchOptions()) {
+    self.init(clock: ContinuousClock(), options: options)
+  }
+}
+
+/// The state of one run of a plan, owned by the task that calls ``LaunchEngine/run(_:events:)``.
+private final class LaunchRun<C: Clock> where C.Duration == Duration {
+  private enum Message: Sendable {
+    case finished(token: Int, outcome: Outcome)
+    case report(token: Int, message: StepMessage)
+    case timer(deadline: Duration)
+    case cancel
+  }
+
+  private enum Outcome: Sendable {
+    case succeeded(any Sendable)
+    case failed(String)
+    case routed(LaunchRoute)
+  }
+
+  private let plan: LaunchPlan
+  private let clock: C
+  private let start: C.Instant
+  private let launchClock: LaunchClock
+  private let events: AsyncStream<LaunchEvent>.Continuation?
+  private let inbox: AsyncStream<Message>
+  private let post: AsyncStream<Message>.Continuation
+  private let outputs: OutputTable
+  private var scheduler: LaunchScheduler
+  private var tasks: [Int: Task<Void, Never>] = [:]
+  private var timer: Task<Void, Never>?
+  private var armedDeadline: Duration?
+
+  init(plan: LaunchPlan, clock: C, options: LaunchOptions, events: AsyncStream<LaunchEvent>.Continuation?) {
+    self.plan = plan
+    self.clock = clock
+    self.events = events
+    start = clock.now
+    launchClock = LaunchClock(clock, start: start)
+    (inbox, post) = AsyncStream.makeStream(of: Message.self)
+    outputs = OutputTable(count: plan.steps.count)
+    scheduler = LaunchScheduler(
+      plan: plan, maxConcurrency: options.maxConcurrency ?? plan.manifest.maxConcurrency,
+      gracePeriod: options.cancellationGracePeriod)
+  }
+
+  private var elapsed: Duration { start.duration(to: clock.now) }
+
+  func execute() async -> LaunchReport {
+    perform(scheduler.start(at: .zero))
+    let post = self.post
+    await withTaskCancellationHandler {
+      var messages = inbox.makeAsyncIterator()
+      while !scheduler.isFinished, let message = await messages.next() {
+        handle(message)
+      }
+    } onCancel: {
+      post.yield(.cancel)
+    }
+    let duration = elapsed
+    timer?.cancel()
+    post.finish()
+    events?.finish()
+    return LaunchReport(plan: plan, scheduler: scheduler, duration: duration)
+  }
+
+  private func handle(_ message: Message) {
+    switch message {
+    case .finished(let token, let outcome):
+      tasks[token] = nil
+      let result: LaunchScheduler.AttemptResult
+      switch outcome {
+      case .succeeded(let value):
+        if let step = scheduler.step(forLiveToken: token) {
+          outputs.store(value, for: step)
+        }
+        result = .succeeded
+      case .failed(let message): result = .failed(message)
+      case .routed(let route): result = .routed(route)
+      }
+      perform(scheduler.attemptFinished(token: token, result: result, at: elapsed))
+    case .report(let token, let message):
+      perform(scheduler.stepReported(token: token, message: message, at: elapsed))
+    case .timer(let deadline):
+      if armedDeadline == deadline { armedDeadline = nil }
+      perform(scheduler.advance(to: max(elapsed, deadline)))
+    case .cancel:
+      perform(scheduler.cancel(at: elapsed))
+    }
+  }
+
+  private func perform(_ actions: [LaunchScheduler.Action]) {
+    for action in actions {
+      switch action {
+      case .start(let attempt): tasks[attempt.token] = launch(attempt)
+      case .cancel(let token): tasks.removeValue(forKey: token)?.cancel()
+      case .emit(let event): events?.yield(event)
+      }
+    }
+    rearmTimer()
+  }
+
+  /// Keeps one timer armed for the scheduler's earliest deadline; a later deadline never
+  /// replaces an armed earlier one, so steps with timeouts cost no timer each.
+  private func rearmTimer() {
+    guard let next = scheduler.nextDeadline() else { return }
+    if let armedDeadline, armedDeadline <= next { return }
+    timer?.cancel()
+    armedDeadline = next
+    let (clock, instant, post) = (clock, start.advanced(by: next), post)
+    timer = Task(priority: .high) {
+      do {
+        try await clock.sleep(until: instant, tolerance: nil)
+      } catch {
+        return
+      }
+      post.yield(.timer(deadline: next))
+    }
+  }
+
+  private func launch(_ attempt: LaunchScheduler.Attempt) -> Task<Void, Never> {
+    let planned = plan.steps[attempt.step]
+    let action = attempt.isFallback ? planned.fallbackAction ?? planned.action : planned.action
+    let (post, outputs, token) = (post, outputs, attempt.token)
+    let dependencies = plan.hardDependencyClosure(of: attempt.step)
+    let context = StepContext(
+      stepID: planned.id, attempt: attempt.number, isFallback: attempt.isFallback,
+      manifestDirectory: plan.manifestDirectory, attemptStart: elapsed, clock: launchClock,
+      outputs: { outputs.values(of: dependencies) },
+      report: { message in post.yield(.report(token: token, message: message)) })
+    let body: @Sendable () async -> Void = {
+      let outcome: Outcome
+      do {
+        outcome = .succeeded(try await action.execute(context))
+      } catch let route as LaunchRoute {
+        outcome = .routed(route)
+      } catch {
+        outcome = .failed(Self.describe(error))
+      }
+      post.yield(.finished(token: token, outcome: outcome))
+    }
+    let priority = planned.effectivePriority.taskPriority
+    // Unstructured on purpose: a timeout must let the launch move on even when a plugin
+    // ignores cancellation, and a task group would wait for such a child forever. The run
+    // keeps every handle and cancels it when the attempt times out or the launch ends.
+    if planned.isolation == .main {
+      return Task(executorPreference: MainThreadExecutor.shared, priority: priority, operation: body)
+    }
+    if action.isBlocking {
+      return Task(executorPreference: BlockingExecutor.shared, priority: priority, operation: body)
+    }
+    return Task(priority: priority, operation: body)
+  }
+
+  private static func describe(_ error: any Error) -> String {
+    switch error {
+    case let failure as StepFailure: failure.message
+    case is CancellationError: "cancelled"
+    case let error as any CustomStringConvertible: error.description
+    default: error.localizedDescription
+    }
+  }
+}
+
+/// Step outputs, written by the run's loop and read by dependents' tasks.
+private final class OutputTable: Sendable {
+  private let values: Mutex<[(any Sendable)?]>
+
+  init(count: Int) {
+    values = Mutex(Array(repeating: nil, count: count))
+  }
+
+  func store(_ value: any Sendable, for step: Int) {
+    values.withLock { $0[step] = value }
+  }
+
+  func values(of steps: [Int]) -> [any Sendable] {
+    values.withLock { values in steps.compactMap { values[$0] } }
+  }
+}

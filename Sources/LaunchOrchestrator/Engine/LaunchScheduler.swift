@@ -1,0 +1,434 @@
+/// The launch's scheduling rules as a pure state machine, free of tasks and clocks.
+///
+/// The engine feeds it what happened (an attempt finished, time passed, the run was cancelled)
+/// with the time since the launch started, and carries out the actions it returns: start an
+/// attempt, cancel one, emit an event. Every rule of the execution semantics lives here, so each
+/// can be tested by feeding explicit times, without concurrency.
+struct LaunchScheduler {
+  /// Something the engine must do.
+  enum Action: Equatable {
+    /// Run an attempt of a step.
+    case start(Attempt)
+    /// Cancel a running attempt's task; its result, if it ever comes, is ignored.
+    case cancel(token: Int)
+    /// Publish an event.
+    case emit(LaunchEvent)
+  }
+
+  /// One attempt of one step, identified by a token unique within the launch.
+  struct Attempt: Equatable {
+    let token: Int
+    let step: Int
+    let number: Int
+    let isFallback: Bool
+  }
+
+  /// How an attempt's code ended.
+  enum AttemptResult: Equatable {
+    case succeeded
+    case failed(String)
+    case routed(LaunchRoute)
+  }
+
+  /// Why the launch ended before running every step.
+  enum Ending: Equatable {
+    case aborted(step: Int)
+    case routed(LaunchRoute, step: Int)
+    case cancelled
+  }
+
+  /// What is known about a step so far; it becomes the step's line in the report.
+  struct Record: Equatable {
+    var state: StepState?
+    var start: Duration?
+    var end: Duration?
+    var attempts = 0
+    var usedFallback = false
+    var error: String?
+  }
+
+  private enum Phase {
+    case waiting, delayed, ready, running, backingOff, cancelling, done
+  }
+
+  private struct ReadyEntry: Comparable {
+    let priority: StepPriority
+    let remainingPath: Duration
+    let step: Int
+
+    /// Higher priority first, then the longer remaining path, then manifest order.
+    static func < (lhs: Self, rhs: Self) -> Bool {
+      if lhs.priority != rhs.priority { return lhs.priority > rhs.priority }
+      if lhs.remainingPath != rhs.remainingPath { return lhs.remainingPath > rhs.remainingPath }
+      return lhs.step < rhs.step
+    }
+  }
+
+  private struct Deadline: Comparable {
+    enum Kind: Equatable {
+      case timeout(token: Int)
+      case grace(token: Int)
+      case delayElapsed(step: Int)
+      case backoffElapsed(step: Int)
+    }
+    let time: Duration
+    let sequence: Int
+    let kind: Kind
+
+    static func < (lhs: Self, rhs: Self) -> Bool {
+      (lhs.time, lhs.sequence) < (rhs.time, rhs.sequence)
+    }
+    static func == (lhs: Self, rhs: Self) -> Bool { lhs.sequence == rhs.sequence }
+  }
+
+  let plan: LaunchPlan
+  private let limit: Int
+  private let gracePeriod: Duration
+
+  private(set) var records: [Record]
+  private(set) var milestoneTimes: [Duration?]
+  private(set) var ending: Ending?
+  private(set) var isFinished = false
+
+  private var phase: [Phase]
+  private var unmetHard: [Int]
+  private var unmetOrder: [Int]
+  private var onFallback: [Bool]
+  private var milestoneRemaining: [Int]
+  private var ready = BinaryHeap<ReadyEntry>()
+  private var deadlines = BinaryHeap<Deadline>()
+  private var deadlineSequence = 0
+  private var live: [Int: Attempt] = [:]
+  private var currentToken: [Int]
+  private var nextToken = 0
+  private var running = 0
+  private var unfinished: Int
+  private var finishQueue: [(step: Int, state: StepState, error: String?)] = []
+  private var actions: [Action] = []
+
+  /// A scheduler for `plan`; `maxConcurrency` of `nil` means no limit. Attempts still running
+  /// when the launch ends get `gracePeriod` to stop before they are abandoned.
+  init(plan: LaunchPlan, maxConcurrency: Int?, gracePeriod: Duration) {
+    self.plan = plan
+    self.limit = max(1, maxConcurrency ?? .max)
+    self.gracePeriod = gracePeriod
+    let count = plan.steps.count
+    records = Array(repeating: Record(), count: count)
+    milestoneTimes = Array(repeating: nil, count: plan.milestones.count)
+    phase = Array(repeating: .waiting, count: count)
+    unmetHard = plan.steps.map(\.dependsOn.count)
+    unmetOrder = plan.steps.map { $0.after.count + ($0.deferUntil == nil ? 0 : 1) }
+    onFallback = Array(repeating: false, count: count)
+    milestoneRemaining = plan.milestones.map(\.steps.count)
+    currentToken = Array(repeating: -1, count: count)
+    unfinished = count
+  }
+
+  // MARK: Inputs
+
+  /// Starts the launch at time `now` (normally zero).
+  mutating func start(at now: Duration) -> [Action] {
+    for milestone in plan.milestones where milestone.steps.isEmpty {
+      reach(milestone.index, at: now)
+    }
+    for step in plan.steps.indices { becomeReadyIfPossible(step, at: now) }
+    return settle(at: now)
+  }
+
+  /// The step an attempt token belongs to, while its result still matters.
+  func step(forLiveToken token: Int) -> Int? {
+    live[token]?.step
+  }
+
+  /// An attempt's code returned.
+  mutating func attemptFinished(token: Int, result: AttemptResult, at now: Duration) -> [Action] {
+    guard let attempt = release(token) else { return [] }
+    let step = attempt.step
+    if phase[step] == .cancelling {
+      finish(step, .cancelled, error: nil)
+    } else {
+      switch result {
+      case .succeeded:
+        records[step].usedFallback = attempt.isFallback
+        finish(step, .succeeded, error: nil)
+      case .routed(let route):
+        finish(step, .succeeded, error: nil)
+        drainFinishQueue(at: now)
+        end(.routed(route, step: step), at: now)
+      case .failed(let message):
+        attemptFailed(attempt, error: message, timedOut: false, at: now)
+      }
+    }
+    return settle(at: now)
+  }
+
+  /// A running step reported progress or logged a line.
+  mutating func stepReported(token: Int, message: StepMessage, at now: Duration) -> [Action] {
+    guard let step = live[token]?.step else { return [] }
+    let id = plan.steps[step].id
+    switch message {
+    case .progress(let fraction, let text):
+      return [.emit(LaunchEvent(time: now, kind: .progress(step: id, fraction: fraction, message: text)))]
+    case .log(let text):
+      return [.emit(LaunchEvent(time: now, kind: .log(step: id, message: text)))]
+    }
+  }
+
+  /// Time has reached `now`: timeouts, delays, backoffs and grace periods that are due fire.
+  mutating func advance(to now: Duration) -> [Action] {
+    while let deadline = deadlines.min, deadline.time <= now {
+      _ = deadlines.popMin()
+      fire(deadline.kind, at: now)
+    }
+    return settle(at: now)
+  }
+
+  /// The run was cancelled from outside.
+  mutating func cancel(at now: Duration) -> [Action] {
+    end(.cancelled, at: now)
+    return settle(at: now)
+  }
+
+  /// The earliest time at which ``advance(to:)`` has something to do.
+  mutating func nextDeadline() -> Duration? {
+    while let deadline = deadlines.min, isStale(deadline.kind) {
+      _ = deadlines.popMin()
+    }
+    return deadlines.min?.time
+  }
+
+  /// How the launch ended, once it has.
+  var outcome: LaunchOutcome {
+    switch ending {
+    case .routed: .routed
+    case .cancelled: .cancelled
+    case .aborted: .failed
+    case nil: records.allSatisfy { $0.state == .succeeded } ? .succeeded : .degraded
+    }
+  }
+
+  // MARK: Rules
+
+  private mutating func settle(at now: Duration) -> [Action] {
+    drainFinishQueue(at: now)
+    dispatch(at: now)
+    if unfinished == 0, !isFinished {
+      isFinished = true
+      emit(.finished(outcome: outcome), at: now)
+    }
+    defer { actions.removeAll(keepingCapacity: true) }
+    return actions
+  }
+
+  private mutating func becomeReadyIfPossible(_ step: Int, at now: Duration) {
+    guard phase[step] == .waiting, unmetHard[step] == 0, unmetOrder[step] == 0, ending == nil else { return }
+    let delay = plan.steps[step].delay
+    if delay > .zero {
+      phase[step] = .delayed
+      schedule(.delayElapsed(step: step), at: now + delay)
+    } else {
+      enqueue(step)
+    }
+  }
+
+  private mutating func enqueue(_ step: Int) {
+    phase[step] = .ready
+    let planned = plan.steps[step]
+    ready.insert(ReadyEntry(priority: planned.effectivePriority, remainingPath: planned.remainingPath, step: step))
+  }
+
+  private mutating func dispatch(at now: Duration) {
+    while ending == nil, running < limit, let entry = ready.popMin() {
+      guard phase[entry.step] == .ready else { continue }
+      startAttempt(of: entry.step, at: now)
+    }
+  }
+
+  private mutating func startAttempt(of step: Int, at now: Duration) {
+    records[step].attempts += 1
+    if records[step].start == nil { records[step].start = now }
+    let attempt = Attempt(
+      token: nextToken, step: step, number: records[step].attempts, isFallback: onFallback[step])
+    nextToken += 1
+    live[attempt.token] = attempt
+    currentToken[step] = attempt.token
+    running += 1
+    phase[step] = .running
+    if let timeout = plan.steps[step].timeout {
+      schedule(.timeout(token: attempt.token), at: now + timeout)
+    }
+    emit(.started(step: plan.steps[step].id, attempt: attempt.number), at: now)
+    actions.append(.start(attempt))
+  }
+
+  /// Forgets a live attempt, freeing its concurrency slot; `nil` if it was already forgotten.
+  private mutating func release(_ token: Int) -> Attempt? {
+    guard let attempt = live.removeValue(forKey: token) else { return nil }
+    running -= 1
+    return attempt
+  }
+
+  private mutating func attemptFailed(_ attempt: Attempt, error: String, timedOut: Bool, at now: Duration) {
+    let step = attempt.step
+    let planned = plan.steps[step]
+    let id = planned.id
+    if !attempt.isFallback, attempt.number < planned.retry.attempts {
+      let delay = planned.retry.delay(before: attempt.number + 1)
+      emit(.retrying(step: id, nextAttempt: attempt.number + 1, error: error, delay: delay, fallback: false), at: now)
+      if delay > .zero {
+        phase[step] = .backingOff
+        schedule(.backoffElapsed(step: step), at: now + delay)
+      } else {
+        enqueue(step)
+      }
+    } else if !attempt.isFallback, planned.hasFallback {
+      onFallback[step] = true
+      emit(.retrying(step: id, nextAttempt: attempt.number + 1, error: error, delay: .zero, fallback: true), at: now)
+      enqueue(step)
+    } else {
+      finish(step, timedOut ? .timedOut : .failed, error: error)
+      if planned.onFailure == .abort {
+        drainFinishQueue(at: now)
+        end(.aborted(step: step), at: now)
+      }
+    }
+  }
+
+  private mutating func fire(_ kind: Deadline.Kind, at now: Duration) {
+    guard !isStale(kind) else { return }
+    switch kind {
+    case .timeout(let token):
+      guard let attempt = release(token) else { return }
+      actions.append(.cancel(token: token))
+      if phase[attempt.step] == .cancelling {
+        finish(attempt.step, .cancelled, error: nil)
+      } else {
+        let timeout = plan.steps[attempt.step].timeout ?? .zero
+        attemptFailed(
+          attempt, error: "timed out after \(DurationText.format(timeout))", timedOut: true, at: now)
+      }
+    case .grace(let token):
+      guard let attempt = release(token) else { return }
+      finish(attempt.step, .cancelled, error: nil)
+    case .delayElapsed(let step), .backoffElapsed(let step):
+      enqueue(step)
+    }
+    drainFinishQueue(at: now)
+  }
+
+  private func isStale(_ kind: Deadline.Kind) -> Bool {
+    switch kind {
+    case .timeout(let token), .grace(let token): live[token] == nil
+    case .delayElapsed(let step): phase[step] != .delayed
+    case .backoffElapsed(let step): phase[step] != .backingOff
+    }
+  }
+
+  private mutating func schedule(_ kind: Deadline.Kind, at time: Duration) {
+    deadlines.insert(Deadline(time: time, sequence: deadlineSequence, kind: kind))
+    deadlineSequence += 1
+  }
+
+  /// Queues a step's final state; ``drainFinishQueue(at:)`` applies it and its consequences.
+  /// A queue rather than recursion, so skips can cascade down a 100,000-step chain.
+  private mutating func finish(_ step: Int, _ state: StepState, error: String?) {
+    finishQueue.append((step, state, error))
+  }
+
+  private mutating func drainFinishQueue(at now: Duration) {
+    var head = 0
+    while head < finishQueue.count {
+      let (step, state, error) = finishQueue[head]
+      head += 1
+      guard phase[step] != .done else { continue }
+      apply(step, state, error: error, at: now)
+    }
+    finishQueue.removeAll(keepingCapacity: true)
+  }
+
+  private mutating func apply(_ step: Int, _ state: StepState, error: String?, at now: Duration) {
+    let planned = plan.steps[step]
+    phase[step] = .done
+    unfinished -= 1
+    records[step].state = state
+    records[step].error = error
+    if records[step].start != nil { records[step].end = now }
+    switch state {
+    case .succeeded: emit(.succeeded(step: planned.id, usedFallback: records[step].usedFallback), at: now)
+    case .failed: emit(.failed(step: planned.id, error: error ?? "failed"), at: now)
+    case .timedOut: emit(.timedOut(step: planned.id, timeout: planned.timeout ?? .zero), at: now)
+    case .skipped: emit(.skipped(step: planned.id, reason: error ?? "skipped"), at: now)
+    case .cancelled: emit(.cancelled(step: planned.id), at: now)
+    }
+    guard ending == nil else { return }
+
+    for dependent in planned.hardDependents {
+      if state == .succeeded {
+        unmetHard[dependent] -= 1
+        becomeReadyIfPossible(dependent, at: now)
+      } else if phase[dependent] != .done {
+        let verb =
+          switch state {
+          case .failed: "failed"
+          case .timedOut: "timed out"
+          case .skipped: "was skipped"
+          case .cancelled: "was cancelled"
+          case .succeeded: "succeeded"
+          }
+        finish(dependent, .skipped, error: "dependency '\(planned.id)' \(verb)")
+      }
+    }
+    for dependent in planned.orderDependents {
+      unmetOrder[dependent] -= 1
+      becomeReadyIfPossible(dependent, at: now)
+    }
+    for milestone in planned.milestones {
+      milestoneRemaining[milestone] -= 1
+      if milestoneRemaining[milestone] == 0 { reach(milestone, at: now) }
+    }
+  }
+
+  private mutating func reach(_ milestone: Int, at now: Duration) {
+    milestoneTimes[milestone] = now
+    emit(.milestone(name: plan.milestones[milestone].name), at: now)
+    for step in plan.milestones[milestone].deferredSteps {
+      unmetOrder[step] -= 1
+      becomeReadyIfPossible(step, at: now)
+    }
+  }
+
+  private mutating func end(_ reason: Ending, at now: Duration) {
+    guard ending == nil else { return }
+    ending = reason
+    let skipReason: String
+    switch reason {
+    case .aborted(let step):
+      skipReason = "the launch was aborted because '\(plan.steps[step].id)' failed"
+    case .routed(let route, let step):
+      emit(.routed(route: route, step: plan.steps[step].id), at: now)
+      skipReason = "the launch was routed to '\(route)' by '\(plan.steps[step].id)'"
+    case .cancelled:
+      skipReason = "the launch was cancelled"
+    }
+    for step in plan.steps.indices {
+      switch phase[step] {
+      case .waiting, .delayed, .ready:
+        finish(step, .skipped, error: skipReason)
+      case .backingOff:
+        finish(step, .cancelled, error: nil)
+      case .running:
+        phase[step] = .cancelling
+        let token = currentToken[step]
+        actions.append(.cancel(token: token))
+        schedule(.grace(token: token), at: now + gracePeriod)
+      case .cancelling, .done:
+        break
+      }
+    }
+    drainFinishQueue(at: now)
+  }
+
+  private mutating func emit(_ kind: LaunchEvent.Kind, at now: Duration) {
+    actions.append(.emit(LaunchEvent(time: now, kind: kind)))
+  }
+}

@@ -1,0 +1,124 @@
+/// A parsed JSON value that remembers where it came from in its source text.
+///
+/// Objects keep their keys in source order, so reports and diagnostics read the way the
+/// manifest was written.
+public struct JSONValue: Sendable, Equatable {
+  /// The shape and content of a JSON value.
+  public enum Kind: Sendable, Equatable {
+    /// `null`.
+    case null
+    /// `true` or `false`.
+    case bool(Bool)
+    /// A number, kept as a `Double` (integers up to 2^53 are exact).
+    case number(Double)
+    /// A string.
+    case string(String)
+    /// An array of values.
+    case array([JSONValue])
+    /// An object, its members in source order.
+    case object([JSONMember])
+  }
+
+  /// The value itself.
+  public var kind: Kind
+  /// The UTF-8 byte offset of the value's first character in its source, if it was parsed.
+  public var offset: Int?
+
+  /// Creates a value, optionally at a source offset.
+  public init(_ kind: Kind, offset: Int? = nil) {
+    self.kind = kind
+    self.offset = offset
+  }
+
+  /// The members of an object, or `nil` for any other kind.
+  public var members: [JSONMember]? {
+    if case .object(let members) = kind { return members }
+    return nil
+  }
+
+  /// The elements of an array, or `nil` for any other kind.
+  public var elements: [JSONValue]? {
+    if case .array(let elements) = kind { return elements }
+    return nil
+  }
+
+  /// The string, or `nil` for any other kind.
+  public var stringValue: String? {
+    if case .string(let string) = kind { return string }
+    return nil
+  }
+
+  /// The value of the member named `key`, when this is an object that has one.
+  public subscript(key: String) -> JSONValue? {
+    members?.first { $0.key == key }?.value
+  }
+
+  /// The value found by following `path` from this value.
+  public func value(at path: JSONPath) -> JSONValue? {
+    var current = self
+    for component in path.components {
+      switch component {
+      case .key(let key):
+        guard let next = current[key] else { return nil }
+        current = next
+      case .index(let index):
+        guard let elements = current.elements, elements.indices.contains(index) else {
+          return nil
+        }
+        current = elements[index]
+      }
+    }
+    return current
+  }
+
+  /// A short name for the value's type, as used in error messages ("a string", "an array").
+  public var typeDescription: String {
+    switch kind {
+    case .null: "null"
+    case .bool: "a boolean"
+    case .number: "a number"
+    case .string: "a string"
+    case .array: "an array"
+    case .object: "an object"
+    }
+  }
+}
+
+/// One `"key": value` pair of a JSON object.
+public struct JSONMember: Sendable, Equatable {
+  /// The member's key.
+  public var key: String
+  /// The UTF-8 byte offset of the key's opening quote, if it was parsed.
+  public var keyOffset: Int?
+  /// The member's value.
+  public var value: JSONValue
+
+  /// Creates a member.
+  public init(key: String, keyOffset: Int? = nil, value: JSONValue) {
+    self.key = key
+    self.keyOffset = keyOffset
+    self.value = value
+  }
+}
+
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
+  ExpressibleByFloatLiteral, ExpressibleByBooleanLiteral, ExpressibleByNilLiteral,
+  ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
+{
+  /// Creates a string value.
+  public init(stringLiteral value: String) { self.init(.string(value)) }
+  /// Creates a number value.
+  public init(integerLiteral value: Int) { self.init(.number(Double(value))) }
+  /// Creates a number value.
+  public init(floatLiteral value: Double) { self.init(.number(value)) }
+  /// Creates a boolean value.
+  public init(booleanLiteral value: Bool) { self.init(.bool(value)) }
+  /// Creates `null`.
+  public init(nilLiteral: ()) { self.init(.null) }
+  /// Creates an array value.
+  public init(arrayLiteral elements: JSONValue...) { self.init(.array(elements)) }
+  /// Creates an object value, members in the literal's order.
+  public init(dictionaryLiteral elements: (String, JSONValue)...) {
+    self.init(.object(elements.map { JSONMember(key: $0.0, value: $0.1) }))
+  }
+}

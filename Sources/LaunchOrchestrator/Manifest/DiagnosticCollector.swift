@@ -1,0 +1,53 @@
+/// Collects diagnostics for one manifest file, locating each by its JSON path.
+struct DiagnosticCollector {
+  let file: String
+  let source: SourceText
+  let root: JSONValue
+  private(set) var diagnostics: [ManifestDiagnostic] = []
+
+  init(file: String, source: SourceText, root: JSONValue) {
+    self.file = file
+    self.source = source
+    self.root = root
+  }
+
+  var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
+
+  /// Reports a problem at `path`, located at `offset` or else at the nearest value on the path.
+  mutating func report(
+    _ message: String, at path: JSONPath, offset: Int? = nil, severity: ManifestDiagnostic.Severity = .error
+  ) {
+    let position = (offset ?? nearestOffset(of: path)).map(source.position(of:))
+    diagnostics.append(
+      ManifestDiagnostic(severity: severity, file: file, path: path, position: position, message: message))
+  }
+
+  /// Reports a problem with a member's key, located at the key itself.
+  mutating func reportKey(_ message: String, at path: JSONPath) {
+    let parent = JSONPath(components: path.components.dropLast())
+    var offset: Int?
+    if case .key(let key) = path.components.last {
+      offset = root.value(at: parent)?.members?.first { $0.key == key }?.keyOffset
+    }
+    report(message, at: path, offset: offset)
+  }
+
+  private func nearestOffset(of path: JSONPath) -> Int? {
+    var components = path.components[...]
+    while true {
+      if let offset = root.value(at: JSONPath(components: Array(components)))?.offset { return offset }
+      if components.isEmpty { return nil }
+      components.removeLast()
+    }
+  }
+
+  /// Diagnostics sorted by position, errors before warnings at the same place.
+  var sorted: [ManifestDiagnostic] {
+    diagnostics.enumerated().sorted { lhs, rhs in
+      let left = lhs.element.position.map { ($0.line, $0.column) } ?? (Int.max, Int.max)
+      let right = rhs.element.position.map { ($0.line, $0.column) } ?? (Int.max, Int.max)
+      if left != right { return left < right }
+      return lhs.offset < rhs.offset
+    }.map(\.element)
+  }
+}

@@ -1,0 +1,95 @@
+/// Parses and prints durations the way manifests write them: `"250ms"`, `"2s"`, `"1.5m"`,
+/// `"24h"`, or a plain number of seconds.
+public enum DurationText {
+  private static let units: [(suffix: String, seconds: Double)] = [
+    ("ms", 0.001), ("us", 0.000_001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86_400),
+  ]
+
+  /// The duration a string denotes, or `nil` when it is not a non-negative duration with a unit.
+  public static func parse(_ text: String) -> Duration? {
+    let trimmed = text.trimmingSpaces
+    for unit in units where trimmed.hasSuffix(unit.suffix) {
+      let number = trimmed.dropLast(unit.suffix.count).trimmingSpaces
+      guard !number.isEmpty, number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
+        let value = Double(number)
+      else { continue }
+      return seconds(value * unit.seconds)
+    }
+    return nil
+  }
+
+  /// The duration for a number of seconds, or `nil` when it is negative or not finite.
+  public static func seconds(_ value: Double) -> Duration? {
+    guard value.isFinite, value >= 0, value < 1e12 else { return nil }
+    return .nanoseconds(Int64((value * 1e9).rounded()))
+  }
+
+  /// The duration written compactly with the largest unit that keeps it short: `1.5s`, `250ms`.
+  public static func format(_ duration: Duration) -> String {
+    let seconds = duration.seconds
+    if seconds == 0 { return "0s" }
+    if seconds < 1 {
+      let millis = seconds * 1000
+      return millis >= 1 ? "\(trim(millis))ms" : "\(trim(seconds * 1_000_000))us"
+    }
+    if seconds >= 3600, seconds.truncatingRemainder(dividingBy: 360) == 0 {
+      return "\(trim(seconds / 3600))h"
+    }
+    if seconds >= 60, seconds.truncatingRemainder(dividingBy: 6) == 0 {
+      return "\(trim(seconds / 60))m"
+    }
+    return "\(trim(seconds))s"
+  }
+
+  private static func trim(_ value: Double) -> String {
+    let rounded = (value * 1000).rounded() / 1000
+    if rounded == rounded.rounded() { return String(Int64(rounded)) }
+    return "\(rounded)"
+  }
+}
+
+extension Duration {
+  /// The duration in seconds, as a floating-point number.
+  public var seconds: Double {
+    let parts = components
+    return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+  }
+}
+
+extension StringProtocol {
+  fileprivate var trimmingSpaces: String {
+    String(drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
+  }
+}
+
+/// A duration parameter of a step plugin, decoded from `"250ms"`, `"2s"`, `"1.5m"`, `"24h"`
+/// or a number of seconds.
+public struct DurationParameter: Decodable, Sendable, Hashable {
+  /// The duration.
+  public var duration: Duration
+
+  /// Wraps a duration.
+  public init(_ duration: Duration) {
+    self.duration = duration
+  }
+
+  /// Decodes a duration string or a number of seconds.
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.singleValueContainer()
+    if let seconds = try? container.decode(Double.self) {
+      guard let duration = DurationText.seconds(seconds) else {
+        throw DecodingError.dataCorruptedError(
+          in: container, debugDescription: "a duration cannot be negative (found \(seconds))")
+      }
+      self.duration = duration
+      return
+    }
+    let text = try container.decode(String.self)
+    guard let duration = DurationText.parse(text) else {
+      throw DecodingError.dataCorruptedError(
+        in: container,
+        debugDescription: "'\(text)' is not a duration; write it like \"250ms\", \"2s\", \"1.5m\" or \"24h\"")
+    }
+    self.duration = duration
+  }
+}

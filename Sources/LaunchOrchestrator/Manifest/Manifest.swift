@@ -1,0 +1,220 @@
+/// A launch manifest (format version 1), as read from JSON and checked field by field.
+///
+/// A manifest is data: ``ManifestLoader`` turns it into a ``LaunchPlan`` once every step's
+/// plugin, parameters and dependencies have been checked.
+public struct Manifest: Sendable {
+  /// The format version; only `1` exists.
+  public var version: Int
+  /// The app or launch name shown in reports.
+  public var name: String
+  /// How many steps may run at once; `nil` means no limit.
+  public var maxConcurrency: Int?
+  /// Settings every step takes unless it sets its own.
+  public var defaults: StepDefaults
+  /// Named milestones, in manifest order.
+  public var milestones: [MilestoneDeclaration]
+  /// The steps, in manifest order.
+  public var steps: [StepDeclaration]
+
+  /// Creates a manifest.
+  public init(
+    version: Int = 1, name: String, maxConcurrency: Int? = nil, defaults: StepDefaults = .init(),
+    milestones: [MilestoneDeclaration] = [], steps: [StepDeclaration]
+  ) {
+    self.version = version
+    self.name = name
+    self.maxConcurrency = maxConcurrency
+    self.defaults = defaults
+    self.milestones = milestones
+    self.steps = steps
+  }
+}
+
+/// Settings that apply to every step that does not set its own.
+public struct StepDefaults: Sendable, Equatable {
+  /// The per-attempt time limit; `nil` means none.
+  public var timeout: Duration?
+  /// The priority.
+  public var priority: StepPriority
+  /// What a final failure does to the launch.
+  public var onFailure: FailurePolicy
+  /// How often and how patiently to retry.
+  public var retry: RetryPolicy
+
+  /// Creates defaults; the built-in ones are no timeout, `normal`, `abort`, one attempt.
+  public init(
+    timeout: Duration? = nil, priority: StepPriority = .normal, onFailure: FailurePolicy = .abort,
+    retry: RetryPolicy = .once
+  ) {
+    self.timeout = timeout
+    self.priority = priority
+    self.onFailure = onFailure
+    self.retry = retry
+  }
+}
+
+/// A milestone: a name for the moment a set of steps has finished.
+public struct MilestoneDeclaration: Sendable, Equatable {
+  /// The milestone's name, such as `firstFrame` or `interactive`.
+  public var name: String
+  /// The ids of the steps that must finish for the milestone to be reached.
+  public var steps: [String]
+
+  /// Creates a milestone.
+  public init(name: String, steps: [String]) {
+    self.name = name
+    self.steps = steps
+  }
+}
+
+/// One step as the manifest declares it.
+public struct StepDeclaration: Sendable {
+  /// The step's unique id.
+  public var id: String
+  /// The plugin kind that runs it, such as `store.init`.
+  public var plugin: String
+  /// The plugin's own parameters, decoded by the plugin when the manifest is loaded.
+  public var params: JSONValue?
+  /// The step's priority, or `nil` for the manifest's default.
+  public var priority: StepPriority?
+  /// Steps that must succeed before this one runs.
+  public var dependsOn: [String]
+  /// Steps that must finish, however they end, before this one runs.
+  public var after: [String]
+  /// The per-attempt time limit, or `nil` for the manifest's default.
+  public var timeout: Duration?
+  /// The retry policy, or `nil` for the manifest's default.
+  public var retry: RetryPolicy?
+  /// What a final failure does, or `nil` for the manifest's default.
+  public var onFailure: FailurePolicy?
+  /// What to run when every attempt failed.
+  public var fallback: FallbackDeclaration?
+  /// How long to wait after the step becomes ready.
+  public var delay: Duration
+  /// A milestone the step must not start before.
+  public var deferUntil: String?
+  /// Where the step runs.
+  public var isolation: StepIsolation
+  /// How long the step is expected to take, a hint for planning.
+  public var expectedDuration: Duration?
+
+  /// Creates a step declaration.
+  public init(
+    id: String, plugin: String, params: JSONValue? = nil, priority: StepPriority? = nil,
+    dependsOn: [String] = [], after: [String] = [], timeout: Duration? = nil,
+    retry: RetryPolicy? = nil, onFailure: FailurePolicy? = nil,
+    fallback: FallbackDeclaration? = nil, delay: Duration = .zero, deferUntil: String? = nil,
+    isolation: StepIsolation = .default, expectedDuration: Duration? = nil
+  ) {
+    self.id = id
+    self.plugin = plugin
+    self.params = params
+    self.priority = priority
+    self.dependsOn = dependsOn
+    self.after = after
+    self.timeout = timeout
+    self.retry = retry
+    self.onFailure = onFailure
+    self.fallback = fallback
+    self.delay = delay
+    self.deferUntil = deferUntil
+    self.isolation = isolation
+    self.expectedDuration = expectedDuration
+  }
+}
+
+/// What to run when a step has failed every attempt.
+public struct FallbackDeclaration: Sendable {
+  /// Parameters merged over the step's own (member by member at the top level).
+  public var params: JSONValue?
+  /// Another plugin kind to run instead; `nil` runs the step's own plugin.
+  public var plugin: String?
+
+  /// Creates a fallback.
+  public init(params: JSONValue? = nil, plugin: String? = nil) {
+    self.params = params
+    self.plugin = plugin
+  }
+}
+
+/// How urgent a step is: `critical` > `high` > `normal` > `low` > `background`.
+public enum StepPriority: Int, Sendable, Comparable, CaseIterable, CustomStringConvertible {
+  /// Work in the way of anything else; runs as background work.
+  case background
+  /// Work that can wait.
+  case low
+  /// The default.
+  case normal
+  /// Work the first screen needs.
+  case high
+  /// Work nothing else can happen without.
+  case critical
+
+  /// Reads a priority by its manifest name.
+  public init?(name: String) {
+    guard let match = Self.allCases.first(where: { $0.description == name }) else { return nil }
+    self = match
+  }
+
+  /// The manifest name.
+  public var description: String {
+    switch self {
+    case .background: "background"
+    case .low: "low"
+    case .normal: "normal"
+    case .high: "high"
+    case .critical: "critical"
+    }
+  }
+
+  /// The Swift task priority steps of this priority run at.
+  public var taskPriority: TaskPriority {
+    switch self {
+    case .critical, .high: .high
+    case .normal: .medium
+    case .low: .low
+    case .background: .background
+    }
+  }
+
+  /// Orders by urgency.
+  public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// What a step's final failure does to the launch.
+public enum FailurePolicy: String, Sendable, CaseIterable {
+  /// Cancel the launch and skip everything that has not started.
+  case abort
+  /// Mark the step failed, skip its dependents and carry on.
+  case `continue`
+}
+
+/// Where a step's code runs.
+public enum StepIsolation: String, Sendable, CaseIterable {
+  /// Off the main actor (blocking plugins on the engine's own threads).
+  case `default`
+  /// On the main actor.
+  case main
+}
+
+/// How many attempts a step gets and how long to wait between them.
+public struct RetryPolicy: Sendable, Equatable {
+  /// Attempts in all, at least 1.
+  public var attempts: Int
+  /// The wait before the second attempt; it doubles before each later one.
+  public var backoff: Duration
+
+  /// One attempt, no retry.
+  public static let once = RetryPolicy(attempts: 1, backoff: .zero)
+
+  /// Creates a retry policy.
+  public init(attempts: Int, backoff: Duration) {
+    self.attempts = attempts
+    self.backoff = backoff
+  }
+
+  /// The wait before attempt `attempt` (2 or later): `backoff * 2^(attempt - 2)`.
+  public func delay(before attempt: Int) -> Duration {
+    backoff * (1 << min(max(attempt - 2, 0), 30))
+  }
+}

@@ -1,0 +1,71 @@
+/// One problem found in a manifest, located as precisely as the input allows.
+public struct ManifestDiagnostic: Sendable, Hashable, CustomStringConvertible {
+  /// Whether the problem stops the manifest from loading.
+  public enum Severity: String, Sendable {
+    /// The manifest cannot be used.
+    case error
+    /// The manifest loads, but probably does not do what its author wants.
+    case warning
+  }
+
+  /// Whether this is an error or a warning.
+  public var severity: Severity
+  /// The manifest file as the user named it.
+  public var file: String
+  /// Where in the document, such as `steps[3].dependsOn[0]`.
+  public var path: JSONPath
+  /// The line and column, when known.
+  public var position: SourcePosition?
+  /// What is wrong and what to do about it.
+  public var message: String
+
+  /// Creates a diagnostic.
+  public init(
+    severity: Severity = .error, file: String, path: JSONPath, position: SourcePosition? = nil,
+    message: String
+  ) {
+    self.severity = severity
+    self.file = file
+    self.path = path
+    self.position = position
+    self.message = message
+  }
+
+  /// Compiler style: `app.json:12:7: error: steps[3].dependsOn[0]: unknown step 'stor'.`
+  public var description: String {
+    let location = position.map { "\(file):\($0.line):\($0.column)" } ?? file
+    let where_ = path.components.isEmpty ? "" : "\(path): "
+    return "\(location): \(severity.rawValue): \(where_)\(message)"
+  }
+}
+
+/// The error thrown when a manifest cannot be loaded: every problem found, not just the first.
+public struct ManifestError: Error, Sendable, CustomStringConvertible {
+  /// What kind of failure this is.
+  public struct Code: Sendable, Hashable {
+    fileprivate let name: String
+    /// The file does not exist or cannot be read.
+    public static let unreadable = Code(name: "unreadable")
+    /// The file was read but is not a valid manifest.
+    public static let invalid = Code(name: "invalid")
+  }
+
+  /// Whether the file could not be read or was invalid.
+  public var code: Code
+  /// The problems found, errors and warnings, in document order.
+  public var diagnostics: [ManifestDiagnostic]
+
+  /// Creates a manifest error.
+  public init(code: Code, diagnostics: [ManifestDiagnostic]) {
+    self.code = code
+    self.diagnostics = diagnostics
+  }
+
+  /// The errors among the diagnostics.
+  public var errors: [ManifestDiagnostic] { diagnostics.filter { $0.severity == .error } }
+
+  /// Every diagnostic, one per line.
+  public var description: String {
+    diagnostics.map(\.description).joined(separator: "\n")
+  }
+}

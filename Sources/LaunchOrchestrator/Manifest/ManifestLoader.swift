@@ -1,0 +1,68 @@
+import Foundation
+
+/// Reads manifest files and validates them into plans, reporting every problem at once.
+public struct ManifestLoader: Sendable {
+  /// The step kinds manifests may use.
+  public var registry: PluginRegistry
+
+  /// Creates a loader for the kinds in `registry`.
+  public init(registry: PluginRegistry) {
+    self.registry = registry
+  }
+
+  /// Loads the manifest at `path` (as the user wrote it; relative to the current directory).
+  /// - Throws: ``ManifestError`` with code `.unreadable` when the file cannot be read, or
+  ///   `.invalid` with every problem found.
+  public func load(path: String) throws(ManifestError) -> LaunchPlan {
+    let url = URL(fileURLWithPath: path).standardizedFileURL
+    let data: Data
+    do {
+      data = try Data(contentsOf: url)
+    } catch {
+      let reason =
+        FileManager.default.fileExists(atPath: url.path)
+        ? "cannot be read (check its permissions)" : "does not exist"
+      throw ManifestError(
+        code: .unreadable,
+        diagnostics: [ManifestDiagnostic(file: path, path: .root, message: "the manifest '\(path)' \(reason).")])
+    }
+    return try load(bytes: Array(data), file: path, directory: url.deletingLastPathComponent())
+  }
+
+  /// Loads a manifest from its bytes; `file` names it in diagnostics and `directory` anchors
+  /// relative paths in params.
+  public func load(bytes: [UInt8], file: String, directory: URL) throws(ManifestError) -> LaunchPlan {
+    let source = SourceText(bytes: bytes)
+    let document: JSONDocument
+    do {
+      document = try JSONParser.parse(bytes)
+    } catch {
+      throw ManifestError(
+        code: .invalid,
+        diagnostics: [
+          ManifestDiagnostic(
+            file: file, path: .root, position: source.position(of: error.offset),
+            message: "invalid JSON: \(error.message).")
+        ])
+    }
+    var diagnostics = DiagnosticCollector(file: file, source: source, root: document.root)
+    for duplicate in document.duplicateKeys {
+      diagnostics.report(
+        "the key '\(duplicate.key)' appears twice in this object; keep one.",
+        at: duplicate.path.appending(duplicate.key), offset: duplicate.offset)
+    }
+    let fallbackName = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+    var reader = ManifestReader(diagnostics: diagnostics, fallbackName: fallbackName)
+    guard let manifest = reader.read() else {
+      throw ManifestError(code: .invalid, diagnostics: reader.diagnostics.sorted)
+    }
+    var builder = PlanBuilder(
+      manifest: manifest, registry: registry, manifestPath: file, manifestDirectory: directory,
+      diagnostics: reader.diagnostics)
+    let plan = builder.build()
+    guard let plan, !builder.diagnostics.hasErrors else {
+      throw ManifestError(code: .invalid, diagnostics: builder.diagnostics.sorted)
+    }
+    return plan
+  }
+}

@@ -1,0 +1,36 @@
+/// "Did you mean" suggestions for misspelled names.
+public enum Suggestions {
+  /// The candidate closest to `input` by edit distance, if it is close enough to be a typo.
+  public static func closest(to input: String, in candidates: some Sequence<String>) -> String? {
+    let lowered = Array(input.lowercased())
+    var best: (candidate: String, distance: Int)?
+    for candidate in candidates {
+      let distance = editDistance(lowered, Array(candidate.lowercased()))
+      if distance < (best?.distance ?? .max) { best = (candidate, distance) }
+    }
+    guard let best else { return nil }
+    let allowed = max(1, min(3, max(input.count, best.candidate.count) / 3))
+    return best.distance <= allowed ? best.candidate : nil
+  }
+
+  /// `" Did you mean 'x'?"` or the empty string.
+  public static func didYouMean(_ input: String, in candidates: some Sequence<String>) -> String {
+    closest(to: input, in: candidates).map { " Did you mean '\($0)'?" } ?? ""
+  }
+
+  private static func editDistance(_ lhs: [Character], _ rhs: [Character]) -> Int {
+    if lhs.isEmpty { return rhs.count }
+    if rhs.isEmpty { return lhs.count }
+    var previous = Array(0...rhs.count)
+    var current = [Int](repeating: 0, count: rhs.count + 1)
+    for i in 1...lhs.count {
+      current[0] = i
+      for j in 1...rhs.count {
+        let substitution = previous[j - 1] + (lhs[i - 1] == rhs[j - 1] ? 0 : 1)
+        current[j] = min(previous[j] + 1, current[j - 1] + 1, substitution)
+      }
+      swap(&previous, &current)
+    }
+    return previous[rhs.count]
+  }
+}

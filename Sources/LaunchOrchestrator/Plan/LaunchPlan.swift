@@ -1,0 +1,107 @@
+import Foundation
+
+/// A validated manifest, ready to run: steps with resolved settings and decoded parameters,
+/// dependencies as a DAG, milestones, and a topological order.
+public struct LaunchPlan: Sendable {
+  /// The manifest the plan was made from.
+  public let manifest: Manifest
+  /// The manifest file as the user named it.
+  public let manifestPath: String
+  /// The folder holding the manifest; relative paths in params resolve against it.
+  public let manifestDirectory: URL
+  /// The steps, in manifest order; a step's ``PlannedStep/index`` is its position here.
+  public let steps: [PlannedStep]
+  /// The milestones, in manifest order.
+  public let milestones: [PlannedMilestone]
+  /// Step indices in an order where each step follows everything it waits for.
+  public let topologicalOrder: [Int]
+  /// Problems that do not stop the launch but deserve a look.
+  public let warnings: [ManifestDiagnostic]
+
+  /// The name shown in reports.
+  public var name: String { manifest.name }
+
+  /// The step with `id`.
+  public func step(_ id: String) -> PlannedStep? {
+    steps.first { $0.id == id }
+  }
+
+  /// Hard dependencies of `step` and theirs, nearest first, each once.
+  public func hardDependencyClosure(of step: Int) -> [Int] {
+    var seen: Set<Int> = [step]
+    var order: [Int] = []
+    var queue = steps[step].dependsOn[...]
+    while let next = queue.popFirst() {
+      guard seen.insert(next).inserted else { continue }
+      order.append(next)
+      queue.append(contentsOf: steps[next].dependsOn)
+    }
+    return order
+  }
+}
+
+/// One step of a plan, every setting resolved against the manifest's defaults.
+public struct PlannedStep: Sendable {
+  /// Position in ``LaunchPlan/steps``.
+  public let index: Int
+  /// The step's id.
+  public let id: String
+  /// The plugin kind.
+  public let plugin: String
+  /// The priority the manifest gives it (or its default).
+  public let priority: StepPriority
+  /// The priority it runs at: its own, or that of the most urgent step waiting for it.
+  public let effectivePriority: StepPriority
+  /// Steps that must succeed first.
+  public let dependsOn: [Int]
+  /// Steps that must finish first, however they end.
+  public let after: [Int]
+  /// The milestone it must not start before.
+  public let deferUntil: Int?
+  /// The milestones it belongs to.
+  public let milestones: [Int]
+  /// Steps that wait for this one through `dependsOn`.
+  public let hardDependents: [Int]
+  /// Steps that wait for this one through `after`.
+  public let orderDependents: [Int]
+  /// The per-attempt time limit.
+  public let timeout: Duration?
+  /// Attempts and backoff.
+  public let retry: RetryPolicy
+  /// What a final failure does.
+  public let onFailure: FailurePolicy
+  /// The wait after becoming ready.
+  public let delay: Duration
+  /// Where it runs.
+  public let isolation: StepIsolation
+  /// The planning hint from the manifest.
+  public let expectedDuration: Duration?
+  /// The plugin kind of its fallback, when it has one.
+  public let fallbackPlugin: String?
+  /// The sum of expected durations along the longest chain of steps from this one to the
+  /// end of the launch, used to break priority ties (a step without a hint counts 1ms).
+  public let remainingPath: Duration
+
+  let action: PreparedStep
+  let fallbackAction: PreparedStep?
+
+  /// Whether a fallback runs when every attempt fails.
+  public var hasFallback: Bool { fallbackAction != nil }
+}
+
+/// A milestone of a plan.
+public struct PlannedMilestone: Sendable {
+  /// Position in ``LaunchPlan/milestones``.
+  public let index: Int
+  /// Its name.
+  public let name: String
+  /// The steps that must finish for it to be reached.
+  public let steps: [Int]
+  /// Steps deferred until it is reached.
+  public let deferredSteps: [Int]
+}
+
+extension CodingUserInfoKey {
+  /// The manifest's folder (a `URL`), available to plugins' parameter decoding.
+  public static let manifestDirectory = CodingUserInfoKey(rawValue: "LaunchOrchestrator.manifestDirectory")!
+}

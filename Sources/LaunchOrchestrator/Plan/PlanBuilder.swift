@@ -1,0 +1,315 @@
+import Foundation
+
+/// Turns a field-checked ``Manifest`` into a ``LaunchPlan``: resolves references, decodes every
+/// step's params through its plugin, checks the graph, and reports every problem it finds.
+struct PlanBuilder {
+  let manifest: Manifest
+  let registry: PluginRegistry
+  let manifestPath: String
+  let manifestDirectory: URL
+  var diagnostics: DiagnosticCollector
+
+  private var indexByID: [String: Int] = [:]
+
+  init(
+    manifest: Manifest, registry: PluginRegistry, manifestPath: String, manifestDirectory: URL,
+    diagnostics: DiagnosticCollector
+  ) {
+    self.manifest = manifest
+    self.registry = registry
+    self.manifestPath = manifestPath
+    self.manifestDirectory = manifestDirectory
+    self.diagnostics = diagnostics
+  }
+
+  private func stepPath(_ index: Int) -> JSONPath {
+    JSONPath.root.appending("steps").appending(sourceIndex[index])
+  }
+
+  /// Each declared step's position in the source array (steps that failed to read are absent).
+  private var sourceIndex: [Int] = []
+
+  mutating func build() -> LaunchPlan? {
+    let steps = manifest.steps
+    mapSourceIndices()
+    for (index, step) in steps.enumerated() {
+      if let first = indexByID[step.id] {
+        diagnostics.report(
+          "duplicate step id '\(step.id)'; \(stepPath(first)) already uses it. Step ids must be unique.",
+          at: stepPath(index).appending("id"))
+      } else {
+        indexByID[step.id] = index
+      }
+    }
+
+    let milestoneIndex = Dictionary(
+      manifest.milestones.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+    var milestoneSteps: [[Int]] = []
+    var stepMilestones = [[Int]](repeating: [], count: steps.count)
+    for (m, milestone) in manifest.milestones.enumerated() {
+      let path = JSONPath.root.appending("milestones").appending(milestone.name)
+      var members: [Int] = []
+      for (position, id) in milestone.steps.enumerated() {
+        guard let index = resolve(id, at: path.appending(position), role: "milestone '\(milestone.name)'") else {
+          continue
+        }
+        if !members.contains(index) {
+          members.append(index)
+          stepMilestones[index].append(m)
+        }
+      }
+      if milestone.steps.isEmpty {
+        diagnostics.report(
+          "milestone '\(milestone.name)' lists no steps, so it is reached as soon as the launch starts.",
+          at: path, severity: .warning)
+      }
+      milestoneSteps.append(members)
+    }
+
+    var dependsOn = [[Int]](repeating: [], count: steps.count)
+    var after = [[Int]](repeating: [], count: steps.count)
+    var deferUntil = [Int?](repeating: nil, count: steps.count)
+    for (index, step) in steps.enumerated() {
+      dependsOn[index] = resolveList(step.dependsOn, of: index, key: "dependsOn")
+      after[index] = resolveList(step.after, of: index, key: "after").filter { !dependsOn[index].contains($0) }
+      if let name = step.deferUntil {
+        if let milestone = milestoneIndex[name] {
+          deferUntil[index] = milestone
+        } else {
+          let known = manifest.milestones.map(\.name)
+          let advice =
+            known.isEmpty
+            ? " Declare it under 'milestones' first."
+            : Suggestions.closest(to: name, in: known).map { " Did you mean '\($0)'?" }
+              ?? " Known milestones: \(known.joined(separator: ", "))."
+          diagnostics.report("unknown milestone '\(name)'.\(advice)", at: stepPath(index).appending("deferUntil"))
+        }
+      }
+    }
+
+    let graph = WaitGraph(
+      stepCount: steps.count, dependsOn: dependsOn, after: after, deferUntil: deferUntil,
+      milestoneSteps: milestoneSteps)
+    let order = graph.topologicalOrder()
+    if order.steps.count < steps.count {
+      for cycle in graph.cycles(among: order.leftover) {
+        let names = cycle.map { node in
+          node < steps.count ? steps[node].id : "\(manifest.milestones[node - steps.count].name) (milestone)"
+        }
+        let first = cycle.first { $0 < steps.count } ?? 0
+        diagnostics.report(
+          "dependency cycle: \((names + [names[0]]).joined(separator: " -> ")). Each step waits for the next, so none can start; remove one of these dependencies.",
+          at: stepPath(first))
+      }
+    }
+
+    var actions: [PreparedStep?] = []
+    var fallbackActions: [PreparedStep?] = []
+    for (index, step) in steps.enumerated() {
+      let (action, fallback) = prepareActions(for: step, at: index)
+      actions.append(action)
+      fallbackActions.append(fallback)
+    }
+    checkInputs(dependsOn: dependsOn)
+    warnAboutInversions(dependsOn: dependsOn, after: after)
+
+    guard !diagnostics.hasErrors, order.steps.count == steps.count else { return nil }
+
+    var hardDependents = [[Int]](repeating: [], count: steps.count)
+    var orderDependents = [[Int]](repeating: [], count: steps.count)
+    for index in steps.indices {
+      for dependency in dependsOn[index] { hardDependents[dependency].append(index) }
+      for dependency in after[index] { orderDependents[dependency].append(index) }
+    }
+    let priorities = steps.map { $0.priority ?? manifest.defaults.priority }
+    var effective = priorities
+    var remaining = [Duration](repeating: .zero, count: steps.count)
+    var milestoneRemaining = [Duration](repeating: .zero, count: manifest.milestones.count)
+    var deferredSteps = [[Int]](repeating: [], count: manifest.milestones.count)
+    for index in steps.indices { if let m = deferUntil[index] { deferredSteps[m].append(index) } }
+    // Reverse topological order visits every step after all that wait for it, including
+    // steps deferred until a milestone it belongs to.
+    for index in order.steps.reversed() {
+      var longest = Duration.zero
+      for dependent in hardDependents[index] + orderDependents[index] {
+        effective[index] = max(effective[index], effective[dependent])
+        longest = max(longest, remaining[dependent])
+      }
+      for milestone in stepMilestones[index] {
+        longest = max(longest, milestoneRemaining[milestone])
+      }
+      remaining[index] = longest + (steps[index].expectedDuration ?? .milliseconds(1))
+      if let milestone = deferUntil[index] {
+        milestoneRemaining[milestone] = max(milestoneRemaining[milestone], remaining[index])
+      }
+    }
+
+    let plannedSteps = steps.enumerated().map { index, step in
+      PlannedStep(
+        index: index, id: step.id, plugin: step.plugin, priority: priorities[index],
+        effectivePriority: effective[index], dependsOn: dependsOn[index], after: after[index],
+        deferUntil: deferUntil[index], milestones: stepMilestones[index],
+        hardDependents: hardDependents[index], orderDependents: orderDependents[index],
+        timeout: step.timeout ?? manifest.defaults.timeout, retry: step.retry ?? manifest.defaults.retry,
+        onFailure: step.onFailure ?? manifest.defaults.onFailure, delay: step.delay,
+        isolation: step.isolation, expectedDuration: step.expectedDuration,
+        fallbackPlugin: step.fallback.map { $0.plugin ?? step.plugin }, remainingPath: remaining[index],
+        action: actions[index]!, fallbackAction: fallbackActions[index])
+    }
+    let plannedMilestones = manifest.milestones.enumerated().map { index, milestone in
+      PlannedMilestone(
+        index: index, name: milestone.name, steps: milestoneSteps[index], deferredSteps: deferredSteps[index])
+    }
+    return LaunchPlan(
+      manifest: manifest, manifestPath: manifestPath, manifestDirectory: manifestDirectory,
+      steps: plannedSteps, milestones: plannedMilestones, topologicalOrder: order.steps,
+      warnings: diagnostics.sorted.filter { $0.severity == .warning })
+  }
+
+  /// Steps that failed to read are missing from `manifest.steps`; find each survivor's
+  /// position in the source array by its id and plugin so diagnostics point at the right element.
+  private mutating func mapSourceIndices() {
+    let elements = diagnostics.root["steps"]?.elements ?? []
+    var next = 0
+    for step in manifest.steps {
+      while next < elements.count,
+        elements[next]["id"]?.stringValue != step.id || elements[next]["plugin"]?.stringValue != step.plugin
+      {
+        next += 1
+      }
+      sourceIndex.append(min(next, max(elements.count - 1, 0)))
+      next += 1
+    }
+  }
+
+  private mutating func resolve(_ id: String, at path: JSONPath, role: String) -> Int? {
+    if let index = indexByID[id] { return index }
+    let hint = Suggestions.closest(to: id, in: indexByID.keys.sorted()).map { " Did you mean '\($0)'?" } ?? ""
+    diagnostics.report("\(role) names an unknown step '\(id)'.\(hint)", at: path)
+    return nil
+  }
+
+  private mutating func resolveList(_ ids: [String], of index: Int, key: String) -> [Int] {
+    var resolved: [Int] = []
+    let step = manifest.steps[index]
+    for (position, id) in ids.enumerated() {
+      let path = stepPath(index).appending(key).appending(position)
+      if id == step.id {
+        diagnostics.report("step '\(id)' cannot wait for itself; remove it from '\(key)'.", at: path)
+        continue
+      }
+      guard let dependency = resolve(id, at: path, role: "step '\(step.id)'") else { continue }
+      if resolved.contains(dependency) {
+        diagnostics.report("'\(id)' is listed twice in '\(key)'.", at: path, severity: .warning)
+      } else {
+        resolved.append(dependency)
+      }
+    }
+    return resolved
+  }
+
+  private mutating func descriptor(_ kind: String, at path: JSONPath) -> PluginDescriptor? {
+    if let descriptor = registry.descriptor(for: kind) { return descriptor }
+    let kinds = registry.descriptors.map(\.kind)
+    let hint = Suggestions.closest(to: kind, in: kinds).map { " Did you mean '\($0)'?" } ?? ""
+    diagnostics.report(
+      "unknown plugin kind '\(kind)'.\(hint) Run 'orchestrate plugins' to list the kinds this build knows.",
+      at: path)
+    return nil
+  }
+
+  private mutating func prepareActions(for step: StepDeclaration, at index: Int) -> (PreparedStep?, PreparedStep?) {
+    let path = stepPath(index)
+    let userInfo: [CodingUserInfoKey: any Sendable] = [.manifestDirectory: manifestDirectory]
+    let emptyParams = JSONValue(.object([]), offset: diagnostics.root.value(at: path)?.offset)
+    guard let primary = descriptor(step.plugin, at: path.appending("plugin")) else { return (nil, nil) }
+    let params = step.params ?? emptyParams
+    let action = prepare(primary, params: params, userInfo: userInfo) { _ in path.appending("params") }
+
+    guard let fallback = step.fallback else { return (action, nil) }
+    let fallbackPath = path.appending("fallback")
+    let kind = fallback.plugin ?? step.plugin
+    guard let fallbackDescriptor = descriptor(kind, at: fallbackPath.appending("plugin")) else { return (action, nil) }
+    if fallbackDescriptor.outputType != primary.outputType {
+      diagnostics.report(
+        "the fallback '\(kind)' outputs \(fallbackDescriptor.outputTypeName), but '\(step.plugin)' outputs \(primary.outputTypeName); dependents receive the fallback's output, so both must output the same type.",
+        at: fallbackPath.appending("plugin"))
+    }
+    // The fallback's params are merged over the step's own only when it runs the same plugin.
+    var merged = fallback.plugin == nil ? params : emptyParams
+    var overridden: Set<String> = []
+    for member in fallback.params?.members ?? [] {
+      overridden.insert(member.key)
+      var members = merged.members ?? []
+      members.removeAll { $0.key == member.key }
+      members.append(member)
+      merged = JSONValue(.object(members), offset: merged.offset)
+    }
+    let fallbackAction = prepare(fallbackDescriptor, params: merged, userInfo: userInfo) { key in
+      key.map(overridden.contains) ?? false || fallback.plugin != nil
+        ? fallbackPath.appending("params") : path.appending("params")
+    }
+    return (action, fallbackAction)
+  }
+
+  /// Decodes `params` for `descriptor`; `base` says which params object a problem belongs to,
+  /// given the top-level key it concerns.
+  private mutating func prepare(
+    _ descriptor: PluginDescriptor, params: JSONValue, userInfo: [CodingUserInfoKey: any Sendable],
+    base: (String?) -> JSONPath
+  ) -> PreparedStep? {
+    switch descriptor.prepare(params: params, userInfo: userInfo) {
+    case .success(let step):
+      return step
+    case .failure(let problems):
+      for problem in problems.problems {
+        var topKey: String?
+        if case .key(let key) = problem.path.components.first { topKey = key }
+        let path = JSONPath(components: base(topKey).components + problem.path.components)
+        diagnostics.report(problem.message, at: path, offset: problem.offset)
+      }
+      return nil
+    }
+  }
+
+  private mutating func checkInputs(dependsOn: [[Int]]) {
+    let steps = manifest.steps
+    for (index, step) in steps.enumerated() {
+      guard let descriptor = registry.descriptor(for: step.plugin) else { continue }
+      for input in descriptor.inputs where input.isRequired {
+        var seen: Set<Int> = [index]
+        var queue = dependsOn[index][...]
+        var found = false
+        while let next = queue.popFirst(), !found {
+          guard seen.insert(next).inserted else { continue }
+          found = registry.descriptor(for: steps[next].plugin)?.outputType == input.type
+          queue.append(contentsOf: dependsOn[next])
+        }
+        guard !found else { continue }
+        let providers = registry.descriptors.filter { $0.outputType == input.type }.map { "'\($0.kind)'" }
+        let advice =
+          providers.isEmpty
+          ? "no registered plugin provides one."
+          : "add a step of kind \(providers.joined(separator: " or ")) to its 'dependsOn'."
+        diagnostics.report(
+          "step '\(step.id)' ('\(step.plugin)') needs a \(input.typeName) from a dependency, and none of its 'dependsOn' steps provides one; \(advice)",
+          at: stepPath(index).appending("dependsOn"))
+      }
+    }
+  }
+
+  private mutating func warnAboutInversions(dependsOn: [[Int]], after: [[Int]]) {
+    let steps = manifest.steps
+    for (index, step) in steps.enumerated() {
+      let priority = step.priority ?? manifest.defaults.priority
+      guard priority >= .high else { continue }
+      for dependency in dependsOn[index] + after[index] {
+        let dependencyPriority = steps[dependency].priority ?? manifest.defaults.priority
+        guard dependencyPriority <= .low else { continue }
+        diagnostics.report(
+          "priority inversion: '\(step.id)' is \(priority) but waits for '\(steps[dependency].id)', which is \(dependencyPriority). '\(steps[dependency].id)' will run at \(priority) priority; raise its priority in the manifest to say so.",
+          at: stepPath(index), severity: .warning)
+      }
+    }
+  }
+}

@@ -1,0 +1,193 @@
+/// The step kinds a launch can use, by kind name.
+///
+/// ```swift
+/// var registry = PluginRegistry()
+/// registry.register(SimulateStep.self)
+/// registry.register(kind: "notifications.setup") { context in try await setUpNotifications() }
+/// ```
+public struct PluginRegistry: Sendable {
+  private var descriptorsByKind: [String: PluginDescriptor] = [:]
+  private var order: [String] = []
+
+  /// Creates an empty registry.
+  public init() {}
+
+  /// Registers a plugin type under its ``StepPlugin/kind``, replacing any earlier one.
+  public mutating func register<Plugin: StepPlugin>(_ plugin: Plugin.Type) {
+    add(
+      PluginDescriptor(
+        kind: Plugin.kind, summary: Plugin.summary, inputs: Plugin.inputs,
+        outputType: Plugin.Output.self, parametersType: Plugin.Parameters.self
+      ) { params in
+        let instance = try Plugin(parameters: params)
+        return PreparedStep(isBlocking: instance.isBlocking) { context in try await instance.run(context) }
+      })
+  }
+
+  /// Registers several plugin types at once.
+  public mutating func register(_ plugins: [any StepPlugin.Type]) {
+    for plugin in plugins {
+      // Opens the existential so the generic overload above does the work.
+      func add<Plugin: StepPlugin>(_ type: Plugin.Type) { register(type) }
+      add(plugin)
+    }
+  }
+
+  /// Registers a one-off step kind that takes no parameters.
+  public mutating func register<Output: Sendable>(
+    kind: String, summary: String = "", isBlocking: Bool = false,
+    run: @escaping @Sendable (StepContext) async throws -> Output
+  ) {
+    add(
+      PluginDescriptor(
+        kind: kind, summary: summary, inputs: [], outputType: Output.self,
+        parametersType: NoParameters.self
+      ) { _ in PreparedStep(isBlocking: isBlocking, execute: run) })
+  }
+
+  /// Registers a one-off step kind with typed parameters.
+  public mutating func register<Parameters: Decodable & Sendable, Output: Sendable>(
+    kind: String, parameters: Parameters.Type, summary: String = "", inputs: [StepInput] = [],
+    isBlocking: Bool = false,
+    run: @escaping @Sendable (Parameters, StepContext) async throws -> Output
+  ) {
+    add(
+      PluginDescriptor(
+        kind: kind, summary: summary, inputs: inputs, outputType: Output.self,
+        parametersType: Parameters.self
+      ) { params in PreparedStep(isBlocking: isBlocking) { context in try await run(params, context) } })
+  }
+
+  /// The plugin registered for a kind.
+  public func descriptor(for kind: String) -> PluginDescriptor? {
+    descriptorsByKind[kind]
+  }
+
+  /// Every registered plugin, sorted by kind.
+  public var descriptors: [PluginDescriptor] {
+    order.sorted().compactMap { descriptorsByKind[$0] }
+  }
+
+  private mutating func add(_ descriptor: PluginDescriptor) {
+    if descriptorsByKind.updateValue(descriptor, forKey: descriptor.kind) == nil {
+      order.append(descriptor.kind)
+    }
+  }
+}
+
+/// What the registry knows about one step kind.
+public struct PluginDescriptor: Sendable {
+  /// The kind name.
+  public let kind: String
+  /// What the kind does.
+  public let summary: String
+  /// Outputs of other steps it reads.
+  public let inputs: [StepInput]
+  /// The identity of the type its steps output.
+  public let outputType: ObjectIdentifier
+  /// The name of the type its steps output.
+  public let outputTypeName: String
+  /// Whether its steps hand anything to their dependents.
+  public let hasOutput: Bool
+
+  private let prepare:
+    @Sendable (JSONValue, [CodingUserInfoKey: any Sendable]) throws -> (
+      Result<PreparedStep, any Error>, [JSONValueDecoder.UnusedKey]
+    )
+
+  init<Parameters: Decodable & Sendable, Output: Sendable>(
+    kind: String, summary: String, inputs: [StepInput], outputType: Output.Type,
+    parametersType: Parameters.Type,
+    make: @escaping @Sendable (Parameters) throws -> PreparedStep
+  ) {
+    self.kind = kind
+    self.summary = summary
+    self.inputs = inputs
+    self.outputType = ObjectIdentifier(Output.self)
+    self.outputTypeName = String(describing: Output.self)
+    self.hasOutput = Output.self != Void.self
+    self.prepare = { value, userInfo in
+      let (parameters, unused) = try JSONValueDecoder.decode(Parameters.self, from: value, userInfo: userInfo)
+      return (Result { try make(parameters) }, unused)
+    }
+  }
+
+  /// Decodes `params` and makes a runnable step, or lists what is wrong with them
+  /// (paths relative to `params`).
+  func prepare(
+    params: JSONValue, userInfo: [CodingUserInfoKey: any Sendable]
+  ) -> Result<PreparedStep, ParameterProblems> {
+    let made: Result<PreparedStep, any Error>
+    let unused: [JSONValueDecoder.UnusedKey]
+    do {
+      (made, unused) = try prepare(params, userInfo)
+    } catch {
+      return .failure(ParameterProblems(error: error, params: params, kind: kind))
+    }
+    var problems = unused.map { key in
+      ParameterProblems.Problem(
+        path: key.path.appending(key.key), offset: key.offset,
+        message: "unknown parameter '\(key.key)' for '\(kind)'." + Suggestions.didYouMean(key.key, in: key.knownKeys))
+    }
+    switch made {
+    case .success(let step) where problems.isEmpty:
+      return .success(step)
+    case .success:
+      break
+    case .failure(let error):
+      problems += ParameterProblems(error: error, params: params, kind: kind).problems
+    }
+    return .failure(ParameterProblems(problems: problems))
+  }
+}
+
+/// A step ready to run: its plugin instance, with decoded parameters, behind a closure.
+struct PreparedStep: Sendable {
+  let isBlocking: Bool
+  let execute: @Sendable (StepContext) async throws -> any Sendable
+}
+
+/// What is wrong with a step's params.
+struct ParameterProblems: Error {
+  struct Problem {
+    /// Relative to the step's `params`.
+    var path: JSONPath
+    var offset: Int?
+    var message: String
+  }
+
+  var problems: [Problem]
+
+  init(problems: [Problem]) {
+    self.problems = problems
+  }
+
+  init(error: any Error, params: JSONValue, kind: String) {
+    func problem(_ path: JSONPath, _ message: String) -> Problem {
+      var located = path
+      while params.value(at: located)?.offset == nil, !located.components.isEmpty {
+        located.components.removeLast()
+      }
+      return Problem(path: path, offset: params.value(at: located)?.offset, message: message)
+    }
+    switch error {
+    case let error as ParameterError:
+      let path = error.parameter.map { JSONPath.root.appending($0) } ?? .root
+      problems = [problem(path, error.message)]
+    case DecodingError.keyNotFound(let key, let context):
+      let path = JSONPath(codingPath: context.codingPath)
+      problems = [problem(path, "'\(kind)' needs the parameter '\(key.stringValue)'.")]
+    case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
+      DecodingError.dataCorrupted(let context):
+      problems = [problem(JSONPath(codingPath: context.codingPath), Self.sentence(context.debugDescription))]
+    default:
+      problems = [problem(.root, Self.sentence("\(error)"))]
+    }
+  }
+
+  private static func sentence(_ text: String) -> String {
+    guard let first = text.first else { return text }
+    let capitalized = first.uppercased() + text.dropFirst()
+    return capitalized.hasSuffix(".") ? capitalized : capitalized + "."
+  }
+}

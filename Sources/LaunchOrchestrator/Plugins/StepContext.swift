@@ -1,0 +1,127 @@
+import Foundation
+
+/// What a running step can see and do: its dependencies' outputs, progress, logging, the
+/// manifest's folder, the launch clock and cancellation.
+public struct StepContext: Sendable {
+  /// The step's id in the manifest.
+  public let stepID: String
+  /// The attempt number, from 1; a fallback continues the count.
+  public let attempt: Int
+  /// Whether this attempt is the step's fallback.
+  public let isFallback: Bool
+  /// The folder holding the manifest; relative paths in params resolve against it.
+  public let manifestDirectory: URL
+  /// When this attempt started, as time since the launch started.
+  public let attemptStart: Duration
+
+  let clock: LaunchClock
+  let outputs: @Sendable () -> [any Sendable]
+  let report: @Sendable (StepMessage) -> Void
+
+  /// Creates a context; the engine makes one per attempt, tests may make their own.
+  ///
+  /// `outputs` returns the hard dependencies' outputs, nearest first.
+  public init(
+    stepID: String, attempt: Int = 1, isFallback: Bool = false, manifestDirectory: URL,
+    attemptStart: Duration = .zero, clock: LaunchClock = .continuous(),
+    outputs: @escaping @Sendable () -> [any Sendable] = { [] },
+    report: @escaping @Sendable (StepMessage) -> Void = { _ in }
+  ) {
+    self.stepID = stepID
+    self.attempt = attempt
+    self.isFallback = isFallback
+    self.manifestDirectory = manifestDirectory
+    self.attemptStart = attemptStart
+    self.clock = clock
+    self.outputs = outputs
+    self.report = report
+  }
+
+  /// The output of type `T` of the nearest hard dependency that produced one.
+  ///
+  /// Direct dependencies come first, in manifest order, then theirs.
+  /// - Throws: ``StepFailure`` when no dependency produced a `T`; declare the input in
+  ///   ``StepPlugin/inputs`` so that this is caught when the manifest loads instead.
+  public func input<T: Sendable>(_ type: T.Type) throws -> T {
+    guard let value = inputs(type).first else {
+      throw StepFailure(
+        "step '\(stepID)' needs a \(String(describing: type)) from a dependency, and none produced one")
+    }
+    return value
+  }
+
+  /// Every output of type `T` among the hard dependencies, nearest first.
+  public func inputs<T: Sendable>(_ type: T.Type) -> [T] {
+    outputs().compactMap { $0 as? T }
+  }
+
+  /// Reports how far along the step is: `fraction` from 0 to 1, with an optional message
+  /// such as `"Upgrading library..."`.
+  public func reportProgress(_ fraction: Double?, _ message: String? = nil) {
+    report(.progress(fraction: fraction.map { min(max($0, 0), 1) }, message: message))
+  }
+
+  /// Writes a line to the launch's log, attributed to this step.
+  public func log(_ message: String) {
+    report(.log(message))
+  }
+
+  /// Whether the step has been cancelled: the launch ended or its attempt timed out.
+  public var isCancelled: Bool { Task.isCancelled }
+
+  /// Throws `CancellationError` when the step has been cancelled.
+  public func checkCancellation() throws {
+    try Task.checkCancellation()
+  }
+
+  /// The time since the launch started, on the launch's clock.
+  public var now: Duration { clock.now() }
+
+  /// Suspends until `deadline`, a time since the launch started, on the launch's clock.
+  ///
+  /// Sleeping until a deadline rather than for a duration keeps a step's timing exact on a
+  /// manual clock in tests.
+  public func sleep(until deadline: Duration) async throws {
+    try await clock.sleep(deadline)
+  }
+
+  /// Suspends for `duration` on the launch's clock.
+  public func sleep(for duration: Duration) async throws {
+    try await clock.sleep(clock.now() + duration)
+  }
+
+  /// A path from the manifest's params as a file URL: absolute paths stay, relative ones
+  /// resolve against the manifest's folder.
+  public func resolve(_ path: String) -> URL {
+    if path.hasPrefix("/") { return URL(fileURLWithPath: path).standardizedFileURL }
+    return manifestDirectory.appendingPathComponent(path).standardizedFileURL
+  }
+}
+
+/// A message from a running step to the engine.
+public enum StepMessage: Sendable, Equatable {
+  /// How far along the step is.
+  case progress(fraction: Double?, message: String?)
+  /// A log line.
+  case log(String)
+}
+
+/// The launch's clock, as a step sees it: time since the launch started, and sleeping.
+public struct LaunchClock: Sendable {
+  /// The time since the launch started.
+  public let now: @Sendable () -> Duration
+  /// Sleeps until a time since the launch started.
+  public let sleep: @Sendable (Duration) async throws -> Void
+
+  /// Wraps any clock, counting from `start`.
+  public init<C: Clock>(_ clock: C, start: C.Instant) where C.Duration == Duration {
+    now = { start.duration(to: clock.now) }
+    sleep = { deadline in try await clock.sleep(until: start.advanced(by: deadline), tolerance: nil) }
+  }
+
+  /// The continuous clock, counting from now.
+  public static func continuous() -> LaunchClock {
+    let clock = ContinuousClock()
+    return LaunchClock(clock, start: clock.now)
+  }
+}

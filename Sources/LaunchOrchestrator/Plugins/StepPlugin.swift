@@ -1,0 +1,116 @@
+/// A kind of launch step: one type with typed parameters, a typed output and a `run` method.
+///
+/// ```swift
+/// struct WarmCache: StepPlugin {
+///   static let kind = "cache.warm"
+///   static let summary = "Loads the most recent items into memory."
+///   struct Parameters: Decodable, Sendable { var count = 20 }
+///   let parameters: Parameters
+///   init(parameters: Parameters) { self.parameters = parameters }
+///   func run(_ context: StepContext) async throws -> CacheHandle { ... }
+/// }
+/// registry.register(WarmCache.self)
+/// ```
+public protocol StepPlugin: Sendable {
+  /// The parameters a manifest gives the step in `params`, decoded when the manifest loads.
+  associatedtype Parameters: Decodable & Sendable = NoParameters
+  /// What the step hands to the steps that depend on it.
+  associatedtype Output: Sendable = Void
+
+  /// The kind name manifests use, such as `store.init`.
+  static var kind: String { get }
+  /// One sentence saying what the step does.
+  static var summary: String { get }
+  /// Outputs of other steps this kind reads through ``StepContext/input(_:)``.
+  ///
+  /// A required input that no hard dependency provides is a validation error, so wiring
+  /// mistakes surface before the launch runs.
+  static var inputs: [StepInput] { get }
+
+  /// Creates the step from its decoded parameters.
+  ///
+  /// Throw ``ParameterError`` for values that decode but make no sense (a negative limit):
+  /// the manifest then fails to load with an error that names the step and the parameter.
+  init(parameters: Parameters) throws
+
+  /// Whether `run` blocks its thread (synchronous file or database I/O).
+  ///
+  /// Blocking steps run on threads of their own, so they never hold up timers, timeouts or
+  /// other steps on Swift's cooperative pool.
+  var isBlocking: Bool { get }
+
+  /// Does the step's work.
+  ///
+  /// Throw to fail the attempt, or throw a ``LaunchRoute`` to end the launch on a route.
+  func run(_ context: StepContext) async throws -> Output
+}
+
+extension StepPlugin {
+  /// No summary.
+  public static var summary: String { "" }
+  /// No inputs.
+  public static var inputs: [StepInput] { [] }
+  /// Not blocking.
+  public var isBlocking: Bool { false }
+}
+
+/// The parameters of a plugin that takes none: only an empty `params` object is accepted.
+public struct NoParameters: Decodable, Sendable {
+  private enum NoKeys: CodingKey {}
+
+  /// Creates empty parameters.
+  public init() {}
+
+  /// Accepts an object with no members; any member is reported as an unknown parameter.
+  public init(from decoder: any Decoder) throws {
+    _ = try decoder.container(keyedBy: NoKeys.self)
+  }
+}
+
+/// An output of another step that a plugin reads.
+public struct StepInput: Sendable {
+  /// The type's identity.
+  public let type: ObjectIdentifier
+  /// The type's name, for messages.
+  public let typeName: String
+  /// Whether the step cannot run without it.
+  public let isRequired: Bool
+
+  /// An input the step cannot run without: some hard dependency must produce a `T`.
+  public static func required<T: Sendable>(_ type: T.Type) -> StepInput {
+    StepInput(type: ObjectIdentifier(type), typeName: String(describing: type), isRequired: true)
+  }
+
+  /// An input the step uses when a dependency happens to produce one.
+  public static func optional<T: Sendable>(_ type: T.Type) -> StepInput {
+    StepInput(type: ObjectIdentifier(type), typeName: String(describing: type), isRequired: false)
+  }
+}
+
+/// A parameter value that decoded but cannot be used, thrown from `init(parameters:)`.
+public struct ParameterError: Error, Sendable, Equatable {
+  /// The parameter's key in `params`, or `nil` when the problem concerns several.
+  public var parameter: String?
+  /// What is wrong and what to write instead.
+  public var message: String
+
+  /// Creates a parameter error.
+  public init(_ parameter: String?, _ message: String) {
+    self.parameter = parameter
+    self.message = message
+  }
+}
+
+/// A step's failure, with a message meant for the person reading the report.
+public struct StepFailure: Error, Sendable, Equatable, CustomStringConvertible {
+  /// What went wrong.
+  public var message: String
+
+  /// Creates a failure.
+  public init(_ message: String) {
+    self.message = message
+  }
+
+  /// The message.
+  public var description: String { message }
+}

@@ -1,0 +1,127 @@
+/// The report's JSON form, as `--report` writes it and `plan --durations` reads it.
+extension LaunchReport {
+  /// The report as a JSON value with the documented keys, in the documented order.
+  public var json: JSONValue {
+    func seconds(_ duration: Duration?) -> JSONValue {
+      duration.map { JSONValue(.number($0.seconds)) } ?? nil
+    }
+    func text(_ string: String?) -> JSONValue {
+      string.map { JSONValue(.string($0)) } ?? nil
+    }
+    return JSONValue(
+      .object([
+        JSONMember(key: "manifest", value: text(manifest)),
+        JSONMember(key: "name", value: text(name)),
+        JSONMember(key: "outcome", value: text(outcome.rawValue)),
+        JSONMember(key: "route", value: text(route?.name)),
+        JSONMember(key: "duration", value: seconds(duration)),
+        JSONMember(
+          key: "milestones", value: JSONValue(.object(milestones.map { JSONMember(key: $0.name, value: seconds($0.time)) }))),
+        JSONMember(key: "criticalPath", value: JSONValue(.array(criticalPath.map { JSONValue(.string($0)) }))),
+        JSONMember(
+          key: "steps",
+          value: JSONValue(
+            .array(
+              steps.map { step in
+                JSONValue(
+                  .object([
+                    JSONMember(key: "id", value: text(step.id)),
+                    JSONMember(key: "plugin", value: text(step.plugin)),
+                    JSONMember(key: "state", value: text(step.state.rawValue)),
+                    JSONMember(key: "start", value: seconds(step.start)),
+                    JSONMember(key: "end", value: seconds(step.end)),
+                    JSONMember(key: "attempts", value: JSONValue(.number(Double(step.attempts)))),
+                    JSONMember(key: "usedFallback", value: JSONValue(.bool(step.usedFallback))),
+                    JSONMember(key: "error", value: text(step.error)),
+                  ]))
+              }))),
+      ]))
+  }
+
+  /// The report as pretty-printed JSON text.
+  public var jsonText: String { JSONWriter.prettyPrinted(json) }
+
+  /// Reads a report written by ``jsonText``.
+  /// - Throws: ``ReportFormatError`` naming the first field that is missing or malformed.
+  public init(jsonText: String) throws {
+    let document: JSONDocument
+    do {
+      document = try JSONParser.parse(Array(jsonText.utf8))
+    } catch {
+      throw ReportFormatError(path: .root, message: "the report is not valid JSON: \(error.message)")
+    }
+    let root = document.root
+    func field<T>(_ path: JSONPath, _ read: (JSONValue) -> T?) throws -> T {
+      guard let value = root.value(at: path), let result = read(value) else {
+        throw ReportFormatError(path: path, message: "missing or malformed")
+      }
+      return result
+    }
+    func optionalSeconds(_ value: JSONValue) -> Duration?? {
+      if value.kind == .null { return .some(nil) }
+      if case .number(let number) = value.kind, let duration = DurationText.seconds(number) { return duration }
+      return nil
+    }
+    func optionalString(_ value: JSONValue) -> String?? {
+      if value.kind == .null { return .some(nil) }
+      return value.stringValue.map { $0 }
+    }
+    let stepsPath = JSONPath.root.appending("steps")
+    let stepValues = try field(stepsPath) { $0.elements }
+    var steps: [Step] = []
+    for index in stepValues.indices {
+      let path = stepsPath.appending(index)
+      steps.append(
+        Step(
+          id: try field(path.appending("id")) { $0.stringValue },
+          plugin: try field(path.appending("plugin")) { $0.stringValue },
+          state: try field(path.appending("state")) { $0.stringValue.flatMap(StepState.init(rawValue:)) },
+          start: try field(path.appending("start"), optionalSeconds),
+          end: try field(path.appending("end"), optionalSeconds),
+          attempts: try field(path.appending("attempts")) { value in
+            if case .number(let number) = value.kind { return Int(exactly: number) }
+            return nil
+          },
+          usedFallback: try field(path.appending("usedFallback")) { value in
+            if case .bool(let bool) = value.kind { return bool }
+            return nil
+          },
+          error: try field(path.appending("error"), optionalString)))
+    }
+    let milestoneMembers = try field(.root.appending("milestones")) { $0.members }
+    var milestones: [Milestone] = []
+    for member in milestoneMembers {
+      milestones.append(
+        Milestone(
+          name: member.key, time: try field(JSONPath.root.appending("milestones").appending(member.key), optionalSeconds)))
+    }
+    self.init(
+      manifest: try field(.root.appending("manifest")) { $0.stringValue },
+      name: try field(.root.appending("name")) { $0.stringValue },
+      outcome: try field(.root.appending("outcome")) { $0.stringValue.flatMap(LaunchOutcome.init(rawValue:)) },
+      route: try field(.root.appending("route"), optionalString).map(LaunchRoute.init),
+      duration: try field(.root.appending("duration")) { value in
+        if case .number(let number) = value.kind { return DurationText.seconds(number) }
+        return nil
+      },
+      milestones: milestones,
+      criticalPath: try field(.root.appending("criticalPath")) { value in
+        value.elements.flatMap { elements in
+          let ids = elements.compactMap(\.stringValue)
+          return ids.count == elements.count ? ids : nil
+        }
+      },
+      steps: steps)
+  }
+}
+
+/// A report file that does not have the shape ``LaunchReport/jsonText`` writes.
+public struct ReportFormatError: Error, Sendable, CustomStringConvertible {
+  /// Where in the report.
+  public var path: JSONPath
+  /// What is wrong.
+  public var message: String
+
+  /// `steps[2].state: missing or malformed`.
+  public var description: String { "\(path): \(message)" }
+}

@@ -1,0 +1,29 @@
+import Foundation
+import LaunchOrchestrator
+
+/// Where the CLI writes: standard output and standard error, unbuffered, line by line.
+struct Console: Sendable {
+  var isTerminal: Bool
+
+  static let standard = Console(isTerminal: isatty(STDOUT_FILENO) == 1)
+
+  func out(_ text: String) {
+    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+  }
+
+  func err(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+  }
+}
+
+/// Formats times for people: `1.234s`.
+enum TimeText {
+  static func seconds(_ duration: Duration) -> String {
+    String(format: "%.3fs", duration.seconds)
+  }
+
+  static func padded(_ duration: Duration, width: Int = 8) -> String {
+    let text = seconds(duration)
+    return String(repeating: " ", count: max(0, width - text.count)) + text
+  }
+}

@@ -1,0 +1,40 @@
+/// The process exit codes of `orchestrate`, following sysexits where one fits.
+public struct ExitCode: Sendable, Hashable {
+  /// The numeric status.
+  public let rawValue: Int32
+
+  /// Wraps a status.
+  public init(_ rawValue: Int32) {
+    self.rawValue = rawValue
+  }
+
+  /// The launch succeeded, was degraded, or was routed; or the command did its job.
+  public static let success = ExitCode(0)
+  /// The launch failed.
+  public static let failure = ExitCode(1)
+  /// A `--budget` was exceeded.
+  public static let budgetExceeded = ExitCode(3)
+  /// The command line was wrong (EX_USAGE).
+  public static let usage = ExitCode(64)
+  /// A manifest is invalid (EX_DATAERR).
+  public static let invalidManifest = ExitCode(65)
+  /// A manifest is missing or unreadable (EX_NOINPUT).
+  public static let missingInput = ExitCode(66)
+  /// A file could not be written (EX_CANTCREAT).
+  public static let cannotCreate = ExitCode(73)
+  /// The launch was interrupted with Ctrl-C or SIGTERM.
+  public static let interrupted = ExitCode(130)
+}
+
+/// An error that ends the command with a message on stderr and an exit code.
+struct CLIError: Error {
+  /// `Error: ...` text; user input in single quotes.
+  var message: String
+  var exitCode: ExitCode
+  /// The usage line to print after the message, for command-line mistakes.
+  var usage: String?
+
+  static func usage(_ message: String, command: CommandSpec) -> CLIError {
+    CLIError(message: message, exitCode: .usage, usage: command.usageLine)
+  }
+}

@@ -1,0 +1,38 @@
+import LaunchOrchestrator
+
+/// Loads a manifest for a command, printing its problems the way compilers do.
+struct ManifestLoading {
+  let registry: PluginRegistry
+  let console: Console
+
+  /// The plan, with warnings printed to stderr; or a ``CLIError`` after printing every problem.
+  func load(_ path: String) throws(CLIError) -> LaunchPlan {
+    do {
+      let plan = try ManifestLoader(registry: registry).load(path: path)
+      for warning in plan.warnings { console.err(warning.description) }
+      return plan
+    } catch {
+      if error.code == .invalid {
+        for diagnostic in error.diagnostics { console.err(diagnostic.description) }
+      }
+      throw CLIError(
+        message: Self.summary(of: error, path: path),
+        exitCode: error.code == .unreadable ? .missingInput : .invalidManifest)
+    }
+  }
+
+  static func summary(of error: ManifestError, path: String) -> String {
+    if error.code == .unreadable {
+      return error.diagnostics.first?.message.capitalizedFirst ?? "Cannot read '\(path)'."
+    }
+    let count = error.errors.count
+    return "The manifest '\(path)' has \(count) \(count == 1 ? "error" : "errors"); nothing was run."
+  }
+}
+
+extension String {
+  var capitalizedFirst: String {
+    guard let first else { return self }
+    return first.uppercased() + dropFirst()
+  }
+}

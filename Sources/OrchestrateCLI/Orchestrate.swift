@@ -1,0 +1,98 @@
+import Foundation
+import LaunchOrchestrator
+
+/// The `orchestrate` command line as a library, so a team can build its own binary with its
+/// own plugins:
+///
+/// ```swift
+/// import OrchestrateCLI
+/// import MyAppSteps
+/// await Orchestrate.main(plugins: [OpenDatabase.self, WarmCache.self])
+/// ```
+public enum Orchestrate {
+  /// The version `--version` prints.
+  public static let version = "0.1.0"
+
+  /// Runs the command line with the given plugin types and exits the process.
+  public static func main(plugins: [any StepPlugin.Type]) async -> Never {
+    var registry = PluginRegistry()
+    registry.register(plugins)
+    await main(registry: registry)
+  }
+
+  /// Runs the command line with the kinds in `registry` and exits the process.
+  public static func main(registry: PluginRegistry) async -> Never {
+    let code = await run(arguments: Array(CommandLine.arguments.dropFirst()), registry: registry)
+    exit(code.rawValue)
+  }
+
+  /// Runs one command line and returns its exit code.
+  public static func run(arguments: [String], registry: PluginRegistry) async -> ExitCode {
+    let console = Console.standard
+    do {
+      return try await dispatch(arguments, registry: registry, console: console)
+    } catch {
+      console.err("Error: \(error.message)")
+      if let usage = error.usage { console.err("Usage: \(usage)") }
+      return error.exitCode
+    }
+  }
+
+  private static let commands: [CommandSpec] = [RunCommand.spec, ValidateCommand.spec]
+
+  private static let overview = CommandSpec(
+    name: "", abstract: "Runs app launches described by a JSON manifest: steps, dependencies, priorities, timeouts.")
+
+  private static func dispatch(
+    _ arguments: [String], registry: PluginRegistry, console: Console
+  ) async throws(CLIError) -> ExitCode {
+    guard let first = arguments.first else {
+      console.out(help)
+      return .success
+    }
+    switch first {
+    case "--help", "-h":
+      console.out(help)
+      return .success
+    case "--version":
+      console.out(version)
+      return .success
+    case "help":
+      guard let name = arguments.dropFirst().first else {
+        console.out(help)
+        return .success
+      }
+      console.out(try command(named: name).help)
+      return .success
+    default:
+      let spec = try command(named: first)
+      let parsed = try ParsedArguments.parse(Array(arguments.dropFirst()), for: spec)
+      if parsed.wantsHelp {
+        console.out(spec.help)
+        return .success
+      }
+      switch spec.name {
+      case RunCommand.spec.name:
+        return try await RunCommand(arguments: parsed, registry: registry, console: console).execute()
+      default:
+        return try ValidateCommand(arguments: parsed, registry: registry, console: console).execute()
+      }
+    }
+  }
+
+  private static func command(named name: String) throws(CLIError) -> CommandSpec {
+    if let spec = commands.first(where: { $0.name == name }) { return spec }
+    let hint = Suggestions.closest(to: name, in: commands.map(\.name)).map { " Did you mean '\($0)'?" } ?? ""
+    let kind = name.hasPrefix("-") ? "option" : "subcommand"
+    throw CLIError(message: "Unknown \(kind) '\(name)'.\(hint)", exitCode: .usage, usage: "orchestrate <subcommand>")
+  }
+
+  private static var help: String {
+    var text = "OVERVIEW: \(overview.abstract)\n\nUSAGE: orchestrate <subcommand>\n\nOPTIONS:\n"
+    text += HelpTable.render([("--version", "Show the version."), ("-h, --help", "Show help information.")])
+    text += "\nSUBCOMMANDS:\n"
+    text += HelpTable.render(commands.map { ($0.name, $0.abstract) })
+    text += "\n  See 'orchestrate help <subcommand>' for detailed help."
+    return text
+  }
+}
