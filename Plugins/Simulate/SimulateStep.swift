@@ -7,7 +7,8 @@ public struct SimulateStep: StepPlugin {
   /// The kind name: `simulate`.
   public static let kind = "simulate"
   /// What the step does.
-  public static let summary = "Stand-in work that takes a set time, and can fail, hang, block or route."
+  public static let summary =
+    "Stand-in work that takes a set time, and can fail, hang, block or route."
 
   /// What to simulate.
   public struct Parameters: Decodable, Sendable {

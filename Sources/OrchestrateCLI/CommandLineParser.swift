@@ -34,7 +34,9 @@ struct CommandSpec {
 
   var usageLine: String {
     var parts = ["orchestrate", name]
-    for argument in arguments { parts.append(argument.repeating ? "<\(argument.name)> ..." : "<\(argument.name)>") }
+    for argument in arguments {
+      parts.append(argument.repeating ? "<\(argument.name)> ..." : "<\(argument.name)>")
+    }
     for option in options {
       let text = option.valueName.map { "\(option.name) <\($0)>" } ?? option.name
       parts.append(option.repeating ? "[\(text) ...]" : "[\(text)]")
@@ -78,7 +80,9 @@ struct ParsedArguments {
   func has(_ option: String) -> Bool { values[option] != nil }
 
   /// Parses `arguments` against `spec`.
-  static func parse(_ arguments: [String], for spec: CommandSpec) throws(CLIError) -> ParsedArguments {
+  static func parse(_ arguments: [String], for spec: CommandSpec) throws(CLIError)
+    -> ParsedArguments
+  {
     var parsed = ParsedArguments()
     var remaining = arguments[...]
     var optionsEnded = false
@@ -97,7 +101,11 @@ struct ParsedArguments {
         name = String(argument[..<equals])
         inlineValue = String(argument[argument.index(after: equals)...])
       }
-      guard let option = spec.allOptions.first(where: { $0.name == name || $0.short.map { "-\($0)" } == name }) else {
+      guard
+        let option = spec.allOptions.first(where: {
+          $0.name == name || $0.short.map { "-\($0)" } == name
+        })
+      else {
         let names = spec.allOptions.map(\.name)
         let hint = Suggestions.closest(to: name, in: names).map { " Did you mean '\($0)'?" } ?? ""
         throw .usage("Unknown option '\(name)'.\(hint)", command: spec)

@@ -26,7 +26,8 @@ struct EventLog {
     case .timedOut(let step, let timeout):
       return "TIMED OUT  \(step) after \(DurationText.format(timeout))"
     case .retrying(let step, let next, let error, let delay, let fallback):
-      let what = fallback ? "running its fallback" : "attempt \(next) in \(DurationText.format(delay))"
+      let what =
+        fallback ? "running its fallback" : "attempt \(next) in \(DurationText.format(delay))"
       return "retry      \(step): \(error); \(what)"
     case .skipped(let step, let reason):
       return "skipped    \(step): \(reason)"

@@ -26,7 +26,8 @@ struct ManifestLoading {
       return error.diagnostics.first?.message.capitalizedFirst ?? "Cannot read '\(path)'."
     }
     let count = error.errors.count
-    return "The manifest '\(path)' has \(count) \(count == 1 ? "error" : "errors"); nothing was run."
+    return
+      "The manifest '\(path)' has \(count) \(count == 1 ? "error" : "errors"); nothing was run."
   }
 }
 

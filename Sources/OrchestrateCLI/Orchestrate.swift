@@ -41,7 +41,9 @@ public enum Orchestrate {
   private static let commands: [CommandSpec] = [RunCommand.spec, ValidateCommand.spec]
 
   private static let overview = CommandSpec(
-    name: "", abstract: "Runs app launches described by a JSON manifest: steps, dependencies, priorities, timeouts.")
+    name: "",
+    abstract:
+      "Runs app launches described by a JSON manifest: steps, dependencies, priorities, timeouts.")
 
   private static func dispatch(
     _ arguments: [String], registry: PluginRegistry, console: Console
@@ -73,23 +75,30 @@ public enum Orchestrate {
       }
       switch spec.name {
       case RunCommand.spec.name:
-        return try await RunCommand(arguments: parsed, registry: registry, console: console).execute()
+        return try await RunCommand(arguments: parsed, registry: registry, console: console)
+          .execute()
       default:
-        return try ValidateCommand(arguments: parsed, registry: registry, console: console).execute()
+        return try ValidateCommand(arguments: parsed, registry: registry, console: console)
+          .execute()
       }
     }
   }
 
   private static func command(named name: String) throws(CLIError) -> CommandSpec {
     if let spec = commands.first(where: { $0.name == name }) { return spec }
-    let hint = Suggestions.closest(to: name, in: commands.map(\.name)).map { " Did you mean '\($0)'?" } ?? ""
+    let hint =
+      Suggestions.closest(to: name, in: commands.map(\.name)).map { " Did you mean '\($0)'?" } ?? ""
     let kind = name.hasPrefix("-") ? "option" : "subcommand"
-    throw CLIError(message: "Unknown \(kind) '\(name)'.\(hint)", exitCode: .usage, usage: "orchestrate <subcommand>")
+    throw CLIError(
+      message: "Unknown \(kind) '\(name)'.\(hint)", exitCode: .usage,
+      usage: "orchestrate <subcommand>")
   }
 
   private static var help: String {
     var text = "OVERVIEW: \(overview.abstract)\n\nUSAGE: orchestrate <subcommand>\n\nOPTIONS:\n"
-    text += HelpTable.render([("--version", "Show the version."), ("-h, --help", "Show help information.")])
+    text += HelpTable.render([
+      ("--version", "Show the version."), ("-h, --help", "Show help information."),
+    ])
     text += "\nSUBCOMMANDS:\n"
     text += HelpTable.render(commands.map { ($0.name, $0.abstract) })
     text += "\n  See 'orchestrate help <subcommand>' for detailed help."

@@ -3,8 +3,10 @@ import LaunchOrchestrator
 /// `orchestrate validate <manifest>...`: checks manifests without running anything.
 struct ValidateCommand {
   static let spec = CommandSpec(
-    name: "validate", abstract: "Checks manifests and reports every problem, without running anything.",
-    discussion: "Problems print compiler-style (file:line:column: error: ...). Exits 65 when a manifest is invalid, 66 when one cannot be read.",
+    name: "validate",
+    abstract: "Checks manifests and reports every problem, without running anything.",
+    discussion:
+      "Problems print compiler-style (file:line:column: error: ...). Exits 65 when a manifest is invalid, 66 when one cannot be read.",
     arguments: [.init(name: "manifest", help: "Manifest files to check.", repeating: true)])
 
   let arguments: ParsedArguments
@@ -24,7 +26,8 @@ struct ValidateCommand {
         let plan = try ManifestLoader(registry: registry).load(path: path)
         for warning in plan.warnings { console.out(warning.description) }
         warnings += plan.warnings.count
-        console.out("\(path): valid (\(plan.steps.count) steps, \(plan.milestones.count) milestones)")
+        console.out(
+          "\(path): valid (\(plan.steps.count) steps, \(plan.milestones.count) milestones)")
       } catch {
         for diagnostic in error.diagnostics { console.out(diagnostic.description) }
         errors += error.errors.count

@@ -42,7 +42,9 @@ public struct LaunchEngine<C: Clock>: Sendable where C.Duration == Duration {
   /// Events are delivered to `events` in order, and the continuation is finished when the
   /// launch is. Cancelling the calling task cancels the launch: running steps are cancelled,
   /// the rest skipped, and the report's outcome is `cancelled`.
-  public func run(_ plan: LaunchPlan, events: AsyncStream<LaunchEvent>.Continuation? = nil) async -> LaunchReport {
+  public func run(_ plan: LaunchPlan, events: AsyncStream<LaunchEvent>.Continuation? = nil) async
+    -> LaunchReport
+  {
     let run = LaunchRun(plan: plan, clock: clock, options: options, events: events)
     return await run.execute()
   }
@@ -83,7 +85,10 @@ private final class LaunchRun<C: Clock> where C.Duration == Duration {
   private var timer: Task<Void, Never>?
   private var armedDeadline: Duration?
 
-  init(plan: LaunchPlan, clock: C, options: LaunchOptions, events: AsyncStream<LaunchEvent>.Continuation?) {
+  init(
+    plan: LaunchPlan, clock: C, options: LaunchOptions,
+    events: AsyncStream<LaunchEvent>.Continuation?
+  ) {
     self.plan = plan
     self.clock = clock
     self.events = events
@@ -196,7 +201,8 @@ private final class LaunchRun<C: Clock> where C.Duration == Duration {
     // ignores cancellation, and a task group would wait for such a child forever. The run
     // keeps every handle and cancels it when the attempt times out or the launch ends.
     if planned.isolation == .main {
-      return Task(executorPreference: MainThreadExecutor.shared, priority: priority, operation: body)
+      return Task(
+        executorPreference: MainThreadExecutor.shared, priority: priority, operation: body)
     }
     if action.isBlocking {
       return Task(executorPreference: BlockingExecutor.shared, priority: priority, operation: body)

@@ -168,7 +168,9 @@ struct LaunchScheduler {
     let id = plan.steps[step].id
     switch message {
     case .progress(let fraction, let text):
-      return [.emit(LaunchEvent(time: now, kind: .progress(step: id, fraction: fraction, message: text)))]
+      return [
+        .emit(LaunchEvent(time: now, kind: .progress(step: id, fraction: fraction, message: text)))
+      ]
     case .log(let text):
       return [.emit(LaunchEvent(time: now, kind: .log(step: id, message: text)))]
     }
@@ -221,7 +223,9 @@ struct LaunchScheduler {
   }
 
   private mutating func becomeReadyIfPossible(_ step: Int, at now: Duration) {
-    guard phase[step] == .waiting, unmetHard[step] == 0, unmetOrder[step] == 0, ending == nil else { return }
+    guard phase[step] == .waiting, unmetHard[step] == 0, unmetOrder[step] == 0, ending == nil else {
+      return
+    }
     let delay = plan.steps[step].delay
     if delay > .zero {
       phase[step] = .delayed
@@ -234,7 +238,9 @@ struct LaunchScheduler {
   private mutating func enqueue(_ step: Int) {
     phase[step] = .ready
     let planned = plan.steps[step]
-    ready.insert(ReadyEntry(priority: planned.effectivePriority, remainingPath: planned.remainingPath, step: step))
+    ready.insert(
+      ReadyEntry(
+        priority: planned.effectivePriority, remainingPath: planned.remainingPath, step: step))
   }
 
   private mutating func dispatch(at now: Duration) {
@@ -268,13 +274,18 @@ struct LaunchScheduler {
     return attempt
   }
 
-  private mutating func attemptFailed(_ attempt: Attempt, error: String, timedOut: Bool, at now: Duration) {
+  private mutating func attemptFailed(
+    _ attempt: Attempt, error: String, timedOut: Bool, at now: Duration
+  ) {
     let step = attempt.step
     let planned = plan.steps[step]
     let id = planned.id
     if !attempt.isFallback, attempt.number < planned.retry.attempts {
       let delay = planned.retry.delay(before: attempt.number + 1)
-      emit(.retrying(step: id, nextAttempt: attempt.number + 1, error: error, delay: delay, fallback: false), at: now)
+      emit(
+        .retrying(
+          step: id, nextAttempt: attempt.number + 1, error: error, delay: delay, fallback: false),
+        at: now)
       if delay > .zero {
         phase[step] = .backingOff
         schedule(.backoffElapsed(step: step), at: now + delay)
@@ -283,7 +294,10 @@ struct LaunchScheduler {
       }
     } else if !attempt.isFallback, planned.hasFallback {
       onFallback[step] = true
-      emit(.retrying(step: id, nextAttempt: attempt.number + 1, error: error, delay: .zero, fallback: true), at: now)
+      emit(
+        .retrying(
+          step: id, nextAttempt: attempt.number + 1, error: error, delay: .zero, fallback: true),
+        at: now)
       enqueue(step)
     } else {
       finish(step, timedOut ? .timedOut : .failed, error: error)
@@ -305,7 +319,8 @@ struct LaunchScheduler {
       } else {
         let timeout = plan.steps[attempt.step].timeout ?? .zero
         attemptFailed(
-          attempt, error: "timed out after \(DurationText.format(timeout))", timedOut: true, at: now)
+          attempt, error: "timed out after \(DurationText.format(timeout))", timedOut: true, at: now
+        )
       }
     case .grace(let token):
       guard let attempt = release(token) else { return }
@@ -354,7 +369,8 @@ struct LaunchScheduler {
     records[step].error = error
     if records[step].start != nil { records[step].end = now }
     switch state {
-    case .succeeded: emit(.succeeded(step: planned.id, usedFallback: records[step].usedFallback), at: now)
+    case .succeeded:
+      emit(.succeeded(step: planned.id, usedFallback: records[step].usedFallback), at: now)
     case .failed: emit(.failed(step: planned.id, error: error ?? "failed"), at: now)
     case .timedOut: emit(.timedOut(step: planned.id, timeout: planned.timeout ?? .zero), at: now)
     case .skipped: emit(.skipped(step: planned.id, reason: error ?? "skipped"), at: now)

@@ -48,7 +48,8 @@ public struct JSONParser {
     parser.skipWhitespace()
     if parser.index != bytes.count {
       throw JSONSyntaxError(
-        offset: parser.index, message: "unexpected \(parser.describeCurrent()) after the end of the document")
+        offset: parser.index,
+        message: "unexpected \(parser.describeCurrent()) after the end of the document")
     }
     return JSONDocument(root: root, duplicateKeys: parser.duplicateKeys)
   }
@@ -67,13 +68,20 @@ public struct JSONParser {
     case UInt8(ascii: "{"): return try parseObject()
     case UInt8(ascii: "["): return try parseArray()
     case UInt8(ascii: "\""): return JSONValue(.string(try parseString()), offset: start)
-    case UInt8(ascii: "t"): try expectLiteral("true"); return JSONValue(.bool(true), offset: start)
-    case UInt8(ascii: "f"): try expectLiteral("false"); return JSONValue(.bool(false), offset: start)
-    case UInt8(ascii: "n"): try expectLiteral("null"); return JSONValue(.null, offset: start)
+    case UInt8(ascii: "t"):
+      try expectLiteral("true")
+      return JSONValue(.bool(true), offset: start)
+    case UInt8(ascii: "f"):
+      try expectLiteral("false")
+      return JSONValue(.bool(false), offset: start)
+    case UInt8(ascii: "n"):
+      try expectLiteral("null")
+      return JSONValue(.null, offset: start)
     case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
       return JSONValue(.number(try parseNumber()), offset: start)
     default:
-      throw JSONSyntaxError(offset: index, message: "unexpected \(describeCurrent()); expected a value")
+      throw JSONSyntaxError(
+        offset: index, message: "unexpected \(describeCurrent()); expected a value")
     }
   }
 
@@ -101,14 +109,16 @@ public struct JSONParser {
       skipWhitespace()
       guard peek() == UInt8(ascii: "\"") else {
         throw JSONSyntaxError(
-          offset: index, message: "unexpected \(describeCurrent()); expected a key in double quotes")
+          offset: index, message: "unexpected \(describeCurrent()); expected a key in double quotes"
+        )
       }
       let keyOffset = index
       let key = try parseString()
       skipWhitespace()
       guard peek() == UInt8(ascii: ":") else {
         throw JSONSyntaxError(
-          offset: index, message: "unexpected \(describeCurrent()); expected ':' after the key '\(key)'")
+          offset: index,
+          message: "unexpected \(describeCurrent()); expected ':' after the key '\(key)'")
       }
       index += 1
       path.append(.key(key))
@@ -129,7 +139,8 @@ public struct JSONParser {
         return JSONValue(.object(members), offset: start)
       default:
         throw JSONSyntaxError(
-          offset: index, message: "unexpected \(describeCurrent()); expected ',' or '}' after an object member")
+          offset: index,
+          message: "unexpected \(describeCurrent()); expected ',' or '}' after an object member")
       }
     }
   }
@@ -159,7 +170,8 @@ public struct JSONParser {
         return JSONValue(.array(elements), offset: start)
       default:
         throw JSONSyntaxError(
-          offset: index, message: "unexpected \(describeCurrent()); expected ',' or ']' after an array element")
+          offset: index,
+          message: "unexpected \(describeCurrent()); expected ',' or ']' after an array element")
       }
     }
   }
@@ -224,7 +236,8 @@ public struct JSONParser {
     }
     var code = try parseHex4(escapeStart: escapeStart)
     if (0xD800...0xDBFF).contains(code) {
-      guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+      guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+        bytes[index + 1] == UInt8(ascii: "u")
       else {
         throw JSONSyntaxError(offset: escapeStart, message: "unpaired UTF-16 surrogate in a string")
       }
@@ -288,7 +301,8 @@ public struct JSONParser {
       index += 1
       if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") { index += 1 }
       guard let next = peek(), isDigit(next) else {
-        throw JSONSyntaxError(offset: start, message: "invalid number: expected a digit in the exponent")
+        throw JSONSyntaxError(
+          offset: start, message: "invalid number: expected a digit in the exponent")
       }
       skipDigits()
     }
@@ -304,7 +318,8 @@ public struct JSONParser {
     let count = literal.utf8CodeUnitCount
     let expected = UnsafeBufferPointer(start: literal.utf8Start, count: count)
     guard index + count <= bytes.count, bytes[index..<index + count].elementsEqual(expected) else {
-      throw JSONSyntaxError(offset: start, message: "unexpected \(describeCurrent()); expected a value")
+      throw JSONSyntaxError(
+        offset: start, message: "unexpected \(describeCurrent()); expected a value")
     }
     index += count
   }

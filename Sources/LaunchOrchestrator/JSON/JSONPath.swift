@@ -51,6 +51,8 @@ extension String {
     guard let first = unicodeScalars.first, first == "_" || first.properties.isAlphabetic else {
       return false
     }
-    return unicodeScalars.allSatisfy { $0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0) }
+    return unicodeScalars.allSatisfy {
+      $0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0)
+    }
   }
 }

@@ -67,7 +67,8 @@ private final class KeyTracker {
       })
     for entry in entries {
       let pathText = JSONPath(codingPath: entry.path).description
-      guard let merged = used[pathText], !merged.listedAllKeys, seen.insert(pathText).inserted else {
+      guard let merged = used[pathText], !merged.listedAllKeys, seen.insert(pathText).inserted
+      else {
         continue
       }
       for member in entry.members where !merged.used.contains(member.key) {
@@ -98,18 +99,13 @@ private struct ValueDecoder: Decoder {
   let tracker: KeyTracker
   let userInfo: [CodingUserInfoKey: Any]
 
-  init(value: JSONValue, codingPath: [any CodingKey], tracker: KeyTracker, userInfo: [CodingUserInfoKey: Any]) {
-    self.value = value
-    self.codingPath = codingPath
-    self.tracker = tracker
-    self.userInfo = userInfo
-  }
-
   func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
     guard let members = value.members else {
       throw DecodingError.typeMismatch(
         [String: Any].self,
-        .init(codingPath: codingPath, debugDescription: "expected an object, found \(value.typeDescription)"))
+        .init(
+          codingPath: codingPath,
+          debugDescription: "expected an object, found \(value.typeDescription)"))
     }
     let entry = tracker.register(path: codingPath, members: members)
     return KeyedDecodingContainer(
@@ -120,7 +116,9 @@ private struct ValueDecoder: Decoder {
     guard let elements = value.elements else {
       throw DecodingError.typeMismatch(
         [Any].self,
-        .init(codingPath: codingPath, debugDescription: "expected an array, found \(value.typeDescription)"))
+        .init(
+          codingPath: codingPath,
+          debugDescription: "expected an array, found \(value.typeDescription)"))
     }
     return UnkeyedContainer(decoder: self, elements: elements)
   }
@@ -135,16 +133,23 @@ private struct ValueDecoder: Decoder {
 
   func mismatch<T>(_ type: T.Type, expected: String) -> DecodingError {
     .typeMismatch(
-      type, .init(codingPath: codingPath, debugDescription: "expected \(expected), found \(value.typeDescription)"))
+      type,
+      .init(
+        codingPath: codingPath,
+        debugDescription: "expected \(expected), found \(value.typeDescription)"))
   }
 
   func decodeScalar<T: Decodable>(_ type: T.Type) throws -> T {
     switch type {
     case is Bool.Type:
-      guard case .bool(let bool) = value.kind else { throw mismatch(type, expected: "true or false") }
+      guard case .bool(let bool) = value.kind else {
+        throw mismatch(type, expected: "true or false")
+      }
       return bool as! T
     case is String.Type:
-      guard case .string(let string) = value.kind else { throw mismatch(type, expected: "a string") }
+      guard case .string(let string) = value.kind else {
+        throw mismatch(type, expected: "a string")
+      }
       return string as! T
     case is Double.Type:
       return try number(type) as! T
@@ -172,7 +177,8 @@ private struct ValueDecoder: Decoder {
       throw DecodingError.dataCorrupted(
         .init(
           codingPath: codingPath,
-          debugDescription: "expected a whole number between \(T.min) and \(T.max), found \(number)"))
+          debugDescription: "expected a whole number between \(T.min) and \(T.max), found \(number)"
+        ))
     }
     return exact
   }
@@ -198,7 +204,8 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     decoder.tracker.markUsed(key.stringValue, in: trackerEntry)
     guard let member = members.first(where: { $0.key == key.stringValue }) else {
       throw DecodingError.keyNotFound(
-        key, .init(codingPath: codingPath, debugDescription: "the key '\(key.stringValue)' is required"))
+        key,
+        .init(codingPath: codingPath, debugDescription: "the key '\(key.stringValue)' is required"))
     }
     return member.value
   }
@@ -215,7 +222,9 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
   func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
     decoder.tracker.markUsed(key.stringValue, in: trackerEntry)
-    guard let member = members.first(where: { $0.key == key.stringValue }), member.value.kind != .null else {
+    guard let member = members.first(where: { $0.key == key.stringValue }),
+      member.value.kind != .null
+    else {
       return nil
     }
     return try decoder.child(member.value, key: key).decodeScalar(type)

@@ -15,11 +15,13 @@ struct DiagnosticCollector {
 
   /// Reports a problem at `path`, located at `offset` or else at the nearest value on the path.
   mutating func report(
-    _ message: String, at path: JSONPath, offset: Int? = nil, severity: ManifestDiagnostic.Severity = .error
+    _ message: String, at path: JSONPath, offset: Int? = nil,
+    severity: ManifestDiagnostic.Severity = .error
   ) {
     let position = (offset ?? nearestOffset(of: path)).map(source.position(of:))
     diagnostics.append(
-      ManifestDiagnostic(severity: severity, file: file, path: path, position: position, message: message))
+      ManifestDiagnostic(
+        severity: severity, file: file, path: path, position: position, message: message))
   }
 
   /// Reports a problem with a member's key, located at the key itself.
@@ -35,7 +37,9 @@ struct DiagnosticCollector {
   private func nearestOffset(of path: JSONPath) -> Int? {
     var components = path.components[...]
     while true {
-      if let offset = root.value(at: JSONPath(components: Array(components)))?.offset { return offset }
+      if let offset = root.value(at: JSONPath(components: Array(components)))?.offset {
+        return offset
+      }
       if components.isEmpty { return nil }
       components.removeLast()
     }

@@ -88,7 +88,8 @@ public struct DurationParameter: Decodable, Sendable, Hashable {
     guard let duration = DurationText.parse(text) else {
       throw DecodingError.dataCorruptedError(
         in: container,
-        debugDescription: "'\(text)' is not a duration; write it like \"250ms\", \"2s\", \"1.5m\" or \"24h\"")
+        debugDescription:
+          "'\(text)' is not a duration; write it like \"250ms\", \"2s\", \"1.5m\" or \"24h\"")
     }
     self.duration = duration
   }

@@ -34,8 +34,8 @@ public struct ManifestDiagnostic: Sendable, Hashable, CustomStringConvertible {
   /// Compiler style: `app.json:12:7: error: steps[3].dependsOn[0]: unknown step 'stor'.`
   public var description: String {
     let location = position.map { "\(file):\($0.line):\($0.column)" } ?? file
-    let where_ = path.components.isEmpty ? "" : "\(path): "
-    return "\(location): \(severity.rawValue): \(where_)\(message)"
+    let place = path.components.isEmpty ? "" : "\(path): "
+    return "\(location): \(severity.rawValue): \(place)\(message)"
   }
 }
 

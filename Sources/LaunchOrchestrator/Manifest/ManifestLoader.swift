@@ -24,14 +24,17 @@ public struct ManifestLoader: Sendable {
         ? "cannot be read (check its permissions)" : "does not exist"
       throw ManifestError(
         code: .unreadable,
-        diagnostics: [ManifestDiagnostic(file: path, path: .root, message: "the manifest '\(path)' \(reason).")])
+        diagnostics: [
+          ManifestDiagnostic(file: path, path: .root, message: "the manifest '\(path)' \(reason).")
+        ])
     }
     return try load(bytes: Array(data), file: path, directory: url.deletingLastPathComponent())
   }
 
   /// Loads a manifest from its bytes; `file` names it in diagnostics and `directory` anchors
   /// relative paths in params.
-  public func load(bytes: [UInt8], file: String, directory: URL) throws(ManifestError) -> LaunchPlan {
+  public func load(bytes: [UInt8], file: String, directory: URL) throws(ManifestError) -> LaunchPlan
+  {
     let source = SourceText(bytes: bytes)
     let document: JSONDocument
     do {

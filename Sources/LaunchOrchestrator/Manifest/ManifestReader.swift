@@ -1,7 +1,9 @@
 /// Reads a ``Manifest`` out of a parsed JSON document, reporting every field that is missing,
 /// unknown or of the wrong shape.
 struct ManifestReader {
-  private static let manifestKeys = ["$schema", "version", "name", "maxConcurrency", "defaults", "milestones", "steps"]
+  private static let manifestKeys = [
+    "$schema", "version", "name", "maxConcurrency", "defaults", "milestones", "steps",
+  ]
   private static let defaultsKeys = ["timeout", "priority", "onFailure", "retry"]
   private static let stepKeys = [
     "id", "plugin", "params", "priority", "dependsOn", "after", "timeout", "retry", "onFailure",
@@ -40,15 +42,18 @@ struct ManifestReader {
       let path = JSONPath.root.appending("maxConcurrency")
       if let number = integer(value, at: path) {
         if number < 1 {
-          diagnostics.report("'maxConcurrency' must be at least 1, or left out for no limit.", at: path)
+          diagnostics.report(
+            "'maxConcurrency' must be at least 1, or left out for no limit.", at: path)
         } else {
           maxConcurrency = number
         }
       }
     }
 
-    let defaults = root["defaults"].map { readDefaults($0, at: .root.appending("defaults")) } ?? StepDefaults()
-    let milestones = root["milestones"].map { readMilestones($0, at: .root.appending("milestones")) } ?? []
+    let defaults =
+      root["defaults"].map { readDefaults($0, at: .root.appending("defaults")) } ?? StepDefaults()
+    let milestones =
+      root["milestones"].map { readMilestones($0, at: .root.appending("milestones")) } ?? []
 
     var steps: [StepDeclaration] = []
     if let value = root["steps"] {
@@ -58,10 +63,12 @@ struct ManifestReader {
           if let step = readStep(element, at: path.appending(index)) { steps.append(step) }
         }
       } else {
-        diagnostics.report("'steps' must be an array of step objects, not \(value.typeDescription).", at: path)
+        diagnostics.report(
+          "'steps' must be an array of step objects, not \(value.typeDescription).", at: path)
       }
     } else {
-      diagnostics.report("missing key 'steps'; a manifest declares its steps in an array.", at: .root)
+      diagnostics.report(
+        "missing key 'steps'; a manifest declares its steps in an array.", at: .root)
     }
     return Manifest(
       version: version, name: name, maxConcurrency: maxConcurrency, defaults: defaults,
@@ -71,11 +78,17 @@ struct ManifestReader {
   private mutating func readDefaults(_ value: JSONValue, at path: JSONPath) -> StepDefaults {
     var defaults = StepDefaults()
     guard object(value, at: path, allowed: Self.defaultsKeys) != nil else { return defaults }
-    if let timeout = value["timeout"] { defaults.timeout = duration(timeout, at: path.appending("timeout")) }
-    if let priority = value["priority"], let parsed = self.priority(priority, at: path.appending("priority")) {
+    if let timeout = value["timeout"] {
+      defaults.timeout = duration(timeout, at: path.appending("timeout"))
+    }
+    if let priority = value["priority"],
+      let parsed = self.priority(priority, at: path.appending("priority"))
+    {
       defaults.priority = parsed
     }
-    if let policy = value["onFailure"], let parsed = failurePolicy(policy, at: path.appending("onFailure")) {
+    if let policy = value["onFailure"],
+      let parsed = failurePolicy(policy, at: path.appending("onFailure"))
+    {
       defaults.onFailure = parsed
     }
     if let retry = value["retry"], let parsed = self.retry(retry, at: path.appending("retry")) {
@@ -84,10 +97,13 @@ struct ManifestReader {
     return defaults
   }
 
-  private mutating func readMilestones(_ value: JSONValue, at path: JSONPath) -> [MilestoneDeclaration] {
+  private mutating func readMilestones(_ value: JSONValue, at path: JSONPath)
+    -> [MilestoneDeclaration]
+  {
     guard let members = value.members else {
       diagnostics.report(
-        "'milestones' must be an object mapping each milestone name to an array of step ids.", at: path)
+        "'milestones' must be an object mapping each milestone name to an array of step ids.",
+        at: path)
       return []
     }
     return members.compactMap { member in
@@ -96,7 +112,9 @@ struct ManifestReader {
         diagnostics.reportKey("a milestone name cannot be empty.", at: memberPath)
         return nil
       }
-      guard let ids = stringArray(member.value, at: memberPath, what: "step ids") else { return nil }
+      guard let ids = stringArray(member.value, at: memberPath, what: "step ids") else {
+        return nil
+      }
       return MilestoneDeclaration(name: member.key, steps: ids)
     }
   }
@@ -123,22 +141,38 @@ struct ManifestReader {
     var step = StepDeclaration(id: id ?? "", plugin: plugin ?? "")
     if let params = value["params"] {
       if params.members == nil, params.kind != .null {
-        diagnostics.report("'params' must be an object, not \(params.typeDescription).", at: path.appending("params"))
+        diagnostics.report(
+          "'params' must be an object, not \(params.typeDescription).", at: path.appending("params")
+        )
       } else if params.kind != .null {
         step.params = params
       }
     }
-    if let priority = value["priority"] { step.priority = self.priority(priority, at: path.appending("priority")) }
+    if let priority = value["priority"] {
+      step.priority = self.priority(priority, at: path.appending("priority"))
+    }
     if let deps = value["dependsOn"] {
       step.dependsOn = stringArray(deps, at: path.appending("dependsOn"), what: "step ids") ?? []
     }
-    if let after = value["after"] { step.after = stringArray(after, at: path.appending("after"), what: "step ids") ?? [] }
-    if let timeout = value["timeout"] { step.timeout = duration(timeout, at: path.appending("timeout")) }
+    if let after = value["after"] {
+      step.after = stringArray(after, at: path.appending("after"), what: "step ids") ?? []
+    }
+    if let timeout = value["timeout"] {
+      step.timeout = duration(timeout, at: path.appending("timeout"))
+    }
     if let retry = value["retry"] { step.retry = self.retry(retry, at: path.appending("retry")) }
-    if let policy = value["onFailure"] { step.onFailure = failurePolicy(policy, at: path.appending("onFailure")) }
-    if let fallback = value["fallback"] { step.fallback = self.fallback(fallback, at: path.appending("fallback")) }
-    if let delay = value["delay"] { step.delay = duration(delay, at: path.appending("delay")) ?? .zero }
-    if let deferUntil = value["deferUntil"] { step.deferUntil = string(deferUntil, at: path.appending("deferUntil")) }
+    if let policy = value["onFailure"] {
+      step.onFailure = failurePolicy(policy, at: path.appending("onFailure"))
+    }
+    if let fallback = value["fallback"] {
+      step.fallback = self.fallback(fallback, at: path.appending("fallback"))
+    }
+    if let delay = value["delay"] {
+      step.delay = duration(delay, at: path.appending("delay")) ?? .zero
+    }
+    if let deferUntil = value["deferUntil"] {
+      step.deferUntil = string(deferUntil, at: path.appending("deferUntil"))
+    }
     if let isolation = value["isolation"] {
       let isolationPath = path.appending("isolation")
       if let text = string(isolation, at: isolationPath) {
@@ -154,7 +188,9 @@ struct ManifestReader {
     if let expected = value["expectedDuration"] {
       step.expectedDuration = duration(expected, at: path.appending("expectedDuration"))
     }
-    if let description = value["description"] { _ = string(description, at: path.appending("description")) }
+    if let description = value["description"] {
+      _ = string(description, at: path.appending("description"))
+    }
     return id == nil || plugin == nil ? nil : step
   }
 
@@ -163,14 +199,20 @@ struct ManifestReader {
     var fallback = FallbackDeclaration()
     if let params = value["params"] {
       if params.members == nil {
-        diagnostics.report("'params' must be an object, not \(params.typeDescription).", at: path.appending("params"))
+        diagnostics.report(
+          "'params' must be an object, not \(params.typeDescription).", at: path.appending("params")
+        )
       } else {
         fallback.params = params
       }
     }
-    if let plugin = value["plugin"] { fallback.plugin = string(plugin, at: path.appending("plugin")) }
+    if let plugin = value["plugin"] {
+      fallback.plugin = string(plugin, at: path.appending("plugin"))
+    }
     if fallback.params == nil, fallback.plugin == nil, value.members?.isEmpty == true {
-      diagnostics.report("an empty fallback does nothing; give it 'params', a 'plugin', or both.", at: path)
+      diagnostics.report(
+        "an empty fallback only runs the step once more; give it 'params' or a 'plugin', or use 'retry'.",
+        at: path, severity: .warning)
     }
     return fallback
   }
@@ -191,7 +233,8 @@ struct ManifestReader {
     } else {
       diagnostics.report("missing key 'attempts' in 'retry'.", at: path)
     }
-    if let backoff = value["backoff"], let parsed = duration(backoff, at: path.appending("backoff")) {
+    if let backoff = value["backoff"], let parsed = duration(backoff, at: path.appending("backoff"))
+    {
       policy.backoff = parsed
     }
     return policy
@@ -200,15 +243,20 @@ struct ManifestReader {
   // MARK: Field readers
 
   /// The members of an object, reporting unknown keys; `nil` (and a diagnostic) if not an object.
-  private mutating func object(_ value: JSONValue, at path: JSONPath, allowed: [String]) -> [JSONMember]? {
+  private mutating func object(_ value: JSONValue, at path: JSONPath, allowed: [String])
+    -> [JSONMember]?
+  {
     guard let members = value.members else {
       diagnostics.report(
-        "\(path == .root ? "a manifest" : "'\(path)'") must be an object, not \(value.typeDescription).", at: path)
+        "\(path == .root ? "a manifest" : "'\(path)'") must be an object, not \(value.typeDescription).",
+        at: path)
       return nil
     }
     for member in members where !allowed.contains(member.key) {
       let hint = Suggestions.closest(to: member.key, in: allowed)
-      let advice = hint.map { " Did you mean '\($0)'?" } ?? " Allowed keys: \(allowed.joined(separator: ", "))."
+      let advice =
+        hint.map { " Did you mean '\($0)'?" }
+        ?? " Allowed keys: \(allowed.joined(separator: ", "))."
       diagnostics.reportKey("unknown key '\(member.key)'.\(advice)", at: path.appending(member.key))
     }
     return members
@@ -223,10 +271,12 @@ struct ManifestReader {
   }
 
   private mutating func integer(_ value: JSONValue, at path: JSONPath) -> Int? {
-    guard case .number(let number) = value.kind, number == number.rounded(), let integer = Int(exactly: number),
+    guard case .number(let number) = value.kind, number == number.rounded(),
+      let integer = Int(exactly: number),
       abs(integer) < 1 << 31
     else {
-      diagnostics.report("expected a whole number, found \(value.typeDescription(numberText: true)).", at: path)
+      diagnostics.report(
+        "expected a whole number, found \(value.typeDescription(numberText: true)).", at: path)
       return nil
     }
     return integer
@@ -236,14 +286,16 @@ struct ManifestReader {
     switch value.kind {
     case .number(let seconds):
       if let duration = DurationText.seconds(seconds) { return duration }
-      diagnostics.report("a duration cannot be negative or this large (found \(seconds)).", at: path)
+      diagnostics.report(
+        "a duration cannot be negative or this large (found \(seconds)).", at: path)
     case .string(let text):
       if let duration = DurationText.parse(text) { return duration }
       diagnostics.report(
         "'\(text)' is not a duration; write it like \"250ms\", \"2s\", \"1.5m\" or \"24h\", or as a number of seconds.",
         at: path)
     default:
-      diagnostics.report("expected a duration such as \"2s\", found \(value.typeDescription).", at: path)
+      diagnostics.report(
+        "expected a duration such as \"2s\", found \(value.typeDescription).", at: path)
     }
     return nil
   }
@@ -254,7 +306,8 @@ struct ManifestReader {
     let names = StepPriority.allCases.reversed().map(\.description)
     let hint = Suggestions.closest(to: text, in: names).map { " Did you mean '\($0)'?" } ?? ""
     diagnostics.report(
-      "unknown priority '\(text)'.\(hint) Priorities are \(names.joined(separator: ", ")).", at: path)
+      "unknown priority '\(text)'.\(hint) Priorities are \(names.joined(separator: ", ")).",
+      at: path)
     return nil
   }
 
@@ -267,7 +320,9 @@ struct ManifestReader {
     return nil
   }
 
-  private mutating func stringArray(_ value: JSONValue, at path: JSONPath, what: String) -> [String]? {
+  private mutating func stringArray(_ value: JSONValue, at path: JSONPath, what: String)
+    -> [String]?
+  {
     guard let elements = value.elements else {
       diagnostics.report("expected an array of \(what), found \(value.typeDescription).", at: path)
       return nil

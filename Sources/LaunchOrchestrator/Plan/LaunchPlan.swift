@@ -103,5 +103,6 @@ public struct PlannedMilestone: Sendable {
 
 extension CodingUserInfoKey {
   /// The manifest's folder (a `URL`), available to plugins' parameter decoding.
-  public static let manifestDirectory = CodingUserInfoKey(rawValue: "LaunchOrchestrator.manifestDirectory")!
+  public static let manifestDirectory = CodingUserInfoKey(
+    rawValue: "LaunchOrchestrator.manifestDirectory")!
 }

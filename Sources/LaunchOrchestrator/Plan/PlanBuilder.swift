@@ -43,14 +43,18 @@ struct PlanBuilder {
     }
 
     let milestoneIndex = Dictionary(
-      manifest.milestones.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+      manifest.milestones.enumerated().map { ($1.name, $0) },
+      uniquingKeysWith: { first, _ in first })
     var milestoneSteps: [[Int]] = []
     var stepMilestones = [[Int]](repeating: [], count: steps.count)
     for (m, milestone) in manifest.milestones.enumerated() {
       let path = JSONPath.root.appending("milestones").appending(milestone.name)
       var members: [Int] = []
       for (position, id) in milestone.steps.enumerated() {
-        guard let index = resolve(id, at: path.appending(position), role: "milestone '\(milestone.name)'") else {
+        guard
+          let index = resolve(
+            id, at: path.appending(position), role: "milestone '\(milestone.name)'")
+        else {
           continue
         }
         if !members.contains(index) {
@@ -71,7 +75,9 @@ struct PlanBuilder {
     var deferUntil = [Int?](repeating: nil, count: steps.count)
     for (index, step) in steps.enumerated() {
       dependsOn[index] = resolveList(step.dependsOn, of: index, key: "dependsOn")
-      after[index] = resolveList(step.after, of: index, key: "after").filter { !dependsOn[index].contains($0) }
+      after[index] = resolveList(step.after, of: index, key: "after").filter {
+        !dependsOn[index].contains($0)
+      }
       if let name = step.deferUntil {
         if let milestone = milestoneIndex[name] {
           deferUntil[index] = milestone
@@ -82,7 +88,8 @@ struct PlanBuilder {
             ? " Declare it under 'milestones' first."
             : Suggestions.closest(to: name, in: known).map { " Did you mean '\($0)'?" }
               ?? " Known milestones: \(known.joined(separator: ", "))."
-          diagnostics.report("unknown milestone '\(name)'.\(advice)", at: stepPath(index).appending("deferUntil"))
+          diagnostics.report(
+            "unknown milestone '\(name)'.\(advice)", at: stepPath(index).appending("deferUntil"))
         }
       }
     }
@@ -94,7 +101,8 @@ struct PlanBuilder {
     if order.steps.count < steps.count {
       for cycle in graph.cycles(among: order.leftover) {
         let names = cycle.map { node in
-          node < steps.count ? steps[node].id : "\(manifest.milestones[node - steps.count].name) (milestone)"
+          node < steps.count
+            ? steps[node].id : "\(manifest.milestones[node - steps.count].name) (milestone)"
         }
         let first = cycle.first { $0 < steps.count } ?? 0
         diagnostics.report(
@@ -150,15 +158,18 @@ struct PlanBuilder {
         effectivePriority: effective[index], dependsOn: dependsOn[index], after: after[index],
         deferUntil: deferUntil[index], milestones: stepMilestones[index],
         hardDependents: hardDependents[index], orderDependents: orderDependents[index],
-        timeout: step.timeout ?? manifest.defaults.timeout, retry: step.retry ?? manifest.defaults.retry,
+        timeout: step.timeout ?? manifest.defaults.timeout,
+        retry: step.retry ?? manifest.defaults.retry,
         onFailure: step.onFailure ?? manifest.defaults.onFailure, delay: step.delay,
         isolation: step.isolation, expectedDuration: step.expectedDuration,
-        fallbackPlugin: step.fallback.map { $0.plugin ?? step.plugin }, remainingPath: remaining[index],
+        fallbackPlugin: step.fallback.map { $0.plugin ?? step.plugin },
+        remainingPath: remaining[index],
         action: actions[index]!, fallbackAction: fallbackActions[index])
     }
     let plannedMilestones = manifest.milestones.enumerated().map { index, milestone in
       PlannedMilestone(
-        index: index, name: milestone.name, steps: milestoneSteps[index], deferredSteps: deferredSteps[index])
+        index: index, name: milestone.name, steps: milestoneSteps[index],
+        deferredSteps: deferredSteps[index])
     }
     return LaunchPlan(
       manifest: manifest, manifestPath: manifestPath, manifestDirectory: manifestDirectory,
@@ -173,7 +184,8 @@ struct PlanBuilder {
     var next = 0
     for step in manifest.steps {
       while next < elements.count,
-        elements[next]["id"]?.stringValue != step.id || elements[next]["plugin"]?.stringValue != step.plugin
+        elements[next]["id"]?.stringValue != step.id
+          || elements[next]["plugin"]?.stringValue != step.plugin
       {
         next += 1
       }
@@ -184,7 +196,9 @@ struct PlanBuilder {
 
   private mutating func resolve(_ id: String, at path: JSONPath, role: String) -> Int? {
     if let index = indexByID[id] { return index }
-    let hint = Suggestions.closest(to: id, in: indexByID.keys.sorted()).map { " Did you mean '\($0)'?" } ?? ""
+    let hint =
+      Suggestions.closest(to: id, in: indexByID.keys.sorted()).map { " Did you mean '\($0)'?" }
+      ?? ""
     diagnostics.report("\(role) names an unknown step '\(id)'.\(hint)", at: path)
     return nil
   }
@@ -195,7 +209,8 @@ struct PlanBuilder {
     for (position, id) in ids.enumerated() {
       let path = stepPath(index).appending(key).appending(position)
       if id == step.id {
-        diagnostics.report("step '\(id)' cannot wait for itself; remove it from '\(key)'.", at: path)
+        diagnostics.report(
+          "step '\(id)' cannot wait for itself; remove it from '\(key)'.", at: path)
         continue
       }
       guard let dependency = resolve(id, at: path, role: "step '\(step.id)'") else { continue }
@@ -218,18 +233,26 @@ struct PlanBuilder {
     return nil
   }
 
-  private mutating func prepareActions(for step: StepDeclaration, at index: Int) -> (PreparedStep?, PreparedStep?) {
+  private mutating func prepareActions(for step: StepDeclaration, at index: Int) -> (
+    PreparedStep?, PreparedStep?
+  ) {
     let path = stepPath(index)
     let userInfo: [CodingUserInfoKey: any Sendable] = [.manifestDirectory: manifestDirectory]
     let emptyParams = JSONValue(.object([]), offset: diagnostics.root.value(at: path)?.offset)
-    guard let primary = descriptor(step.plugin, at: path.appending("plugin")) else { return (nil, nil) }
+    guard let primary = descriptor(step.plugin, at: path.appending("plugin")) else {
+      return (nil, nil)
+    }
     let params = step.params ?? emptyParams
-    let action = prepare(primary, params: params, userInfo: userInfo) { _ in path.appending("params") }
+    let action = prepare(primary, params: params, userInfo: userInfo) { _ in
+      path.appending("params")
+    }
 
     guard let fallback = step.fallback else { return (action, nil) }
     let fallbackPath = path.appending("fallback")
     let kind = fallback.plugin ?? step.plugin
-    guard let fallbackDescriptor = descriptor(kind, at: fallbackPath.appending("plugin")) else { return (action, nil) }
+    guard let fallbackDescriptor = descriptor(kind, at: fallbackPath.appending("plugin")) else {
+      return (action, nil)
+    }
     if fallbackDescriptor.outputType != primary.outputType {
       diagnostics.report(
         "the fallback '\(kind)' outputs \(fallbackDescriptor.outputTypeName), but '\(step.plugin)' outputs \(primary.outputTypeName); dependents receive the fallback's output, so both must output the same type.",
@@ -286,7 +309,9 @@ struct PlanBuilder {
           queue.append(contentsOf: dependsOn[next])
         }
         guard !found else { continue }
-        let providers = registry.descriptors.filter { $0.outputType == input.type }.map { "'\($0.kind)'" }
+        let providers = registry.descriptors.filter { $0.outputType == input.type }.map {
+          "'\($0.kind)'"
+        }
         let advice =
           providers.isEmpty
           ? "no registered plugin provides one."

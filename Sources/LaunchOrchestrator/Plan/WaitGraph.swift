@@ -8,7 +8,9 @@ struct WaitGraph {
   /// What each node waits for.
   private var waitsFor: [[Int]]
 
-  init(stepCount: Int, dependsOn: [[Int]], after: [[Int]], deferUntil: [Int?], milestoneSteps: [[Int]]) {
+  init(
+    stepCount: Int, dependsOn: [[Int]], after: [[Int]], deferUntil: [Int?], milestoneSteps: [[Int]]
+  ) {
     self.stepCount = stepCount
     var waitsFor: [[Int]] = []
     waitsFor.reserveCapacity(stepCount + milestoneSteps.count)
@@ -63,7 +65,9 @@ struct WaitGraph {
       if let position = positionInWalk[node] {
         var cycle = Array(walk[position...])
         // Start the cycle at a step, and at its first step in manifest order, for stable messages.
-        if let first = cycle.indices.filter({ cycle[$0] < stepCount }).min(by: { cycle[$0] < cycle[$1] }) {
+        if let first = cycle.indices.filter({ cycle[$0] < stepCount }).min(by: {
+          cycle[$0] < cycle[$1]
+        }) {
           cycle = Array(cycle[first...] + cycle[..<first])
         }
         cycles.append(cycle)

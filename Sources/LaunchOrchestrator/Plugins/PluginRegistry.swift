@@ -20,7 +20,9 @@ public struct PluginRegistry: Sendable {
         outputType: Plugin.Output.self, parametersType: Plugin.Parameters.self
       ) { params in
         let instance = try Plugin(parameters: params)
-        return PreparedStep(isBlocking: instance.isBlocking) { context in try await instance.run(context) }
+        return PreparedStep(isBlocking: instance.isBlocking) { context in
+          try await instance.run(context)
+        }
       })
   }
 
@@ -55,7 +57,9 @@ public struct PluginRegistry: Sendable {
       PluginDescriptor(
         kind: kind, summary: summary, inputs: inputs, outputType: Output.self,
         parametersType: Parameters.self
-      ) { params in PreparedStep(isBlocking: isBlocking) { context in try await run(params, context) } })
+      ) { params in
+        PreparedStep(isBlocking: isBlocking) { context in try await run(params, context) }
+      })
   }
 
   /// The plugin registered for a kind.
@@ -107,7 +111,8 @@ public struct PluginDescriptor: Sendable {
     self.outputTypeName = String(describing: Output.self)
     self.hasOutput = Output.self != Void.self
     self.prepare = { value, userInfo in
-      let (parameters, unused) = try JSONValueDecoder.decode(Parameters.self, from: value, userInfo: userInfo)
+      let (parameters, unused) = try JSONValueDecoder.decode(
+        Parameters.self, from: value, userInfo: userInfo)
       return (Result { try make(parameters) }, unused)
     }
   }
@@ -127,7 +132,8 @@ public struct PluginDescriptor: Sendable {
     var problems = unused.map { key in
       ParameterProblems.Problem(
         path: key.path.appending(key.key), offset: key.offset,
-        message: "unknown parameter '\(key.key)' for '\(kind)'." + Suggestions.didYouMean(key.key, in: key.knownKeys))
+        message: "unknown parameter '\(key.key)' for '\(kind)'."
+          + Suggestions.didYouMean(key.key, in: key.knownKeys))
     }
     switch made {
     case .success(let step) where problems.isEmpty:
@@ -179,7 +185,9 @@ struct ParameterProblems: Error {
       problems = [problem(path, "'\(kind)' needs the parameter '\(key.stringValue)'.")]
     case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
       DecodingError.dataCorrupted(let context):
-      problems = [problem(JSONPath(codingPath: context.codingPath), Self.sentence(context.debugDescription))]
+      problems = [
+        problem(JSONPath(codingPath: context.codingPath), Self.sentence(context.debugDescription))
+      ]
     default:
       problems = [problem(.root, Self.sentence("\(error)"))]
     }

@@ -45,7 +45,8 @@ public struct StepContext: Sendable {
   public func input<T: Sendable>(_ type: T.Type) throws -> T {
     guard let value = inputs(type).first else {
       throw StepFailure(
-        "step '\(stepID)' needs a \(String(describing: type)) from a dependency, and none produced one")
+        "step '\(stepID)' needs a \(String(describing: type)) from a dependency, and none produced one"
+      )
     }
     return value
   }
@@ -116,7 +117,8 @@ public struct LaunchClock: Sendable {
   /// Wraps any clock, counting from `start`.
   public init<C: Clock>(_ clock: C, start: C.Instant) where C.Duration == Duration {
     now = { start.duration(to: clock.now) }
-    sleep = { deadline in try await clock.sleep(until: start.advanced(by: deadline), tolerance: nil) }
+    sleep = { deadline in try await clock.sleep(until: start.advanced(by: deadline), tolerance: nil)
+    }
   }
 
   /// The continuous clock, counting from now.

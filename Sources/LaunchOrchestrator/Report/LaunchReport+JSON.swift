@@ -16,8 +16,12 @@ extension LaunchReport {
         JSONMember(key: "route", value: text(route?.name)),
         JSONMember(key: "duration", value: seconds(duration)),
         JSONMember(
-          key: "milestones", value: JSONValue(.object(milestones.map { JSONMember(key: $0.name, value: seconds($0.time)) }))),
-        JSONMember(key: "criticalPath", value: JSONValue(.array(criticalPath.map { JSONValue(.string($0)) }))),
+          key: "milestones",
+          value: JSONValue(
+            .object(milestones.map { JSONMember(key: $0.name, value: seconds($0.time)) }))),
+        JSONMember(
+          key: "criticalPath", value: JSONValue(.array(criticalPath.map { JSONValue(.string($0)) }))
+        ),
         JSONMember(
           key: "steps",
           value: JSONValue(
@@ -48,7 +52,8 @@ extension LaunchReport {
     do {
       document = try JSONParser.parse(Array(jsonText.utf8))
     } catch {
-      throw ReportFormatError(path: .root, message: "the report is not valid JSON: \(error.message)")
+      throw ReportFormatError(
+        path: .root, message: "the report is not valid JSON: \(error.message)")
     }
     let root = document.root
     func field<T>(_ path: JSONPath, _ read: (JSONValue) -> T?) throws -> T {
@@ -59,7 +64,9 @@ extension LaunchReport {
     }
     func optionalSeconds(_ value: JSONValue) -> Duration?? {
       if value.kind == .null { return .some(nil) }
-      if case .number(let number) = value.kind, let duration = DurationText.seconds(number) { return duration }
+      if case .number(let number) = value.kind, let duration = DurationText.seconds(number) {
+        return duration
+      }
       return nil
     }
     func optionalString(_ value: JSONValue) -> String?? {
@@ -75,7 +82,9 @@ extension LaunchReport {
         Step(
           id: try field(path.appending("id")) { $0.stringValue },
           plugin: try field(path.appending("plugin")) { $0.stringValue },
-          state: try field(path.appending("state")) { $0.stringValue.flatMap(StepState.init(rawValue:)) },
+          state: try field(path.appending("state")) {
+            $0.stringValue.flatMap(StepState.init(rawValue:))
+          },
           start: try field(path.appending("start"), optionalSeconds),
           end: try field(path.appending("end"), optionalSeconds),
           attempts: try field(path.appending("attempts")) { value in
@@ -93,12 +102,16 @@ extension LaunchReport {
     for member in milestoneMembers {
       milestones.append(
         Milestone(
-          name: member.key, time: try field(JSONPath.root.appending("milestones").appending(member.key), optionalSeconds)))
+          name: member.key,
+          time: try field(
+            JSONPath.root.appending("milestones").appending(member.key), optionalSeconds)))
     }
     self.init(
       manifest: try field(.root.appending("manifest")) { $0.stringValue },
       name: try field(.root.appending("name")) { $0.stringValue },
-      outcome: try field(.root.appending("outcome")) { $0.stringValue.flatMap(LaunchOutcome.init(rawValue:)) },
+      outcome: try field(.root.appending("outcome")) {
+        $0.stringValue.flatMap(LaunchOutcome.init(rawValue:))
+      },
       route: try field(.root.appending("route"), optionalString).map(LaunchRoute.init),
       duration: try field(.root.appending("duration")) { value in
         if case .number(let number) = value.kind { return DurationText.seconds(number) }

@@ -105,15 +105,20 @@ extension LaunchReport {
     let steps = plan.steps.map { planned in
       let record = scheduler.records[planned.index]
       return Step(
-        id: planned.id, plugin: record.usedFallback ? planned.fallbackPlugin ?? planned.plugin : planned.plugin,
-        state: record.state ?? .skipped, start: record.start, end: record.end, attempts: record.attempts,
+        id: planned.id,
+        plugin: record.usedFallback ? planned.fallbackPlugin ?? planned.plugin : planned.plugin,
+        state: record.state ?? .skipped, start: record.start, end: record.end,
+        attempts: record.attempts,
         usedFallback: record.usedFallback, error: record.error)
     }
     var route: LaunchRoute?
     if case .routed(let routed, _) = scheduler.ending { route = routed }
     self.init(
-      manifest: plan.manifestPath, name: plan.name, outcome: scheduler.outcome, route: route, duration: duration,
-      milestones: plan.milestones.map { Milestone(name: $0.name, time: scheduler.milestoneTimes[$0.index]) },
+      manifest: plan.manifestPath, name: plan.name, outcome: scheduler.outcome, route: route,
+      duration: duration,
+      milestones: plan.milestones.map {
+        Milestone(name: $0.name, time: scheduler.milestoneTimes[$0.index])
+      },
       criticalPath: CriticalPath.measured(plan: plan, steps: steps).map { plan.steps[$0].id },
       steps: steps)
   }
@@ -128,7 +133,9 @@ enum CriticalPath {
     func later(_ lhs: Int, _ rhs: Int) -> Bool {
       (steps[lhs].end ?? .zero, lhs) < (steps[rhs].end ?? .zero, rhs)
     }
-    guard var current = steps.indices.filter({ steps[$0].end != nil }).max(by: later) else { return [] }
+    guard var current = steps.indices.filter({ steps[$0].end != nil }).max(by: later) else {
+      return []
+    }
     var path = [current]
     while true {
       let planned = plan.steps[current]

@@ -1,0 +1,368 @@
+import Testing
+
+@testable import LaunchOrchestrator
+
+@Suite("Scheduling rules")
+struct LaunchSchedulerTests {
+  @Test func startsEveryStepTheMomentItsDependenciesSucceed() throws {
+    var launch = try SchedulerHarness(
+      """
+      { "version": 1, "steps": [
+        { "id": "a", "plugin": "noop" },
+        { "id": "b", "plugin": "noop" },
+        { "id": "c", "plugin": "noop", "dependsOn": ["a"] },
+        { "id": "d", "plugin": "noop", "dependsOn": ["a", "b"] }
+      ] }
+      """)
+    launch.start()
+    #expect(launch.runningSteps == ["a", "b"])
+    launch.succeed("a", at: .seconds(1))
+    #expect(launch.runningSteps == ["b", "c"])
+    launch.succeed("b", at: .seconds(2))
+    launch.succeed("c", at: .seconds(2))
+    launch.succeed("d", at: .seconds(3))
+    #expect(
+      launch.takeLog() == [
+        "0s start a", "0s start b", "1s done a", "1s start c", "2s done b", "2s start d", "2s done c", "3s done d",
+        "3s finish succeeded",
+      ])
+  }
+
+  @Test func startsHigherPriorityFirstUnderAConcurrencyLimit() throws {
+    var launch = try SchedulerHarness(
+      """
+      { "version": 1, "maxConcurrency": 1, "steps": [
+        { "id": "low", "plugin": "noop", "priority": "low" },
+        { "id": "normal", "plugin": "noop" },
+        { "id": "critical", "plugin": "noop", "priority": "critical" },
+        { "id": "high", "plugin": "noop", "priority": "high" },
+        { "id": "background", "plugin": "noop", "priority": "background" }
+      ] }
+      """)
+    launch.start()
+    var order: [String] = []
+    for second in 1...5 {
+      let current = try #require(launch.runningSteps.first)
+      #expect(launch.runningSteps.count == 1)
+      order.append(current)
+      launch.succeed(current, at: .seconds(second))
+    }
+    #expect(order == ["critical", "high", "normal", "low", "background"])
+  }
+
+  @Test func breaksPriorityTiesByLongerRemainingPathThenManifestOrder() throws {
+    var launch = try SchedulerHarness(
+      """
+      { "version": 1, "maxConcurrency": 1, "steps": [
+        { "id": "short", "plugin": "noop" },
+        { "id": "alsoShort", "plugin": "noop" },
+        { "id": "long", "plugin": "noop", "expectedDuration": "1s" },
+        { "id": "tail", "plugin": "noop", "dependsOn": ["long"], "expectedDuration": "2s" }
+      ] }
+      """)
+    launch.start()
+    #expect(launch.runningSteps == ["long"])
+    launch.succeed("long", at: .seconds(1))
+    #expect(launch.runningSteps == ["tail"])
+    launch.succeed("tail", at: .seconds(3))
+    #expect(launch.runningSteps == ["short"])
+  }
+
+  @Test func dependentsOfALowPriorityStepLendItTheirPriority() throws {
+    var launch = try SchedulerHarness(
+      """
+      { "version": 1, "maxConcurrency": 1, "steps": [
+        { "id": "normal", "plugin": "noop" },
+        { "id": "prerequisite", "plugin": "noop", "priority": "background" },
+        { "id": "urgent", "plugin": "noop", "priority": "critical", "dependsOn": ["prerequisite"] }
+      ] }
+      """)
+    launch.start()
+    #expect(launch.runningSteps == ["prerequisite"])
+  }
+
+  @Test func skipsDependentsOfAFailedStepButRunsOrderingOnlyOnes() throws {
+    var launch = try SchedulerHarness(
+      """
+      { "version": 1, "defaults": { "onFailure": "continue" }, "steps": [
+        { "id": "a", "plugin": "noop" },
+        { "id": "hard", "plugin": "noop", "dependsOn": ["a"] },
+        { "id": "hardOfHard", "plugin": "noop", "dependsOn": ["hard"] },
+        { "id": "soft", "plugin": "noop", "after": ["a"] }
+      ] }
+      """)
+    launch.start()
+    launch.fail("a", at: .seconds(1))
+    #expect(launch.runningSteps == ["soft"])
+    launch.succeed("soft", at: .seconds(2))
+    #expect(
+      launch.takeLog() == [
+        "0s start a", "1s fail a: boom", "1s skip hard: dependency 'a' failed",
+        "1s skip hardOfHard: dependency 'hard' was skipped", "1s start soft", "2s done soft", "2s finish degraded",
+      ])
+    #expect(launch.scheduler.records[1].start == nil)
+    #expect(launch.scheduler.records[1].end == nil)
+  }
+
+  @Test func abortsTheLaunchWhenAnAbortStepFails() throws {
+    var launch = try SchedulerHarness(
+      """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "noop" },
+        { "id": "other", "plugin": "noop" },
+        { "id": "later", "plugin": "noop", "dependsOn": ["other"] },
+        { "id": "unrelated", "plugin": "noop", "after": ["other"] }
+      ] }
+      """, gracePeriod: .seconds(2))
+    launch.start()
+    launch.fail("store", at: .seconds(1), "disk full")
+    #expect(
+      launch.takeLog() == [
+        "0s start other", "0s start store", "1s fail store: disk full",
+        "1s skip later: the launch was aborted because 'store' failed",
+        "1s skip unrelated: the launch was aborted because 'store' failed",
+      ])
+    #expect(launch.cancelledTokens.count == 1)
+    launch.succeed("other", at: .milliseconds(1500))
+    #expect(launch.takeLog() == ["1.5s cancel other", "1.5s finish failed"])
+    #expect(launch.scheduler.outcome == .failed)
+  }
+
+  @Test func retriesWithExponentialBackoffThenSucceeds() throws {
+    var launch = try SchedulerHarness(
+      """
+      { "version": 1, "steps": [
+        { "id": "a", "plugin": "noop", "retry": { "attempts": 3, "backoff": "100ms" } }
+      ] }
+      """)
+    launch.start()
+    launch.fail("a", at: .seconds(1))
+    #expect(launch.runningSteps.isEmpty)
+    #expect(launch.nextDeadline() == .milliseconds(1100))
+    launch.advance(to: .milliseconds(1100))
+    launch.fail("a", at: .milliseconds(1200))
+    #expect(launch.nextDeadline() == .milliseconds(1400))
+    launch.advance(to: .milliseconds(1400))
+    launch.succeed("a", at: .milliseconds(1500))
+    #expect(
+      launch.takeLog() == [
+        "0s start a", "1s retry a#2 in 100ms after: boom", "1.1s start a#2", "1.2s retry a#3 in 200ms after: boom",
+        "1.4s start a#3", "1.5s done a", "1.5s finish succeeded",
+      ])
+    #expect(launch.scheduler.records[0].attempts == 3)
+    #expect(launch.scheduler.records[0].start == .zero)
+  }
+
+  @Test func runsTheFallbackAfterTheLastRetryAndReportsIt() throws {
+    var launch = try SchedulerHarness(
+      """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "noop", "retry": { "attempts": 2, "backoff": 0 }, "fallback": {} },
+        { "id": "page", "plugin": "noop", "dependsOn": ["store"] }
+      ] }
+      """)
+    launch.start()
+    launch.fail("store", at: .seconds(1))
+    launch.fail("store", at: .seconds(2))
+    #expect(launch.running["store"]?.isFallback == true)
+    launch.succeed("store", at: .seconds(3))
+    launch.succeed("page", at: .seconds(4))
+    #expect(
+      launch.takeLog() == [
+        "0s start store", "1s retry store#2 in 0s after: boom", "1s start store#2", "2s fallback store after: boom",
+        "2s start store#3", "3s done store (fallback)", "3s start page", "4s done page", "4s finish succeeded",
+      ])
+    #expect(launch.scheduler.records[0].usedFallback)
+    #expect(launch.scheduler.records[0].attempts == 3)
+  }
+
+  @Test func aFailedFallbackFailsTheStep() throws {
+    var launch = try SchedulerHarness(
+      """
+      { "version": 1, "steps": [
+        { "id": "a", "plugin": "noop", "onFailure": "continue", "fallback": {} }
+      ] }
+      """)
+    launch.start()
+    launch.fail("a", at: .seconds(1), "first")
+    launch.fail("a", at: .seconds(2), "second")
+    #expect(launch.takeLog().suffix(2) == ["2s fail a: second", "2s finish degraded"])
+    #expect(launch.scheduler.records[0].usedFallback == false)
+  }
+
+  @Test func timesOutAnAttemptAtItsDeadlineAndIgnoresItsLateResult() throws {
+    var launch = try SchedulerHarness(
+      """
+      { "version": 1, "defaults": { "timeout": "5s" }, "steps": [
+        { "id": "hang", "plugin": "noop", "onFailure": "continue" },
+        { "id": "next", "plugin": "noop", "after": ["hang"] }
+      ] }
+      """)
+    launch.start()
+    let token = try #require(launch.running["hang"]?.token)
+    #expect(launch.nextDeadline() == .seconds(5))
+    launch.advance(to: .seconds(5))
+    #expect(launch.cancelledTokens == [token])
+    #expect(launch.runningSteps == ["next"])
+    launch.finishAbandoned(token: token, at: .seconds(6))
+    launch.succeed("next", at: .seconds(7))
+    #expect(
+      launch.takeLog() == [
+        "0s start hang", "5s timeout hang 5s", "5s start next", "7s done next", "7s finish degraded",
+      ])
+    #expect(launch.scheduler.records[0].state == .timedOut)
+    #expect(launch.scheduler.records[0].error == "timed out after 5s")
+  }
+
+  @Test func givesEachRetryItsOwnTimeout() throws {
+    var launch = try SchedulerHarness(
+      """
+      { "version": 1, "steps": [
+        { "id": "a", "plugin": "noop", "timeout": "1s", "retry": { "attempts": 2, "backoff": "500ms" } }
+      ] }
+      """)
+    launch.start()
+    launch.advance(to: .seconds(1))
+    launch.advance(to: .milliseconds(1500))
+    #expect(launch.nextDeadline() == .milliseconds(2500))
+    launch.advance(to: .milliseconds(2500))
+    #expect(
+      launch.takeLog() == [
+        "0s start a", "1s retry a#2 in 500ms after: timed out after 1s", "1.5s start a#2", "2.5s timeout a 1s",
+        "2.5s finish failed",
+      ])
+  }
+
+  @Test func freesTheConcurrencySlotOfATimedOutStep() throws {
+    var launch = try SchedulerHarness(
+      """
+      { "version": 1, "maxConcurrency": 1, "steps": [
+        { "id": "hang", "plugin": "noop", "timeout": "2s", "onFailure": "continue" },
+        { "id": "waiting", "plugin": "noop" }
+      ] }
+      """)
+    launch.start()
+    #expect(launch.runningSteps == ["hang"])
+    launch.advance(to: .seconds(2))
+    #expect(launch.runningSteps == ["waiting"])
+  }
+
+  @Test func waitsForADelayAfterBecomingReady() throws {
+    var launch = try SchedulerHarness(
+      """
+      { "version": 1, "steps": [
+        { "id": "a", "plugin": "noop" },
+        { "id": "later", "plugin": "noop", "after": ["a"], "delay": "2s" }
+      ] }
+      """)
+    launch.start()
+    launch.succeed("a", at: .seconds(1))
+    #expect(launch.runningSteps.isEmpty)
+    #expect(launch.nextDeadline() == .seconds(3))
+    launch.advance(to: .seconds(3))
+    #expect(launch.runningSteps == ["later"])
+  }
+
+  @Test func defersAStepUntilItsMilestoneIsReached() throws {
+    var launch = try SchedulerHarness(
+      """
+      { "version": 1,
+        "milestones": { "firstFrame": ["ui"], "interactive": ["ui", "store"] },
+        "steps": [
+          { "id": "store", "plugin": "noop" },
+          { "id": "ui", "plugin": "noop" },
+          { "id": "cleanup", "plugin": "noop", "deferUntil": "interactive", "priority": "background" }
+        ] }
+      """)
+    launch.start()
+    #expect(launch.runningSteps == ["store", "ui"])
+    launch.succeed("ui", at: .milliseconds(100))
+    launch.succeed("store", at: .seconds(1))
+    launch.succeed("cleanup", at: .seconds(2))
+    #expect(
+      launch.takeLog() == [
+        "0s start store", "0s start ui", "100ms done ui", "100ms milestone firstFrame", "1s done store",
+        "1s milestone interactive", "1s start cleanup", "2s done cleanup", "2s finish succeeded",
+      ])
+    #expect(launch.scheduler.milestoneTimes == [.milliseconds(100), .seconds(1)])
+  }
+
+  @Test func reachesAMilestoneWhenItsStepsFinishHoweverTheyEnd() throws {
+    var launch = try SchedulerHarness(
+      """
+      { "version": 1, "defaults": { "onFailure": "continue" },
+        "milestones": { "interactive": ["a", "b"] },
+        "steps": [
+          { "id": "a", "plugin": "noop" },
+          { "id": "b", "plugin": "noop", "dependsOn": ["a"] }
+        ] }
+      """)
+    launch.start()
+    launch.fail("a", at: .seconds(1))
+    #expect(launch.takeLog().contains("1s milestone interactive"))
+  }
+
+  @Test func aRouteEndsTheLaunchCancellingRunningAndSkippingWaitingSteps() throws {
+    var launch = try SchedulerHarness(
+      """
+      { "version": 1, "milestones": { "firstFrame": ["gate"] }, "steps": [
+        { "id": "gate", "plugin": "noop" },
+        { "id": "store", "plugin": "noop" },
+        { "id": "page", "plugin": "noop", "dependsOn": ["store"] }
+      ] }
+      """)
+    launch.start()
+    launch.route("gate", to: .maintenance, at: .milliseconds(50))
+    #expect(
+      launch.takeLog() == [
+        "0s start store", "0s start gate", "50ms done gate", "50ms milestone firstFrame",
+        "50ms route maintenance by gate", "50ms skip page: the launch was routed to 'maintenance' by 'gate'",
+      ])
+    launch.advance(to: .milliseconds(1050))
+    #expect(launch.takeLog() == ["1.05s cancel store", "1.05s finish routed"])
+    #expect(launch.scheduler.ending == .routed(.maintenance, step: 0))
+  }
+
+  @Test func cancellingTheLaunchCancelsRunningAndSkipsTheRest() throws {
+    var launch = try SchedulerHarness(
+      """
+      { "version": 1, "milestones": { "interactive": ["b"] }, "steps": [
+        { "id": "a", "plugin": "noop", "retry": { "attempts": 2, "backoff": "1s" } },
+        { "id": "b", "plugin": "noop" },
+        { "id": "c", "plugin": "noop", "dependsOn": ["b"] }
+      ] }
+      """)
+    launch.start()
+    launch.fail("a", at: .milliseconds(100))
+    launch.cancel(at: .milliseconds(200))
+    launch.succeed("b", at: .milliseconds(300))
+    #expect(
+      launch.takeLog() == [
+        "0s start b", "0s start a", "100ms retry a#2 in 1s after: boom", "200ms cancel a",
+        "200ms skip c: the launch was cancelled", "300ms cancel b", "300ms finish cancelled",
+      ])
+    #expect(launch.scheduler.outcome == .cancelled)
+    #expect(launch.scheduler.milestoneTimes == [nil])
+  }
+
+  @Test func aLaunchWithNoStepsFinishesAtOnce() throws {
+    var launch = try SchedulerHarness(#"{ "version": 1, "milestones": { "ready": [] }, "steps": [] }"#)
+    launch.start()
+    #expect(launch.takeLog() == ["0s milestone ready", "0s finish succeeded"])
+  }
+
+  @Test func skipsCascadeDownAVeryLongChainWithoutRecursion() throws {
+    let count = 20_000
+    var steps = [#"{ "id": "s0", "plugin": "noop" }"#]
+    for index in 1..<count {
+      steps.append(#"{ "id": "s\#(index)", "plugin": "noop", "dependsOn": ["s\#(index - 1)"] }"#)
+    }
+    var launch = try SchedulerHarness(
+      #"{ "version": 1, "defaults": { "onFailure": "continue" }, "steps": [\#(steps.joined(separator: ","))] }"#)
+    launch.start()
+    launch.fail("s0", at: .seconds(1))
+    let log = launch.takeLog()
+    #expect(log.count == count + 2)
+    #expect(log.last == "1s finish degraded")
+  }
+}
