@@ -194,8 +194,6 @@ struct ParameterProblems: Error {
   }
 
   private static func sentence(_ text: String) -> String {
-    guard let first = text.first else { return text }
-    let capitalized = first.uppercased() + text.dropFirst()
-    return capitalized.hasSuffix(".") ? capitalized : capitalized + "."
+    text.hasSuffix(".") ? text : text + "."
   }
 }
