@@ -23,7 +23,8 @@ struct LaunchSchedulerTests {
     launch.succeed("d", at: .seconds(3))
     #expect(
       launch.takeLog() == [
-        "0s start a", "0s start b", "1s done a", "1s start c", "2s done b", "2s start d", "2s done c", "3s done d",
+        "0s start a", "0s start b", "1s done a", "1s start c", "2s done b", "2s start d",
+        "2s done c", "3s done d",
         "3s finish succeeded",
       ])
   }
@@ -98,7 +99,8 @@ struct LaunchSchedulerTests {
     #expect(
       launch.takeLog() == [
         "0s start a", "1s fail a: boom", "1s skip hard: dependency 'a' failed",
-        "1s skip hardOfHard: dependency 'hard' was skipped", "1s start soft", "2s done soft", "2s finish degraded",
+        "1s skip hardOfHard: dependency 'hard' was skipped", "1s start soft", "2s done soft",
+        "2s finish degraded",
       ])
     #expect(launch.scheduler.records[1].start == nil)
     #expect(launch.scheduler.records[1].end == nil)
@@ -146,7 +148,8 @@ struct LaunchSchedulerTests {
     launch.succeed("a", at: .milliseconds(1500))
     #expect(
       launch.takeLog() == [
-        "0s start a", "1s retry a#2 in 100ms after: boom", "1.1s start a#2", "1.2s retry a#3 in 200ms after: boom",
+        "0s start a", "1s retry a#2 in 100ms after: boom", "1.1s start a#2",
+        "1.2s retry a#3 in 200ms after: boom",
         "1.4s start a#3", "1.5s done a", "1.5s finish succeeded",
       ])
     #expect(launch.scheduler.records[0].attempts == 3)
@@ -169,8 +172,10 @@ struct LaunchSchedulerTests {
     launch.succeed("page", at: .seconds(4))
     #expect(
       launch.takeLog() == [
-        "0s start store", "1s retry store#2 in 0s after: boom", "1s start store#2", "2s fallback store after: boom",
-        "2s start store#3", "3s done store (fallback)", "3s start page", "4s done page", "4s finish succeeded",
+        "0s start store", "1s retry store#2 in 0s after: boom", "1s start store#2",
+        "2s fallback store after: boom",
+        "2s start store#3", "3s done store (fallback)", "3s start page", "4s done page",
+        "4s finish succeeded",
       ])
     #expect(launch.scheduler.records[0].usedFallback)
     #expect(launch.scheduler.records[0].attempts == 3)
@@ -208,7 +213,8 @@ struct LaunchSchedulerTests {
     launch.succeed("next", at: .seconds(7))
     #expect(
       launch.takeLog() == [
-        "0s start hang", "5s timeout hang 5s", "5s start next", "7s done next", "7s finish degraded",
+        "0s start hang", "5s timeout hang 5s", "5s start next", "7s done next",
+        "7s finish degraded",
       ])
     #expect(launch.scheduler.records[0].state == .timedOut)
     #expect(launch.scheduler.records[0].error == "timed out after 5s")
@@ -228,7 +234,8 @@ struct LaunchSchedulerTests {
     launch.advance(to: .milliseconds(2500))
     #expect(
       launch.takeLog() == [
-        "0s start a", "1s retry a#2 in 500ms after: timed out after 1s", "1.5s start a#2", "2.5s timeout a 1s",
+        "0s start a", "1s retry a#2 in 500ms after: timed out after 1s", "1.5s start a#2",
+        "2.5s timeout a 1s",
         "2.5s finish failed",
       ])
   }
@@ -281,7 +288,8 @@ struct LaunchSchedulerTests {
     launch.succeed("cleanup", at: .seconds(2))
     #expect(
       launch.takeLog() == [
-        "0s start store", "0s start ui", "100ms done ui", "100ms milestone firstFrame", "1s done store",
+        "0s start store", "0s start ui", "100ms done ui", "100ms milestone firstFrame",
+        "1s done store",
         "1s milestone interactive", "1s start cleanup", "2s done cleanup", "2s finish succeeded",
       ])
     #expect(launch.scheduler.milestoneTimes == [.milliseconds(100), .seconds(1)])
@@ -316,7 +324,8 @@ struct LaunchSchedulerTests {
     #expect(
       launch.takeLog() == [
         "0s start store", "0s start gate", "50ms done gate", "50ms milestone firstFrame",
-        "50ms route maintenance by gate", "50ms skip page: the launch was routed to 'maintenance' by 'gate'",
+        "50ms route maintenance by gate",
+        "50ms skip page: the launch was routed to 'maintenance' by 'gate'",
       ])
     launch.advance(to: .milliseconds(1050))
     #expect(launch.takeLog() == ["1.05s cancel store", "1.05s finish routed"])
@@ -346,7 +355,8 @@ struct LaunchSchedulerTests {
   }
 
   @Test func aLaunchWithNoStepsFinishesAtOnce() throws {
-    var launch = try SchedulerHarness(#"{ "version": 1, "milestones": { "ready": [] }, "steps": [] }"#)
+    var launch = try SchedulerHarness(
+      #"{ "version": 1, "milestones": { "ready": [] }, "steps": [] }"#)
     launch.start()
     #expect(launch.takeLog() == ["0s milestone ready", "0s finish succeeded"])
   }
@@ -358,7 +368,8 @@ struct LaunchSchedulerTests {
       steps.append(#"{ "id": "s\#(index)", "plugin": "noop", "dependsOn": ["s\#(index - 1)"] }"#)
     }
     var launch = try SchedulerHarness(
-      #"{ "version": 1, "defaults": { "onFailure": "continue" }, "steps": [\#(steps.joined(separator: ","))] }"#)
+      #"{ "version": 1, "defaults": { "onFailure": "continue" }, "steps": [\#(steps.joined(separator: ","))] }"#
+    )
     launch.start()
     launch.fail("s0", at: .seconds(1))
     let log = launch.takeLog()

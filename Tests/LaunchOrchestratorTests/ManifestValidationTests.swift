@@ -56,9 +56,16 @@ struct ManifestValidationTests {
   @Test func reportsSyntaxErrorsWithLineAndColumn() {
     #expect(
       diagnostics(of: "{\n  \"version\": 1,\n  \"steps\": [ { \"id\": \"a\",, } ]\n}")
-        == ["3:26: error: invalid JSON: unexpected character ','; expected a key in double quotes."])
-    #expect(diagnostics(of: "") == ["1:1: error: invalid JSON: the file is empty; expected a JSON object."])
-    #expect(diagnostics(of: "{\"version\": 1") == ["1:14: error: invalid JSON: unexpected end of file; expected ',' or '}' after an object member."])
+        == ["3:26: error: invalid JSON: unexpected character ','; expected a key in double quotes."]
+    )
+    #expect(
+      diagnostics(of: "") == [
+        "1:1: error: invalid JSON: the file is empty; expected a JSON object."
+      ])
+    #expect(
+      diagnostics(of: "{\"version\": 1") == [
+        "1:14: error: invalid JSON: unexpected end of file; expected ',' or '}' after an object member."
+      ])
   }
 
   @Test func reportsEveryProblemAtOnceInDocumentOrder() {
@@ -200,7 +207,10 @@ struct ManifestValidationTests {
           { "id": "a", "plugin": "token.make", "params": { "value": "v" }, "fallback": { "params": { "count": -1 } } }
         ] }
         """)
-    #expect(problems == ["2:103: error: steps[0].fallback.params.count: 'count' must be 0 or more, not -1."])
+    #expect(
+      problems == [
+        "2:103: error: steps[0].fallback.params.count: 'count' must be 0 or more, not -1."
+      ])
   }
 
   @Test func warnsAboutPriorityInversionsAndStillLoads() throws {
@@ -230,20 +240,25 @@ struct ManifestValidationTests {
       Issue.record("loaded a missing file")
     } catch {
       #expect(error.code == .unreadable)
-      #expect(error.description == "/nonexistent/app.json: error: the manifest '/nonexistent/app.json' does not exist.")
+      #expect(
+        error.description
+          == "/nonexistent/app.json: error: the manifest '/nonexistent/app.json' does not exist.")
     }
   }
 
   @Test func rejectsHostileNestingWithoutCrashing() {
     let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
-    #expect(diagnostics(of: deep) == ["1:257: error: invalid JSON: nesting is deeper than 256 levels."])
+    #expect(
+      diagnostics(of: deep) == ["1:257: error: invalid JSON: nesting is deeper than 256 levels."])
   }
 
   @Test func validatesAndPlansTenThousandSteps() throws {
     var steps: [String] = []
     for index in 0..<10_000 {
       let deps = index == 0 ? "" : #", "dependsOn": ["s\#(index / 2)"]"#
-      steps.append(#"{ "id": "s\#(index)", "plugin": "noop"\#(index == 0 ? "" : deps.replacingOccurrences(of: "s0\"]", with: "s0\"]"))}"#)
+      steps.append(
+        #"{ "id": "s\#(index)", "plugin": "noop"\#(index == 0 ? "" : deps.replacingOccurrences(of: "s0\"]", with: "s0\"]"))}"#
+      )
     }
     steps[1] = #"{ "id": "s1", "plugin": "noop", "dependsOn": ["s0"] }"#
     let plan = try loadPlan(#"{ "version": 1, "steps": [\#(steps.joined(separator: ","))] }"#)

@@ -77,8 +77,7 @@ private final class LaunchRun<C: Clock> where C.Duration == Duration {
   private let start: C.Instant
   private let launchClock: LaunchClock
   private let events: AsyncStream<LaunchEvent>.Continuation?
-  private let inbox: AsyncStream<Message>
-  private let post: AsyncStream<Message>.Continuation
+  private let inbox = Inbox<Message>()
   private let outputs: OutputTable
   private var scheduler: LaunchScheduler
   private var tasks: [Int: Task<Void, Never>] = [:]
@@ -94,7 +93,6 @@ private final class LaunchRun<C: Clock> where C.Duration == Duration {
     self.events = events
     start = clock.now
     launchClock = LaunchClock(clock, start: start)
-    (inbox, post) = AsyncStream.makeStream(of: Message.self)
     outputs = OutputTable(count: plan.steps.count)
     scheduler = LaunchScheduler(
       plan: plan, maxConcurrency: options.maxConcurrency ?? plan.manifest.maxConcurrency,
@@ -105,18 +103,16 @@ private final class LaunchRun<C: Clock> where C.Duration == Duration {
 
   func execute() async -> LaunchReport {
     perform(scheduler.start(at: .zero))
-    let post = self.post
+    let inbox = self.inbox
     await withTaskCancellationHandler {
-      var messages = inbox.makeAsyncIterator()
-      while !scheduler.isFinished, let message = await messages.next() {
-        handle(message)
+      while !scheduler.isFinished {
+        handle(await inbox.next())
       }
     } onCancel: {
-      post.yield(.cancel)
+      inbox.post(.cancel)
     }
     let duration = elapsed
     timer?.cancel()
-    post.finish()
     events?.finish()
     return LaunchReport(plan: plan, scheduler: scheduler, duration: duration)
   }
@@ -164,27 +160,27 @@ private final class LaunchRun<C: Clock> where C.Duration == Duration {
     if let armedDeadline, armedDeadline <= next { return }
     timer?.cancel()
     armedDeadline = next
-    let (clock, instant, post) = (clock, start.advanced(by: next), post)
+    let (clock, instant, inbox) = (clock, start.advanced(by: next), inbox)
     timer = Task(priority: .high) {
       do {
         try await clock.sleep(until: instant, tolerance: nil)
       } catch {
         return
       }
-      post.yield(.timer(deadline: next))
+      inbox.post(.timer(deadline: next))
     }
   }
 
   private func launch(_ attempt: LaunchScheduler.Attempt) -> Task<Void, Never> {
     let planned = plan.steps[attempt.step]
     let action = attempt.isFallback ? planned.fallbackAction ?? planned.action : planned.action
-    let (post, outputs, token) = (post, outputs, attempt.token)
+    let (inbox, outputs, token) = (inbox, outputs, attempt.token)
     let dependencies = plan.hardDependencyClosure(of: attempt.step)
     let context = StepContext(
       stepID: planned.id, attempt: attempt.number, isFallback: attempt.isFallback,
       manifestDirectory: plan.manifestDirectory, attemptStart: elapsed, clock: launchClock,
       outputs: { outputs.values(of: dependencies) },
-      report: { message in post.yield(.report(token: token, message: message)) })
+      report: { message in inbox.post(.report(token: token, message: message)) })
     let body: @Sendable () async -> Void = {
       let outcome: Outcome
       do {
@@ -194,7 +190,7 @@ private final class LaunchRun<C: Clock> where C.Duration == Duration {
       } catch {
         outcome = .failed(Self.describe(error))
       }
-      post.yield(.finished(token: token, outcome: outcome))
+      inbox.post(.finished(token: token, outcome: outcome))
     }
     let priority = planned.effectivePriority.taskPriority
     // Unstructured on purpose: a timeout must let the launch move on even when a plugin

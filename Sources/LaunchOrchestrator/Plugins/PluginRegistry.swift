@@ -37,12 +37,12 @@ public struct PluginRegistry: Sendable {
 
   /// Registers a one-off step kind that takes no parameters.
   public mutating func register<Output: Sendable>(
-    kind: String, summary: String = "", isBlocking: Bool = false,
+    kind: String, summary: String = "", inputs: [StepInput] = [], isBlocking: Bool = false,
     run: @escaping @Sendable (StepContext) async throws -> Output
   ) {
     add(
       PluginDescriptor(
-        kind: kind, summary: summary, inputs: [], outputType: Output.self,
+        kind: kind, summary: summary, inputs: inputs, outputType: Output.self,
         parametersType: NoParameters.self
       ) { _ in PreparedStep(isBlocking: isBlocking, execute: run) })
   }

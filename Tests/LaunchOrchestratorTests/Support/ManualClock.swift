@@ -40,7 +40,8 @@ final class ManualClock: Clock, Sendable {
       return state.nextID
     }
     try await withTaskCancellationHandler {
-      try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+      try await withCheckedThrowingContinuation {
+        (continuation: CheckedContinuation<Void, any Error>) in
         let resumeNow: Result<Void, any Error>? = state.withLock { state in
           if state.cancelledIDs.remove(id) != nil { return .failure(CancellationError()) }
           if deadline <= state.now { return .success(()) }

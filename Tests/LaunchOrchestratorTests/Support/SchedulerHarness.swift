@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LaunchOrchestrator
 
 /// Drives a ``LaunchScheduler`` by hand and keeps a compact log of its events, so tests read
@@ -13,7 +14,8 @@ struct SchedulerHarness {
   init(_ json: String, maxConcurrency: Int? = nil, gracePeriod: Duration = .seconds(1)) throws {
     let plan = try loadPlan(json)
     scheduler = LaunchScheduler(
-      plan: plan, maxConcurrency: maxConcurrency ?? plan.manifest.maxConcurrency, gracePeriod: gracePeriod)
+      plan: plan, maxConcurrency: maxConcurrency ?? plan.manifest.maxConcurrency,
+      gracePeriod: gracePeriod)
   }
 
   /// Ids of the steps running now, sorted.
@@ -73,7 +75,9 @@ struct SchedulerHarness {
         running[scheduler.plan.steps[attempt.step].id] = attempt
       case .cancel(let token):
         cancelledTokens.append(token)
-        if let id = running.first(where: { $0.value.token == token })?.key, scheduler.step(forLiveToken: token) == nil {
+        if let id = running.first(where: { $0.value.token == token })?.key,
+          scheduler.step(forLiveToken: token) == nil
+        {
           running[id] = nil
         }
       case .emit(let event):
@@ -84,15 +88,19 @@ struct SchedulerHarness {
 
   static func describe(_ kind: LaunchEvent.Kind) -> String {
     switch kind {
-    case .started(let step, let attempt): attempt == 1 ? "start \(step)" : "start \(step)#\(attempt)"
-    case .progress(let step, let fraction, let message): "progress \(step) \(fraction ?? -1) \(message ?? "")"
+    case .started(let step, let attempt):
+      attempt == 1 ? "start \(step)" : "start \(step)#\(attempt)"
+    case .progress(let step, let fraction, let message):
+      "progress \(step) \(fraction ?? -1) \(message ?? "")"
     case .log(let step, let message): "log \(step): \(message)"
-    case .succeeded(let step, let usedFallback): usedFallback ? "done \(step) (fallback)" : "done \(step)"
+    case .succeeded(let step, let usedFallback):
+      usedFallback ? "done \(step) (fallback)" : "done \(step)"
     case .failed(let step, let error): "fail \(step): \(error)"
     case .timedOut(let step, let timeout): "timeout \(step) \(DurationText.format(timeout))"
     case .retrying(let step, let next, let error, let delay, let fallback):
       fallback
-        ? "fallback \(step) after: \(error)" : "retry \(step)#\(next) in \(DurationText.format(delay)) after: \(error)"
+        ? "fallback \(step) after: \(error)"
+        : "retry \(step)#\(next) in \(DurationText.format(delay)) after: \(error)"
     case .skipped(let step, let reason): "skip \(step): \(reason)"
     case .cancelled(let step): "cancel \(step)"
     case .milestone(let name): "milestone \(name)"

@@ -65,13 +65,17 @@ extension PluginRegistry {
   /// The kinds the core's tests use.
   static var testKinds: PluginRegistry {
     var registry = PluginRegistry()
-    registry.register([NoopStep.self, WaitStep.self, MakeTokenStep.self, UseTokenStep.self, MakeNumberStep.self])
+    registry.register([
+      NoopStep.self, WaitStep.self, MakeTokenStep.self, UseTokenStep.self, MakeNumberStep.self,
+    ])
     return registry
   }
 }
 
 /// Loads a manifest from JSON text, as if it were the file `test.json` in the temp folder.
-func loadPlan(_ json: String, registry: PluginRegistry = .testKinds) throws(ManifestError) -> LaunchPlan {
+func loadPlan(_ json: String, registry: PluginRegistry = .testKinds) throws(ManifestError)
+  -> LaunchPlan
+{
   try ManifestLoader(registry: registry).load(
     bytes: Array(json.utf8), file: "test.json", directory: FileManager.default.temporaryDirectory)
 }

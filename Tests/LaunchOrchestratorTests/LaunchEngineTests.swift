@@ -1,0 +1,300 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import LaunchOrchestrator
+
+/// Collects a launch's events while it runs.
+private final class EventRecorder: Sendable {
+  private let events = Mutex<[LaunchEvent]>([])
+
+  var all: [LaunchEvent] { events.withLock { $0 } }
+  var lines: [String] { all.map { SchedulerHarness.describe($0.kind) } }
+
+  /// Starts `plan` on `engine`, recording its events; returns the running launch.
+  func start<C: Clock>(_ plan: LaunchPlan, on engine: LaunchEngine<C>) -> Task<LaunchReport, Never>
+  where C.Duration == Duration {
+    let (stream, continuation) = AsyncStream.makeStream(of: LaunchEvent.self)
+    let launch = Task { await engine.run(plan, events: continuation) }
+    Task {
+      for await event in stream { events.withLock { $0.append(event) } }
+    }
+    return launch
+  }
+
+  /// Waits until an event matching `predicate` has been recorded.
+  func waitFor(_ line: String) async {
+    while !lines.contains(line) {
+      try? await Task.sleep(for: .milliseconds(1))
+    }
+  }
+}
+
+/// A gate a test opens to let blocked plugin code continue.
+private final class Gate: Sendable {
+  private let semaphore = DispatchSemaphore(value: 0)
+  func wait() { semaphore.wait() }
+  func open(_ count: Int = 1) { for _ in 0..<count { semaphore.signal() } }
+}
+
+@Suite("Launch engine", .timeLimit(.minutes(1)))
+struct LaunchEngineTests {
+  @Test func deliversEventsInOrderAndReportsTimesFromTheClock() async throws {
+    let clock = ManualClock()
+    let plan = try loadPlan(
+      """
+      { "version": 1, "milestones": { "interactive": ["b"] }, "steps": [
+        { "id": "a", "plugin": "wait", "params": { "duration": "1s" } },
+        { "id": "b", "plugin": "wait", "params": { "duration": "2s" }, "dependsOn": ["a"] }
+      ] }
+      """)
+    let recorder = EventRecorder()
+    let launch = recorder.start(plan, on: LaunchEngine(clock: clock))
+    await clock.waitForSleepers(1)
+    clock.advance(to: .seconds(1))
+    await recorder.waitFor("start b")
+    await clock.waitForSleepers(1)
+    clock.advance(to: .seconds(3))
+    let report = await launch.value
+    #expect(
+      recorder.lines == [
+        "start a", "done a", "start b", "done b", "milestone interactive", "finish succeeded",
+      ])
+    #expect(
+      recorder.all.map(\.time) == [
+        .zero, .seconds(1), .seconds(1), .seconds(3), .seconds(3), .seconds(3),
+      ])
+    #expect(report.outcome == .succeeded)
+    #expect(report.duration == .seconds(3))
+    #expect(report.step("b")?.start == .seconds(1))
+    #expect(report.step("b")?.end == .seconds(3))
+    #expect(report.milestones == [.init(name: "interactive", time: .seconds(3))])
+    #expect(report.criticalPath == ["a", "b"])
+  }
+
+  @Test func timesOutAPluginThatIgnoresCancellationAndMovesOn() async throws {
+    let release = Gate()
+    var registry = PluginRegistry.testKinds
+    registry.register(kind: "stubborn") { _ in
+      // Holds its thread and never checks cancellation.
+      release.wait()
+    }
+    let clock = ManualClock()
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "hang", "plugin": "stubborn", "timeout": "5s", "onFailure": "continue" },
+        { "id": "next", "plugin": "noop", "after": ["hang"] }
+      ] }
+      """, registry: registry)
+    let recorder = EventRecorder()
+    let launch = recorder.start(plan, on: LaunchEngine(clock: clock))
+    await clock.waitForSleepers(1)
+    #expect(clock.sleeperDeadlines == [.seconds(5)])
+    clock.advance(to: .seconds(5))
+    let report = await launch.value
+    release.open()
+    #expect(
+      recorder.lines == [
+        "start hang", "timeout hang 5s", "start next", "done next", "finish degraded",
+      ])
+    #expect(report.step("hang")?.state == .timedOut)
+    #expect(report.step("hang")?.end == .seconds(5))
+    #expect(report.step("hang")?.error == "timed out after 5s")
+    #expect(report.outcome == .degraded)
+  }
+
+  @Test func blockingStepsNeitherStarveOtherStepsNorTheirOwnTimeouts() async throws {
+    let release = Gate()
+    var registry = PluginRegistry.testKinds
+    registry.register(kind: "blocker", isBlocking: true) { _ in release.wait() }
+    let clock = ManualClock()
+    let plan = try loadPlan(
+      """
+      { "version": 1, "defaults": { "onFailure": "continue" }, "steps": [
+        { "id": "b1", "plugin": "blocker", "timeout": "1s" },
+        { "id": "b2", "plugin": "blocker", "timeout": "1s" },
+        { "id": "b3", "plugin": "blocker", "timeout": "1s" },
+        { "id": "b4", "plugin": "blocker", "timeout": "1s" },
+        { "id": "async", "plugin": "wait", "params": { "duration": "100ms" } }
+      ] }
+      """, registry: registry)
+    let recorder = EventRecorder()
+    let launch = recorder.start(plan, on: LaunchEngine(clock: clock))
+    // The timer (1s) and the async step's sleep (100ms) must both be waiting while four
+    // threads are blocked; on two cooperative threads that only works if blocking steps run
+    // elsewhere.
+    await clock.waitForSleepers(2)
+    clock.advance(to: .milliseconds(100))
+    await recorder.waitFor("done async")
+    clock.advance(to: .seconds(1))
+    let report = await launch.value
+    release.open(4)
+    #expect(report.step("async")?.state == .succeeded)
+    #expect(report.step("async")?.end == .milliseconds(100))
+    for id in ["b1", "b2", "b3", "b4"] {
+      #expect(report.step(id)?.state == .timedOut)
+      #expect(report.step(id)?.end == .seconds(1))
+    }
+  }
+
+  @Test func handsTypedOutputsToDependents() async throws {
+    let seen = Mutex<[String]>([])
+    var registry = PluginRegistry.testKinds
+    registry.register(kind: "token.read", inputs: [.required(Token.self)]) { context in
+      let tokens = context.inputs(Token.self).map(\.value)
+      seen.withLock { $0 = tokens }
+    }
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "make", "plugin": "token.make", "params": { "value": "abc" } },
+        { "id": "use", "plugin": "token.use", "dependsOn": ["make"] },
+        { "id": "read", "plugin": "token.read", "dependsOn": ["use"] }
+      ] }
+      """, registry: registry)
+    let report = await LaunchEngine().run(plan)
+    #expect(report.outcome == .succeeded)
+    #expect(seen.withLock { $0 } == ["abc+used", "abc"])
+  }
+
+  @Test func cancellingTheRunCancelsRunningStepsAndSkipsTheRest() async throws {
+    let clock = ManualClock()
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "long", "plugin": "wait", "params": { "duration": "10s" } },
+        { "id": "after", "plugin": "noop", "dependsOn": ["long"] }
+      ] }
+      """)
+    let recorder = EventRecorder()
+    let launch = recorder.start(plan, on: LaunchEngine(clock: clock))
+    await clock.waitForSleepers(1)
+    launch.cancel()
+    let report = await launch.value
+    #expect(report.outcome == .cancelled)
+    #expect(report.step("long")?.state == .cancelled)
+    #expect(report.step("after")?.state == .skipped)
+    #expect(report.step("after")?.error == "the launch was cancelled")
+    #expect(recorder.lines.last == "finish cancelled")
+  }
+
+  @Test func leavesBehindACancelledStepThatWillNotStopAfterTheGracePeriod() async throws {
+    let release = Gate()
+    var registry = PluginRegistry.testKinds
+    registry.register(kind: "stubborn", isBlocking: true) { _ in release.wait() }
+    let clock = ManualClock()
+    let plan = try loadPlan(
+      #"{ "version": 1, "steps": [ { "id": "hang", "plugin": "stubborn" } ] }"#, registry: registry)
+    let engine = LaunchEngine(
+      clock: clock, options: LaunchOptions(cancellationGracePeriod: .seconds(2)))
+    let recorder = EventRecorder()
+    let launch = recorder.start(plan, on: engine)
+    await recorder.waitFor("start hang")
+    launch.cancel()
+    await clock.waitForSleepers(1)
+    #expect(clock.sleeperDeadlines == [.seconds(2)])
+    clock.advance(to: .seconds(2))
+    let report = await launch.value
+    release.open()
+    #expect(report.step("hang")?.state == .cancelled)
+    #expect(report.step("hang")?.end == .seconds(2))
+  }
+
+  @Test func retriesWithBackoffOnTheClock() async throws {
+    let attempts = Mutex(0)
+    var registry = PluginRegistry.testKinds
+    registry.register(kind: "flaky") { context in
+      attempts.withLock { $0 += 1 }
+      if context.attempt < 3 { throw StepFailure("flake \(context.attempt)") }
+    }
+    let clock = ManualClock()
+    let plan = try loadPlan(
+      #"{ "version": 1, "steps": [ { "id": "f", "plugin": "flaky", "retry": { "attempts": 3, "backoff": "1s" } } ] }"#,
+      registry: registry)
+    let recorder = EventRecorder()
+    let launch = recorder.start(plan, on: LaunchEngine(clock: clock))
+    await clock.waitForSleepers(1)
+    #expect(clock.sleeperDeadlines == [.seconds(1)])
+    clock.advance(to: .seconds(1))
+    await recorder.waitFor("retry f#3 in 2s after: flake 2")
+    await clock.waitForSleepers(1)
+    #expect(clock.sleeperDeadlines == [.seconds(3)])
+    clock.advance(to: .seconds(3))
+    let report = await launch.value
+    #expect(report.step("f")?.attempts == 3)
+    #expect(report.step("f")?.state == .succeeded)
+    #expect(attempts.withLock { $0 } == 3)
+  }
+
+  @Test func aRouteEndsTheLaunch() async throws {
+    var registry = PluginRegistry.testKinds
+    registry.register(kind: "gate.closed") { _ in throw LaunchRoute.maintenance }
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "gate", "plugin": "gate.closed", "priority": "critical" },
+        { "id": "home", "plugin": "noop", "dependsOn": ["gate"] }
+      ] }
+      """, registry: registry)
+    let report = await LaunchEngine().run(plan)
+    #expect(report.outcome == .routed)
+    #expect(report.route == .maintenance)
+    #expect(report.step("home")?.state == .skipped)
+  }
+
+  @Test func reportsProgressAndLogsAsEvents() async throws {
+    var registry = PluginRegistry.testKinds
+    registry.register(kind: "migrate") { context in
+      context.reportProgress(0.45, "Upgrading library...")
+      context.log("migrated to v3")
+    }
+    let plan = try loadPlan(
+      #"{ "version": 1, "steps": [ { "id": "m", "plugin": "migrate" } ] }"#, registry: registry)
+    let recorder = EventRecorder()
+    _ = await recorder.start(plan, on: LaunchEngine()).value
+    await recorder.waitFor("finish succeeded")
+    #expect(
+      recorder.lines == [
+        "start m", "progress m 0.45 Upgrading library...", "log m: migrated to v3", "done m",
+        "finish succeeded",
+      ])
+  }
+
+  @Test func runsMainIsolatedStepsOnTheMainQueue() async throws {
+    // The main actor runs on the main dispatch queue; on Linux a worker thread may drain it.
+    let mainQueueKey = DispatchSpecificKey<String>()
+    DispatchQueue.main.setSpecific(key: mainQueueKey, value: "main")
+    let onMain = Mutex<Bool?>(nil)
+    var registry = PluginRegistry.testKinds
+    registry.register(kind: "ui") { _ in
+      let onMainQueue = DispatchQueue.getSpecific(key: mainQueueKey) == "main"
+      onMain.withLock { $0 = onMainQueue }
+    }
+    let plan = try loadPlan(
+      #"{ "version": 1, "steps": [ { "id": "ui", "plugin": "ui", "isolation": "main" } ] }"#,
+      registry: registry)
+    let report = await LaunchEngine().run(plan)
+    #expect(report.outcome == .succeeded)
+    #expect(onMain.withLock { $0 } == true)
+  }
+
+  @Test func honoursTheConcurrencyLimitWithRealTasks() async throws {
+    let running = Mutex((now: 0, peak: 0))
+    var registry = PluginRegistry.testKinds
+    registry.register(kind: "count") { _ in
+      running.withLock {
+        $0.now += 1
+        $0.peak = max($0.peak, $0.now)
+      }
+      try await Task.sleep(for: .milliseconds(5))
+      running.withLock { $0.now -= 1 }
+    }
+    let steps = (0..<12).map { #"{ "id": "s\#($0)", "plugin": "count" }"# }.joined(separator: ",")
+    let plan = try loadPlan(
+      #"{ "version": 1, "maxConcurrency": 3, "steps": [\#(steps)] }"#, registry: registry)
+    let report = await LaunchEngine().run(plan)
+    #expect(report.outcome == .succeeded)
+    #expect(running.withLock { $0.peak } == 3)
+  }
+}
