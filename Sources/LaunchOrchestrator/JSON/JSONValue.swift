@@ -71,6 +71,11 @@ public struct JSONValue: Sendable, Equatable {
     return current
   }
 
+  /// Values are equal when their content is; where they came from does not matter.
+  public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+    lhs.kind == rhs.kind
+  }
+
   /// A short name for the value's type, as used in error messages ("a string", "an array").
   public var typeDescription: String {
     switch kind {
@@ -98,6 +103,11 @@ public struct JSONMember: Sendable, Equatable {
     self.key = key
     self.keyOffset = keyOffset
     self.value = value
+  }
+
+  /// Members are equal when their keys and values are, wherever they came from.
+  public static func == (lhs: JSONMember, rhs: JSONMember) -> Bool {
+    lhs.key == rhs.key && lhs.value == rhs.value
   }
 }
 

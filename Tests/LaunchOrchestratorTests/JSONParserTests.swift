@@ -1,0 +1,77 @@
+import Testing
+
+@testable import LaunchOrchestrator
+
+@Suite("JSON")
+struct JSONParserTests {
+  private func parse(_ text: String) throws -> JSONValue {
+    try JSONParser.parse(Array(text.utf8)).root
+  }
+
+  private func error(_ text: String) -> String? {
+    do {
+      _ = try JSONParser.parse(Array(text.utf8))
+      return nil
+    } catch {
+      return "\(error.offset): \(error.message)"
+    }
+  }
+
+  @Test func parsesEveryKindOfValue() throws {
+    let value = try parse(#"{"a": [1, -2.5e2, true, false, null], "b": {"c": "d"}}"#)
+    #expect(value == ["a": [1, -250, true, false, nil], "b": ["c": "d"]])
+    #expect(value["a"]?.offset == 6)
+  }
+
+  @Test func decodesEscapesAndSurrogatePairs() throws {
+    #expect(try parse(#""tab\there \"q\" \\ \/ \u00e9 \ud83d\ude80""#) == "tab\there \"q\" \\ / é 🚀")
+  }
+
+  @Test func rejectsMalformedInputWithItsOffset() {
+    #expect(error("[1,]") == "3: unexpected character ']'; expected a value")
+    #expect(error("01") == "0: a number cannot have leading zeros")
+    #expect(error("\"abc") == "0: unterminated string")
+    #expect(error("\"\\ud800\"") == "1: unpaired UTF-16 surrogate in a string")
+    #expect(error("1e999") == "0: the number 1e999 is out of range")
+    #expect(error("{} x") == "3: unexpected character 'x' after the end of the document")
+    #expect(error("\"a\u{01}\"") == "2: a control character must be escaped inside a string")
+    #expect(error("tru") == "0: unexpected character 't'; expected a value")
+  }
+
+  @Test func keepsTheFirstOfDuplicateKeysAndReportsTheRest() throws {
+    let document = try JSONParser.parse(Array(#"{"k": 1, "o": {"k": 2, "k": 3}}"#.utf8))
+    #expect(document.root["o"]?["k"] == 2)
+    #expect(document.duplicateKeys.map(\.path.description) == ["o"])
+  }
+
+  @Test func writesWhatItParses() throws {
+    let text = #"{"name": "a\"b", "list": [1, 2.5, null], "empty": {}, "none": []}"#
+    #expect(try parse(JSONWriter.compact(try parse(text))) == (try parse(text)))
+    #expect(JSONWriter.prettyPrinted(["a": [1]]) == "{\n  \"a\": [\n    1\n  ]\n}\n")
+  }
+}
+
+@Suite("Durations")
+struct DurationTextTests {
+  @Test(arguments: [
+    ("250ms", Duration.milliseconds(250)), ("2s", .seconds(2)), ("1.5m", .seconds(90)), ("24h", .seconds(86_400)),
+    ("0s", .zero), ("100us", .microseconds(100)), ("1d", .seconds(86_400)),
+  ])
+  func parsesDurationsWithUnits(text: String, expected: Duration) {
+    #expect(DurationText.parse(text) == expected)
+  }
+
+  @Test(arguments: ["", "5", "5 seconds", "-1s", "1.2.3s", "s", "1sec", "ms"])
+  func rejectsWhatIsNotADuration(text: String) {
+    #expect(DurationText.parse(text) == nil)
+  }
+
+  @Test func formatsCompactly() {
+    #expect(DurationText.format(.milliseconds(250)) == "250ms")
+    #expect(DurationText.format(.milliseconds(1500)) == "1.5s")
+    #expect(DurationText.format(.seconds(90)) == "1.5m")
+    #expect(DurationText.format(.seconds(7200)) == "2h")
+    #expect(DurationText.format(.zero) == "0s")
+  }
+}
+
