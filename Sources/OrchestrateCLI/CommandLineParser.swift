@@ -1,3 +1,4 @@
+import Foundation
 import LaunchOrchestrator
 
 /// The shape of one command: its arguments and options, from which both parsing and help
@@ -46,26 +47,51 @@ struct CommandSpec {
 
   var help: String {
     var text = "OVERVIEW: \(abstract)\n"
-    if let discussion { text += "\n\(discussion)\n" }
+    if let discussion { text += "\n\(HelpTable.wrap(discussion, width: 80))\n" }
     text += "\nUSAGE: \(usageLine)\n"
+    let argumentRows = arguments.map { ("<\($0.name)>", $0.help) }
+    let optionRows = allOptions.map { ($0.label, $0.help) }
+    let width = HelpTable.labelWidth(for: argumentRows + optionRows)
     if !arguments.isEmpty {
       text += "\nARGUMENTS:\n"
-      text += HelpTable.render(arguments.map { ("<\($0.name)>", $0.help) })
+      text += HelpTable.render(argumentRows, labelWidth: width)
     }
     text += "\nOPTIONS:\n"
-    text += HelpTable.render(allOptions.map { ($0.label, $0.help) })
+    text += HelpTable.render(optionRows, labelWidth: width)
     return text
   }
 }
 
 /// Two aligned columns, two-space indent, as swift-argument-parser prints them.
 enum HelpTable {
-  static func render(_ rows: [(label: String, help: String)]) -> String {
-    let width = max(22, (rows.map(\.label.count).max() ?? 0) + 4)
+  static func labelWidth(for rows: [(label: String, help: String)]) -> Int {
+    max(22, (rows.map(\.label.count).max() ?? 0) + 4)
+  }
+
+  static func render(_ rows: [(label: String, help: String)], labelWidth: Int? = nil) -> String {
+    let width = labelWidth ?? self.labelWidth(for: rows)
     return rows.map { row in
       let padding = String(repeating: " ", count: max(2, width - row.label.count))
-      return "  \(row.label)\(padding)\(row.help)\n"
+      let indent = String(repeating: " ", count: width + 2)
+      let help = wrap(row.help, width: max(40, 80 - width - 2)).replacingOccurrences(
+        of: "\n", with: "\n" + indent)
+      return "  \(row.label)\(padding)\(help)\n"
     }.joined()
+  }
+
+  /// Breaks `text` into lines of at most `width` characters at spaces.
+  static func wrap(_ text: String, width: Int) -> String {
+    var lines: [String] = []
+    var line = ""
+    for word in text.split(separator: " ") {
+      if !line.isEmpty, line.count + 1 + word.count > width {
+        lines.append(line)
+        line = ""
+      }
+      line += line.isEmpty ? String(word) : " " + word
+    }
+    if !line.isEmpty { lines.append(line) }
+    return lines.joined(separator: "\n")
   }
 }
 

@@ -24,7 +24,8 @@ struct JSONParserTests {
   }
 
   @Test func decodesEscapesAndSurrogatePairs() throws {
-    #expect(try parse(#""tab\there \"q\" \\ \/ \u00e9 \ud83d\ude80""#) == "tab\there \"q\" \\ / é 🚀")
+    #expect(
+      try parse(#""tab\there \"q\" \\ \/ \u00e9 \ud83d\ude80""#) == "tab\there \"q\" \\ / é 🚀")
   }
 
   @Test func rejectsMalformedInputWithItsOffset() {
@@ -54,7 +55,8 @@ struct JSONParserTests {
 @Suite("Durations")
 struct DurationTextTests {
   @Test(arguments: [
-    ("250ms", Duration.milliseconds(250)), ("2s", .seconds(2)), ("1.5m", .seconds(90)), ("24h", .seconds(86_400)),
+    ("250ms", Duration.milliseconds(250)), ("2s", .seconds(2)), ("1.5m", .seconds(90)),
+    ("24h", .seconds(86_400)),
     ("0s", .zero), ("100us", .microseconds(100)), ("1d", .seconds(86_400)),
   ])
   func parsesDurationsWithUnits(text: String, expected: Duration) {
@@ -74,4 +76,3 @@ struct DurationTextTests {
     #expect(DurationText.format(.zero) == "0s")
   }
 }
-

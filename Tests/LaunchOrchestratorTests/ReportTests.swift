@@ -23,7 +23,10 @@ struct ReportTests {
   @Test func writesTheDocumentedShape() async throws {
     let report = try await report()
     let json = report.json
-    #expect(json.members?.map(\.key) == ["manifest", "name", "outcome", "route", "duration", "milestones", "criticalPath", "steps"])
+    #expect(
+      json.members?.map(\.key) == [
+        "manifest", "name", "outcome", "route", "duration", "milestones", "criticalPath", "steps",
+      ])
     #expect(json["manifest"] == "test.json")
     #expect(json["name"] == "Books")
     #expect(json["outcome"] == "degraded")
@@ -32,7 +35,9 @@ struct ReportTests {
     let steps = try #require(json["steps"]?.elements)
     #expect(steps.count == 3)
     #expect(
-      steps[0].members?.map(\.key) == ["id", "plugin", "state", "start", "end", "attempts", "usedFallback", "error"])
+      steps[0].members?.map(\.key) == [
+        "id", "plugin", "state", "start", "end", "attempts", "usedFallback", "error",
+      ])
     #expect(steps[1]["state"] == "failed")
     #expect(steps[1]["error"] == "no disk")
     #expect(steps[2]["state"] == "skipped")
@@ -44,23 +49,31 @@ struct ReportTests {
 
   @Test func readsBackWhatItWrites() async throws {
     let written = LaunchReport(
-      manifest: "app.json", name: "Gated", outcome: .routed, route: .maintenance, duration: .milliseconds(1250),
-      milestones: [.init(name: "firstFrame", time: .milliseconds(40)), .init(name: "interactive", time: nil)],
+      manifest: "app.json", name: "Gated", outcome: .routed, route: .maintenance,
+      duration: .milliseconds(1250),
+      milestones: [
+        .init(name: "firstFrame", time: .milliseconds(40)), .init(name: "interactive", time: nil),
+      ],
       criticalPath: ["gate"],
       steps: [
         .init(
-          id: "gate", plugin: "gate.maintenance", state: .succeeded, start: .zero, end: .milliseconds(40),
+          id: "gate", plugin: "gate.maintenance", state: .succeeded, start: .zero,
+          end: .milliseconds(40),
           attempts: 1, usedFallback: false, error: nil),
         .init(
-          id: "store", plugin: "store.init", state: .cancelled, start: .milliseconds(1), end: .milliseconds(1250),
+          id: "store", plugin: "store.init", state: .cancelled, start: .milliseconds(1),
+          end: .milliseconds(1250),
           attempts: 2, usedFallback: true, error: nil),
         .init(
-          id: "page", plugin: "music.page", state: .skipped, start: nil, end: nil, attempts: 0, usedFallback: false,
+          id: "page", plugin: "music.page", state: .skipped, start: nil, end: nil, attempts: 0,
+          usedFallback: false,
           error: "the launch was routed to 'maintenance' by 'gate'"),
       ])
     #expect(try LaunchReport(jsonText: written.jsonText) == written)
     let measured = try await report()
-    #expect(try LaunchReport(jsonText: measured.jsonText).steps.map(\.state) == measured.steps.map(\.state))
+    #expect(
+      try LaunchReport(jsonText: measured.jsonText).steps.map(\.state)
+        == measured.steps.map(\.state))
   }
 
   @Test func namesTheFieldThatIsWrongInABrokenReport() {
@@ -86,12 +99,23 @@ struct ReportTests {
       """)
     func step(_ id: String, _ start: Int, _ end: Int) -> LaunchReport.Step {
       LaunchReport.Step(
-        id: id, plugin: "noop", state: .succeeded, start: .seconds(start), end: .seconds(end), attempts: 1,
+        id: id, plugin: "noop", state: .succeeded, start: .seconds(start), end: .seconds(end),
+        attempts: 1,
         usedFallback: false, error: nil)
     }
-    let steps = [step("slow", 0, 3), step("fast", 0, 1), step("join", 3, 4), step("deferred", 3, 6)]
-    #expect(CriticalPath.measured(plan: plan, steps: steps).map { plan.steps[$0].id } == ["slow", "deferred"])
-    let joinLast = [step("slow", 0, 3), step("fast", 0, 1), step("join", 3, 7), step("deferred", 3, 6)]
-    #expect(CriticalPath.measured(plan: plan, steps: joinLast).map { plan.steps[$0].id } == ["slow", "join"])
+    let steps = [
+      step("slow", 0, 3), step("fast", 0, 1), step("join", 3, 4), step("deferred", 3, 6),
+    ]
+    #expect(
+      CriticalPath.measured(plan: plan, steps: steps).map { plan.steps[$0].id } == [
+        "slow", "deferred",
+      ])
+    let joinLast = [
+      step("slow", 0, 3), step("fast", 0, 1), step("join", 3, 7), step("deferred", 3, 6),
+    ]
+    #expect(
+      CriticalPath.measured(plan: plan, steps: joinLast).map { plan.steps[$0].id } == [
+        "slow", "join",
+      ])
   }
 }

@@ -1,0 +1,135 @@
+import Foundation
+import LaunchOrchestrator
+import Testing
+
+@Suite("orchestrate: help and errors", .timeLimit(.minutes(1)))
+struct CommandLineTests {
+  @Test func printsHelpOnStdout() throws {
+    let result = try Orchestrate.run(["--help"])
+    #expect(result.status == 0)
+    #expect(result.stderr.isEmpty)
+    try expectMatchesGolden(result.stdout, "help.txt")
+    #expect(try Orchestrate.run([]).stdout == result.stdout)
+  }
+
+  @Test(arguments: [["run", "--help"], ["help", "run"], ["run", "-h"]])
+  func printsCommandHelp(arguments: [String]) throws {
+    let result = try Orchestrate.run(arguments)
+    #expect(result.status == 0)
+    try expectMatchesGolden(result.stdout, "run-help.txt")
+  }
+
+  @Test func printsValidateHelp() throws {
+    let result = try Orchestrate.run(["validate", "--help"])
+    #expect(result.status == 0)
+    try expectMatchesGolden(result.stdout, "validate-help.txt")
+  }
+
+  @Test func printsTheVersion() throws {
+    let result = try Orchestrate.run(["--version"])
+    #expect(result.status == 0)
+    #expect(result.stdout == "0.1.0\n")
+  }
+
+  @Test func suggestsTheSubcommandMeant() throws {
+    let result = try Orchestrate.run(["rn", "manifests/app.json"])
+    #expect(result.status == 64)
+    #expect(result.stdout.isEmpty)
+    #expect(
+      result.stderr
+        == "Error: Unknown subcommand 'rn'. Did you mean 'run'?\nUsage: orchestrate <subcommand>\n")
+  }
+
+  @Test func suggestsTheOptionMeant() throws {
+    let result = try Orchestrate.run(["run", "manifests/app.json", "--reprot", "r.json"])
+    #expect(result.status == 64)
+    #expect(
+      result.stderr.hasPrefix(
+        "Error: Unknown option '--reprot'. Did you mean '--report'?\nUsage: orchestrate run <manifest>"
+      ))
+  }
+
+  @Test func rejectsBadOptionValues() throws {
+    let concurrency = try Orchestrate.run(["run", "manifests/app.json", "--max-concurrency", "0"])
+    #expect(concurrency.status == 64)
+    #expect(
+      concurrency.stderr.hasPrefix(
+        "Error: The value '0' for '--max-concurrency <n>' must be a whole number of at least 1."))
+    let budget = try Orchestrate.run(["run", "manifests/app.json", "--budget", "interactive"])
+    #expect(budget.status == 64)
+    #expect(
+      budget.stderr.hasPrefix(
+        "Error: The value 'interactive' for '--budget' must look like 'interactive=2s'."))
+    let missing = try Orchestrate.run(["run"])
+    #expect(missing.status == 64)
+    #expect(missing.stderr.hasPrefix("Error: Missing expected argument '<manifest>'."))
+  }
+
+  @Test func rejectsABudgetForAnUnknownMilestone() throws {
+    let result = try Orchestrate.run(["run", "manifests/app.json", "--budget", "interactiv=1s"])
+    #expect(result.status == 64)
+    #expect(
+      result.stderr.hasPrefix(
+        "Error: The manifest has no milestone 'interactiv' for '--budget'. Did you mean 'interactive'? (it declares firstFrame, interactive)"
+      ))
+  }
+
+  @Test func reportsAMissingManifest() throws {
+    let result = try Orchestrate.run(["run", "nowhere/app.json"])
+    #expect(result.status == 66)
+    #expect(result.stderr == "Error: The manifest 'nowhere/app.json' does not exist.\n")
+  }
+
+  @Test func reportsEveryProblemOfAnInvalidManifestBeforeRunningAnything() throws {
+    let folder = try TemporaryFolder()
+    let path = try folder.write(
+      "bad.json",
+      """
+      { "version": 1, "steps": [
+        { "id": "a", "plugin": "simulate", "dependsOn": ["b"] },
+        { "id": "b", "plugin": "simulate", "dependsOn": ["a"], "params": { "duraton": "1s" } }
+      ] }
+      """)
+    let result = try Orchestrate.run(["run", path, "--report", folder.path("report.json")])
+    #expect(result.status == 65)
+    #expect(result.stdout.isEmpty)
+    #expect(
+      result.stderr == """
+        \(path):2:3: error: steps[0]: dependency cycle: a -> b -> a. Each step waits for the next, so none can start; remove one of these dependencies.
+        \(path):3:70: error: steps[1].params.duraton: unknown parameter 'duraton' for 'simulate'. Did you mean 'duration'?
+        Error: The manifest '\(path)' has 2 errors; nothing was run.
+
+        """)
+    #expect(!FileManager.default.fileExists(atPath: folder.path("report.json")))
+  }
+
+  @Test func validatesSeveralManifestsAndCountsTheProblems() throws {
+    let folder = try TemporaryFolder()
+    let good = try folder.write(
+      "good.json", #"{ "version": 1, "steps": [ { "id": "a", "plugin": "simulate" } ] }"#)
+    let bad = try folder.write(
+      "bad.json", #"{ "version": 1, "steps": [ { "id": "a", "plugin": "simulat" } ] }"#)
+    let result = try Orchestrate.run(["validate", good, bad])
+    #expect(result.status == 65)
+    #expect(
+      result.stdout == """
+        \(good): valid (1 steps, 0 milestones)
+        \(bad):1:51: error: steps[0].plugin: unknown plugin kind 'simulat'. Did you mean 'simulate'? Run 'orchestrate plugins' to list the kinds this build knows.
+        1 error, 0 warnings in 2 manifests; 1 not valid.
+
+        """)
+    let allGood = try Orchestrate.run(["validate", good, "manifests/app.json"])
+    #expect(allGood.status == 0)
+    #expect(allGood.stdout.hasSuffix("0 errors, 0 warnings in 2 manifests.\n"))
+  }
+
+  @Test func validatesEveryShippedManifest() throws {
+    let manifests = try FileManager.default.subpathsOfDirectory(
+      atPath: Orchestrate.packageRoot.appendingPathComponent("manifests").path
+    )
+    .filter { $0.hasSuffix(".json") }.map { "manifests/\($0)" }
+    #expect(manifests.count >= 3)
+    let result = try Orchestrate.run(["validate"] + manifests)
+    #expect(result.status == 0, "\(result.stdout)")
+  }
+}

@@ -1,0 +1,214 @@
+import Foundation
+import LaunchOrchestrator
+import Testing
+
+@Suite("orchestrate run", .timeLimit(.minutes(2)))
+struct RunCommandTests {
+  private func readReport(_ path: String) throws -> LaunchReport {
+    try LaunchReport(jsonText: String(contentsOfFile: path, encoding: .utf8))
+  }
+
+  @Test func runsTheShippedExampleAndWritesTheReport() throws {
+    let folder = try TemporaryFolder()
+    let reportPath = folder.path("report.json")
+    let result = try Orchestrate.run(["run", "manifests/app.json", "--report", reportPath])
+    #expect(result.status == 0)
+    #expect(result.stderr.isEmpty)
+    #expect(result.stdout.contains("BooksTrack (rehearsal): succeeded in "))
+    #expect(result.stdout.contains("critical path: store -> books -> queue -> images"))
+    let report = try readReport(reportPath)
+    #expect(report.outcome == .succeeded)
+    #expect(report.manifest == "manifests/app.json")
+    #expect(report.steps.map(\.id) == ["gate", "store", "books", "queue", "images"])
+    #expect(report.steps.allSatisfy { $0.state == .succeeded && $0.attempts == 1 })
+    let store = try #require(report.step("store"))
+    let books = try #require(report.step("books"))
+    let queue = try #require(report.step("queue"))
+    let interactive = try #require(report.time(ofMilestone: "interactive") ?? nil)
+    #expect(try #require(books.start) >= (try #require(store.end)))
+    #expect(try #require(queue.start) >= interactive)
+    #expect(interactive == books.end)
+  }
+
+  @Test func exitsOneWhenAnAbortStepFails() throws {
+    let folder = try TemporaryFolder()
+    let path = try folder.write(
+      "fail.json",
+      """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "simulate", "params": { "fail": true } },
+        { "id": "page", "plugin": "simulate", "dependsOn": ["store"] }
+      ] }
+      """)
+    let result = try Orchestrate.run(["run", path, "--report", folder.path("r.json")])
+    #expect(result.status == 1)
+    #expect(
+      result.stderr == "Error: the launch failed: 'store' failed: simulated failure (attempt 1).\n")
+    let report = try readReport(folder.path("r.json"))
+    #expect(report.outcome == .failed)
+    #expect(report.step("page")?.state == .skipped)
+  }
+
+  @Test func exitsZeroWithAWarningWhenDegraded() throws {
+    let folder = try TemporaryFolder()
+    let path = try folder.write(
+      "degraded.json",
+      """
+      { "version": 1, "steps": [
+        { "id": "cleanup", "plugin": "simulate", "onFailure": "continue", "params": { "fail": true } },
+        { "id": "ui", "plugin": "simulate" }
+      ] }
+      """)
+    let result = try Orchestrate.run(["run", path])
+    #expect(result.status == 0)
+    #expect(result.stderr == "Warning: the launch was degraded: 'cleanup' failed.\n")
+  }
+
+  @Test func exitsZeroAndNamesTheRouteWhenRouted() throws {
+    let folder = try TemporaryFolder()
+    let path = try folder.write(
+      "gated.json",
+      """
+      { "version": 1, "name": "Gated", "steps": [
+        { "id": "maintenance", "plugin": "simulate", "priority": "critical", "params": { "route": "maintenance" } },
+        { "id": "home", "plugin": "simulate", "dependsOn": ["maintenance"] }
+      ] }
+      """)
+    let result = try Orchestrate.run(["run", path, "--quiet"])
+    #expect(result.status == 0)
+    #expect(result.stdout.hasPrefix("Gated: routed to 'maintenance' by 'maintenance' in "))
+    #expect(result.stdout.split(separator: "\n").count == 1)
+  }
+
+  @Test func timesOutAHungStepAndCarriesOn() throws {
+    let folder = try TemporaryFolder()
+    let path = try folder.write(
+      "hang.json",
+      """
+      { "version": 1, "steps": [
+        { "id": "hang", "plugin": "simulate", "timeout": "200ms", "onFailure": "continue",
+          "params": { "duration": "1h", "ignoresCancellation": true } },
+        { "id": "next", "plugin": "simulate", "after": ["hang"] }
+      ] }
+      """)
+    let result = try Orchestrate.run(["run", path, "--report", folder.path("r.json")])
+    #expect(result.status == 0)
+    #expect(result.stdout.contains("TIMED OUT  hang after 200ms"))
+    let report = try readReport(folder.path("r.json"))
+    #expect(report.step("hang")?.state == .timedOut)
+    #expect(report.step("next")?.state == .succeeded)
+  }
+
+  @Test func exitsThreeWhenABudgetIsExceededAndZeroWhenMet() throws {
+    let folder = try TemporaryFolder()
+    let path = try folder.write(
+      "budget.json",
+      """
+      { "version": 1, "milestones": { "interactive": ["slow"] }, "steps": [
+        { "id": "slow", "plugin": "simulate", "params": { "duration": "100ms" } }
+      ] }
+      """)
+    let over = try Orchestrate.run(["run", path, "--budget", "interactive=10ms"])
+    #expect(over.status == 3)
+    #expect(over.stderr.hasPrefix("Error: The milestone 'interactive' was reached at "))
+    #expect(over.stderr.hasSuffix(", over its budget of 10ms.\n"))
+    let within = try Orchestrate.run(["run", path, "--budget", "interactive=1m"])
+    #expect(within.status == 0)
+    #expect(within.stdout.contains("(budget 1m)"))
+  }
+
+  @Test func treatsANeverReachedMilestoneAsOverBudget() throws {
+    let folder = try TemporaryFolder()
+    let path = try folder.write(
+      "never.json",
+      """
+      { "version": 1, "milestones": { "interactive": ["home"] }, "steps": [
+        { "id": "gate", "plugin": "simulate", "params": { "route": "loginRequired" } },
+        { "id": "home", "plugin": "simulate", "dependsOn": ["gate"] }
+      ] }
+      """)
+    let result = try Orchestrate.run(["run", path, "--budget", "interactive=5s"])
+    #expect(result.status == 3)
+    #expect(
+      result.stderr == "Error: The milestone 'interactive' was never reached; its budget is 5s.\n")
+  }
+
+  @Test func printsTheReportAsJSONOnStdout() throws {
+    let result = try Orchestrate.run(["run", "manifests/app.json", "--json"])
+    #expect(result.status == 0)
+    let report = try LaunchReport(jsonText: result.stdout)
+    #expect(report.name == "BooksTrack (rehearsal)")
+  }
+
+  @Test func overridesTheManifestsConcurrency() throws {
+    let folder = try TemporaryFolder()
+    let steps = (1...4).map {
+      #"{ "id": "s\#($0)", "plugin": "simulate", "params": { "duration": "20ms" } }"#
+    }
+    let path = try folder.write(
+      "wide.json", #"{ "version": 1, "steps": [\#(steps.joined(separator: ","))] }"#)
+    let result = try Orchestrate.run([
+      "run", path, "--max-concurrency", "1", "--report", folder.path("r.json"),
+    ])
+    #expect(result.status == 0)
+    let report = try readReport(folder.path("r.json"))
+    let spans = report.steps.compactMap { step in
+      step.start.flatMap { start in step.end.map { (start, $0) } }
+    }
+    .sorted { $0.0 < $1.0 }
+    for (earlier, later) in zip(spans, spans.dropFirst()) {
+      #expect(later.0 >= earlier.1)
+    }
+  }
+
+  @Test func cancelsCleanlyOnInterruptAndStillWritesTheReport() throws {
+    let folder = try TemporaryFolder()
+    let path = try folder.write(
+      "long.json",
+      """
+      { "version": 1, "steps": [
+        { "id": "long", "plugin": "simulate", "params": { "duration": "1h" } },
+        { "id": "after", "plugin": "simulate", "dependsOn": ["long"] }
+      ] }
+      """)
+    let result = try Orchestrate.run(["run", path, "--report", folder.path("r.json")]) {
+      process, stdout in
+      let deadline = Date().addingTimeInterval(30)
+      while !((try? String(contentsOf: stdout, encoding: .utf8))?.contains("start      long")
+        ?? false),
+        Date() < deadline
+      {
+        Thread.sleep(forTimeInterval: 0.01)
+      }
+      process.interrupt()
+    }
+    #expect(result.status == 130)
+    #expect(result.stderr == "Error: the launch was interrupted.\n")
+    let report = try readReport(folder.path("r.json"))
+    #expect(report.outcome == .cancelled)
+    #expect(report.step("long")?.state == .cancelled)
+    #expect(report.step("after")?.state == .skipped)
+  }
+
+  @Test func replaysTheBookTrackLaunchSeriallyAndOrchestrated() throws {
+    let folder = try TemporaryFolder()
+    let serial = try Orchestrate.run(
+      ["run", "manifests/simulated/booktrack-serial.json", "--report", folder.path("serial.json")])
+    let orchestrated = try Orchestrate.run(
+      ["run", "manifests/simulated/booktrack.json", "--report", folder.path("orchestrated.json")])
+    #expect(serial.status == 0)
+    #expect(orchestrated.status == 0)
+    let serialReport = try readReport(folder.path("serial.json"))
+    let orchestratedReport = try readReport(folder.path("orchestrated.json"))
+    let serialInteractive = try #require(serialReport.time(ofMilestone: "interactive") ?? nil)
+    let orchestratedInteractive = try #require(
+      orchestratedReport.time(ofMilestone: "interactive") ?? nil)
+    // Sleeps never end early: the serial launch cannot reach interactive before its 4 s of work.
+    #expect(serialInteractive >= .seconds(4))
+    #expect(orchestratedInteractive >= .milliseconds(1500))
+    #expect(orchestratedInteractive < serialInteractive)
+    #expect(
+      orchestratedReport.step("queue").flatMap(\.start).map { $0 >= orchestratedInteractive }
+        == true)
+  }
+}

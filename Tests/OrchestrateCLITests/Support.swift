@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+
+/// What a run of the `orchestrate` binary printed and how it exited.
+struct CommandResult {
+  var stdout: String
+  var stderr: String
+  var status: Int32
+}
+
+/// Runs the built `orchestrate` binary, the way a user would.
+enum Orchestrate {
+  static let binary: URL = {
+    // Tests run from the build folder that also holds the executable.
+    let folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    return folder.appendingPathComponent("orchestrate")
+  }()
+
+  static let packageRoot = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+  /// Runs the binary with `arguments` in `directory`; `whileRunning` gets the process and the
+  /// file its stdout goes to, for tests that signal it mid-run.
+  static func run(
+    _ arguments: [String], in directory: URL? = nil,
+    whileRunning: ((Process, URL) throws -> Void)? = nil
+  ) throws -> CommandResult {
+    try #require(
+      FileManager.default.isExecutableFile(atPath: binary.path),
+      "build the 'orchestrate' product first")
+    let scratch = try TemporaryFolder()
+    let stdoutURL = scratch.url.appendingPathComponent("stdout")
+    let stderrURL = scratch.url.appendingPathComponent("stderr")
+    FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
+    FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
+    let process = Process()
+    process.executableURL = binary
+    process.arguments = arguments
+    process.currentDirectoryURL = directory ?? packageRoot
+    var environment = ProcessInfo.processInfo.environment
+    environment["CI"] = "true"
+    process.environment = environment
+    process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
+    process.standardError = try FileHandle(forWritingTo: stderrURL)
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    try whileRunning?(process, stdoutURL)
+    process.waitUntilExit()
+    return CommandResult(
+      stdout: try String(contentsOf: stdoutURL, encoding: .utf8),
+      stderr: try String(contentsOf: stderrURL, encoding: .utf8),
+      status: process.terminationStatus)
+  }
+}
+
+/// A folder that is deleted when the value is.
+final class TemporaryFolder {
+  let url: URL
+
+  init() throws {
+    url = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "orchestrate-tests-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+  }
+
+  deinit {
+    try? FileManager.default.removeItem(at: url)
+  }
+
+  /// Writes `text` to `name` in the folder and returns its path.
+  @discardableResult
+  func write(_ name: String, _ text: String) throws -> String {
+    let file = url.appendingPathComponent(name)
+    try text.write(to: file, atomically: true, encoding: .utf8)
+    return file.path
+  }
+
+  func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+}
+
+/// Compares `text` with a golden file under `Golden/`; `RECORD_SNAPSHOTS=1` rewrites it.
+func expectMatchesGolden(
+  _ text: String, _ name: String, sourceLocation: SourceLocation = #_sourceLocation
+) throws {
+  let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+    "Golden/\(name)")
+  if ProcessInfo.processInfo.environment["RECORD_SNAPSHOTS"] == "1" {
+    try text.write(to: file, atomically: true, encoding: .utf8)
+    return
+  }
+  let golden = try String(contentsOf: file, encoding: .utf8)
+  #expect(
+    text == golden,
+    "differs from Golden/\(name); rerun with RECORD_SNAPSHOTS=1 if the change is intended",
+    sourceLocation: sourceLocation)
+}

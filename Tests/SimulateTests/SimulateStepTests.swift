@@ -1,0 +1,87 @@
+import Foundation
+import LaunchOrchestrator
+import SimulatePlugin
+import Testing
+
+@Suite("simulate plugin", .timeLimit(.minutes(1)))
+struct SimulateStepTests {
+  private func run(_ steps: String, options: LaunchOptions = LaunchOptions()) async throws
+    -> LaunchReport
+  {
+    var registry = PluginRegistry()
+    registry.register(SimulateStep.self)
+    let plan = try ManifestLoader(registry: registry).load(
+      bytes: Array(
+        #"{ "version": 1, "defaults": { "onFailure": "continue" }, "steps": [\#(steps)] }"#.utf8),
+      file: "simulate.json", directory: FileManager.default.temporaryDirectory)
+    return await LaunchEngine(options: options).run(plan)
+  }
+
+  @Test func takesItsDurationAndSucceeds() async throws {
+    let report = try await run(
+      #"{ "id": "s", "plugin": "simulate", "params": { "duration": "30ms" } }"#)
+    let step = try #require(report.step("s"))
+    #expect(step.state == .succeeded)
+    #expect(try #require(step.duration) >= .milliseconds(30))
+  }
+
+  @Test func failsEveryAttemptWhenToldTo() async throws {
+    let report = try await run(
+      #"{ "id": "s", "plugin": "simulate", "params": { "fail": true }, "retry": { "attempts": 2, "backoff": 0 } }"#
+    )
+    #expect(report.step("s")?.state == .failed)
+    #expect(report.step("s")?.attempts == 2)
+    #expect(report.step("s")?.error == "simulated failure (attempt 2)")
+  }
+
+  @Test func failsOnlyTheFirstAttempts() async throws {
+    let report = try await run(
+      #"{ "id": "s", "plugin": "simulate", "params": { "failAttempts": 2 }, "retry": { "attempts": 3, "backoff": 0 } }"#
+    )
+    #expect(report.step("s")?.state == .succeeded)
+    #expect(report.step("s")?.attempts == 3)
+  }
+
+  @Test func routesTheLaunch() async throws {
+    let report = try await run(
+      #"{ "id": "gate", "plugin": "simulate", "params": { "route": "updateRequired" } }"#)
+    #expect(report.outcome == .routed)
+    #expect(report.route == .updateRequired)
+  }
+
+  @Test func timesOutEvenWhenItIgnoresCancellation() async throws {
+    let report = try await run(
+      """
+      { "id": "hang", "plugin": "simulate", "timeout": "50ms",
+        "params": { "duration": "30s", "ignoresCancellation": true } },
+      { "id": "next", "plugin": "simulate", "after": ["hang"] }
+      """)
+    #expect(report.step("hang")?.state == .timedOut)
+    #expect(report.step("next")?.state == .succeeded)
+    #expect(report.duration < .seconds(30))
+  }
+
+  @Test func blockingStepsHoldThreadsWithoutStallingAsyncSteps() async throws {
+    let blockers = (1...4).map {
+      #"{ "id": "b\#($0)", "plugin": "simulate", "params": { "duration": "300ms", "blocking": true } }"#
+    }
+    let report = try await run(
+      (blockers + [#"{ "id": "quick", "plugin": "simulate", "params": { "duration": "10ms" } }"#])
+        .joined(separator: ","))
+    #expect(report.outcome == .succeeded)
+    let quick = try #require(report.step("quick")?.end)
+    let slowest = try #require(report.steps.compactMap(\.end).max())
+    #expect(quick < slowest)
+  }
+
+  @Test func rejectsBadParametersWhenTheManifestLoads() async throws {
+    do {
+      _ = try await run(
+        #"{ "id": "s", "plugin": "simulate", "params": { "failAttempts": -1, "route": "" } }"#)
+      Issue.record("loaded")
+    } catch let error as ManifestError {
+      #expect(
+        error.diagnostics.map(\.message) == ["'failAttempts' must be 0 or more, not -1."])
+    }
+  }
+}
