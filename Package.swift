@@ -29,7 +29,8 @@ let package = Package(
     ),
     .testTarget(
       name: "OrchestrateCLITests",
-      dependencies: ["OrchestrateCLI", "LaunchOrchestrator"]
+      dependencies: ["OrchestrateCLI", "LaunchOrchestrator"],
+      exclude: ["Golden"]
     ),
   ],
   swiftLanguageModes: [.v6]

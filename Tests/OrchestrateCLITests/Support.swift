@@ -31,8 +31,8 @@ enum Orchestrate {
     let scratch = try TemporaryFolder()
     let stdoutURL = scratch.url.appendingPathComponent("stdout")
     let stderrURL = scratch.url.appendingPathComponent("stderr")
-    FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
-    FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
+    try Data().write(to: stdoutURL)
+    try Data().write(to: stderrURL)
     let process = Process()
     process.executableURL = binary
     process.arguments = arguments
