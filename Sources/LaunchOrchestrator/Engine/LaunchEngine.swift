@@ -175,11 +175,12 @@ private final class LaunchRun<C: Clock> where C.Duration == Duration {
     let planned = plan.steps[attempt.step]
     let action = attempt.isFallback ? planned.fallbackAction ?? planned.action : planned.action
     let (inbox, outputs, token) = (inbox, outputs, attempt.token)
-    let dependencies = plan.hardDependencyClosure(of: attempt.step)
+    let (plan, step) = (plan, attempt.step)
     let context = StepContext(
       stepID: planned.id, attempt: attempt.number, isFallback: attempt.isFallback,
       manifestDirectory: plan.manifestDirectory, attemptStart: elapsed, clock: launchClock,
-      outputs: { outputs.values(of: dependencies) },
+      // Walked only when a plugin asks for an input: most steps never do.
+      outputs: { outputs.values(of: plan.hardDependencyClosure(of: step)) },
       report: { message in inbox.post(.report(token: token, message: message)) })
     let body: @Sendable () async -> Void = {
       let outcome: Outcome
