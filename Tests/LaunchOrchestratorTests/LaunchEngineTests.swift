@@ -297,4 +297,24 @@ struct LaunchEngineTests {
     #expect(report.outcome == .succeeded)
     #expect(running.withLock { $0.peak } == 3)
   }
+
+  @Test func runsEachStepAtItsPrioritysTaskPriority() async throws {
+    let seen = Mutex<[String: TaskPriority]>([:])
+    var registry = PluginRegistry.testKinds
+    registry.register(kind: "probe") { context in
+      let priority = Task.currentPriority
+      seen.withLock { $0[context.stepID] = priority }
+    }
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "critical", "plugin": "probe", "priority": "critical" },
+        { "id": "normal", "plugin": "probe" },
+        { "id": "background", "plugin": "probe", "priority": "background" }
+      ] }
+      """, registry: registry)
+    _ = await LaunchEngine().run(plan)
+    #expect(
+      seen.withLock { $0 } == ["critical": .high, "normal": .medium, "background": .background])
+  }
 }
