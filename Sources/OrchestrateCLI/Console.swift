@@ -3,9 +3,7 @@ import LaunchOrchestrator
 
 /// Where the CLI writes: standard output and standard error, unbuffered, line by line.
 struct Console: Sendable {
-  var isTerminal: Bool
-
-  static let standard = Console(isTerminal: isatty(STDOUT_FILENO) == 1)
+  static let standard = Console()
 
   func out(_ text: String) {
     FileHandle.standardOutput.write(Data((text + "\n").utf8))

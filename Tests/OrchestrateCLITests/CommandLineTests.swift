@@ -4,35 +4,36 @@ import Testing
 
 @Suite("orchestrate: help and errors", .timeLimit(.minutes(1)))
 struct CommandLineTests {
-  @Test func printsHelpOnStdout() throws {
-    let result = try Orchestrate.run(["--help"])
+  @Test func printsHelpOnStdout() async throws {
+    let result = try await Orchestrate.run(["--help"])
     #expect(result.status == 0)
     #expect(result.stderr.isEmpty)
     try expectMatchesGolden(result.stdout, "help.txt")
-    #expect(try Orchestrate.run([]).stdout == result.stdout)
+    let bare = try await Orchestrate.run([])
+    #expect(bare.stdout == result.stdout)
   }
 
   @Test(arguments: [["run", "--help"], ["help", "run"], ["run", "-h"]])
-  func printsCommandHelp(arguments: [String]) throws {
-    let result = try Orchestrate.run(arguments)
+  func printsCommandHelp(arguments: [String]) async throws {
+    let result = try await Orchestrate.run(arguments)
     #expect(result.status == 0)
     try expectMatchesGolden(result.stdout, "run-help.txt")
   }
 
-  @Test func printsValidateHelp() throws {
-    let result = try Orchestrate.run(["validate", "--help"])
+  @Test func printsValidateHelp() async throws {
+    let result = try await Orchestrate.run(["validate", "--help"])
     #expect(result.status == 0)
     try expectMatchesGolden(result.stdout, "validate-help.txt")
   }
 
-  @Test func printsTheVersion() throws {
-    let result = try Orchestrate.run(["--version"])
+  @Test func printsTheVersion() async throws {
+    let result = try await Orchestrate.run(["--version"])
     #expect(result.status == 0)
     #expect(result.stdout == "0.1.0\n")
   }
 
-  @Test func suggestsTheSubcommandMeant() throws {
-    let result = try Orchestrate.run(["rn", "manifests/app.json"])
+  @Test func suggestsTheSubcommandMeant() async throws {
+    let result = try await Orchestrate.run(["rn", "manifests/app.json"])
     #expect(result.status == 64)
     #expect(result.stdout.isEmpty)
     #expect(
@@ -40,8 +41,8 @@ struct CommandLineTests {
         == "Error: Unknown subcommand 'rn'. Did you mean 'run'?\nUsage: orchestrate <subcommand>\n")
   }
 
-  @Test func suggestsTheOptionMeant() throws {
-    let result = try Orchestrate.run(["run", "manifests/app.json", "--reprot", "r.json"])
+  @Test func suggestsTheOptionMeant() async throws {
+    let result = try await Orchestrate.run(["run", "manifests/app.json", "--reprot", "r.json"])
     #expect(result.status == 64)
     #expect(
       result.stderr.hasPrefix(
@@ -49,24 +50,28 @@ struct CommandLineTests {
       ))
   }
 
-  @Test func rejectsBadOptionValues() throws {
-    let concurrency = try Orchestrate.run(["run", "manifests/app.json", "--max-concurrency", "0"])
+  @Test func rejectsBadOptionValues() async throws {
+    let concurrency = try await Orchestrate.run([
+      "run", "manifests/app.json", "--max-concurrency", "0",
+    ])
     #expect(concurrency.status == 64)
     #expect(
       concurrency.stderr.hasPrefix(
         "Error: The value '0' for '--max-concurrency <n>' must be a whole number of at least 1."))
-    let budget = try Orchestrate.run(["run", "manifests/app.json", "--budget", "interactive"])
+    let budget = try await Orchestrate.run(["run", "manifests/app.json", "--budget", "interactive"])
     #expect(budget.status == 64)
     #expect(
       budget.stderr.hasPrefix(
         "Error: The value 'interactive' for '--budget' must look like 'interactive=2s'."))
-    let missing = try Orchestrate.run(["run"])
+    let missing = try await Orchestrate.run(["run"])
     #expect(missing.status == 64)
     #expect(missing.stderr.hasPrefix("Error: Missing expected argument '<manifest>'."))
   }
 
-  @Test func rejectsABudgetForAnUnknownMilestone() throws {
-    let result = try Orchestrate.run(["run", "manifests/app.json", "--budget", "interactiv=1s"])
+  @Test func rejectsABudgetForAnUnknownMilestone() async throws {
+    let result = try await Orchestrate.run([
+      "run", "manifests/app.json", "--budget", "interactiv=1s",
+    ])
     #expect(result.status == 64)
     #expect(
       result.stderr.hasPrefix(
@@ -74,13 +79,13 @@ struct CommandLineTests {
       ))
   }
 
-  @Test func reportsAMissingManifest() throws {
-    let result = try Orchestrate.run(["run", "nowhere/app.json"])
+  @Test func reportsAMissingManifest() async throws {
+    let result = try await Orchestrate.run(["run", "nowhere/app.json"])
     #expect(result.status == 66)
     #expect(result.stderr == "Error: The manifest 'nowhere/app.json' does not exist.\n")
   }
 
-  @Test func reportsEveryProblemOfAnInvalidManifestBeforeRunningAnything() throws {
+  @Test func reportsEveryProblemOfAnInvalidManifestBeforeRunningAnything() async throws {
     let folder = try TemporaryFolder()
     let path = try folder.write(
       "bad.json",
@@ -90,7 +95,7 @@ struct CommandLineTests {
         { "id": "b", "plugin": "simulate", "dependsOn": ["a"], "params": { "duraton": "1s" } }
       ] }
       """)
-    let result = try Orchestrate.run(["run", path, "--report", folder.path("report.json")])
+    let result = try await Orchestrate.run(["run", path, "--report", folder.path("report.json")])
     #expect(result.status == 65)
     #expect(result.stdout.isEmpty)
     #expect(
@@ -103,13 +108,13 @@ struct CommandLineTests {
     #expect(!FileManager.default.fileExists(atPath: folder.path("report.json")))
   }
 
-  @Test func validatesSeveralManifestsAndCountsTheProblems() throws {
+  @Test func validatesSeveralManifestsAndCountsTheProblems() async throws {
     let folder = try TemporaryFolder()
     let good = try folder.write(
       "good.json", #"{ "version": 1, "steps": [ { "id": "a", "plugin": "simulate" } ] }"#)
     let bad = try folder.write(
       "bad.json", #"{ "version": 1, "steps": [ { "id": "a", "plugin": "simulat" } ] }"#)
-    let result = try Orchestrate.run(["validate", good, bad])
+    let result = try await Orchestrate.run(["validate", good, bad])
     #expect(result.status == 65)
     #expect(
       result.stdout == """
@@ -118,18 +123,18 @@ struct CommandLineTests {
         1 error, 0 warnings in 2 manifests; 1 not valid.
 
         """)
-    let allGood = try Orchestrate.run(["validate", good, "manifests/app.json"])
+    let allGood = try await Orchestrate.run(["validate", good, "manifests/app.json"])
     #expect(allGood.status == 0)
     #expect(allGood.stdout.hasSuffix("0 errors, 0 warnings in 2 manifests.\n"))
   }
 
-  @Test func validatesEveryShippedManifest() throws {
+  @Test func validatesEveryShippedManifest() async throws {
     let manifests = try FileManager.default.subpathsOfDirectory(
       atPath: Orchestrate.packageRoot.appendingPathComponent("manifests").path
     )
     .filter { $0.hasSuffix(".json") }.map { "manifests/\($0)" }
     #expect(manifests.count >= 3)
-    let result = try Orchestrate.run(["validate"] + manifests)
+    let result = try await Orchestrate.run(["validate"] + manifests)
     #expect(result.status == 0, "\(result.stdout)")
   }
 }

@@ -8,10 +8,10 @@ struct RunCommandTests {
     try LaunchReport(jsonText: String(contentsOfFile: path, encoding: .utf8))
   }
 
-  @Test func runsTheShippedExampleAndWritesTheReport() throws {
+  @Test func runsTheShippedExampleAndWritesTheReport() async throws {
     let folder = try TemporaryFolder()
     let reportPath = folder.path("report.json")
-    let result = try Orchestrate.run(["run", "manifests/app.json", "--report", reportPath])
+    let result = try await Orchestrate.run(["run", "manifests/app.json", "--report", reportPath])
     #expect(result.status == 0)
     #expect(result.stderr.isEmpty)
     #expect(result.stdout.contains("BooksTrack (rehearsal): succeeded in "))
@@ -30,7 +30,7 @@ struct RunCommandTests {
     #expect(interactive == books.end)
   }
 
-  @Test func exitsOneWhenAnAbortStepFails() throws {
+  @Test func exitsOneWhenAnAbortStepFails() async throws {
     let folder = try TemporaryFolder()
     let path = try folder.write(
       "fail.json",
@@ -40,7 +40,7 @@ struct RunCommandTests {
         { "id": "page", "plugin": "simulate", "dependsOn": ["store"] }
       ] }
       """)
-    let result = try Orchestrate.run(["run", path, "--report", folder.path("r.json")])
+    let result = try await Orchestrate.run(["run", path, "--report", folder.path("r.json")])
     #expect(result.status == 1)
     #expect(
       result.stderr == "Error: the launch failed: 'store' failed: simulated failure (attempt 1).\n")
@@ -49,7 +49,7 @@ struct RunCommandTests {
     #expect(report.step("page")?.state == .skipped)
   }
 
-  @Test func exitsZeroWithAWarningWhenDegraded() throws {
+  @Test func exitsZeroWithAWarningWhenDegraded() async throws {
     let folder = try TemporaryFolder()
     let path = try folder.write(
       "degraded.json",
@@ -59,12 +59,12 @@ struct RunCommandTests {
         { "id": "ui", "plugin": "simulate" }
       ] }
       """)
-    let result = try Orchestrate.run(["run", path])
+    let result = try await Orchestrate.run(["run", path])
     #expect(result.status == 0)
     #expect(result.stderr == "Warning: the launch was degraded: 'cleanup' failed.\n")
   }
 
-  @Test func exitsZeroAndNamesTheRouteWhenRouted() throws {
+  @Test func exitsZeroAndNamesTheRouteWhenRouted() async throws {
     let folder = try TemporaryFolder()
     let path = try folder.write(
       "gated.json",
@@ -74,13 +74,13 @@ struct RunCommandTests {
         { "id": "home", "plugin": "simulate", "dependsOn": ["maintenance"] }
       ] }
       """)
-    let result = try Orchestrate.run(["run", path, "--quiet"])
+    let result = try await Orchestrate.run(["run", path, "--quiet"])
     #expect(result.status == 0)
     #expect(result.stdout.hasPrefix("Gated: routed to 'maintenance' by 'maintenance' in "))
     #expect(result.stdout.split(separator: "\n").count == 1)
   }
 
-  @Test func timesOutAHungStepAndCarriesOn() throws {
+  @Test func timesOutAHungStepAndCarriesOn() async throws {
     let folder = try TemporaryFolder()
     let path = try folder.write(
       "hang.json",
@@ -91,7 +91,7 @@ struct RunCommandTests {
         { "id": "next", "plugin": "simulate", "after": ["hang"] }
       ] }
       """)
-    let result = try Orchestrate.run(["run", path, "--report", folder.path("r.json")])
+    let result = try await Orchestrate.run(["run", path, "--report", folder.path("r.json")])
     #expect(result.status == 0)
     #expect(result.stdout.contains("TIMED OUT  hang after 200ms"))
     let report = try readReport(folder.path("r.json"))
@@ -99,7 +99,7 @@ struct RunCommandTests {
     #expect(report.step("next")?.state == .succeeded)
   }
 
-  @Test func exitsThreeWhenABudgetIsExceededAndZeroWhenMet() throws {
+  @Test func exitsThreeWhenABudgetIsExceededAndZeroWhenMet() async throws {
     let folder = try TemporaryFolder()
     let path = try folder.write(
       "budget.json",
@@ -108,16 +108,16 @@ struct RunCommandTests {
         { "id": "slow", "plugin": "simulate", "params": { "duration": "100ms" } }
       ] }
       """)
-    let over = try Orchestrate.run(["run", path, "--budget", "interactive=10ms"])
+    let over = try await Orchestrate.run(["run", path, "--budget", "interactive=10ms"])
     #expect(over.status == 3)
     #expect(over.stderr.hasPrefix("Error: The milestone 'interactive' was reached at "))
     #expect(over.stderr.hasSuffix(", over its budget of 10ms.\n"))
-    let within = try Orchestrate.run(["run", path, "--budget", "interactive=1m"])
+    let within = try await Orchestrate.run(["run", path, "--budget", "interactive=1m"])
     #expect(within.status == 0)
     #expect(within.stdout.contains("(budget 1m)"))
   }
 
-  @Test func treatsANeverReachedMilestoneAsOverBudget() throws {
+  @Test func treatsANeverReachedMilestoneAsOverBudget() async throws {
     let folder = try TemporaryFolder()
     let path = try folder.write(
       "never.json",
@@ -127,27 +127,27 @@ struct RunCommandTests {
         { "id": "home", "plugin": "simulate", "dependsOn": ["gate"] }
       ] }
       """)
-    let result = try Orchestrate.run(["run", path, "--budget", "interactive=5s"])
+    let result = try await Orchestrate.run(["run", path, "--budget", "interactive=5s"])
     #expect(result.status == 3)
     #expect(
       result.stderr == "Error: The milestone 'interactive' was never reached; its budget is 5s.\n")
   }
 
-  @Test func printsTheReportAsJSONOnStdout() throws {
-    let result = try Orchestrate.run(["run", "manifests/app.json", "--json"])
+  @Test func printsTheReportAsJSONOnStdout() async throws {
+    let result = try await Orchestrate.run(["run", "manifests/app.json", "--json"])
     #expect(result.status == 0)
     let report = try LaunchReport(jsonText: result.stdout)
     #expect(report.name == "BooksTrack (rehearsal)")
   }
 
-  @Test func overridesTheManifestsConcurrency() throws {
+  @Test func overridesTheManifestsConcurrency() async throws {
     let folder = try TemporaryFolder()
     let steps = (1...4).map {
       #"{ "id": "s\#($0)", "plugin": "simulate", "params": { "duration": "20ms" } }"#
     }
     let path = try folder.write(
       "wide.json", #"{ "version": 1, "steps": [\#(steps.joined(separator: ","))] }"#)
-    let result = try Orchestrate.run([
+    let result = try await Orchestrate.run([
       "run", path, "--max-concurrency", "1", "--report", folder.path("r.json"),
     ])
     #expect(result.status == 0)
@@ -161,7 +161,7 @@ struct RunCommandTests {
     }
   }
 
-  @Test func cancelsCleanlyOnInterruptAndStillWritesTheReport() throws {
+  @Test func cancelsCleanlyOnInterruptAndStillWritesTheReport() async throws {
     let folder = try TemporaryFolder()
     let path = try folder.write(
       "long.json",
@@ -171,14 +171,14 @@ struct RunCommandTests {
         { "id": "after", "plugin": "simulate", "dependsOn": ["long"] }
       ] }
       """)
-    let result = try Orchestrate.run(["run", path, "--report", folder.path("r.json")]) {
+    let result = try await Orchestrate.run(["run", path, "--report", folder.path("r.json")]) {
       process, stdout in
       let deadline = Date().addingTimeInterval(30)
       while !((try? String(contentsOf: stdout, encoding: .utf8))?.contains("start      long")
         ?? false),
         Date() < deadline
       {
-        Thread.sleep(forTimeInterval: 0.01)
+        try await Task.sleep(for: .milliseconds(10))
       }
       process.interrupt()
     }
@@ -190,11 +190,11 @@ struct RunCommandTests {
     #expect(report.step("after")?.state == .skipped)
   }
 
-  @Test func replaysTheBookTrackLaunchSeriallyAndOrchestrated() throws {
+  @Test func replaysTheBookTrackLaunchSeriallyAndOrchestrated() async throws {
     let folder = try TemporaryFolder()
-    let serial = try Orchestrate.run(
+    let serial = try await Orchestrate.run(
       ["run", "manifests/simulated/booktrack-serial.json", "--report", folder.path("serial.json")])
-    let orchestrated = try Orchestrate.run(
+    let orchestrated = try await Orchestrate.run(
       ["run", "manifests/simulated/booktrack.json", "--report", folder.path("orchestrated.json")])
     #expect(serial.status == 0)
     #expect(orchestrated.status == 0)

@@ -21,10 +21,13 @@ enum Orchestrate {
 
   /// Runs the binary with `arguments` in `directory`; `whileRunning` gets the process and the
   /// file its stdout goes to, for tests that signal it mid-run.
+  ///
+  /// Waits for the process without blocking a thread: Swift's cooperative pool has only as
+  /// many threads as cores, and other tests need them meanwhile.
   static func run(
     _ arguments: [String], in directory: URL? = nil,
-    whileRunning: ((Process, URL) throws -> Void)? = nil
-  ) throws -> CommandResult {
+    whileRunning: ((Process, URL) async throws -> Void)? = nil
+  ) async throws -> CommandResult {
     try #require(
       FileManager.default.isExecutableFile(atPath: binary.path),
       "build the 'orchestrate' product first")
@@ -43,9 +46,11 @@ enum Orchestrate {
     process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
     process.standardError = try FileHandle(forWritingTo: stderrURL)
     process.standardInput = FileHandle.nullDevice
+    let (exited, exit) = AsyncStream.makeStream(of: Void.self)
+    process.terminationHandler = { _ in exit.finish() }
     try process.run()
-    try whileRunning?(process, stdoutURL)
-    process.waitUntilExit()
+    try await whileRunning?(process, stdoutURL)
+    for await _ in exited {}
     return CommandResult(
       stdout: try String(contentsOf: stdoutURL, encoding: .utf8),
       stderr: try String(contentsOf: stderrURL, encoding: .utf8),

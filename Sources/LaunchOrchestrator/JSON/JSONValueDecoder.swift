@@ -54,6 +54,8 @@ private final class KeyTracker {
     entries[entry].listedAllKeys = true
   }
 
+  /// Keys of every object that no container read. A type may decode the same object more
+  /// than once (through several containers, or a super decoder), so reads are pooled per path.
   func unusedKeys() -> [JSONValueDecoder.UnusedKey] {
     var seen: Set<String> = []
     var result: [JSONValueDecoder.UnusedKey] = []

@@ -19,9 +19,13 @@ public struct ManifestLoader: Sendable {
     do {
       data = try Data(contentsOf: url)
     } catch {
+      var isFolder: ObjCBool = false
+      let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder)
       let reason =
-        FileManager.default.fileExists(atPath: url.path)
-        ? "cannot be read (check its permissions)" : "does not exist"
+        !exists
+        ? "does not exist"
+        : isFolder.boolValue
+          ? "is a folder, not a manifest file" : "cannot be read (check its permissions)"
       throw ManifestError(
         code: .unreadable,
         diagnostics: [
@@ -61,7 +65,7 @@ public struct ManifestLoader: Sendable {
     }
     var builder = PlanBuilder(
       manifest: manifest, registry: registry, manifestPath: file, manifestDirectory: directory,
-      diagnostics: reader.diagnostics)
+      diagnostics: reader.diagnostics, sourceIndex: reader.stepSourceIndices)
     let plan = builder.build()
     guard let plan, !builder.diagnostics.hasErrors else {
       throw ManifestError(code: .invalid, diagnostics: builder.diagnostics.sorted)

@@ -14,12 +14,14 @@ struct ManifestReader {
 
   var diagnostics: DiagnosticCollector
   let fallbackName: String
+  /// For each step read, its index in the source's `steps` array: steps that could not be
+  /// read are left out of the manifest, and diagnostics must still point at the right element.
+  private(set) var stepSourceIndices: [Int] = []
 
   /// Reads the manifest; `nil` only when the root is not an object at all.
   mutating func read() -> Manifest? {
     let root = diagnostics.root
-    guard let members = object(root, at: .root, allowed: Self.manifestKeys) else { return nil }
-    _ = members
+    guard object(root, at: .root, allowed: Self.manifestKeys) != nil else { return nil }
 
     var version = 1
     if let value = root["version"] {
@@ -60,7 +62,10 @@ struct ManifestReader {
       let path = JSONPath.root.appending("steps")
       if let elements = value.elements {
         for (index, element) in elements.enumerated() {
-          if let step = readStep(element, at: path.appending(index)) { steps.append(step) }
+          if let step = readStep(element, at: path.appending(index)) {
+            steps.append(step)
+            stepSourceIndices.append(index)
+          }
         }
       } else {
         diagnostics.report(

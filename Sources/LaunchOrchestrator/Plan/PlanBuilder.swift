@@ -8,30 +8,29 @@ struct PlanBuilder {
   let manifestPath: String
   let manifestDirectory: URL
   var diagnostics: DiagnosticCollector
+  /// Each step's index in the source's `steps` array.
+  let sourceIndex: [Int]
 
   private var indexByID: [String: Int] = [:]
 
   init(
     manifest: Manifest, registry: PluginRegistry, manifestPath: String, manifestDirectory: URL,
-    diagnostics: DiagnosticCollector
+    diagnostics: DiagnosticCollector, sourceIndex: [Int]
   ) {
     self.manifest = manifest
     self.registry = registry
     self.manifestPath = manifestPath
     self.manifestDirectory = manifestDirectory
     self.diagnostics = diagnostics
+    self.sourceIndex = sourceIndex
   }
 
   private func stepPath(_ index: Int) -> JSONPath {
     JSONPath.root.appending("steps").appending(sourceIndex[index])
   }
 
-  /// Each declared step's position in the source array (steps that failed to read are absent).
-  private var sourceIndex: [Int] = []
-
   mutating func build() -> LaunchPlan? {
     let steps = manifest.steps
-    mapSourceIndices()
     for (index, step) in steps.enumerated() {
       if let first = indexByID[step.id] {
         diagnostics.report(
@@ -175,23 +174,6 @@ struct PlanBuilder {
       manifest: manifest, manifestPath: manifestPath, manifestDirectory: manifestDirectory,
       steps: plannedSteps, milestones: plannedMilestones, topologicalOrder: order.steps,
       warnings: diagnostics.sorted.filter { $0.severity == .warning })
-  }
-
-  /// Steps that failed to read are missing from `manifest.steps`; find each survivor's
-  /// position in the source array by its id and plugin so diagnostics point at the right element.
-  private mutating func mapSourceIndices() {
-    let elements = diagnostics.root["steps"]?.elements ?? []
-    var next = 0
-    for step in manifest.steps {
-      while next < elements.count,
-        elements[next]["id"]?.stringValue != step.id
-          || elements[next]["plugin"]?.stringValue != step.plugin
-      {
-        next += 1
-      }
-      sourceIndex.append(min(next, max(elements.count - 1, 0)))
-      next += 1
-    }
   }
 
   private mutating func resolve(_ id: String, at path: JSONPath, role: String) -> Int? {
