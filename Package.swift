@@ -17,6 +17,12 @@ let package = Package(
       name: "orchestrate",
       dependencies: ["OrchestrateCLI", "SimulatePlugin"]
     ),
+    .executableTarget(
+      name: "custom-orchestrate",
+      dependencies: ["OrchestrateCLI", "SimulatePlugin", "LaunchOrchestrator"],
+      path: "Examples/CustomOrchestrate",
+      exclude: ["greet.json"]
+    ),
     .target(
       name: "SimulatePlugin",
       dependencies: ["LaunchOrchestrator"],

@@ -10,6 +10,22 @@ public struct SimulateStep: StepPlugin {
   public static let summary =
     "Stand-in work that takes a set time, and can fail, hang, block or route."
 
+  /// The parameters, for `orchestrate plugins` and the schema.
+  public static let parameterDescriptions: [ParameterDescription] = [
+    .init("duration", .duration, default: "0s", "How long each attempt takes."),
+    .init("fail", .boolean, default: "false", "Every attempt fails."),
+    .init(
+      "failAttempts", .integer(minimum: 0), default: "0",
+      "The first N attempts fail, later ones succeed."),
+    .init(
+      "ignoresCancellation", .boolean, default: "false",
+      "Keep running when cancelled, like a plugin that never checks cancellation."),
+    .init(
+      "blocking", .boolean, default: "false",
+      "Hold a thread for the duration, like synchronous I/O."),
+    .init("route", .string, "End the launch with this route after the duration."),
+  ]
+
   /// What to simulate.
   public struct Parameters: Decodable, Sendable {
     /// How long each attempt takes (default 0).

@@ -9,6 +9,17 @@ struct Console: Sendable {
     FileHandle.standardOutput.write(Data((text + "\n").utf8))
   }
 
+  /// Writes `text` as it is, without a newline.
+  func write(_ text: String) {
+    FileHandle.standardOutput.write(Data(text.utf8))
+  }
+
+  /// Whether stdout is an interactive terminal that is not a CI log.
+  static var isInteractive: Bool {
+    isatty(STDOUT_FILENO) == 1
+      && ProcessInfo.processInfo.environment["CI"].map { $0.isEmpty || $0 == "false" } ?? true
+  }
+
   func err(_ text: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))
   }

@@ -38,7 +38,10 @@ public enum Orchestrate {
     }
   }
 
-  private static let commands: [CommandSpec] = [RunCommand.spec, ValidateCommand.spec]
+  private static let commands: [any Command.Type] = [
+    RunCommand.self, ValidateCommand.self, PlanCommand.self, GraphCommand.self, PluginsCommand.self,
+    SchemaCommand.self,
+  ]
 
   private static let overview = CommandSpec(
     name: "",
@@ -64,30 +67,26 @@ public enum Orchestrate {
         console.out(help)
         return .success
       }
-      console.out(try command(named: name).help)
+      console.out(try command(named: name).spec.help)
       return .success
     default:
-      let spec = try command(named: first)
-      let parsed = try ParsedArguments.parse(Array(arguments.dropFirst()), for: spec)
+      let command = try command(named: first)
+      let parsed = try ParsedArguments.parse(Array(arguments.dropFirst()), for: command.spec)
       if parsed.wantsHelp {
-        console.out(spec.help)
+        console.out(command.spec.help)
         return .success
       }
-      switch spec.name {
-      case RunCommand.spec.name:
-        return try await RunCommand(arguments: parsed, registry: registry, console: console)
-          .execute()
-      default:
-        return try ValidateCommand(arguments: parsed, registry: registry, console: console)
-          .execute()
-      }
+      return try await command.init(arguments: parsed, registry: registry, console: console)
+        .execute()
     }
   }
 
-  private static func command(named name: String) throws(CLIError) -> CommandSpec {
-    if let spec = commands.first(where: { $0.name == name }) { return spec }
-    let hint =
-      Suggestions.closest(to: name, in: commands.map(\.name)).map { " Did you mean '\($0)'?" } ?? ""
+  private static func command(named name: String) throws(CLIError) -> any Command.Type {
+    if let command = commands.first(where: { $0.spec.name == name }) { return command }
+    // A closure, not the key path `\.spec.name`: a key path through an existential metatype
+    // crashes the Swift 6.3 compiler.
+    let names = commands.map { $0.spec.name }
+    let hint = Suggestions.closest(to: name, in: names).map { " Did you mean '\($0)'?" } ?? ""
     let kind = name.hasPrefix("-") ? "option" : "subcommand"
     throw CLIError(
       message: "Unknown \(kind) '\(name)'.\(hint)", exitCode: .usage,
@@ -100,7 +99,7 @@ public enum Orchestrate {
       ("--version", "Show the version."), ("-h, --help", "Show help information."),
     ])
     text += "\nSUBCOMMANDS:\n"
-    text += HelpTable.render(commands.map { ($0.name, $0.abstract) })
+    text += HelpTable.render(commands.map { ($0.spec.name, $0.spec.abstract) })
     text += "\n  See 'orchestrate help <subcommand>' for detailed help."
     return text
   }

@@ -1,19 +1,22 @@
 import Foundation
 import LaunchOrchestrator
 
-/// `orchestrate run <manifest>`: runs a launch, prints what happens, writes the report and
-/// checks milestone budgets.
-struct RunCommand {
+/// `orchestrate run <manifest>`: runs a launch, shows what happens, writes the report and the
+/// trace, and checks milestone budgets.
+struct RunCommand: Command {
   static let spec = CommandSpec(
     name: "run", abstract: "Runs a launch manifest and reports what happened.",
     discussion: """
       Exits 0 when the launch succeeded, was degraded (with a warning) or was routed; 1 when it \
       failed; 3 when a budget was exceeded; 65 for an invalid manifest; 66 for a missing one; \
-      130 when interrupted (the report is still written).
+      130 when interrupted (the report and trace are still written).
       """,
     arguments: [.init(name: "manifest", help: "The launch manifest (JSON).")],
     options: [
       .init(name: "--report", valueName: "file", help: "Write the JSON report to this file."),
+      .init(
+        name: "--trace", valueName: "file",
+        help: "Write a Chrome trace (for Perfetto) to this file."),
       .init(
         name: "--max-concurrency", valueName: "n",
         help: "Run at most this many steps at once (overrides the manifest)."),
@@ -35,14 +38,7 @@ struct RunCommand {
   let console: Console
 
   func execute() async throws(CLIError) -> ExitCode {
-    guard let path = arguments.positionals.first else {
-      throw .usage("Missing expected argument '<manifest>'.", command: Self.spec)
-    }
-    guard arguments.positionals.count == 1 else {
-      throw .usage(
-        "Unexpected argument '\(arguments.positionals[1])'; 'run' takes one manifest.",
-        command: Self.spec)
-    }
+    let path = try Self.singleManifest(arguments)
     if arguments.has("--quiet"), arguments.has("--json") {
       throw .usage("'--quiet' and '--json' cannot be used together.", command: Self.spec)
     }
@@ -50,39 +46,23 @@ struct RunCommand {
     let budgets = try arguments.values("--budget").map { text throws(CLIError) in
       try parseBudget(text)
     }
-    let reportURL = try reportDestination()
+    let reportURL = try destination(of: "--report")
+    let traceURL = try destination(of: "--trace")
 
     let plan = try ManifestLoading(registry: registry, console: console).load(path)
-    let milestoneNames = plan.milestones.map(\.name)
-    for budget in budgets where !milestoneNames.contains(budget.milestone) {
-      let hint =
-        Suggestions.closest(to: budget.milestone, in: milestoneNames).map {
-          " Did you mean '\($0)'?"
-        } ?? ""
-      let known =
-        milestoneNames.isEmpty
-        ? "it declares none" : "it declares \(milestoneNames.joined(separator: ", "))"
-      throw .usage(
-        "The manifest has no milestone '\(budget.milestone)' for '--budget'.\(hint) (\(known))",
-        command: Self.spec)
-    }
+    try checkBudgetsName(milestonesOf: plan, budgets)
 
     let report = await runWithInterrupts(plan, maxConcurrency: maxConcurrency)
-    if let reportURL {
-      do {
-        try Data(report.jsonText.utf8).write(to: reportURL, options: .atomic)
-      } catch {
-        throw CLIError(
-          message: "Cannot write the report to '\(reportURL.path)': \(error.localizedDescription)",
-          exitCode: .cannotCreate)
-      }
+    if let reportURL { try write(report.jsonText, to: reportURL, what: "report") }
+    if let traceURL {
+      try write(JSONWriter.prettyPrinted(report.chromeTrace), to: traceURL, what: "trace")
     }
     if arguments.has("--json") {
       console.out(report.jsonText.trimmingCharacters(in: .newlines))
     } else {
-      printSummary(
-        report, budgets: budgets, reportPath: reportURL == nil ? nil : arguments.value("--report"))
+      printSummary(report, budgets: budgets)
     }
+    printProblems(report, budgets: budgets)
     return exitCode(for: report, budgets: budgets)
   }
 
@@ -92,47 +72,67 @@ struct RunCommand {
     // Unstructured so that the signal handler can cancel it; it is awaited right below.
     let launch = Task { await engine.run(plan, events: continuation) }
     let interrupts = InterruptHandler { launch.cancel() }
-    let log = EventLog(console: console)
-    let showEvents = !arguments.has("--quiet") && !arguments.has("--json")
-    for await event in events where showEvents {
-      log.print(event)
+    defer { interrupts.stop() }
+    if arguments.has("--quiet") || arguments.has("--json") {
+      for await _ in events {}
+    } else if Console.isInteractive {
+      let display = LiveDisplay(console: console, stepCount: plan.steps.count)
+      await withDiscardingTaskGroup { group in
+        group.addTask {
+          while !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(100))
+            display.tick()
+          }
+        }
+        for await event in events { display.show(event) }
+        group.cancelAll()
+      }
+      display.finish()
+    } else {
+      let log = EventLog(console: console)
+      for await event in events { log.print(event) }
     }
-    let report = await launch.value
-    interrupts.stop()
-    return report
+    return await launch.value
   }
 
-  private func printSummary(_ report: LaunchReport, budgets: [Budget], reportPath: String?) {
+  private func printSummary(_ report: LaunchReport, budgets: [Budget]) {
     let headline: String
-    switch report.outcome {
-    case .routed:
+    if report.outcome == .routed, let route = report.route {
       let by = report.criticalPath.last.map { " by '\($0)'" } ?? ""
-      headline =
-        "\(report.name): routed to '\(report.route?.name ?? "?")'\(by) in \(TimeText.seconds(report.duration))"
-    default:
+      headline = "\(report.name): routed to '\(route)'\(by) in \(TimeText.seconds(report.duration))"
+    } else {
       headline =
         "\(report.name): \(report.outcome.rawValue) in \(TimeText.seconds(report.duration))"
     }
-    if arguments.has("--quiet") {
+    guard !arguments.has("--quiet") else {
       console.out(headline)
-    } else {
-      console.out("")
-      console.out(headline)
-      let width = (report.milestones.map(\.name.count).max() ?? 0) + 2
-      for milestone in report.milestones {
-        let name = milestone.name.padding(toLength: width, withPad: " ", startingAt: 0)
-        let time = milestone.time.map(TimeText.seconds) ?? "not reached"
-        let budget =
-          budgets.last { $0.milestone == milestone.name }.map {
-            " (budget \(DurationText.format($0.limit)))"
-          } ?? ""
-        console.out("  \(name)\(time)\(budget)")
-      }
-      if !report.criticalPath.isEmpty {
-        console.out("critical path: \(report.criticalPath.joined(separator: " -> "))")
-      }
-      if let reportPath { console.out("report: \(reportPath)") }
+      return
     }
+    console.out("")
+    console.out(headline)
+    let width = (report.milestones.map(\.name.count).max() ?? 0) + 2
+    for milestone in report.milestones {
+      let name = milestone.name.padding(toLength: width, withPad: " ", startingAt: 0)
+      let time = milestone.time.map(TimeText.seconds) ?? "not reached"
+      let budget =
+        budgets.last { $0.milestone == milestone.name }.map {
+          " (budget \(DurationText.format($0.limit)))"
+        } ?? ""
+      console.out("  \(name)\(time)\(budget)")
+    }
+    console.out("")
+    for line in Timeline.render(report) { console.out(line) }
+    if !report.criticalPath.isEmpty {
+      console.out("")
+      console.out("critical path: \(report.criticalPath.joined(separator: " -> "))")
+    }
+    if let path = arguments.value("--report") { console.out("report: \(path)") }
+    if let path = arguments.value("--trace") {
+      console.out("trace: \(path) (open it in Perfetto or chrome://tracing)")
+    }
+  }
+
+  private func printProblems(_ report: LaunchReport, budgets: [Budget]) {
     switch report.outcome {
     case .degraded:
       let problems = report.steps.filter { $0.state != .succeeded }.map {
@@ -176,6 +176,20 @@ struct RunCommand {
     }
   }
 
+  private func checkBudgetsName(milestonesOf plan: LaunchPlan, _ budgets: [Budget]) throws(CLIError)
+  {
+    let names = plan.milestones.map(\.name)
+    for budget in budgets where !names.contains(budget.milestone) {
+      let hint =
+        Suggestions.closest(to: budget.milestone, in: names).map { " Did you mean '\($0)'?" } ?? ""
+      let known =
+        names.isEmpty ? "it declares none" : "it declares \(names.joined(separator: ", "))"
+      throw .usage(
+        "The manifest has no milestone '\(budget.milestone)' for '--budget'.\(hint) (\(known))",
+        command: Self.spec)
+    }
+  }
+
   private func parseMaxConcurrency() throws(CLIError) -> Int? {
     guard let text = arguments.value("--max-concurrency") else { return nil }
     guard let value = Int(text), value >= 1 else {
@@ -201,9 +215,10 @@ struct RunCommand {
     return Budget(milestone: parts[0], limit: limit)
   }
 
-  /// Checks before the launch, not after it, that the report's folder exists.
-  private func reportDestination() throws(CLIError) -> URL? {
-    guard let path = arguments.value("--report") else { return nil }
+  /// The file an option names, checked before the launch (not after it) to be in a folder
+  /// that exists.
+  private func destination(of option: String) throws(CLIError) -> URL? {
+    guard let path = arguments.value(option) else { return nil }
     let url = URL(fileURLWithPath: path)
     var isDirectory: ObjCBool = false
     let folder = url.deletingLastPathComponent().path
@@ -211,9 +226,19 @@ struct RunCommand {
       isDirectory.boolValue
     else {
       throw .usage(
-        "The folder for '--report \(path)' does not exist; create '\(folder)' first.",
+        "The folder for '\(option) \(path)' does not exist; create '\(folder)' first.",
         command: Self.spec)
     }
     return url
+  }
+
+  private func write(_ text: String, to url: URL, what: String) throws(CLIError) {
+    do {
+      try Data(text.utf8).write(to: url, options: .atomic)
+    } catch {
+      throw CLIError(
+        message: "Cannot write the \(what) to '\(url.path)': \(error.localizedDescription)",
+        exitCode: .cannotCreate)
+    }
   }
 }

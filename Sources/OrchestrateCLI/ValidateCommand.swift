@@ -1,7 +1,7 @@
 import LaunchOrchestrator
 
 /// `orchestrate validate <manifest>...`: checks manifests without running anything.
-struct ValidateCommand {
+struct ValidateCommand: Command {
   static let spec = CommandSpec(
     name: "validate",
     abstract: "Checks manifests and reports every problem, without running anything.",
@@ -13,7 +13,7 @@ struct ValidateCommand {
   let registry: PluginRegistry
   let console: Console
 
-  func execute() throws(CLIError) -> ExitCode {
+  func execute() async throws(CLIError) -> ExitCode {
     guard !arguments.positionals.isEmpty else {
       throw .usage("Missing expected argument '<manifest>'.", command: Self.spec)
     }

@@ -211,4 +211,57 @@ struct RunCommandTests {
       orchestratedReport.step("queue").flatMap(\.start).map { $0 >= orchestratedInteractive }
         == true)
   }
+
+  @Test func writesATraceThatAgreesWithTheReport() async throws {
+    let folder = try TemporaryFolder()
+    let result = try await Orchestrate.run(
+      [
+        "run", "manifests/simulated/booktrack.json", "--report", folder.path("r.json"), "--trace",
+        folder.path("t.json"),
+      ])
+    #expect(result.status == 0)
+    #expect(
+      result.stdout.contains(
+        "trace: \(folder.path("t.json")) (open it in Perfetto or chrome://tracing)"))
+    let report = try readReport(folder.path("r.json"))
+    let trace = try JSONParser.parse(
+      Array(try Data(contentsOf: URL(fileURLWithPath: folder.path("t.json"))))
+    ).root
+    let events = try #require(trace["traceEvents"]?.elements)
+    let spans = events.filter { $0["ph"] == "X" }
+    #expect(
+      spans.compactMap { $0["name"]?.stringValue }.sorted() == report.steps.map(\.id).sorted())
+    var lanes: [Double: [(Double, Double)]] = [:]
+    for span in spans {
+      let name = try #require(span["name"]?.stringValue)
+      let step = try #require(report.step(name))
+      let start = try #require(step.start)
+      let duration = try #require(step.duration)
+      guard case .number(let ts) = span["ts"]?.kind, case .number(let dur) = span["dur"]?.kind,
+        case .number(let lane) = span["tid"]?.kind
+      else {
+        Issue.record("malformed span \(span)")
+        continue
+      }
+      #expect(abs(ts - start.seconds * 1e6) <= 1)
+      #expect(abs(dur - duration.seconds * 1e6) <= 1)
+      for (start, end) in lanes[lane, default: []] {
+        #expect(ts >= end || ts + dur <= start, "steps overlap in lane \(lane)")
+      }
+      lanes[lane, default: []].append((ts, ts + dur))
+    }
+    let milestones = events.filter { $0["ph"] == "i" }.compactMap { $0["name"]?.stringValue }
+    #expect(milestones == ["firstFrame", "interactive"])
+  }
+
+  @Test func endsTheSummaryWithATimelineAndTheCriticalPath() async throws {
+    let result = try await Orchestrate.run(["run", "manifests/simulated/booktrack.json"])
+    let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(
+      String.init)
+    let timeline = try #require(lines.firstIndex { $0.hasPrefix("  store  ") && $0.contains("█") })
+    for id in ["notifications", "queue", "cleanupReviewed", "cleanupOrphaned", "sampleData"] {
+      #expect(lines[timeline...].contains { $0.hasPrefix("  \(id) ") && $0.contains("█") })
+    }
+    #expect(lines.last { !$0.isEmpty }?.hasPrefix("critical path: store -> ") == true)
+  }
 }

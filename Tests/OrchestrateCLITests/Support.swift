@@ -10,11 +10,9 @@ struct CommandResult {
 
 /// Runs the built `orchestrate` binary, the way a user would.
 enum Orchestrate {
-  static let binary: URL = {
-    // Tests run from the build folder that also holds the executable.
-    let folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    return folder.appendingPathComponent("orchestrate")
-  }()
+  /// The build folder: tests run from the folder that also holds the executables.
+  static let buildFolder = URL(fileURLWithPath: CommandLine.arguments[0])
+    .deletingLastPathComponent()
 
   static let packageRoot = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -25,12 +23,11 @@ enum Orchestrate {
   /// Waits for the process without blocking a thread: Swift's cooperative pool has only as
   /// many threads as cores, and other tests need them meanwhile.
   static func run(
-    _ arguments: [String], in directory: URL? = nil,
+    _ arguments: [String], in directory: URL? = nil, binary name: String = "orchestrate",
     whileRunning: ((Process, URL) async throws -> Void)? = nil
   ) async throws -> CommandResult {
-    try #require(
-      FileManager.default.isExecutableFile(atPath: binary.path),
-      "build the 'orchestrate' product first")
+    let binary = buildFolder.appendingPathComponent(name)
+    try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build '\(name)' first")
     let scratch = try TemporaryFolder()
     let stdoutURL = scratch.url.appendingPathComponent("stdout")
     let stderrURL = scratch.url.appendingPathComponent("stderr")

@@ -16,8 +16,9 @@ public struct PluginRegistry: Sendable {
   public mutating func register<Plugin: StepPlugin>(_ plugin: Plugin.Type) {
     add(
       PluginDescriptor(
-        kind: Plugin.kind, summary: Plugin.summary, inputs: Plugin.inputs,
-        outputType: Plugin.Output.self, parametersType: Plugin.Parameters.self
+        kind: Plugin.kind, summary: Plugin.summary, parameters: Plugin.parameterDescriptions,
+        inputs: Plugin.inputs, outputType: Plugin.Output.self,
+        parametersType: Plugin.Parameters.self
       ) { params in
         let instance = try Plugin(parameters: params)
         return PreparedStep(isBlocking: instance.isBlocking) { context in
@@ -42,21 +43,22 @@ public struct PluginRegistry: Sendable {
   ) {
     add(
       PluginDescriptor(
-        kind: kind, summary: summary, inputs: inputs, outputType: Output.self,
+        kind: kind, summary: summary, parameters: [], inputs: inputs, outputType: Output.self,
         parametersType: NoParameters.self
       ) { _ in PreparedStep(isBlocking: isBlocking, execute: run) })
   }
 
   /// Registers a one-off step kind with typed parameters.
   public mutating func register<Parameters: Decodable & Sendable, Output: Sendable>(
-    kind: String, parameters: Parameters.Type, summary: String = "", inputs: [StepInput] = [],
+    kind: String, parameters: Parameters.Type, summary: String = "",
+    parameterDescriptions: [ParameterDescription] = [], inputs: [StepInput] = [],
     isBlocking: Bool = false,
     run: @escaping @Sendable (Parameters, StepContext) async throws -> Output
   ) {
     add(
       PluginDescriptor(
-        kind: kind, summary: summary, inputs: inputs, outputType: Output.self,
-        parametersType: Parameters.self
+        kind: kind, summary: summary, parameters: parameterDescriptions, inputs: inputs,
+        outputType: Output.self, parametersType: Parameters.self
       ) { params in
         PreparedStep(isBlocking: isBlocking) { context in try await run(params, context) }
       })
@@ -85,6 +87,8 @@ public struct PluginDescriptor: Sendable {
   public let kind: String
   /// What the kind does.
   public let summary: String
+  /// Its parameters, as the plugin describes them.
+  public let parameters: [ParameterDescription]
   /// Outputs of other steps it reads.
   public let inputs: [StepInput]
   /// The identity of the type its steps output.
@@ -100,12 +104,13 @@ public struct PluginDescriptor: Sendable {
     )
 
   init<Parameters: Decodable & Sendable, Output: Sendable>(
-    kind: String, summary: String, inputs: [StepInput], outputType: Output.Type,
-    parametersType: Parameters.Type,
+    kind: String, summary: String, parameters: [ParameterDescription], inputs: [StepInput],
+    outputType: Output.Type, parametersType: Parameters.Type,
     make: @escaping @Sendable (Parameters) throws -> PreparedStep
   ) {
     self.kind = kind
     self.summary = summary
+    self.parameters = parameters
     self.inputs = inputs
     self.outputType = ObjectIdentifier(Output.self)
     self.outputTypeName = String(describing: Output.self)

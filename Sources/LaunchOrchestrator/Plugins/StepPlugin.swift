@@ -21,6 +21,8 @@ public protocol StepPlugin: Sendable {
   static var kind: String { get }
   /// One sentence saying what the step does.
   static var summary: String { get }
+  /// The parameters, described for `orchestrate plugins` and the manifest JSON Schema.
+  static var parameterDescriptions: [ParameterDescription] { get }
   /// Outputs of other steps this kind reads through ``StepContext/input(_:)``.
   ///
   /// A required input that no hard dependency provides is a validation error, so wiring
@@ -50,6 +52,8 @@ extension StepPlugin {
   public static var summary: String { "" }
   /// No inputs.
   public static var inputs: [StepInput] { [] }
+  /// No parameters described.
+  public static var parameterDescriptions: [ParameterDescription] { [] }
   /// Not blocking.
   public var isBlocking: Bool { false }
 }

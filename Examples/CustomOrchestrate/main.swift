@@ -1,0 +1,4 @@
+import OrchestrateCLI
+import SimulatePlugin
+
+await Orchestrate.main(plugins: [SimulateStep.self, GreetStep.self])

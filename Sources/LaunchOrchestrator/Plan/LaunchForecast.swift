@@ -1,0 +1,82 @@
+/// Predicts a launch without running it: the scheduler's own rules, played out in virtual time
+/// with each step taking a predicted duration.
+///
+/// Because it drives the same state machine as the engine, a forecast honours priorities,
+/// the concurrency limit, delays, deferral and timeouts exactly as a real launch would.
+public enum LaunchForecast {
+  /// Where each step's predicted duration came from.
+  public enum Source: String, Sendable {
+    /// A step's time in an earlier report.
+    case report
+    /// The manifest's `expectedDuration` hint.
+    case hint
+    /// Neither: the step counts as taking no time.
+    case none
+  }
+
+  /// A predicted launch: a report of what would happen, and where each duration came from.
+  public struct Prediction: Sendable {
+    /// The launch as it would go if every step took its predicted time and succeeded.
+    public var report: LaunchReport
+    /// The predicted duration of each step, in manifest order.
+    public var durations: [Duration]
+    /// Where each duration came from, in manifest order.
+    public var sources: [Source]
+  }
+
+  /// Predicts `plan` with durations from `earlier` (a report of a previous run) where it has
+  /// them, `expectedDuration` hints otherwise, and zero for the rest.
+  public static func predict(
+    _ plan: LaunchPlan, durations earlier: LaunchReport? = nil, maxConcurrency: Int? = nil
+  ) -> Prediction {
+    var durations: [Duration] = []
+    var sources: [Source] = []
+    for step in plan.steps {
+      if let measured = earlier?.step(step.id)?.duration {
+        durations.append(measured)
+        sources.append(.report)
+      } else if let hint = step.expectedDuration {
+        durations.append(hint)
+        sources.append(.hint)
+      } else {
+        durations.append(.zero)
+        sources.append(.none)
+      }
+    }
+
+    var scheduler = LaunchScheduler(
+      plan: plan, maxConcurrency: maxConcurrency ?? plan.manifest.maxConcurrency, gracePeriod: .zero
+    )
+    var completions = BinaryHeap<Completion>()
+    var now = Duration.zero
+    func collect(_ actions: [LaunchScheduler.Action]) {
+      for case .start(let attempt) in actions {
+        completions.insert(Completion(time: now + durations[attempt.step], token: attempt.token))
+      }
+    }
+    collect(scheduler.start(at: .zero))
+    while !scheduler.isFinished {
+      let deadline = scheduler.nextDeadline()
+      if let next = completions.min, deadline.map({ next.time <= $0 }) ?? true {
+        _ = completions.popMin()
+        now = next.time
+        collect(scheduler.attemptFinished(token: next.token, result: .succeeded, at: now))
+      } else if let deadline {
+        now = deadline
+        collect(scheduler.advance(to: now))
+      } else {
+        break
+      }
+    }
+    return Prediction(
+      report: LaunchReport(plan: plan, scheduler: scheduler, duration: now), durations: durations,
+      sources: sources)
+  }
+
+  private struct Completion: Comparable {
+    let time: Duration
+    let token: Int
+
+    static func < (lhs: Self, rhs: Self) -> Bool { (lhs.time, lhs.token) < (rhs.time, rhs.token) }
+  }
+}

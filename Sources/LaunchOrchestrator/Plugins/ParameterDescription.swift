@@ -1,0 +1,67 @@
+/// One parameter of a step plugin, described for people (`orchestrate plugins`) and editors
+/// (the manifest JSON Schema).
+public struct ParameterDescription: Sendable, Equatable {
+  /// The kind of value a parameter takes.
+  public enum ValueType: Sendable, Equatable, CustomStringConvertible {
+    /// Any string.
+    case string
+    /// A whole number, optionally bounded.
+    case integer(minimum: Int? = nil, maximum: Int? = nil)
+    /// Any number.
+    case number
+    /// `true` or `false`.
+    case boolean
+    /// A duration: `"250ms"`, `"2s"`, `"1.5m"`, `"24h"` or a number of seconds.
+    case duration
+    /// A file or folder path; relative paths resolve against the manifest's folder.
+    case path
+    /// One of the listed strings.
+    case oneOf([String])
+    /// An array of strings.
+    case strings
+
+    /// The type as `orchestrate plugins` prints it.
+    public var description: String {
+      switch self {
+      case .string: "string"
+      case .integer(let minimum, let maximum):
+        switch (minimum, maximum) {
+        case (let minimum?, let maximum?): "integer \(minimum)...\(maximum)"
+        case (let minimum?, nil): "integer >= \(minimum)"
+        case (nil, let maximum?): "integer <= \(maximum)"
+        case (nil, nil): "integer"
+        }
+      case .number: "number"
+      case .boolean: "boolean"
+      case .duration: "duration"
+      case .path: "path"
+      case .oneOf(let values): values.joined(separator: "|")
+      case .strings: "[string]"
+      }
+    }
+  }
+
+  /// The key in `params`.
+  public var name: String
+  /// The kind of value.
+  public var type: ValueType
+  /// Whether a manifest must give it.
+  public var isRequired: Bool
+  /// The value used when it is left out, as a manifest would write it.
+  public var defaultValue: String?
+  /// What it means.
+  public var summary: String
+
+  /// Describes a parameter.
+  public init(
+    _ name: String, _ type: ValueType, required isRequired: Bool = false,
+    default defaultValue: String? = nil,
+    _ summary: String
+  ) {
+    self.name = name
+    self.type = type
+    self.isRequired = isRequired
+    self.defaultValue = defaultValue
+    self.summary = summary
+  }
+}

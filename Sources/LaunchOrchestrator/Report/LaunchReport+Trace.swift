@@ -1,0 +1,86 @@
+/// The report as Chrome trace-event JSON, which Perfetto and chrome://tracing open.
+extension LaunchReport {
+  /// Complete (`"ph": "X"`) events, one lane per concurrently running step, and milestones
+  /// as global instant events. Times are in microseconds since the launch started.
+  public var chromeTrace: JSONValue {
+    func micros(_ duration: Duration) -> JSONValue {
+      JSONValue(.number((duration.seconds * 1e6).rounded()))
+    }
+    func object(_ members: [(String, JSONValue)]) -> JSONValue {
+      JSONValue(.object(members.map { JSONMember(key: $0.0, value: $0.1) }))
+    }
+
+    var events: [JSONValue] = [
+      object([
+        ("name", "process_name"), ("ph", "M"), ("pid", 1), ("tid", 0),
+        ("args", object([("name", .init(.string(name)))])),
+      ])
+    ]
+    let lanes = Self.lanes(for: steps)
+    for lane in 1...max(1, (lanes.compactMap { $0 }.max() ?? 0)) {
+      events.append(
+        object([
+          ("name", "thread_name"), ("ph", "M"), ("pid", 1), ("tid", .init(.number(Double(lane)))),
+          ("args", object([("name", .init(.string("lane \(lane)")))])),
+        ]))
+    }
+    for (index, step) in steps.enumerated() {
+      guard let start = step.start, let end = step.end, let lane = lanes[index] else { continue }
+      events.append(
+        object([
+          ("name", .init(.string(step.id))), ("cat", .init(.string(step.plugin))), ("ph", "X"),
+          ("ts", micros(start)),
+          ("dur", micros(end - start)), ("pid", 1), ("tid", .init(.number(Double(lane)))),
+          (
+            "args",
+            object([
+              ("state", .init(.string(step.state.rawValue))),
+              ("attempts", .init(.number(Double(step.attempts)))),
+              ("usedFallback", .init(.bool(step.usedFallback))),
+              ("error", step.error.map { JSONValue(.string($0)) } ?? nil),
+            ])
+          ),
+        ]))
+    }
+    for milestone in milestones {
+      guard let time = milestone.time else { continue }
+      events.append(
+        object([
+          ("name", .init(.string(milestone.name))), ("cat", "milestone"), ("ph", "i"), ("s", "g"),
+          ("ts", micros(time)),
+          ("pid", 1), ("tid", 0),
+        ]))
+    }
+    return object([
+      ("traceEvents", JSONValue(.array(events))), ("displayTimeUnit", "ms"),
+      (
+        "otherData",
+        object([
+          ("manifest", .init(.string(manifest))), ("outcome", .init(.string(outcome.rawValue))),
+          ("route", route.map { JSONValue(.string($0.name)) } ?? nil),
+        ])
+      ),
+    ])
+  }
+
+  /// The lane (from 1) of each step that ran: the lowest lane free when it started, so steps
+  /// that overlap in time never share one. `nil` for steps that never started.
+  public static func lanes(for steps: [Step]) -> [Int?] {
+    var lanes = [Int?](repeating: nil, count: steps.count)
+    var laneEnds: [Duration] = []
+    let started = steps.indices.filter { steps[$0].start != nil }
+      .sorted { (steps[$0].start!, $0) < (steps[$1].start!, $1) }
+    for index in started {
+      let start = steps[index].start!
+      let end = steps[index].end ?? start
+      if let free = laneEnds.firstIndex(where: { $0 <= start }) {
+        laneEnds[free] = end
+        lanes[index] = free + 1
+      } else {
+        laneEnds.append(end)
+        lanes[index] = laneEnds.count
+      }
+    }
+    return lanes
+  }
+}

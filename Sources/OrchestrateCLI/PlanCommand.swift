@@ -1,0 +1,142 @@
+import Foundation
+import LaunchOrchestrator
+
+/// `orchestrate plan <manifest>`: what a launch would cost, without running it.
+struct PlanCommand: Command {
+  static let spec = CommandSpec(
+    name: "plan",
+    abstract: "Predicts a launch without running it: start order, critical path, milestone times.",
+    discussion: """
+      Step durations come from an earlier report (--durations), or else from each step's \
+      expectedDuration; steps with neither count as taking no time. The prediction follows the \
+      same rules as a real launch: priorities, the concurrency limit, delays, deferral and timeouts.
+      """,
+    arguments: [.init(name: "manifest", help: "The launch manifest (JSON).")],
+    options: [
+      .init(
+        name: "--durations", valueName: "report",
+        help: "Take step durations from this report of an earlier run."),
+      .init(
+        name: "--max-concurrency", valueName: "n", help: "Plan for at most this many steps at once."
+      ),
+    ])
+
+  let arguments: ParsedArguments
+  let registry: PluginRegistry
+  let console: Console
+
+  func execute() async throws(CLIError) -> ExitCode {
+    let path = try Self.singleManifest(arguments)
+    var maxConcurrency: Int?
+    if let text = arguments.value("--max-concurrency") {
+      guard let value = Int(text), value >= 1 else {
+        throw .usage(
+          "The value '\(text)' for '--max-concurrency <n>' must be a whole number of at least 1.",
+          command: Self.spec)
+      }
+      maxConcurrency = value
+    }
+    let earlier = try readDurations()
+    let plan = try ManifestLoading(registry: registry, console: console).load(path)
+    let prediction = LaunchForecast.predict(
+      plan, durations: earlier, maxConcurrency: maxConcurrency)
+    let report = prediction.report
+
+    let counts = Dictionary(grouping: prediction.sources, by: { $0 }).mapValues(\.count)
+    var sources: [String] = []
+    if let count = counts[.report] { sources.append("\(count) from the report") }
+    if let count = counts[.hint] { sources.append("\(count) from expectedDuration") }
+    if let count = counts[.none] { sources.append("\(count) with no duration, counted as 0s") }
+    console.out(
+      "Plan for \(plan.name): \(plan.steps.count) steps (durations: \(sources.joined(separator: ", ")))"
+    )
+    console.out("")
+
+    let order = report.steps.indices.sorted {
+      (report.steps[$0].start ?? .zero, $0) < (report.steps[$1].start ?? .zero, $1)
+    }
+    let rows =
+      [["start", "end", "step", "priority", "waits for"]]
+      + order.map { index in
+        let step = report.steps[index]
+        let planned = plan.steps[index]
+        return [
+          step.start.map(TimeText.seconds) ?? "-", step.end.map(TimeText.seconds) ?? "-", step.id,
+          planned.priority.description, waits(for: planned, in: plan),
+        ]
+      }
+    for line in Table.render(rows, rightAligned: [0, 1]) { console.out("  " + line) }
+
+    if !report.milestones.isEmpty {
+      console.out("")
+      console.out("milestones:")
+      let width = (report.milestones.map(\.name.count).max() ?? 0) + 2
+      for milestone in report.milestones {
+        let time = milestone.time.map(TimeText.seconds) ?? "not reached"
+        console.out(
+          "  \(milestone.name.padding(toLength: width, withPad: " ", startingAt: 0))\(time)")
+      }
+    }
+    console.out("")
+    for line in Timeline.render(report) { console.out(line) }
+    console.out("")
+    console.out("predicted total: \(TimeText.seconds(report.duration))")
+    if !report.criticalPath.isEmpty {
+      console.out("critical path: \(report.criticalPath.joined(separator: " -> "))")
+    }
+    return .success
+  }
+
+  private func waits(for step: PlannedStep, in plan: LaunchPlan) -> String {
+    var parts = step.dependsOn.map { plan.steps[$0].id }
+    parts += step.after.map { "\(plan.steps[$0].id) (after)" }
+    if let milestone = step.deferUntil {
+      parts.append("\(plan.milestones[milestone].name) (milestone)")
+    }
+    if step.delay > .zero { parts.append("+\(DurationText.format(step.delay)) delay") }
+    return parts.joined(separator: ", ")
+  }
+
+  private func readDurations() throws(CLIError) -> LaunchReport? {
+    guard let path = arguments.value("--durations") else { return nil }
+    let text: String
+    do {
+      text = try String(contentsOfFile: path, encoding: .utf8)
+    } catch {
+      throw CLIError(
+        message: "Cannot read the report '\(path)' given to '--durations'.", exitCode: .missingInput
+      )
+    }
+    do {
+      return try LaunchReport(jsonText: text)
+    } catch {
+      throw CLIError(
+        message:
+          "The file '\(path)' given to '--durations' is not a launch report (\(error)); write one with 'orchestrate run --report'.",
+        exitCode: .invalidManifest)
+    }
+  }
+}
+
+/// Columns of text, left-aligned unless told otherwise, two spaces apart.
+enum Table {
+  static func render(_ rows: [[String]], rightAligned: Set<Int> = []) -> [String] {
+    let columns = rows.map(\.count).max() ?? 0
+    let widths = (0..<columns).map { column in
+      rows.map { column < $0.count ? $0[column].count : 0 }.max() ?? 0
+    }
+    return rows.map { row in
+      row.enumerated().map { column, cell in
+        let padding = String(repeating: " ", count: widths[column] - cell.count)
+        if rightAligned.contains(column) { return padding + cell }
+        return cell + padding
+      }.joined(separator: "  ").trimmingTrailingSpaces
+    }
+  }
+}
+
+extension String {
+  fileprivate var trimmingTrailingSpaces: String {
+    String(reversed().drop { $0 == " " }.reversed())
+  }
+}

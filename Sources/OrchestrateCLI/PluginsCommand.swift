@@ -1,0 +1,37 @@
+import LaunchOrchestrator
+
+/// `orchestrate plugins`: every step kind this build knows, with its parameters.
+struct PluginsCommand: Command {
+  static let spec = CommandSpec(
+    name: "plugins", abstract: "Lists the step kinds this build knows, with their parameters.")
+
+  let arguments: ParsedArguments
+  let registry: PluginRegistry
+  let console: Console
+
+  func execute() async throws(CLIError) -> ExitCode {
+    try Self.noArguments(arguments)
+    for (index, plugin) in registry.descriptors.enumerated() {
+      if index > 0 { console.out("") }
+      console.out(plugin.summary.isEmpty ? plugin.kind : "\(plugin.kind): \(plugin.summary)")
+      var notes: [String] = []
+      if plugin.hasOutput { notes.append("outputs \(plugin.outputTypeName)") }
+      let required = plugin.inputs.filter(\.isRequired).map(\.typeName)
+      if !required.isEmpty {
+        notes.append("needs \(required.joined(separator: ", ")) from a dependency")
+      }
+      if !notes.isEmpty { console.out("  (\(notes.joined(separator: "; ")))") }
+      if plugin.parameters.isEmpty { continue }
+      let rows = plugin.parameters.map { parameter in
+        [
+          parameter.name, parameter.type.description,
+          parameter.isRequired
+            ? "required" : parameter.defaultValue.map { "default \($0)" } ?? "optional",
+          parameter.summary,
+        ]
+      }
+      for line in Table.render(rows) { console.out("    " + line) }
+    }
+    return .success
+  }
+}

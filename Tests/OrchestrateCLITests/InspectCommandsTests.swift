@@ -1,0 +1,143 @@
+import Foundation
+import LaunchOrchestrator
+import Testing
+
+@Suite("orchestrate plan, graph, plugins, schema", .timeLimit(.minutes(1)))
+struct InspectCommandsTests {
+  @Test func plansTheShippedExampleFromItsHints() async throws {
+    let result = try await Orchestrate.run(["plan", "manifests/app.json"])
+    #expect(result.status == 0)
+    #expect(result.stderr.isEmpty)
+    try expectMatchesGolden(result.stdout, "plan-app.txt")
+  }
+
+  @Test func plansWithDurationsFromAnEarlierReport() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.write(
+      "m.json",
+      """
+      { "version": 1, "milestones": { "interactive": ["b"] }, "steps": [
+        { "id": "a", "plugin": "simulate", "expectedDuration": "5s" },
+        { "id": "b", "plugin": "simulate", "dependsOn": ["a"] }
+      ] }
+      """)
+    let report = try folder.write(
+      "r.json",
+      """
+      { "manifest": "m.json", "name": "m", "outcome": "succeeded", "route": null, "duration": 0.5,
+        "milestones": { "interactive": 0.5 }, "criticalPath": ["a", "b"],
+        "steps": [
+          { "id": "a", "plugin": "simulate", "state": "succeeded", "start": 0, "end": 0.25, "attempts": 1,
+            "usedFallback": false, "error": null },
+          { "id": "b", "plugin": "simulate", "state": "succeeded", "start": 0.25, "end": 0.5, "attempts": 1,
+            "usedFallback": false, "error": null }
+        ] }
+      """)
+    let result = try await Orchestrate.run(["plan", manifest, "--durations", report])
+    #expect(result.status == 0)
+    #expect(result.stdout.hasPrefix("Plan for m: 2 steps (durations: 2 from the report)"))
+    #expect(result.stdout.contains("  interactive  0.500s"))
+    #expect(result.stdout.contains("predicted total: 0.500s"))
+    #expect(result.stdout.contains("critical path: a -> b"))
+  }
+
+  @Test func rejectsADurationsFileThatIsNotAReport() async throws {
+    let folder = try TemporaryFolder()
+    let notReport = try folder.write("x.json", #"{ "hello": 1 }"#)
+    let result = try await Orchestrate.run(["plan", "manifests/app.json", "--durations", notReport])
+    #expect(result.status == 65)
+    #expect(
+      result.stderr
+        == "Error: The file '\(notReport)' given to '--durations' is not a launch report (steps: missing or malformed); write one with 'orchestrate run --report'.\n"
+    )
+    let missing = try await Orchestrate.run([
+      "plan", "manifests/app.json", "--durations", "nope.json",
+    ])
+    #expect(missing.status == 66)
+  }
+
+  @Test func drawsTheGraphAsDotAndMermaid() async throws {
+    let dot = try await Orchestrate.run(["graph", "manifests/app.json"])
+    #expect(dot.status == 0)
+    try expectMatchesGolden(dot.stdout, "graph-app.dot")
+    let mermaid = try await Orchestrate.run(["graph", "manifests/app.json", "--format", "mermaid"])
+    #expect(mermaid.status == 0)
+    try expectMatchesGolden(mermaid.stdout, "graph-app.mmd")
+    let bad = try await Orchestrate.run(["graph", "manifests/app.json", "--format", "mermiad"])
+    #expect(bad.status == 64)
+    #expect(
+      bad.stderr.hasPrefix(
+        "Error: Unknown format 'mermiad' for '--format'. Did you mean 'mermaid'?"))
+  }
+
+  @Test func listsPluginsWithTheirParameters() async throws {
+    let result = try await Orchestrate.run(["plugins"])
+    #expect(result.status == 0)
+    try expectMatchesGolden(result.stdout, "plugins.txt")
+  }
+
+  @Test func shipsTheSchemaItPrints() async throws {
+    let result = try await Orchestrate.run(["schema"])
+    #expect(result.status == 0)
+    let shipped = try String(
+      contentsOf: Orchestrate.packageRoot.appendingPathComponent("manifests/manifest.schema.json"),
+      encoding: .utf8)
+    #expect(
+      result.stdout == shipped,
+      "manifests/manifest.schema.json is out of date: run 'swift run orchestrate schema > manifests/manifest.schema.json'"
+    )
+  }
+
+  @Test func theSchemaAcceptsTheShippedManifestsAndRejectsABrokenOne() async throws {
+    let folder = try TemporaryFolder()
+    let broken = try folder.write(
+      "broken.json",
+      #"{ "version": 1, "steps": [ { "id": "a", "plugin": "simulate", "params": { "duraton": "1s" } } ] }"#
+    )
+    let script = """
+      import json, sys, jsonschema
+      schema = json.load(open(sys.argv[1]))
+      jsonschema.Draft202012Validator.check_schema(schema)
+      for path in sys.argv[2:-1]:
+          jsonschema.validate(json.load(open(path)), schema, cls=jsonschema.Draft202012Validator)
+      try:
+          jsonschema.validate(json.load(open(sys.argv[-1])), schema, cls=jsonschema.Draft202012Validator)
+          print("accepted")
+      except jsonschema.ValidationError as error:
+          print("rejected:", error.message)
+      """
+    let root = Orchestrate.packageRoot.path
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments =
+      ["python3", "-c", script, "\(root)/manifests/manifest.schema.json"]
+      + ["app.json", "simulated/booktrack.json", "simulated/booktrack-serial.json"].map {
+        "\(root)/manifests/\($0)"
+      }
+      + [broken]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(
+      process.terminationStatus == 0, "python3 with jsonschema is needed (.ci/run installs it)")
+    #expect(text == "rejected: Additional properties are not allowed ('duraton' was unexpected)\n")
+  }
+
+  @Test func rejectsArgumentsToCommandsThatTakeNone() async throws {
+    let result = try await Orchestrate.run(["schema", "extra"])
+    #expect(result.status == 64)
+    #expect(result.stderr.hasPrefix("Error: Unexpected argument 'extra'; 'schema' takes none."))
+  }
+
+  @Test func aTeamsOwnBinaryHasEveryCommandAndItsOwnKinds() async throws {
+    let plugins = try await Orchestrate.run(["plugins"], binary: "custom-orchestrate")
+    #expect(plugins.status == 0)
+    #expect(plugins.stdout.contains("example.greet: Writes a greeting to the launch log."))
+    let run = try await Orchestrate.run(
+      ["run", "Examples/CustomOrchestrate/greet.json"], binary: "custom-orchestrate")
+    #expect(run.status == 0)
+    #expect(run.stdout.contains("log        greet: Hello, launch!"))
+  }
+}
