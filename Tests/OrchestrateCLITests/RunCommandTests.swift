@@ -161,7 +161,8 @@ struct RunCommandTests {
     }
   }
 
-  @Test func cancelsCleanlyOnInterruptAndStillWritesTheReport() async throws {
+  @Test(arguments: ["SIGINT", "SIGTERM"])
+  func cancelsCleanlyOnASignalAndStillWritesTheReportAndTrace(signal: String) async throws {
     let folder = try TemporaryFolder()
     let path = try folder.write(
       "long.json",
@@ -171,8 +172,10 @@ struct RunCommandTests {
         { "id": "after", "plugin": "simulate", "dependsOn": ["long"] }
       ] }
       """)
-    let result = try await Orchestrate.run(["run", path, "--report", folder.path("r.json")]) {
-      process, stdout in
+    let arguments = [
+      "run", path, "--report", folder.path("r.json"), "--trace", folder.path("t.json"),
+    ]
+    let result = try await Orchestrate.run(arguments) { process, stdout in
       let deadline = Date().addingTimeInterval(30)
       while !((try? String(contentsOf: stdout, encoding: .utf8))?.contains("start      long")
         ?? false),
@@ -180,7 +183,7 @@ struct RunCommandTests {
       {
         try await Task.sleep(for: .milliseconds(10))
       }
-      process.interrupt()
+      if signal == "SIGINT" { process.interrupt() } else { process.terminate() }
     }
     #expect(result.status == 130)
     #expect(result.stderr == "Error: the launch was interrupted.\n")
@@ -188,6 +191,7 @@ struct RunCommandTests {
     #expect(report.outcome == .cancelled)
     #expect(report.step("long")?.state == .cancelled)
     #expect(report.step("after")?.state == .skipped)
+    #expect(FileManager.default.fileExists(atPath: folder.path("t.json")))
   }
 
   @Test func replaysTheBookTrackLaunchSeriallyAndOrchestrated() async throws {
