@@ -7,6 +7,7 @@ import Testing
 /// Collects a launch's events while it runs.
 private final class EventRecorder: Sendable {
   private let events = Mutex<[LaunchEvent]>([])
+  private let consumer = Mutex<Task<Void, Never>?>(nil)
 
   var all: [LaunchEvent] { events.withLock { $0 } }
   var lines: [String] { all.map { SchedulerHarness.describe($0.kind) } }
@@ -16,13 +17,19 @@ private final class EventRecorder: Sendable {
   where C.Duration == Duration {
     let (stream, continuation) = AsyncStream.makeStream(of: LaunchEvent.self)
     let launch = Task { await engine.run(plan, events: continuation) }
-    Task {
+    let task = Task {
       for await event in stream { events.withLock { $0.append(event) } }
     }
+    consumer.withLock { $0 = task }
     return launch
   }
 
-  /// Waits until an event matching `predicate` has been recorded.
+  /// Waits until the launch's event stream has ended and every event is recorded.
+  func drained() async {
+    await consumer.withLock { $0 }?.value
+  }
+
+  /// Waits until an event with this description has been recorded.
   func waitFor(_ line: String) async {
     while !lines.contains(line) {
       try? await Task.sleep(for: .milliseconds(1))
@@ -56,6 +63,7 @@ struct LaunchEngineTests {
     await clock.waitForSleepers(1)
     clock.advance(to: .seconds(3))
     let report = await launch.value
+    await recorder.drained()
     #expect(
       recorder.lines == [
         "start a", "done a", "start b", "done b", "milestone interactive", "finish succeeded",
@@ -93,6 +101,7 @@ struct LaunchEngineTests {
     #expect(clock.sleeperDeadlines == [.seconds(5)])
     clock.advance(to: .seconds(5))
     let report = await launch.value
+    await recorder.drained()
     release.open()
     #expect(
       recorder.lines == [
@@ -129,6 +138,7 @@ struct LaunchEngineTests {
     await recorder.waitFor("done async")
     clock.advance(to: .seconds(1))
     let report = await launch.value
+    await recorder.drained()
     release.open(4)
     #expect(report.step("async")?.state == .succeeded)
     #expect(report.step("async")?.end == .milliseconds(100))
@@ -172,6 +182,7 @@ struct LaunchEngineTests {
     await clock.waitForSleepers(1)
     launch.cancel()
     let report = await launch.value
+    await recorder.drained()
     #expect(report.outcome == .cancelled)
     #expect(report.step("long")?.state == .cancelled)
     #expect(report.step("after")?.state == .skipped)
@@ -196,6 +207,7 @@ struct LaunchEngineTests {
     #expect(clock.sleeperDeadlines == [.seconds(2)])
     clock.advance(to: .seconds(2))
     let report = await launch.value
+    await recorder.drained()
     release.open()
     #expect(report.step("hang")?.state == .cancelled)
     #expect(report.step("hang")?.end == .seconds(2))
@@ -222,6 +234,7 @@ struct LaunchEngineTests {
     #expect(clock.sleeperDeadlines == [.seconds(3)])
     clock.advance(to: .seconds(3))
     let report = await launch.value
+    await recorder.drained()
     #expect(report.step("f")?.attempts == 3)
     #expect(report.step("f")?.state == .succeeded)
     #expect(attempts.withLock { $0 } == 3)
@@ -252,8 +265,9 @@ struct LaunchEngineTests {
     let plan = try loadPlan(
       #"{ "version": 1, "steps": [ { "id": "m", "plugin": "migrate" } ] }"#, registry: registry)
     let recorder = EventRecorder()
-    _ = await recorder.start(plan, on: LaunchEngine()).value
-    await recorder.waitFor("finish succeeded")
+    let report = await recorder.start(plan, on: LaunchEngine()).value
+    await recorder.drained()
+    #expect(report.step("m")?.notes == ["migrated to v3"])
     #expect(
       recorder.lines == [
         "start m", "progress m 0.45 Upgrading library...", "log m: migrated to v3", "done m",

@@ -36,7 +36,7 @@ struct ReportTests {
     #expect(steps.count == 3)
     #expect(
       steps[0].members?.map(\.key) == [
-        "id", "plugin", "state", "start", "end", "attempts", "usedFallback", "error",
+        "id", "plugin", "state", "start", "end", "attempts", "usedFallback", "error", "notes",
       ])
     #expect(steps[1]["state"] == "failed")
     #expect(steps[1]["error"] == "no disk")

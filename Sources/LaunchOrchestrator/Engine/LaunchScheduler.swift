@@ -45,6 +45,7 @@ struct LaunchScheduler {
     var attempts = 0
     var usedFallback = false
     var error: String?
+    var notes: [String] = []
   }
 
   private enum Phase {
@@ -172,6 +173,7 @@ struct LaunchScheduler {
         .emit(LaunchEvent(time: now, kind: .progress(step: id, fraction: fraction, message: text)))
       ]
     case .log(let text):
+      records[step].notes.append(text)
       return [.emit(LaunchEvent(time: now, kind: .log(step: id, message: text)))]
     }
   }

@@ -37,6 +37,9 @@ extension LaunchReport {
                     JSONMember(key: "attempts", value: JSONValue(.number(Double(step.attempts)))),
                     JSONMember(key: "usedFallback", value: JSONValue(.bool(step.usedFallback))),
                     JSONMember(key: "error", value: text(step.error)),
+                    JSONMember(
+                      key: "notes",
+                      value: JSONValue(.array(step.notes.map { JSONValue(.string($0)) }))),
                   ]))
               }))),
       ]))
@@ -95,7 +98,10 @@ extension LaunchReport {
             if case .bool(let bool) = value.kind { return bool }
             return nil
           },
-          error: try field(path.appending("error"), optionalString)))
+          error: try field(path.appending("error"), optionalString),
+          // Reports written before notes existed have none.
+          notes: root.value(at: path.appending("notes"))?.elements?.compactMap(\.stringValue) ?? [])
+      )
     }
     let milestoneMembers = try field(.root.appending("milestones")) { $0.members }
     var milestones: [Milestone] = []

@@ -19,11 +19,13 @@ public struct LaunchReport: Sendable, Equatable {
     public var usedFallback: Bool
     /// Why it failed, timed out or was skipped.
     public var error: String?
+    /// What the step logged, in order: what it did, what it recovered from.
+    public var notes: [String]
 
     /// Creates a step line.
     public init(
       id: String, plugin: String, state: StepState, start: Duration?, end: Duration?, attempts: Int,
-      usedFallback: Bool, error: String?
+      usedFallback: Bool, error: String?, notes: [String] = []
     ) {
       self.id = id
       self.plugin = plugin
@@ -33,6 +35,7 @@ public struct LaunchReport: Sendable, Equatable {
       self.attempts = attempts
       self.usedFallback = usedFallback
       self.error = error
+      self.notes = notes
     }
 
     /// How long it ran, when it started.
@@ -109,7 +112,7 @@ extension LaunchReport {
         plugin: record.usedFallback ? planned.fallbackPlugin ?? planned.plugin : planned.plugin,
         state: record.state ?? .skipped, start: record.start, end: record.end,
         attempts: record.attempts,
-        usedFallback: record.usedFallback, error: record.error)
+        usedFallback: record.usedFallback, error: record.error, notes: record.notes)
     }
     var route: LaunchRoute?
     if case .routed(let routed, _) = scheduler.ending { route = routed }
