@@ -23,12 +23,41 @@ let package = Package(
       path: "Examples/CustomOrchestrate",
       exclude: ["greet.json"]
     ),
+    .systemLibrary(
+      name: "CSQLite",
+      path: "Plugins/CSQLite",
+      providers: [.apt(["libsqlite3-dev"])]
+    ),
+    .target(
+      name: "SQLiteStore",
+      dependencies: ["CSQLite", "LaunchOrchestrator"],
+      path: "Plugins/SQLiteStore"
+    ),
+    .target(
+      name: "StoreInitPlugin",
+      dependencies: ["LaunchOrchestrator", "SQLiteStore"],
+      path: "Plugins/StoreInit"
+    ),
+    .target(
+      name: "SampleDataPlugin",
+      dependencies: ["LaunchOrchestrator", "SQLiteStore"],
+      path: "Plugins/SampleData"
+    ),
     .target(
       name: "SimulatePlugin",
       dependencies: ["LaunchOrchestrator"],
       path: "Plugins/Simulate"
     ),
     .testTarget(name: "LaunchOrchestratorTests", dependencies: ["LaunchOrchestrator"]),
+    .target(name: "PluginTestSupport", dependencies: ["LaunchOrchestrator"], path: "Tests/PluginTestSupport"),
+    .testTarget(
+      name: "StoreInitTests",
+      dependencies: ["StoreInitPlugin", "SQLiteStore", "LaunchOrchestrator", "PluginTestSupport"]
+    ),
+    .testTarget(
+      name: "SampleDataTests",
+      dependencies: ["SampleDataPlugin", "StoreInitPlugin", "SQLiteStore", "LaunchOrchestrator", "PluginTestSupport"]
+    ),
     .testTarget(
       name: "SimulateTests",
       dependencies: ["SimulatePlugin", "LaunchOrchestrator"]
@@ -42,7 +71,7 @@ let package = Package(
   swiftLanguageModes: [.v6]
 )
 
-for target in package.targets {
+for target in package.targets where target.type != .system {
   var settings = target.swiftSettings ?? []
   settings.append(.enableUpcomingFeature("ExistentialAny"))
   settings.append(.enableUpcomingFeature("MemberImportVisibility"))

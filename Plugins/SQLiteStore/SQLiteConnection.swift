@@ -1,0 +1,215 @@
+import CSQLite
+import Foundation
+
+/// An error from SQLite, with its result code and message.
+public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// SQLite's primary result code (`SQLITE_CORRUPT`, `SQLITE_NOTADB`, ...).
+  public var code: Int32
+  /// SQLite's message.
+  public var message: String
+
+  /// Creates an error.
+  public init(code: Int32, message: String) {
+    self.code = code
+    self.message = message
+  }
+
+  /// The result code for a damaged database.
+  public static let corruptCode = SQLITE_CORRUPT
+
+  /// Whether the file is not a database or is damaged.
+  public var isCorruption: Bool {
+    code == SQLITE_NOTADB || code == SQLITE_CORRUPT
+  }
+
+  /// `message (SQLite code N)`.
+  public var description: String { "\(message) (SQLite code \(code))" }
+}
+
+/// A value bound to or read from a statement.
+public enum SQLiteValue: Sendable, Equatable, ExpressibleByStringLiteral,
+  ExpressibleByIntegerLiteral
+{
+  /// An integer.
+  case integer(Int64)
+  /// A floating-point number.
+  case real(Double)
+  /// Text.
+  case text(String)
+  /// NULL.
+  case null
+
+  /// Text.
+  public init(stringLiteral value: String) { self = .text(value) }
+  /// An integer.
+  public init(integerLiteral value: Int64) { self = .integer(value) }
+}
+
+/// One connection to a SQLite database file. Not shareable between tasks: open one per step.
+public final class SQLiteConnection {
+  /// How to open the file.
+  public enum Mode: Sendable {
+    /// Reading only; the file must exist.
+    case readOnly
+    /// Reading and writing; the file must exist.
+    case readWrite
+    /// Reading and writing, creating the file if needed.
+    case create
+  }
+
+  private let handle: OpaquePointer
+
+  /// Opens the database at `url`.
+  public init(url: URL, mode: Mode, busyTimeout: Duration = .seconds(5)) throws(SQLiteError) {
+    var flags: Int32 = SQLITE_OPEN_NOMUTEX
+    switch mode {
+    case .readOnly: flags |= SQLITE_OPEN_READONLY
+    case .readWrite: flags |= SQLITE_OPEN_READWRITE
+    case .create: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+    }
+    var pointer: OpaquePointer?
+    let result = sqlite3_open_v2(url.path, &pointer, flags, nil)
+    guard result == SQLITE_OK, let pointer else {
+      let message = pointer.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open \(url.path)"
+      sqlite3_close_v2(pointer)
+      throw SQLiteError(code: result, message: message)
+    }
+    handle = pointer
+    let (seconds, attoseconds) = busyTimeout.components
+    sqlite3_busy_timeout(
+      handle, Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000))
+  }
+
+  deinit {
+    sqlite3_close_v2(handle)
+  }
+
+  /// Runs one or more statements that return no rows.
+  public func execute(_ sql: String) throws(SQLiteError) {
+    var errorMessage: UnsafeMutablePointer<CChar>?
+    let result = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+    guard result == SQLITE_OK else {
+      let message = errorMessage.map { String(cString: $0) } ?? lastErrorMessage
+      sqlite3_free(errorMessage)
+      throw SQLiteError(code: result & 0xFF, message: message)
+    }
+  }
+
+  /// Prepares one statement.
+  public func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+    var statement: OpaquePointer?
+    let result = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+    guard result == SQLITE_OK, let statement else {
+      throw SQLiteError(code: result & 0xFF, message: lastErrorMessage)
+    }
+    return SQLiteStatement(statement: statement, connection: self)
+  }
+
+  /// Runs a query and maps every row.
+  public func query<Row>(
+    _ sql: String, _ values: [SQLiteValue] = [], row: (SQLiteStatement) throws -> Row
+  ) throws -> [Row] {
+    let statement = try prepare(sql)
+    try statement.bind(values)
+    var rows: [Row] = []
+    while try statement.step() { rows.append(try row(statement)) }
+    return rows
+  }
+
+  /// The first column of the first row, as an integer; `nil` when there is no row.
+  public func integer(_ sql: String, _ values: [SQLiteValue] = []) throws(SQLiteError) -> Int64? {
+    let statement = try prepare(sql)
+    try statement.bind(values)
+    return try statement.step() ? statement.integer(0) : nil
+  }
+
+  /// Runs a statement that returns no rows, with values bound to its parameters.
+  public func run(_ sql: String, _ values: [SQLiteValue] = []) throws(SQLiteError) {
+    let statement = try prepare(sql)
+    try statement.bind(values)
+    while try statement.step() {}
+  }
+
+  /// Runs `body` in a transaction that takes the write lock at once (`BEGIN IMMEDIATE`), so
+  /// two launches checking then writing cannot interleave. Rolls back when `body` throws.
+  public func immediateTransaction<Result>(_ body: () throws -> Result) throws -> Result {
+    try execute("BEGIN IMMEDIATE")
+    do {
+      let result = try body()
+      try execute("COMMIT")
+      return result
+    } catch {
+      try? execute("ROLLBACK")
+      throw error
+    }
+  }
+
+  /// `PRAGMA user_version`: the schema version stored in the file.
+  public func userVersion() throws(SQLiteError) -> Int {
+    Int(try integer("PRAGMA user_version") ?? 0)
+  }
+
+  var lastErrorMessage: String { String(cString: sqlite3_errmsg(handle)) }
+}
+
+/// A prepared statement of a ``SQLiteConnection``.
+public final class SQLiteStatement {
+  private let statement: OpaquePointer
+  private let connection: SQLiteConnection
+
+  init(statement: OpaquePointer, connection: SQLiteConnection) {
+    self.statement = statement
+    self.connection = connection
+  }
+
+  deinit {
+    sqlite3_finalize(statement)
+  }
+
+  /// Binds values to the statement's parameters, in order, after resetting it.
+  public func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
+    sqlite3_reset(statement)
+    sqlite3_clear_bindings(statement)
+    // SQLITE_TRANSIENT: SQLite copies the text before this call returns.
+    let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    for (offset, value) in values.enumerated() {
+      let index = Int32(offset + 1)
+      let result: Int32
+      switch value {
+      case .integer(let integer): result = sqlite3_bind_int64(statement, index, integer)
+      case .real(let real): result = sqlite3_bind_double(statement, index, real)
+      case .text(let text): result = sqlite3_bind_text(statement, index, text, -1, transient)
+      case .null: result = sqlite3_bind_null(statement, index)
+      }
+      guard result == SQLITE_OK else {
+        throw SQLiteError(code: result, message: connection.lastErrorMessage)
+      }
+    }
+  }
+
+  /// Advances to the next row; `false` when there is none.
+  public func step() throws(SQLiteError) -> Bool {
+    switch sqlite3_step(statement) {
+    case SQLITE_ROW: return true
+    case SQLITE_DONE: return false
+    case let result: throw SQLiteError(code: result & 0xFF, message: connection.lastErrorMessage)
+    }
+  }
+
+  /// Column `index` of the current row as an integer.
+  public func integer(_ index: Int32) -> Int64 { sqlite3_column_int64(statement, index) }
+
+  /// Column `index` of the current row as a number.
+  public func real(_ index: Int32) -> Double { sqlite3_column_double(statement, index) }
+
+  /// Column `index` of the current row as text; `nil` for NULL.
+  public func text(_ index: Int32) -> String? {
+    guard let pointer = sqlite3_column_text(statement, index) else { return nil }
+    return String(cString: pointer)
+  }
+
+  /// Whether column `index` of the current row is NULL.
+  public func isNull(_ index: Int32) -> Bool {
+    sqlite3_column_type(statement, index) == SQLITE_NULL
+  }
+}

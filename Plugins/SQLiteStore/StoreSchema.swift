@@ -1,0 +1,108 @@
+/// The versioned schema of a library store: the tables the store plugins share.
+///
+/// `store.init` applies the migrations; `sample.data`, `queue.validate`, `images.cleanup` and
+/// the paging plugins read and write these tables. Versions live in `PRAGMA user_version`.
+public struct StoreSchema: Sendable, Equatable {
+  /// One step from a version to the next.
+  public struct Migration: Sendable, Equatable {
+    /// The version the store has after it.
+    public var version: Int
+    /// What it does, for progress messages.
+    public var summary: String
+    /// The statements it runs.
+    public var sql: String
+  }
+
+  /// The schema's name in params: `books` or `music`.
+  public var name: String
+  /// Its migrations, oldest first; versions count from 1 without gaps.
+  public var migrations: [Migration]
+
+  /// The newest version.
+  public var latestVersion: Int { migrations.last?.version ?? 0 }
+
+  /// Every schema by name.
+  public static let all = [books, music]
+
+  /// The schema called `name`.
+  public static func named(_ name: String) -> StoreSchema? {
+    all.first { $0.name == name }
+  }
+
+  /// A books library: works, editions, authors, library entries, and scanned covers.
+  public static let books = StoreSchema(
+    name: "books",
+    migrations: [
+      Migration(
+        version: 1, summary: "create the library",
+        sql: """
+          CREATE TABLE authors (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+          CREATE TABLE works (
+            id INTEGER PRIMARY KEY, title TEXT NOT NULL,
+            author_id INTEGER REFERENCES authors(id), first_published INTEGER);
+          CREATE TABLE editions (
+            id INTEGER PRIMARY KEY, work_id INTEGER NOT NULL REFERENCES works(id),
+            isbn TEXT, page_count INTEGER, format TEXT);
+          CREATE TABLE library_entries (
+            id INTEGER PRIMARY KEY, edition_id INTEGER NOT NULL REFERENCES editions(id),
+            status TEXT NOT NULL DEFAULT 'toRead', added_at REAL NOT NULL, rating INTEGER);
+          """),
+      Migration(
+        version: 2, summary: "track scanned covers",
+        sql: """
+          CREATE TABLE scans (
+            id INTEGER PRIMARY KEY, image_path TEXT, reviewed INTEGER NOT NULL DEFAULT 0,
+            created_at REAL NOT NULL);
+          """),
+      Migration(
+        version: 3, summary: "index the library for paging",
+        sql: """
+          CREATE INDEX library_entries_added ON library_entries (added_at DESC, id);
+          CREATE INDEX works_title ON works (title COLLATE NOCASE, id);
+          CREATE INDEX editions_work ON editions (work_id);
+          """),
+    ])
+
+  /// A music library: songs, indexed for every page order, with full-text search.
+  public static let music = StoreSchema(
+    name: "music",
+    migrations: [
+      Migration(
+        version: 1, summary: "create the library",
+        sql: """
+          CREATE TABLE songs (
+            id INTEGER PRIMARY KEY, title TEXT NOT NULL, artist TEXT NOT NULL, album TEXT,
+            duration REAL, play_count INTEGER NOT NULL DEFAULT 0, last_played_at REAL,
+            added_at REAL NOT NULL);
+          """),
+      Migration(
+        version: 2, summary: "index songs for every page order",
+        sql: """
+          CREATE INDEX songs_most_played ON songs (play_count DESC, id);
+          CREATE INDEX songs_recently_played ON songs (last_played_at DESC, id);
+          CREATE INDEX songs_recently_added ON songs (added_at DESC, id);
+          CREATE INDEX songs_alphabetical ON songs (title COLLATE NOCASE, id);
+          """),
+      Migration(
+        version: 3, summary: "add full-text search",
+        sql: """
+          CREATE VIRTUAL TABLE songs_search USING fts5 (
+            title, artist, album, content='songs', content_rowid='id');
+          CREATE TRIGGER songs_search_insert AFTER INSERT ON songs BEGIN
+            INSERT INTO songs_search (rowid, title, artist, album)
+            VALUES (new.id, new.title, new.artist, new.album);
+          END;
+          CREATE TRIGGER songs_search_delete AFTER DELETE ON songs BEGIN
+            INSERT INTO songs_search (songs_search, rowid, title, artist, album)
+            VALUES ('delete', old.id, old.title, old.artist, old.album);
+          END;
+          CREATE TRIGGER songs_search_update AFTER UPDATE ON songs BEGIN
+            INSERT INTO songs_search (songs_search, rowid, title, artist, album)
+            VALUES ('delete', old.id, old.title, old.artist, old.album);
+            INSERT INTO songs_search (rowid, title, artist, album)
+            VALUES (new.id, new.title, new.artist, new.album);
+          END;
+          INSERT INTO songs_search (songs_search) VALUES ('rebuild');
+          """),
+    ])
+}

@@ -1,0 +1,124 @@
+import Foundation
+import LaunchOrchestrator
+import SQLiteStore
+
+/// `sample.data`: fills an empty library with a small sample one, once.
+///
+/// Emptiness is checked with `LIMIT 1` (never counting or loading the library), inside the
+/// same write transaction as the inserts, so two launches at once cannot both seed it.
+public struct SampleDataStep: StepPlugin {
+  /// The kind name.
+  public static let kind = "sample.data"
+  /// What the step does.
+  public static let summary =
+    "Seeds a small sample library when the store's library is empty, never twice."
+  /// It needs the store.
+  public static let inputs: [StepInput] = [.required(StoreHandle.self)]
+
+  /// Takes no parameters.
+  public init(parameters: NoParameters) {}
+
+  /// SQLite calls block their thread.
+  public var isBlocking: Bool { true }
+
+  /// Seeds the library if it is empty; returns how many items it inserted.
+  public func run(_ context: StepContext) async throws -> SampleDataResult {
+    let store = try context.input(StoreHandle.self)
+    guard !store.isReadOnly else {
+      throw StepFailure("the store is read-only; sample data cannot be added")
+    }
+    let connection = try store.connect()
+    let inserted = try connection.immediateTransaction { () throws -> Int in
+      switch store.schema.name {
+      case StoreSchema.music.name:
+        guard try connection.integer("SELECT 1 FROM songs LIMIT 1") == nil else { return 0 }
+        return try insertSongs(connection)
+      default:
+        guard try connection.integer("SELECT 1 FROM works LIMIT 1") == nil else { return 0 }
+        return try insertBooks(connection)
+      }
+    }
+    context.log(
+      inserted == 0
+        ? "the library already has items; no sample data added" : "added \(inserted) sample items")
+    return SampleDataResult(inserted: inserted)
+  }
+
+  private func insertBooks(_ connection: SQLiteConnection) throws -> Int {
+    let books:
+      [(title: String, author: String, year: Int64, isbn: String, pages: Int64, status: String)] = [
+        ("The Left Hand of Darkness", "Ursula K. Le Guin", 1969, "9780441478125", 304, "read"),
+        ("The Dispossessed", "Ursula K. Le Guin", 1974, "9780061054884", 387, "reading"),
+        ("Kindred", "Octavia E. Butler", 1979, "9780807083697", 287, "toRead"),
+        ("Parable of the Sower", "Octavia E. Butler", 1993, "9781538732182", 345, "toRead"),
+        ("Beloved", "Toni Morrison", 1987, "9781400033416", 324, "read"),
+        ("Invisible Cities", "Italo Calvino", 1972, "9780156453806", 165, "reading"),
+        ("Half of a Yellow Sun", "Chimamanda Ngozi Adichie", 2006, "9781400095209", 543, "toRead"),
+      ]
+    var authors: [String: Int64] = [:]
+    let now = Date().timeIntervalSince1970
+    for (offset, book) in books.enumerated() {
+      if authors[book.author] == nil {
+        try connection.run("INSERT INTO authors (name) VALUES (?)", [.text(book.author)])
+        authors[book.author] = try connection.integer("SELECT last_insert_rowid()")
+      }
+      try connection.run(
+        "INSERT INTO works (title, author_id, first_published) VALUES (?, ?, ?)",
+        [.text(book.title), .integer(authors[book.author] ?? 0), .integer(book.year)])
+      let work = try connection.integer("SELECT last_insert_rowid()") ?? 0
+      try connection.run(
+        "INSERT INTO editions (work_id, isbn, page_count, format) VALUES (?, ?, ?, 'paperback')",
+        [.integer(work), .text(book.isbn), .integer(book.pages)])
+      let edition = try connection.integer("SELECT last_insert_rowid()") ?? 0
+      try connection.run(
+        "INSERT INTO library_entries (edition_id, status, added_at) VALUES (?, ?, ?)",
+        [.integer(edition), .text(book.status), .real(now - Double(offset) * 86_400)])
+    }
+    return books.count
+  }
+
+  private func insertSongs(_ connection: SQLiteConnection) throws -> Int {
+    let albums: [(artist: String, album: String, titles: [String])] = [
+      (
+        "Glenn Gould", "Goldberg Variations",
+        ["Aria", "Variation 1", "Variation 2", "Variation 3", "Aria da capo"]
+      ),
+      (
+        "Nina Simone", "Little Girl Blue",
+        [
+          "Mood Indigo", "Don't Smoke in Bed", "He Needs Me", "Little Girl Blue",
+          "My Baby Just Cares for Me",
+        ]
+      ),
+      (
+        "Miles Davis", "Kind of Blue",
+        ["So What", "Freddie Freeloader", "Blue in Green", "All Blues", "Flamenco Sketches"]
+      ),
+    ]
+    let now = Date().timeIntervalSince1970
+    var count = 0
+    for (albumIndex, album) in albums.enumerated() {
+      for (trackIndex, title) in album.titles.enumerated() {
+        count += 1
+        try connection.run(
+          """
+          INSERT INTO songs (title, artist, album, duration, play_count, last_played_at, added_at)
+          VALUES (?, ?, ?, ?, ?, ?, ?)
+          """,
+          [
+            .text(title), .text(album.artist), .text(album.album), .real(Double(180 + 17 * count)),
+            .integer(Int64((count * 37) % 50)),
+            trackIndex % 2 == 0 ? .real(now - Double(count) * 3600) : .null,
+            .real(now - Double(albumIndex * 10 + trackIndex) * 86_400),
+          ])
+      }
+    }
+    return count
+  }
+}
+
+/// What `sample.data` did.
+public struct SampleDataResult: Sendable, Equatable {
+  /// How many works or songs it inserted; 0 when the library already had items.
+  public var inserted: Int
+}

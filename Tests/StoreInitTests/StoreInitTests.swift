@@ -1,0 +1,150 @@
+import Foundation
+import LaunchOrchestrator
+import PluginTestSupport
+import SQLiteStore
+import StoreInitPlugin
+import Testing
+
+@Suite("store.init", .timeLimit(.minutes(1)))
+struct StoreInitTests {
+  private func manifest(_ params: String) -> String {
+    #"{ "version": 1, "steps": [ { "id": "store", "plugin": "store.init", "params": \#(params) } ] }"#
+  }
+
+  private func open(_ url: URL) throws -> SQLiteConnection {
+    try SQLiteConnection(url: url, mode: .readWrite)
+  }
+
+  @Test func createsAFreshStoreAtTheLatestVersionInWALMode() async throws {
+    let folder = try ScratchFolder()
+    let (report, events) = try await launch(
+      manifest(#"{ "path": "data/library.sqlite" }"#), in: folder, plugins: [StoreInitStep.self])
+    #expect(report.outcome == .succeeded)
+    let connection = try open(folder.file("data/library.sqlite"))
+    #expect(try connection.userVersion() == StoreSchema.books.latestVersion)
+    #expect(try connection.query("PRAGMA journal_mode") { $0.text(0) } == ["wal"])
+    let tables = try connection.query(
+      "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
+    ) {
+      $0.text(0) ?? ""
+    }
+    #expect(tables == ["authors", "editions", "library_entries", "scans", "works"])
+    let progress = events.compactMap { event -> String? in
+      if case .progress(_, _, let message) = event.kind { return message }
+      return nil
+    }
+    #expect(
+      progress == [
+        "Migrating to version 1: create the library...",
+        "Migrating to version 2: track scanned covers...",
+        "Migrating to version 3: index the library for paging...", "store at version 3",
+      ])
+    #expect(report.step("store")?.notes.last == "migrated the store from version 0 to 3")
+  }
+
+  @Test func opensAnUpToDateStoreWithoutMigrating() async throws {
+    let folder = try ScratchFolder()
+    let params = #"{ "path": "library.sqlite" }"#
+    _ = try await launch(manifest(params), in: folder, plugins: [StoreInitStep.self])
+    let (report, _) = try await launch(manifest(params), in: folder, plugins: [StoreInitStep.self])
+    #expect(report.outcome == .succeeded)
+    #expect(report.step("store")?.notes == [])
+  }
+
+  @Test func migratesAStoreFromAnOlderVersionKeepingItsData() async throws {
+    let folder = try ScratchFolder()
+    let url = folder.file("library.sqlite")
+    do {
+      let connection = try SQLiteConnection(url: url, mode: .create)
+      try connection.execute(StoreSchema.books.migrations[0].sql)
+      try connection.execute("PRAGMA user_version = 1")
+      try connection.run("INSERT INTO authors (name) VALUES ('Ursula K. Le Guin')")
+    }
+    let (report, _) = try await launch(
+      manifest(#"{ "path": "library.sqlite" }"#), in: folder, plugins: [StoreInitStep.self])
+    #expect(report.outcome == .succeeded)
+    #expect(report.step("store")?.notes == ["migrated the store from version 1 to 3"])
+    let connection = try open(url)
+    #expect(try connection.userVersion() == 3)
+    #expect(
+      try connection.query("SELECT name FROM authors") { $0.text(0) } == ["Ursula K. Le Guin"])
+    #expect(try connection.integer("SELECT count(*) FROM sqlite_master WHERE name = 'scans'") == 1)
+  }
+
+  @Test func movesADamagedStoreAsideKeepingItsBytesAndStartsAnew() async throws {
+    let folder = try ScratchFolder()
+    let garbage = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+    try garbage.write(to: folder.file("library.sqlite"))
+    let (report, _) = try await launch(
+      manifest(#"{ "path": "library.sqlite" }"#), in: folder, plugins: [StoreInitStep.self])
+    #expect(report.outcome == .succeeded)
+    let asideName = try #require(
+      try FileManager.default.contentsOfDirectory(atPath: folder.url.path).first {
+        $0.hasPrefix("library.sqlite.corrupt-")
+      })
+    #expect(try Data(contentsOf: folder.file(asideName)) == garbage)
+    let note = try #require(report.step("store")?.notes.first)
+    #expect(note.hasPrefix("the store was damaged ("))
+    #expect(note.hasSuffix("moved it aside to \(asideName) and created a new one"))
+    #expect(try open(folder.file("library.sqlite")).userVersion() == 3)
+  }
+
+  @Test func neverTouchesADamagedStoreInReadOnlyMode() async throws {
+    let folder = try ScratchFolder()
+    let garbage = Data(repeating: 0x42, count: 2048)
+    try garbage.write(to: folder.file("library.sqlite"))
+    let (report, _) = try await launch(
+      manifest(#"{ "path": "library.sqlite", "readOnly": true }"#), in: folder,
+      plugins: [StoreInitStep.self])
+    #expect(report.outcome == .failed)
+    #expect(report.step("store")?.error?.contains("nothing was changed in read-only mode") == true)
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == [
+        "launch.json", "library.sqlite",
+      ])
+    #expect(try Data(contentsOf: folder.file("library.sqlite")) == garbage)
+  }
+
+  @Test func failsOnAMissingStoreItMayNotCreate() async throws {
+    let folder = try ScratchFolder()
+    let (report, _) = try await launch(
+      manifest(#"{ "path": "missing.sqlite", "create": false }"#), in: folder,
+      plugins: [StoreInitStep.self])
+    #expect(report.outcome == .failed)
+    #expect(
+      report.step("store")?.error?.hasSuffix("does not exist; set \"create\": true to create it")
+        == true)
+  }
+
+  @Test func refusesAStoreNewerThanItKnows() async throws {
+    let folder = try ScratchFolder()
+    do {
+      let connection = try SQLiteConnection(url: folder.file("library.sqlite"), mode: .create)
+      try connection.execute("PRAGMA user_version = 99")
+    }
+    let (report, _) = try await launch(
+      manifest(#"{ "path": "library.sqlite" }"#), in: folder, plugins: [StoreInitStep.self])
+    #expect(
+      report.step("store")?.error
+        == "the store is at schema version 99, newer than this build knows (3); update the app")
+  }
+
+  @Test func rejectsBadParametersWhenTheManifestLoads() {
+    #expect(
+      loadProblems(
+        manifest(#"{ "path": "a.sqlite", "schema": "bookz" }"#), plugins: [StoreInitStep.self]) == [
+          "steps[0].params.schema: unknown schema 'bookz'. Did you mean 'books'? Use one of: books, music."
+        ])
+    #expect(
+      loadProblems(
+        manifest(#"{ "path": "a.sqlite", "readOnly": true, "create": true }"#),
+        plugins: [StoreInitStep.self])
+        == [
+          "steps[0].params.create: a read-only store cannot be created; drop 'create' or 'readOnly'."
+        ])
+    #expect(
+      loadProblems(manifest(#"{ "schema": "books" }"#), plugins: [StoreInitStep.self]) == [
+        "steps[0].params: 'store.init' needs the parameter 'path'."
+      ])
+  }
+}
