@@ -49,14 +49,19 @@ let package = Package(
       path: "Plugins/Simulate"
     ),
     .testTarget(name: "LaunchOrchestratorTests", dependencies: ["LaunchOrchestrator"]),
-    .target(name: "PluginTestSupport", dependencies: ["LaunchOrchestrator"], path: "Tests/PluginTestSupport"),
+    .target(
+      name: "PluginTestSupport", dependencies: ["LaunchOrchestrator"],
+      path: "Tests/PluginTestSupport"),
     .testTarget(
       name: "StoreInitTests",
       dependencies: ["StoreInitPlugin", "SQLiteStore", "LaunchOrchestrator", "PluginTestSupport"]
     ),
     .testTarget(
       name: "SampleDataTests",
-      dependencies: ["SampleDataPlugin", "StoreInitPlugin", "SQLiteStore", "LaunchOrchestrator", "PluginTestSupport"]
+      dependencies: [
+        "SampleDataPlugin", "StoreInitPlugin", "SQLiteStore", "LaunchOrchestrator",
+        "PluginTestSupport",
+      ]
     ),
     .testTarget(
       name: "SimulateTests",
