@@ -44,6 +44,16 @@ let package = Package(
       path: "Plugins/SampleData"
     ),
     .target(
+      name: "QueueValidationPlugin",
+      dependencies: ["LaunchOrchestrator", "SQLiteStore"],
+      path: "Plugins/QueueValidation"
+    ),
+    .target(
+      name: "ImageCleanupPlugin",
+      dependencies: ["LaunchOrchestrator", "SQLiteStore"],
+      path: "Plugins/ImageCleanup"
+    ),
+    .target(
       name: "SimulatePlugin",
       dependencies: ["LaunchOrchestrator"],
       path: "Plugins/Simulate"
@@ -55,6 +65,20 @@ let package = Package(
     .testTarget(
       name: "StoreInitTests",
       dependencies: ["StoreInitPlugin", "SQLiteStore", "LaunchOrchestrator", "PluginTestSupport"]
+    ),
+    .testTarget(
+      name: "QueueValidationTests",
+      dependencies: [
+        "QueueValidationPlugin", "StoreInitPlugin", "SQLiteStore", "LaunchOrchestrator",
+        "PluginTestSupport",
+      ]
+    ),
+    .testTarget(
+      name: "ImageCleanupTests",
+      dependencies: [
+        "ImageCleanupPlugin", "StoreInitPlugin", "SQLiteStore", "LaunchOrchestrator",
+        "PluginTestSupport",
+      ]
     ),
     .testTarget(
       name: "SampleDataTests",
