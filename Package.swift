@@ -54,6 +54,16 @@ let package = Package(
       path: "Plugins/ImageCleanup"
     ),
     .target(
+      name: "MusicLibraryPlugin",
+      dependencies: ["LaunchOrchestrator", "SQLiteStore"],
+      path: "Plugins/MusicLibrary"
+    ),
+    .target(
+      name: "BooksLibraryPlugin",
+      dependencies: ["LaunchOrchestrator", "SQLiteStore"],
+      path: "Plugins/BooksLibrary"
+    ),
+    .target(
       name: "SimulatePlugin",
       dependencies: ["LaunchOrchestrator"],
       path: "Plugins/Simulate"
@@ -77,6 +87,20 @@ let package = Package(
       name: "ImageCleanupTests",
       dependencies: [
         "ImageCleanupPlugin", "StoreInitPlugin", "SQLiteStore", "LaunchOrchestrator",
+        "PluginTestSupport",
+      ]
+    ),
+    .testTarget(
+      name: "MusicLibraryTests",
+      dependencies: [
+        "MusicLibraryPlugin", "StoreInitPlugin", "SQLiteStore", "LaunchOrchestrator",
+        "PluginTestSupport",
+      ]
+    ),
+    .testTarget(
+      name: "BooksLibraryTests",
+      dependencies: [
+        "BooksLibraryPlugin", "SampleDataPlugin", "StoreInitPlugin", "LaunchOrchestrator",
         "PluginTestSupport",
       ]
     ),

@@ -1,0 +1,154 @@
+import Foundation
+import LaunchOrchestrator
+import PluginTestSupport
+import SQLiteStore
+import StoreInitPlugin
+import Testing
+
+@testable import MusicLibraryPlugin
+
+@Suite("music.page and music.search", .timeLimit(.minutes(1)))
+struct MusicLibraryTests {
+  private let plugins: [any StepPlugin.Type] = [
+    StoreInitStep.self, MusicPageStep.self, MusicSearchStep.self,
+  ]
+
+  /// A music store with `count` songs titled "Song 0001"...; song n was played n % 97 times.
+  private func library(songs count: Int) async throws -> ScratchFolder {
+    let folder = try ScratchFolder()
+    _ = try await launch(
+      #"{ "version": 1, "steps": [ { "id": "store", "plugin": "store.init", "params": { "path": "music.sqlite", "schema": "music" } } ] }"#,
+      in: folder, plugins: plugins)
+    let connection = try SQLiteConnection(url: folder.file("music.sqlite"), mode: .readWrite)
+    try connection.immediateTransaction {
+      let insert = try connection.prepare(
+        "INSERT INTO songs (id, title, artist, album, play_count, last_played_at, added_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
+      )
+      for n in 1...count {
+        try insert.bind([
+          .integer(Int64(n)), .text(String(format: "Song %04d", n)),
+          .text(n % 2 == 0 ? "Nina Simone" : "Miles Davis"),
+          .text("Album \(n % 10)"), .integer(Int64(n % 97)), n % 3 == 0 ? .null : .real(Double(n)),
+          .real(Double(n)),
+        ])
+        while try insert.step() {}
+      }
+    }
+    return folder
+  }
+
+  private func page(_ params: String, in folder: ScratchFolder, kind: String = "music.page")
+    async throws -> LaunchReport
+  {
+    try await launch(
+      """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "store.init", "params": { "path": "music.sqlite", "schema": "music" } },
+        { "id": "page", "plugin": "\(kind)", "dependsOn": ["store"], "params": \(params) }
+      ] }
+      """, in: folder, plugins: plugins
+    ).report
+  }
+
+  @Test func pagesThroughTheFirstMiddleAndLastPage() async throws {
+    let folder = try await library(songs: 120)
+    let first = try await page(#"{ "limit": 50, "sort": "alphabetical" }"#, in: folder)
+    #expect(
+      first.step("page")?.notes == ["loaded 50 songs by alphabetical from offset 0 (hasMore: true)"]
+    )
+    let middle = try await page(
+      #"{ "limit": 50, "offset": 50, "sort": "alphabetical" }"#, in: folder)
+    #expect(
+      middle.step("page")?.notes == [
+        "loaded 50 songs by alphabetical from offset 50 (hasMore: true)"
+      ])
+    let last = try await page(
+      #"{ "limit": 50, "offset": 100, "sort": "alphabetical" }"#, in: folder)
+    #expect(
+      last.step("page")?.notes == [
+        "loaded 20 songs by alphabetical from offset 100 (hasMore: false)"
+      ])
+    let exact = try await page(
+      #"{ "limit": 60, "offset": 60, "sort": "alphabetical" }"#, in: folder)
+    #expect(
+      exact.step("page")?.notes == [
+        "loaded 60 songs by alphabetical from offset 60 (hasMore: false)"
+      ])
+  }
+
+  @Test func returnsThePageItsDependentsReceive() async throws {
+    let folder = try await library(songs: 300)
+    let handle = StoreHandle(
+      url: folder.file("music.sqlite"), schema: .music, version: 3, isReadOnly: true,
+      busyTimeout: .seconds(1))
+    let context = StepContext(stepID: "page", manifestDirectory: folder.url, outputs: { [handle] })
+    let mostPlayed = try await MusicPageStep(parameters: .init(limit: 5, offset: nil, sort: nil))
+      .run(context)
+    #expect(mostPlayed.items.map(\.playCount) == [96, 96, 96, 95, 95])
+    #expect(mostPlayed.items.map(\.id) == [96, 193, 290, 95, 192])
+    let added = try await MusicPageStep(
+      parameters: .init(limit: 3, offset: 1, sort: "recentlyAdded")
+    ).run(context)
+    #expect(added.items.map(\.id) == [299, 298, 297])
+    let played = try await MusicPageStep(
+      parameters: .init(limit: 2, offset: nil, sort: "recentlyPlayed")
+    ).run(context)
+    #expect(played.items.map(\.id) == [299, 298])
+  }
+
+  @Test(arguments: SongOrder.allCases)
+  func servesEveryOrderFromAnIndexWithoutSorting(order: SongOrder) async throws {
+    let folder = try await library(songs: 10)
+    let connection = try SQLiteConnection(url: folder.file("music.sqlite"), mode: .readOnly)
+    let plan = try connection.query(
+      "EXPLAIN QUERY PLAN SELECT \(MusicStore.columns) FROM songs ORDER BY \(order.orderBy) LIMIT 51 OFFSET 0"
+    ) { $0.text(3) ?? "" }
+    // An index scan that stops after the page: the first page costs the same for any library size.
+    #expect(plan.contains { $0.contains("USING INDEX") }, "\(plan)")
+    #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
+  }
+
+  @Test func searchesByPrefixAcrossTitleArtistAndAlbum() async throws {
+    let folder = try await library(songs: 40)
+    let byTitle = try await page(#"{ "term": "song 001" }"#, in: folder, kind: "music.search")
+    #expect(byTitle.step("page")?.notes == ["found 10 songs for 'song 001' (hasMore: false)"])
+    let byArtist = try await page(
+      #"{ "term": "nina", "limit": 5 }"#, in: folder, kind: "music.search")
+    #expect(byArtist.step("page")?.notes == ["found 5 songs for 'nina' (hasMore: true)"])
+    let syntax = try await page(#"{ "term": "\"OR NEAR(" }"#, in: folder, kind: "music.search")
+    #expect(syntax.outcome == .succeeded)
+  }
+
+  @Test func failsClearlyOnABooksStore() async throws {
+    let folder = try ScratchFolder()
+    let report = try await launch(
+      """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "store.init", "params": { "path": "books.sqlite" } },
+        { "id": "page", "plugin": "music.page", "dependsOn": ["store"] }
+      ] }
+      """, in: folder, plugins: plugins
+    ).report
+    #expect(
+      report.step("page")?.error
+        == "'music.page' needs a music store, and its store holds a books library; give store.init \"schema\": \"music\""
+    )
+  }
+
+  @Test func rejectsBadParametersWhenTheManifestLoads() {
+    let manifest = """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "store.init", "params": { "path": "m.sqlite", "schema": "music" } },
+        { "id": "page", "plugin": "music.page", "dependsOn": ["store"], "params": { "limit": -5 } },
+        { "id": "sorted", "plugin": "music.page", "dependsOn": ["store"], "params": { "sort": "mostplayed" } },
+        { "id": "search", "plugin": "music.search", "dependsOn": ["store"], "params": { "term": "  " } }
+      ] }
+      """
+    #expect(
+      loadProblems(manifest, plugins: plugins) == [
+        "steps[1].params.limit: 'limit' must be from 1 to 1000, not -5.",
+        "steps[2].params.sort: unknown sort 'mostplayed'. Did you mean 'mostPlayed'? Use one of: mostPlayed, recentlyPlayed, recentlyAdded, alphabetical.",
+        "steps[3].params.term: 'term' needs at least one word.",
+      ])
+  }
+}
