@@ -64,6 +64,11 @@ let package = Package(
       path: "Plugins/BooksLibrary"
     ),
     .target(
+      name: "LaunchGatesPlugin",
+      dependencies: ["LaunchOrchestrator"],
+      path: "Plugins/LaunchGates"
+    ),
+    .target(
       name: "SimulatePlugin",
       dependencies: ["LaunchOrchestrator"],
       path: "Plugins/Simulate"
@@ -103,6 +108,10 @@ let package = Package(
         "BooksLibraryPlugin", "SampleDataPlugin", "StoreInitPlugin", "LaunchOrchestrator",
         "PluginTestSupport",
       ]
+    ),
+    .testTarget(
+      name: "LaunchGatesTests",
+      dependencies: ["LaunchGatesPlugin", "LaunchOrchestrator", "PluginTestSupport"]
     ),
     .testTarget(
       name: "SampleDataTests",

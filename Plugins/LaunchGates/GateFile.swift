@@ -1,0 +1,57 @@
+import Foundation
+import LaunchOrchestrator
+
+/// A JSON file a gate reads (app metadata, session, profile), with errors that name the file
+/// and the field.
+struct GateFile {
+  let url: URL
+  let root: JSONValue
+
+  /// Reads the file; `nil` when it does not exist.
+  static func read(_ url: URL) throws -> GateFile? {
+    guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+    let document: JSONDocument
+    do {
+      document = try JSONParser.parse(Array(try Data(contentsOf: url)))
+    } catch let error as JSONSyntaxError {
+      throw StepFailure("'\(url.path)' is not valid JSON: \(error.message)")
+    }
+    guard document.root.members != nil else {
+      throw StepFailure(
+        "'\(url.path)' must hold a JSON object, not \(document.root.typeDescription)")
+    }
+    return GateFile(url: url, root: document.root)
+  }
+
+  /// Reads the file, which must exist.
+  static func require(_ url: URL, what: String) throws -> GateFile {
+    guard let file = try read(url) else {
+      throw StepFailure("the \(what) file '\(url.path)' does not exist")
+    }
+    return file
+  }
+
+  func bool(_ key: String) throws -> Bool? {
+    guard let value = root[key], value.kind != .null else { return nil }
+    guard case .bool(let bool) = value.kind else { throw mistyped(key, "true or false", value) }
+    return bool
+  }
+
+  func string(_ key: String) throws -> String? {
+    guard let value = root[key], value.kind != .null else { return nil }
+    guard let string = value.stringValue else { throw mistyped(key, "a string", value) }
+    return string
+  }
+
+  func strings(_ key: String) throws -> [String]? {
+    guard let value = root[key], value.kind != .null else { return nil }
+    guard let elements = value.elements else { throw mistyped(key, "an array of strings", value) }
+    let strings = elements.compactMap(\.stringValue)
+    guard strings.count == elements.count else { throw mistyped(key, "an array of strings", value) }
+    return strings
+  }
+
+  private func mistyped(_ key: String, _ expected: String, _ value: JSONValue) -> StepFailure {
+    StepFailure("'\(key)' in '\(url.path)' must be \(expected), not \(value.typeDescription)")
+  }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import LaunchGatesPlugin
+import LaunchOrchestrator
+import PluginTestSupport
+import Testing
+
+@Suite("launch gates", .timeLimit(.minutes(1)))
+struct LaunchGatesTests {
+  private let plugins: [any StepPlugin.Type] = [
+    MaintenanceGate.self, VersionGate.self, SessionGate.self, HouseholdGate.self,
+  ]
+
+  private let chain = """
+    { "version": 1, "steps": [
+      { "id": "maintenance", "plugin": "gate.maintenance", "params": { "metadata": "metadata.json" } },
+      { "id": "version", "plugin": "gate.version", "dependsOn": ["maintenance"],
+        "params": { "metadata": "metadata.json", "appVersion": "1.10.0" } },
+      { "id": "session", "plugin": "gate.session", "dependsOn": ["version"], "params": { "session": "session.json" } },
+      { "id": "household", "plugin": "gate.household", "dependsOn": ["session"], "params": { "profile": "profile.json" } }
+    ] }
+    """
+
+  private func folder(
+    metadata: String = #"{ "isUnderMaintenance": false, "minimumVersion": "1.9.2" }"#,
+    session: String? = #"{ "userId": "u1", "token": "t", "expiresAt": "2999-01-01T00:00:00Z" }"#,
+    profile: String = #"{ "householdIds": ["h1", "h2"], "lastSelectedHouseholdId": "h2" }"#
+  ) throws -> ScratchFolder {
+    let folder = try ScratchFolder()
+    try folder.write("metadata.json", metadata)
+    if let session { try folder.write("session.json", session) }
+    try folder.write("profile.json", profile)
+    return folder
+  }
+
+  @Test func letsTheLaunchThroughWhenEveryGateIsOpen() async throws {
+    let report = try await launch(chain, in: try folder(), plugins: plugins).report
+    #expect(report.outcome == .succeeded)
+    #expect(report.route == nil)
+  }
+
+  @Test func routesToMaintenanceAndSkipsTheRest() async throws {
+    let report = try await launch(
+      chain,
+      in: try folder(
+        metadata: #"{ "isUnderMaintenance": true, "maintenanceMessage": "Back at 10:00" }"#),
+      plugins: plugins
+    ).report
+    #expect(report.outcome == .routed)
+    #expect(report.route == .maintenance)
+    #expect(report.step("maintenance")?.notes == ["Back at 10:00"])
+    #expect(report.step("version")?.state == .skipped)
+  }
+
+  @Test func routesToUpdateRequiredComparingVersionsAsNumbers() async throws {
+    let report = try await launch(
+      chain,
+      in: try folder(metadata: #"{ "isUnderMaintenance": false, "minimumVersion": "1.11" }"#),
+      plugins: plugins
+    ).report
+    #expect(report.route == .updateRequired)
+    #expect(report.step("version")?.notes == ["version 1.10.0 is below the minimum 1.11"])
+  }
+
+  @Test(arguments: [
+    nil, #"{ "userId": "u1" }"#,
+    #"{ "userId": "u1", "token": "t", "expiresAt": "2001-01-01T00:00:00Z" }"#,
+  ])
+  func routesToLoginWithoutAValidSession(session: String?) async throws {
+    let report = try await launch(chain, in: try folder(session: session), plugins: plugins).report
+    #expect(report.route == .loginRequired)
+  }
+
+  @Test func routesToCreateOrSelectAHousehold() async throws {
+    let none = try await launch(
+      chain, in: try folder(profile: #"{ "householdIds": [] }"#), plugins: plugins
+    ).report
+    #expect(none.route == .createHousehold)
+    let unselected = try await launch(
+      chain,
+      in: try folder(profile: #"{ "householdIds": ["h1"], "lastSelectedHouseholdId": "gone" }"#),
+      plugins: plugins
+    ).report
+    #expect(unselected.route == .selectHousehold)
+  }
+
+  @Test func failsClearlyOnAMissingOrMalformedFile() async throws {
+    let broken = try folder(metadata: #"{ "isUnderMaintenance": "no" }"#)
+    let report = try await launch(chain, in: broken, plugins: plugins).report
+    #expect(report.outcome == .failed)
+    #expect(
+      report.step("maintenance")?.error
+        == "'isUnderMaintenance' in '\(broken.file("metadata.json").path)' must be true or false, not a string"
+    )
+    let missing = try folder()
+    try FileManager.default.removeItem(at: missing.file("profile.json"))
+    let noProfile = try await launch(chain, in: missing, plugins: plugins).report
+    #expect(
+      noProfile.step("household")?.error
+        == "the profile file '\(missing.file("profile.json").path)' does not exist")
+  }
+
+  @Test func rejectsAnAppVersionThatIsNotOne() {
+    #expect(
+      loadProblems(
+        chain.replacingOccurrences(of: "1.10.0", with: "one point ten"), plugins: plugins) == [
+          "steps[1].params.appVersion: 'one point ten' is not a version; write it like 1.9.2."
+        ])
+  }
+
+  @Test func comparesSemanticVersions() throws {
+    func version(_ text: String) throws -> SemanticVersion { try #require(SemanticVersion(text)) }
+    #expect(try version("1.10.0") > version("1.9.2"))
+    #expect(try version("2") > version("1.99.99"))
+    #expect(try version("1.2") == version("1.2.0"))
+    #expect(try version("1.2.0-beta.2") < version("1.2.0"))
+    #expect(try version("1.2.0-beta.2") > version("1.2.0-beta.1"))
+    #expect(SemanticVersion("1..2") == nil)
+    #expect(SemanticVersion("") == nil)
+  }
+}
