@@ -15,7 +15,11 @@ let package = Package(
     .target(name: "OrchestrateCLI", dependencies: ["LaunchOrchestrator"]),
     .executableTarget(
       name: "orchestrate",
-      dependencies: ["OrchestrateCLI", "SimulatePlugin"]
+      dependencies: [
+        "OrchestrateCLI", "StoreInitPlugin", "SampleDataPlugin", "QueueValidationPlugin",
+        "ImageCleanupPlugin",
+        "BooksLibraryPlugin", "MusicLibraryPlugin", "LaunchGatesPlugin", "SimulatePlugin",
+      ]
     ),
     .executableTarget(
       name: "custom-orchestrate",

@@ -8,26 +8,66 @@ struct RunCommandTests {
     try LaunchReport(jsonText: String(contentsOfFile: path, encoding: .utf8))
   }
 
-  @Test func runsTheShippedExampleAndWritesTheReport() async throws {
+  @Test func runsTheShippedBooksLaunchTwiceInARow() async throws {
     let folder = try TemporaryFolder()
-    let reportPath = folder.path("report.json")
-    let result = try await Orchestrate.run(["run", "manifests/app.json", "--report", reportPath])
-    #expect(result.status == 0)
-    #expect(result.stderr.isEmpty)
-    #expect(result.stdout.contains("BooksTrack (rehearsal): succeeded in "))
-    #expect(result.stdout.contains("critical path: store -> books -> queue -> images"))
-    let report = try readReport(reportPath)
-    #expect(report.outcome == .succeeded)
-    #expect(report.manifest == "manifests/app.json")
-    #expect(report.steps.map(\.id) == ["gate", "store", "books", "queue", "images"])
-    #expect(report.steps.allSatisfy { $0.state == .succeeded && $0.attempts == 1 })
-    let store = try #require(report.step("store"))
-    let books = try #require(report.step("books"))
-    let queue = try #require(report.step("queue"))
+    let manifest = try folder.copyShipped("app.json")
+    let first = try await Orchestrate.run(["run", manifest, "--report", folder.path("first.json")])
+    #expect(first.status == 0)
+    #expect(first.stderr.isEmpty)
+    #expect(first.stdout.contains("BooksTrack: succeeded in "))
+    #expect(first.stdout.contains("critical path: store -> sampleData -> books -> queue -> images"))
+    let report = try readReport(folder.path("first.json"))
+    #expect(report.steps.map(\.id) == ["store", "sampleData", "books", "queue", "images"])
+    #expect(report.steps.allSatisfy { $0.state == .succeeded })
+    #expect(report.step("sampleData")?.notes == ["added 7 sample items"])
+    #expect(
+      report.step("books")?.notes == [
+        "loaded 7 books by recentlyAdded from offset 0 (hasMore: false)"
+      ])
     let interactive = try #require(report.time(ofMilestone: "interactive") ?? nil)
-    #expect(try #require(books.start) >= (try #require(store.end)))
-    #expect(try #require(queue.start) >= interactive)
-    #expect(interactive == books.end)
+    #expect(try #require(report.step("queue")?.start) >= interactive)
+    #expect(FileManager.default.fileExists(atPath: folder.path(".data/library.sqlite")))
+
+    let second = try await Orchestrate.run([
+      "run", manifest, "--report", folder.path("second.json"),
+    ])
+    #expect(second.status == 0)
+    let again = try readReport(folder.path("second.json"))
+    #expect(again.step("store")?.notes == [])
+    #expect(
+      again.step("sampleData")?.notes == ["the library already has items; no sample data added"])
+    #expect(again.step("books")?.notes == report.step("books")?.notes)
+  }
+
+  @Test func runsTheShippedMusicLaunch() async throws {
+    let folder = try TemporaryFolder()
+    let result = try await Orchestrate.run([
+      "run", try folder.copyShipped("music.json"), "--report", folder.path("r.json"),
+    ])
+    #expect(result.status == 0)
+    let report = try readReport(folder.path("r.json"))
+    #expect(
+      report.step("firstPage")?.notes == [
+        "loaded 15 songs by mostPlayed from offset 0 (hasMore: false)"
+      ])
+    #expect(report.step("warmSearch")?.notes == ["found 1 songs for 'blue' (hasMore: true)"])
+    #expect(report.milestones.map(\.name) == ["interactive", "searchReady"])
+  }
+
+  @Test func runsTheShippedGatesToMainContentAndRoutesWhenAGateIsFlipped() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.copyShipped("gated.json")
+    let open = try await Orchestrate.run(["run", manifest, "--quiet"])
+    #expect(open.status == 0)
+    #expect(open.stdout.hasPrefix("KeepItFresh: succeeded in "))
+    let metadata = folder.url.appendingPathComponent("gated/metadata.json")
+    let flipped = try String(contentsOf: metadata, encoding: .utf8)
+      .replacingOccurrences(
+        of: "\"isUnderMaintenance\": false", with: "\"isUnderMaintenance\": true")
+    try flipped.write(to: metadata, atomically: true, encoding: .utf8)
+    let closed = try await Orchestrate.run(["run", manifest, "--quiet"])
+    #expect(closed.status == 0)
+    #expect(closed.stdout.hasPrefix("KeepItFresh: routed to 'maintenance' by 'maintenance' in "))
   }
 
   @Test func exitsOneWhenAnAbortStepFails() async throws {
@@ -134,7 +174,7 @@ struct RunCommandTests {
   }
 
   @Test func printsTheReportAsJSONOnStdout() async throws {
-    let result = try await Orchestrate.run(["run", "manifests/app.json", "--json"])
+    let result = try await Orchestrate.run(["run", "manifests/simulated/rehearsal.json", "--json"])
     #expect(result.status == 0)
     let report = try LaunchReport(jsonText: result.stdout)
     #expect(report.name == "BooksTrack (rehearsal)")

@@ -78,6 +78,20 @@ final class TemporaryFolder {
   }
 
   func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+  /// Copies a shipped manifest (and the `gated/` data files) here, so that running it writes
+  /// its data into this folder rather than the checkout; returns the copy's path.
+  func copyShipped(_ manifest: String) throws -> String {
+    let manifests = Orchestrate.packageRoot.appendingPathComponent("manifests")
+    for name in [manifest, "gated"] {
+      let source = manifests.appendingPathComponent(name)
+      let destination = url.appendingPathComponent(name)
+      if !FileManager.default.fileExists(atPath: destination.path) {
+        try FileManager.default.copyItem(at: source, to: destination)
+      }
+    }
+    return path(manifest)
+  }
 }
 
 /// Compares `text` with a golden file under `Golden/`; `RECORD_SNAPSHOTS=1` rewrites it.
