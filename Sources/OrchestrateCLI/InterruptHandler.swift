@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import LaunchOrchestrator
 
 /// Turns the first SIGINT or SIGTERM into a clean cancellation of the launch; a second one
 /// exits at once with status 130.
@@ -8,12 +8,16 @@ final class InterruptHandler {
   private let sources: [any DispatchSourceSignal]
 
   init(onInterrupt: @escaping @Sendable () -> Void) {
-    let interrupted = InterruptFlag()
+    let interrupted = Locked(false)
     sources = [SIGINT, SIGTERM].map { signalNumber in
       signal(signalNumber, SIG_IGN)
       let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
       source.setEventHandler {
-        if interrupted.setAndReturnPrevious() { exit(ExitCode.interrupted.rawValue) }
+        let again = interrupted.withLock { wasInterrupted in
+          defer { wasInterrupted = true }
+          return wasInterrupted
+        }
+        if again { exit(ExitCode.interrupted.rawValue) }
         onInterrupt()
       }
       source.resume()
@@ -26,16 +30,5 @@ final class InterruptHandler {
     for source in sources { source.cancel() }
     signal(SIGINT, SIG_DFL)
     signal(SIGTERM, SIG_DFL)
-  }
-}
-
-private final class InterruptFlag: Sendable {
-  private let flag = Mutex(false)
-
-  func setAndReturnPrevious() -> Bool {
-    flag.withLock { value in
-      defer { value = true }
-      return value
-    }
   }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import LaunchOrchestrator
-import Synchronization
 
 /// The interactive terminal's view of a running launch: finished events scroll by as lines,
 /// and a block at the bottom shows each running step with its elapsed time and progress.
@@ -25,11 +24,11 @@ final class LiveDisplay: Sendable {
 
   private let console: Console
   private let started = ContinuousClock.now
-  private let screen: Mutex<Screen>
+  private let screen: Locked<Screen>
 
   init(console: Console, stepCount: Int) {
     self.console = console
-    screen = Mutex(Screen(state: State(total: stepCount)))
+    screen = Locked(Screen(state: State(total: stepCount)))
   }
 
   /// Records `event`, prints its line above the block and redraws the block.

@@ -1,13 +1,12 @@
 import Foundation
-import Synchronization
 import Testing
 
 @testable import LaunchOrchestrator
 
 /// Collects a launch's events while it runs.
 private final class EventRecorder: Sendable {
-  private let events = Mutex<[LaunchEvent]>([])
-  private let consumer = Mutex<Task<Void, Never>?>(nil)
+  private let events = Locked<[LaunchEvent]>([])
+  private let consumer = Locked<Task<Void, Never>?>(nil)
 
   var all: [LaunchEvent] { events.withLock { $0 } }
   var lines: [String] { all.map { SchedulerHarness.describe($0.kind) } }
@@ -149,7 +148,7 @@ struct LaunchEngineTests {
   }
 
   @Test func handsTypedOutputsToDependents() async throws {
-    let seen = Mutex<[String]>([])
+    let seen = Locked<[String]>([])
     var registry = PluginRegistry.testKinds
     registry.register(kind: "token.read", inputs: [.required(Token.self)]) { context in
       let tokens = context.inputs(Token.self).map(\.value)
@@ -214,7 +213,7 @@ struct LaunchEngineTests {
   }
 
   @Test func retriesWithBackoffOnTheClock() async throws {
-    let attempts = Mutex(0)
+    let attempts = Locked(0)
     var registry = PluginRegistry.testKinds
     registry.register(kind: "flaky") { context in
       attempts.withLock { $0 += 1 }
@@ -279,7 +278,7 @@ struct LaunchEngineTests {
     // The main actor runs on the main dispatch queue; on Linux a worker thread may drain it.
     let mainQueueKey = DispatchSpecificKey<String>()
     DispatchQueue.main.setSpecific(key: mainQueueKey, value: "main")
-    let onMain = Mutex<Bool?>(nil)
+    let onMain = Locked<Bool?>(nil)
     var registry = PluginRegistry.testKinds
     registry.register(kind: "ui") { _ in
       let onMainQueue = DispatchQueue.getSpecific(key: mainQueueKey) == "main"
@@ -294,7 +293,7 @@ struct LaunchEngineTests {
   }
 
   @Test func honoursTheConcurrencyLimitWithRealTasks() async throws {
-    let running = Mutex((now: 0, peak: 0))
+    let running = Locked((now: 0, peak: 0))
     var registry = PluginRegistry.testKinds
     registry.register(kind: "count") { _ in
       running.withLock {
@@ -313,7 +312,7 @@ struct LaunchEngineTests {
   }
 
   @Test func runsEachStepAtItsPrioritysTaskPriority() async throws {
-    let seen = Mutex<[String: TaskPriority]>([:])
+    let seen = Locked<[String: TaskPriority]>([:])
     var registry = PluginRegistry.testKinds
     registry.register(kind: "probe") { context in
       let priority = Task.currentPriority

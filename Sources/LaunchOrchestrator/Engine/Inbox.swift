@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A many-producer, single-consumer queue whose `next()` keeps delivering after the consuming
 /// task is cancelled.
 ///
@@ -12,7 +10,7 @@ final class Inbox<Message: Sendable>: Sendable {
     var waiter: CheckedContinuation<Message, Never>?
   }
 
-  private let state = Mutex(State())
+  private let state = Locked(State())
 
   /// Adds a message, waking the consumer if it waits.
   func post(_ message: Message) {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Settings of one launch run that are not part of the manifest.
 public struct LaunchOptions: Sendable {
@@ -78,7 +77,8 @@ private final class LaunchRun<C: Clock> where C.Duration == Duration {
   private let launchClock: LaunchClock
   private let events: AsyncStream<LaunchEvent>.Continuation?
   private let inbox = Inbox<Message>()
-  private let outputs: OutputTable
+  /// Step outputs, written by the loop and read by dependents' tasks.
+  private let outputs: Locked<[(any Sendable)?]>
   private var scheduler: LaunchScheduler
   private var tasks: [Int: Task<Void, Never>] = [:]
   private var timer: Task<Void, Never>?
@@ -93,7 +93,7 @@ private final class LaunchRun<C: Clock> where C.Duration == Duration {
     self.events = events
     start = clock.now
     launchClock = LaunchClock(clock, start: start)
-    outputs = OutputTable(count: plan.steps.count)
+    outputs = Locked(Array(repeating: nil, count: plan.steps.count))
     scheduler = LaunchScheduler(
       plan: plan, maxConcurrency: options.maxConcurrency ?? plan.manifest.maxConcurrency,
       gracePeriod: options.cancellationGracePeriod)
@@ -125,7 +125,7 @@ private final class LaunchRun<C: Clock> where C.Duration == Duration {
       switch outcome {
       case .succeeded(let value):
         if let step = scheduler.step(forLiveToken: token) {
-          outputs.store(value, for: step)
+          outputs.withLock { $0[step] = value }
         }
         result = .succeeded
       case .failed(let message): result = .failed(message)
@@ -180,7 +180,10 @@ private final class LaunchRun<C: Clock> where C.Duration == Duration {
       stepID: planned.id, attempt: attempt.number, isFallback: attempt.isFallback,
       manifestDirectory: plan.manifestDirectory, attemptStart: elapsed, clock: launchClock,
       // Walked only when a plugin asks for an input: most steps never do.
-      outputs: { outputs.values(of: plan.hardDependencyClosure(of: step)) },
+      outputs: {
+        outputs.withLock { values in plan.hardDependencyClosure(of: step).compactMap { values[$0] }
+        }
+      },
       report: { message in inbox.post(.report(token: token, message: message)) })
     let body: @Sendable () async -> Void = {
       let outcome: Outcome
@@ -214,22 +217,5 @@ private final class LaunchRun<C: Clock> where C.Duration == Duration {
     case let error as any CustomStringConvertible: error.description
     default: error.localizedDescription
     }
-  }
-}
-
-/// Step outputs, written by the run's loop and read by dependents' tasks.
-private final class OutputTable: Sendable {
-  private let values: Mutex<[(any Sendable)?]>
-
-  init(count: Int) {
-    values = Mutex(Array(repeating: nil, count: count))
-  }
-
-  func store(_ value: any Sendable, for step: Int) {
-    values.withLock { $0[step] = value }
-  }
-
-  func values(of steps: [Int]) -> [any Sendable] {
-    values.withLock { values in steps.compactMap { values[$0] } }
   }
 }

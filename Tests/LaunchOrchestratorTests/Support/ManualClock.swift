@@ -1,4 +1,4 @@
-import Synchronization
+import LaunchOrchestrator
 
 /// A clock that moves only when a test tells it to, so timing semantics are tested without
 /// real sleeps.
@@ -24,7 +24,7 @@ final class ManualClock: Clock, Sendable {
     var cancelledIDs: Set<Int> = []
   }
 
-  private let state = Mutex(State())
+  private let state = Locked(State())
 
   var now: Instant { state.withLock { $0.now } }
   var minimumResolution: Duration { .zero }
