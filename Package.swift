@@ -9,6 +9,7 @@ let package = Package(
     .library(name: "OrchestrateCLI", targets: ["OrchestrateCLI"]),
     .library(name: "SimulatePlugin", targets: ["SimulatePlugin"]),
     .executable(name: "orchestrate", targets: ["orchestrate"]),
+    .executable(name: "orchestrate-bench", targets: ["orchestrate-bench"]),
   ],
   targets: [
     .target(name: "LaunchOrchestrator"),
@@ -77,7 +78,21 @@ let package = Package(
       dependencies: ["LaunchOrchestrator"],
       path: "Plugins/Simulate"
     ),
+    .target(
+      name: "ManifestFuzzing", dependencies: ["LaunchOrchestrator"],
+      path: "Benchmarks/ManifestFuzzing"),
+    .executableTarget(
+      name: "orchestrate-bench",
+      dependencies: [
+        "LaunchOrchestrator", "ManifestFuzzing", "SQLiteStore", "SimulatePlugin", "StoreInitPlugin",
+        "MusicLibraryPlugin",
+      ],
+      path: "Benchmarks/OrchestrateBench"
+    ),
     .testTarget(name: "LaunchOrchestratorTests", dependencies: ["LaunchOrchestrator"]),
+    .testTarget(
+      name: "ManifestFuzzingTests",
+      dependencies: ["ManifestFuzzing", "LaunchOrchestrator", "SimulatePlugin"]),
     .target(
       name: "PluginTestSupport", dependencies: ["LaunchOrchestrator"],
       path: "Tests/PluginTestSupport"),

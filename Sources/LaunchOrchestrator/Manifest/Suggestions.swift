@@ -2,9 +2,11 @@
 public enum Suggestions {
   /// The candidate closest to `input` by edit distance, if it is close enough to be a typo.
   public static func closest(to input: String, in candidates: some Sequence<String>) -> String? {
+    // Names are short; a long input is no typo, and edit distance grows with its length.
+    guard input.utf8.count <= 64 else { return nil }
     let lowered = Array(input.lowercased())
     var best: (candidate: String, distance: Int)?
-    for candidate in candidates {
+    for candidate in candidates where candidate.utf8.count <= 64 {
       let distance = editDistance(lowered, Array(candidate.lowercased()))
       if distance < (best?.distance ?? .max) { best = (candidate, distance) }
     }

@@ -1,0 +1,234 @@
+import Foundation
+import LaunchOrchestrator
+import MusicLibraryPlugin
+import SQLiteStore
+import SimulatePlugin
+import StoreInitPlugin
+
+/// One benchmark's results: fields for `--json`, lines for people.
+struct Result {
+  var name: String
+  var fields: [(String, JSONValue)] = []
+  var lines: [String] = []
+
+  mutating func field(_ key: String, _ value: Double) {
+    fields.append((key, JSONValue(.number(value.isFinite ? (value * 1e6).rounded() / 1e6 : -1))))
+  }
+
+  mutating func field(_ key: String, _ value: Int) {
+    fields.append((key, JSONValue(.number(Double(value)))))
+  }
+}
+
+struct Benchmarks {
+  let quick: Bool
+  let registry: PluginRegistry
+
+  init(quick: Bool) {
+    self.quick = quick
+    var registry = PluginRegistry()
+    registry.register([SimulateStep.self, StoreInitStep.self, MusicPageStep.self])
+    registry.register(kind: "noop") { _ in }
+    self.registry = registry
+  }
+
+  private func plan(_ bytes: [UInt8]) throws -> LaunchPlan {
+    try ManifestLoader(registry: registry).load(
+      bytes: bytes, file: "bench.json",
+      directory: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+  }
+
+  /// The engine, with and without a timeout on every step, against the hand-written floor
+  /// and OperationQueue, on a 10,000-step graph of steps that do nothing; then 1,000 and
+  /// 100,000 steps to show the cost per step stays flat.
+  func noopDAG() async throws -> Result {
+    var result = Result(name: "noopDAG")
+    let sizes = [1_000, 10_000, 100_000]
+    for size in sizes {
+      let dag = LayeredDAG(nodes: size, width: 100)
+      let plain = try plan(dag.manifest(kind: "noop"))
+      let timed = try plan(dag.manifest(kind: "noop", defaults: #"{ "timeout": "30s" }"#))
+      let repetitions = size >= 100_000 ? (quick ? 1 : 3) : (quick ? 5 : 15)
+      var contenders: [(name: String, run: () async throws -> Double)] = [
+        ("engine", { await seconds { _ = await runEngine(plain) } }),
+        ("engineWithTimeouts", { await seconds { _ = await runEngine(timed) } }),
+        ("floor", { await seconds { await dag.runFloor() } }),
+        (
+          "operationQueue",
+          {
+            await seconds {
+              await dag.runOperationQueue(width: ProcessInfo.processInfo.activeProcessorCount)
+            }
+          }
+        ),
+      ]
+      if size <= 1_000 {
+        // The default width is quadratic on Linux (12.9 s for 10,000 steps here): only small graphs.
+        contenders.append(
+          ("operationQueueDefault", { await seconds { await dag.runOperationQueue(width: nil) } }))
+      }
+      let samples = try await interleaved(repetitions: repetitions, contenders)
+      func micros(_ name: String) -> Double { (samples[name]?.median ?? .nan) / Double(size) * 1e6 }
+      let queue = min(
+        micros("operationQueue"),
+        samples["operationQueueDefault"] == nil ? .infinity : micros("operationQueueDefault"))
+      let suffix = size == 10_000 ? "" : "At\(size)"
+      result.field("steps\(suffix)", size)
+      result.field("engineMicrosPerStep\(suffix)", micros("engine"))
+      result.field("engineWithTimeoutsMicrosPerStep\(suffix)", micros("engineWithTimeouts"))
+      result.field("floorMicrosPerStep\(suffix)", micros("floor"))
+      result.field("operationQueueMicrosPerStep\(suffix)", queue)
+      result.field("overheadRatio\(suffix)", micros("engine") / micros("floor"))
+      result.field("timeoutOverheadRatio\(suffix)", micros("engineWithTimeouts") / micros("floor"))
+      result.field("operationQueueRatio\(suffix)", queue / micros("engine"))
+      result.lines.append("\(size) steps, µs per step (median [min-max] of \(repetitions)):")
+      for name in contenders.map(\.name) {
+        let text = samples[name]?.text(scale: 1e6 / Double(size), unit: "µs") ?? "-"
+        result.lines.append("  \(name.padding(toLength: 22, withPad: " ", startingAt: 0)) \(text)")
+      }
+      result.lines.append(
+        String(
+          format:
+            "  overhead %.2fx the floor, %.2fx with timeouts; OperationQueue %.2fx the engine",
+          micros("engine") / micros("floor"),
+          micros("engineWithTimeouts") / micros("floor"), queue / micros("engine")))
+    }
+    return result
+  }
+
+  /// 10 layers of 50 steps that each take 10 ms: how close the engine gets to the critical
+  /// path, and blocking steps against OperationQueue running Thread.sleep.
+  func sleepDAG() async throws -> Result {
+    var result = Result(name: "sleepDAG")
+    let dag = LayeredDAG(nodes: 500, width: 50)
+    let sleeping = try plan(dag.manifest(kind: "simulate", params: #"{ "duration": "10ms" }"#))
+    let blocking = try plan(
+      dag.manifest(kind: "simulate", params: #"{ "duration": "10ms", "blocking": true }"#))
+    let samples = try await interleaved(
+      repetitions: quick ? 5 : 15,
+      [
+        ("engine", { await seconds { _ = await runEngine(sleeping) } }),
+        ("blockingEngine", { await seconds { _ = await runEngine(blocking) } }),
+        (
+          "blockingOperationQueue",
+          {
+            await seconds {
+              await dag.runOperationQueue(width: 64) { Thread.sleep(forTimeInterval: 0.01) }
+            }
+          }
+        ),
+      ])
+    let criticalPath = 0.1
+    let engine = samples["engine"]?.median ?? .nan
+    result.field("criticalPathSeconds", criticalPath)
+    result.field("engineSeconds", engine)
+    result.field("overheadPercent", (engine - criticalPath) / criticalPath * 100)
+    result.field("blockingEngineSeconds", samples["blockingEngine"]?.median ?? .nan)
+    result.field("blockingOperationQueueSeconds", samples["blockingOperationQueue"]?.median ?? .nan)
+    result.lines.append("500 steps in 10 layers, 10 ms each (critical path 0.100s):")
+    for name in ["engine", "blockingEngine", "blockingOperationQueue"] {
+      result.lines.append(
+        "  \(name.padding(toLength: 22, withPad: " ", startingAt: 0)) \(samples[name]?.text(unit: "s", digits: 3) ?? "-")"
+      )
+    }
+    return result
+  }
+
+  /// Reading, decoding, validating and planning a generated manifest, from its file.
+  func manifest() async throws -> Result {
+    var result = Result(name: "manifest")
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "orchestrate-bench-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    result.lines.append("read + decode + validate + plan:")
+    for size in [10_000, 100_000] {
+      let file = folder.appendingPathComponent("m\(size).json")
+      try Data(
+        LayeredDAG(nodes: size, width: 100).manifest(
+          kind: "simulate", params: #"{ "duration": "1ms" }"#)
+      ).write(to: file)
+      let loader = ManifestLoader(registry: registry)
+      let samples = try await interleaved(
+        repetitions: size > 10_000 ? (quick ? 1 : 3) : (quick ? 5 : 15),
+        [("load", { try await seconds { _ = try loader.load(path: file.path) } })])
+      let median = samples["load"]?.median ?? .nan
+      result.field(size == 10_000 ? "steps" : "stepsLarge", size)
+      result.field(
+        size == 10_000 ? "loadValidatePlanSeconds" : "loadValidatePlanSecondsLarge", median)
+      result.lines.append("  \(size) steps  \(samples["load"]?.text(unit: "s", digits: 3) ?? "-")")
+    }
+    return result
+  }
+
+  /// The BookTrack replay: time to interactive, serial as shipped and orchestrated.
+  func seedReplay() async throws -> Result {
+    var result = Result(name: "seedReplay")
+    let loader = ManifestLoader(registry: registry)
+    let serial = try loader.load(path: "manifests/simulated/booktrack-serial.json")
+    let orchestrated = try loader.load(path: "manifests/simulated/booktrack.json")
+    func interactive(_ plan: LaunchPlan) async -> Double {
+      let report = await runEngine(plan)
+      return (report.time(ofMilestone: "interactive") ?? nil)?.secondsValue ?? .nan
+    }
+    let samples = try await interleaved(
+      repetitions: quick ? 1 : 3,
+      [
+        ("serial", { await interactive(serial) }),
+        ("orchestrated", { await interactive(orchestrated) }),
+      ])
+    let serialSeconds = samples["serial"]?.median ?? .nan
+    let orchestratedSeconds = samples["orchestrated"]?.median ?? .nan
+    result.field("serialInteractiveSeconds", serialSeconds)
+    result.field("orchestratedInteractiveSeconds", orchestratedSeconds)
+    result.field("speedup", serialSeconds / orchestratedSeconds)
+    result.lines.append(
+      String(
+        format: "time to interactive: serial %.3fs, orchestrated %.3fs, %.2fx faster",
+        serialSeconds,
+        orchestratedSeconds, serialSeconds / orchestratedSeconds))
+    return result
+  }
+
+  /// Wall time of the release `orchestrate validate` on a small manifest, as a process.
+  func cliStart() async throws -> Result {
+    var result = Result(name: "cliStart")
+    let binary = try releaseOrchestrate()
+    let samples = try await interleaved(
+      repetitions: quick ? 10 : 30,
+      [
+        (
+          "validate",
+          {
+            try await seconds {
+              let process = Process()
+              process.executableURL = binary
+              process.arguments = ["validate", "manifests/simulated/booktrack.json"]
+              process.standardOutput = FileHandle.nullDevice
+              try process.run()
+              process.waitUntilExit()
+            }
+          }
+        )
+      ])
+    result.field("cliValidateSmallSeconds", samples["validate"]?.median ?? .nan)
+    result.lines.append(
+      "orchestrate validate (small manifest): \(samples["validate"]?.text(scale: 1000, unit: "ms") ?? "-")"
+    )
+    return result
+  }
+
+  /// The release `orchestrate` beside this binary, built first if it is missing.
+  private func releaseOrchestrate() throws -> URL {
+    let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+      .appendingPathComponent("orchestrate")
+    if !FileManager.default.isExecutableFile(atPath: binary.path) {
+      let build = Process()
+      build.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+      build.arguments = ["swift", "build", "-c", "release", "--product", "orchestrate"]
+      try build.run()
+      build.waitUntilExit()
+    }
+    return binary
+  }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import LaunchOrchestrator
+import SQLiteStore
+
+extension Benchmarks {
+  /// The first page of 50 songs from libraries of 1,000 and 1,000,000 songs, each load in a
+  /// process of its own so that its peak resident memory can be read.
+  func musicPage() async throws -> Result {
+    var result = Result(name: "musicPage")
+    let small = try MusicLibraryBuilder.library(songs: 1_000)
+    let large = try MusicLibraryBuilder.library(songs: 1_000_000)
+    var peaks: [String: Int] = [:]
+    func load(_ name: String, _ library: URL) throws -> Double {
+      let (seconds, peak) = try firstPageInChildProcess(library)
+      peaks[name] = max(peaks[name] ?? 0, peak)
+      return seconds
+    }
+    let samples = try await interleaved(
+      repetitions: quick ? 5 : 15,
+      [("1k", { try load("1k", small) }), ("1M", { try load("1M", large) })])
+    let smallSeconds = samples["1k"]?.median ?? .nan
+    let largeSeconds = samples["1M"]?.median ?? .nan
+    result.field("firstPage1kSeconds", smallSeconds)
+    result.field("firstPage1MSeconds", largeSeconds)
+    result.field("ratio", largeSeconds / smallSeconds)
+    result.field("peakResidentBytes1k", peaks["1k"] ?? 0)
+    result.field("peakResidentBytes1M", peaks["1M"] ?? 0)
+    result.lines.append(
+      "first page of 50 (music.page step time; peak resident memory of its process):")
+    result.lines.append(
+      "  1,000 songs      \(samples["1k"]?.text(scale: 1000, unit: "ms", digits: 3) ?? "-")  \((peaks["1k"] ?? 0) / 1024) KiB"
+    )
+    result.lines.append(
+      "  1,000,000 songs  \(samples["1M"]?.text(scale: 1000, unit: "ms", digits: 3) ?? "-")  \((peaks["1M"] ?? 0) / 1024) KiB"
+    )
+    result.lines.append(String(format: "  ratio %.2fx", largeSeconds / smallSeconds))
+    return result
+  }
+
+  private func firstPageInChildProcess(_ library: URL) throws -> (seconds: Double, peakBytes: Int) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+    process.arguments = ["music-page", library.path]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    let parts = text.split(separator: " ").compactMap {
+      Double($0.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+    guard parts.count == 2 else { throw BenchmarkError("music-page printed '\(text)'") }
+    return (parts[0], Int(parts[1]))
+  }
+
+  /// The child side: loads the first page through the real plugins and prints the page
+  /// step's seconds and the process's peak resident bytes.
+  func firstPage(of library: String) async throws {
+    let manifest = """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "store.init",
+          "params": { "path": "\(library)", "schema": "music", "readOnly": true, "integrityCheck": false } },
+        { "id": "page", "plugin": "music.page", "dependsOn": ["store"], "params": { "limit": 50 } }
+      ] }
+      """
+    let plan = try ManifestLoader(registry: registry).load(
+      bytes: Array(manifest.utf8), file: "music-page.json", directory: URL(fileURLWithPath: "/"))
+    let report = await runEngine(plan)
+    guard report.outcome == .succeeded, let duration = report.step("page")?.duration else {
+      throw BenchmarkError("the page did not load: \(report.steps.compactMap(\.error))")
+    }
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    print(duration.secondsValue, usage.ru_maxrss * 1024)
+  }
+}
+
+/// Builds the music libraries the benchmark reads, once, under `.build/bench-data/`.
+enum MusicLibraryBuilder {
+  static func library(songs: Int) throws -> URL {
+    let folder = URL(fileURLWithPath: ".build/bench-data")
+    let url = folder.appendingPathComponent("music-\(songs).sqlite")
+    if FileManager.default.fileExists(atPath: url.path) { return url }
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let partial = folder.appendingPathComponent("music-\(songs).partial.sqlite")
+    try? FileManager.default.removeItem(at: partial)
+    FileHandle.standardError.write(
+      Data("building a library of \(songs) songs in \(url.path)...\n".utf8))
+    do {
+      let connection = try SQLiteConnection(url: partial, mode: .create)
+      let migrations = StoreSchema.music.migrations
+      try connection.execute(migrations[0].sql)
+      // Rows first, then the indexes and the full-text index: the same schema, built faster.
+      try connection.immediateTransaction {
+        let insert = try connection.prepare(
+          "INSERT INTO songs (title, artist, album, duration, play_count, last_played_at, added_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
+        )
+        var generator = SeededGenerator(seed: 7)
+        for n in 0..<songs {
+          let played = Int64.random(in: 0..<1_000, using: &generator)
+          try insert.bind([
+            .text("Song \(n) \(UInt32.random(in: 0..<UInt32.max, using: &generator))"),
+            .text("Artist \(n % 5_000)"),
+            .text("Album \(n % 50_000)"), .real(Double.random(in: 90..<600, using: &generator)),
+            .integer(played),
+            played == 0 ? .null : .real(Double(n)), .real(Double(n)),
+          ])
+          while try insert.step() {}
+        }
+      }
+      try connection.execute(migrations[1].sql)
+      try connection.execute(migrations[2].sql)
+      try connection.execute("PRAGMA user_version = \(StoreSchema.music.latestVersion)")
+    }
+    try FileManager.default.moveItem(at: partial, to: url)
+    return url
+  }
+}
+
+struct BenchmarkError: Error, CustomStringConvertible {
+  var description: String
+  init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import LaunchOrchestrator
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let usage =
+  "usage: orchestrate-bench [--quick] [--json] | fuzz [--cases N] [--seed S] | music-page LIBRARY"
+
+func emit(_ text: String, json: Bool) {
+  // With --json, stdout carries only the JSON object; progress goes to stderr.
+  if json {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+  } else {
+    print(text)
+  }
+}
+
+do {
+  switch arguments.first {
+  case "music-page":
+    guard arguments.count == 2 else { throw BenchmarkError(usage) }
+    try await Benchmarks(quick: true).firstPage(of: arguments[1])
+  case "fuzz":
+    try await runFuzz(Array(arguments.dropFirst()))
+  default:
+    let unknown = arguments.filter { !["--quick", "--json"].contains($0) }
+    guard unknown.isEmpty else {
+      throw BenchmarkError("unknown argument '\(unknown[0])'; \(usage)")
+    }
+    let json = arguments.contains("--json")
+    let benchmarks = Benchmarks(quick: arguments.contains("--quick"))
+    let machine =
+      "\(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.operatingSystemVersionString)"
+    emit("orchestrate-bench\(benchmarks.quick ? " --quick" : ""): \(machine)", json: json)
+    var members: [JSONMember] = [
+      JSONMember(key: "quick", value: JSONValue(.bool(benchmarks.quick)))
+    ]
+    let all: [(Benchmarks) async throws -> Result] = [
+      { try await $0.noopDAG() }, { try await $0.sleepDAG() }, { try await $0.manifest() },
+      { try await $0.seedReplay() }, { try await $0.cliStart() }, { try await $0.musicPage() },
+    ]
+    for benchmark in all {
+      let result = try await benchmark(benchmarks)
+      emit("\n\(result.name)", json: json)
+      for line in result.lines { emit("  " + line, json: json) }
+      members.append(
+        JSONMember(
+          key: result.name,
+          value: JSONValue(.object(result.fields.map { JSONMember(key: $0.0, value: $0.1) }))))
+    }
+    if json { print(JSONWriter.prettyPrinted(JSONValue(.object(members))), terminator: "") }
+  }
+} catch {
+  FileHandle.standardError.write(Data("orchestrate-bench: \(error)\n".utf8))
+  exit(1)
+}
