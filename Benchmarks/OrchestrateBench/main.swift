@@ -21,6 +21,10 @@ do {
     try await Benchmarks(quick: true).firstPage(of: arguments[1])
   case "fuzz":
     try await runFuzz(Array(arguments.dropFirst()))
+  case "noop":
+    // A quick look at one figure while working on the engine: noopDAG at 10,000 steps only.
+    let result = try await Benchmarks(quick: true).noopDAG(sizes: [10_000])
+    for line in result.lines { print(line) }
   default:
     let unknown = arguments.filter { !["--quick", "--json"].contains($0) }
     guard unknown.isEmpty else {

@@ -44,7 +44,8 @@ public struct LaunchEngine<C: Clock>: Sendable where C.Duration == Duration {
   public func run(_ plan: LaunchPlan, events: AsyncStream<LaunchEvent>.Continuation? = nil) async
     -> LaunchReport
   {
-    let run = LaunchRun(plan: plan, clock: clock, options: options, events: events)
+    let run = LaunchRun(
+      plan: plan, clock: LaunchClock(clock, start: clock.now), options: options, events: events)
     return await run.execute()
   }
 }
@@ -57,7 +58,9 @@ extension LaunchEngine where C == ContinuousClock {
 }
 
 /// The state of one run of a plan, owned by the task that calls ``LaunchEngine/run(_:events:)``.
-private final class LaunchRun<C: Clock> where C.Duration == Duration {
+/// Not generic over the clock: the run is the engine's hot path, and unspecialized generic
+/// code there pays for runtime metadata lookups on every step.
+private final class LaunchRun {
   private enum Message: Sendable {
     case finished(token: Int, outcome: Outcome)
     case report(token: Int, message: StepMessage)
@@ -72,34 +75,32 @@ private final class LaunchRun<C: Clock> where C.Duration == Duration {
   }
 
   private let plan: LaunchPlan
-  private let clock: C
-  private let start: C.Instant
-  private let launchClock: LaunchClock
+  private let clock: LaunchClock
   private let events: AsyncStream<LaunchEvent>.Continuation?
   private let inbox = Inbox<Message>()
   /// Step outputs, written by the loop and read by dependents' tasks.
   private let outputs: Locked<[(any Sendable)?]>
   private var scheduler: LaunchScheduler
-  private var tasks: [Int: Task<Void, Never>] = [:]
+  /// The task of each step's current attempt, to cancel it.
+  private var tasks: [(token: Int, task: Task<Void, Never>)?]
   private var timer: Task<Void, Never>?
   private var armedDeadline: Duration?
 
   init(
-    plan: LaunchPlan, clock: C, options: LaunchOptions,
+    plan: LaunchPlan, clock: LaunchClock, options: LaunchOptions,
     events: AsyncStream<LaunchEvent>.Continuation?
   ) {
     self.plan = plan
     self.clock = clock
     self.events = events
-    start = clock.now
-    launchClock = LaunchClock(clock, start: start)
     outputs = Locked(Array(repeating: nil, count: plan.steps.count))
+    tasks = Array(repeating: nil, count: plan.steps.count)
     scheduler = LaunchScheduler(
       plan: plan, maxConcurrency: options.maxConcurrency ?? plan.manifest.maxConcurrency,
       gracePeriod: options.cancellationGracePeriod)
   }
 
-  private var elapsed: Duration { start.duration(to: clock.now) }
+  private var elapsed: Duration { clock.now() }
 
   func execute() async -> LaunchReport {
     perform(scheduler.start(at: .zero))
@@ -120,7 +121,9 @@ private final class LaunchRun<C: Clock> where C.Duration == Duration {
   private func handle(_ message: Message) {
     switch message {
     case .finished(let token, let outcome):
-      tasks[token] = nil
+      if let step = scheduler.step(forLiveToken: token), tasks[step]?.token == token {
+        tasks[step] = nil
+      }
       let result: LaunchScheduler.AttemptResult
       switch outcome {
       case .succeeded(let value):
@@ -145,8 +148,12 @@ private final class LaunchRun<C: Clock> where C.Duration == Duration {
   private func perform(_ actions: [LaunchScheduler.Action]) {
     for action in actions {
       switch action {
-      case .start(let attempt): tasks[attempt.token] = launch(attempt)
-      case .cancel(let token): tasks.removeValue(forKey: token)?.cancel()
+      case .start(let attempt): tasks[attempt.step] = (attempt.token, launch(attempt))
+      case .cancel(let attempt):
+        if let current = tasks[attempt.step], current.token == attempt.token {
+          current.task.cancel()
+          tasks[attempt.step] = nil
+        }
       case .emit(let event): events?.yield(event)
       }
     }
@@ -160,10 +167,10 @@ private final class LaunchRun<C: Clock> where C.Duration == Duration {
     if let armedDeadline, armedDeadline <= next { return }
     timer?.cancel()
     armedDeadline = next
-    let (clock, instant, inbox) = (clock, start.advanced(by: next), inbox)
+    let (clock, inbox) = (clock, inbox)
     timer = Task(priority: .high) {
       do {
-        try await clock.sleep(until: instant, tolerance: nil)
+        try await clock.sleep(next)
       } catch {
         return
       }
@@ -178,7 +185,7 @@ private final class LaunchRun<C: Clock> where C.Duration == Duration {
     let (plan, step) = (plan, attempt.step)
     let context = StepContext(
       stepID: planned.id, attempt: attempt.number, isFallback: attempt.isFallback,
-      manifestDirectory: plan.manifestDirectory, attemptStart: elapsed, clock: launchClock,
+      manifestDirectory: plan.manifestDirectory, attemptStart: elapsed, clock: clock,
       // Walked only when a plugin asks for an input: most steps never do.
       outputs: {
         outputs.withLock { values in plan.hardDependencyClosure(of: step).compactMap { values[$0] }

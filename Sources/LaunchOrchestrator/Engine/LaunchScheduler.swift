@@ -10,7 +10,7 @@ struct LaunchScheduler {
     /// Run an attempt of a step.
     case start(Attempt)
     /// Cancel a running attempt's task; its result, if it ever comes, is ignored.
-    case cancel(token: Int)
+    case cancel(Attempt)
     /// Publish an event.
     case emit(LaunchEvent)
   }
@@ -99,9 +99,10 @@ struct LaunchScheduler {
   private var ready = BinaryHeap<ReadyEntry>()
   private var deadlines = BinaryHeap<Deadline>()
   private var deadlineSequence = 0
-  private var live: [Int: Attempt] = [:]
-  private var currentToken: [Int]
-  private var nextToken = 0
+  /// The attempt of each step whose result still matters, if any.
+  private var liveAttempts: [Attempt?]
+  /// The step of each token handed out; tokens count up from 0.
+  private var tokenSteps: [Int] = []
   private var running = 0
   private var unfinished: Int
   private var finishQueue: [(step: Int, state: StepState, error: String?)] = []
@@ -121,7 +122,7 @@ struct LaunchScheduler {
     unmetOrder = plan.steps.map { $0.after.count + ($0.deferUntil == nil ? 0 : 1) }
     onFallback = Array(repeating: false, count: count)
     milestoneRemaining = plan.milestones.map(\.steps.count)
-    currentToken = Array(repeating: -1, count: count)
+    liveAttempts = Array(repeating: nil, count: count)
     unfinished = count
   }
 
@@ -138,7 +139,14 @@ struct LaunchScheduler {
 
   /// The step an attempt token belongs to, while its result still matters.
   func step(forLiveToken token: Int) -> Int? {
-    live[token]?.step
+    liveAttempt(token)?.step
+  }
+
+  private func liveAttempt(_ token: Int) -> Attempt? {
+    guard tokenSteps.indices.contains(token), let attempt = liveAttempts[tokenSteps[token]],
+      attempt.token == token
+    else { return nil }
+    return attempt
   }
 
   /// An attempt's code returned.
@@ -165,7 +173,7 @@ struct LaunchScheduler {
 
   /// A running step reported progress or logged a line.
   mutating func stepReported(token: Int, message: StepMessage, at now: Duration) -> [Action] {
-    guard let step = live[token]?.step else { return [] }
+    guard let step = liveAttempt(token)?.step else { return [] }
     let id = plan.steps[step].id
     switch message {
     case .progress(let fraction, let text):
@@ -256,10 +264,10 @@ struct LaunchScheduler {
     records[step].attempts += 1
     if records[step].start == nil { records[step].start = now }
     let attempt = Attempt(
-      token: nextToken, step: step, number: records[step].attempts, isFallback: onFallback[step])
-    nextToken += 1
-    live[attempt.token] = attempt
-    currentToken[step] = attempt.token
+      token: tokenSteps.count, step: step, number: records[step].attempts,
+      isFallback: onFallback[step])
+    tokenSteps.append(step)
+    liveAttempts[step] = attempt
     running += 1
     phase[step] = .running
     if let timeout = plan.steps[step].timeout {
@@ -271,7 +279,8 @@ struct LaunchScheduler {
 
   /// Forgets a live attempt, freeing its concurrency slot; `nil` if it was already forgotten.
   private mutating func release(_ token: Int) -> Attempt? {
-    guard let attempt = live.removeValue(forKey: token) else { return nil }
+    guard let attempt = liveAttempt(token) else { return nil }
+    liveAttempts[attempt.step] = nil
     running -= 1
     return attempt
   }
@@ -315,7 +324,7 @@ struct LaunchScheduler {
     switch kind {
     case .timeout(let token):
       guard let attempt = release(token) else { return }
-      actions.append(.cancel(token: token))
+      actions.append(.cancel(attempt))
       if phase[attempt.step] == .cancelling {
         finish(attempt.step, .cancelled, error: nil)
       } else {
@@ -335,7 +344,7 @@ struct LaunchScheduler {
 
   private func isStale(_ kind: Deadline.Kind) -> Bool {
     switch kind {
-    case .timeout(let token), .grace(let token): live[token] == nil
+    case .timeout(let token), .grace(let token): liveAttempt(token) == nil
     case .delayElapsed(let step): phase[step] != .delayed
     case .backoffElapsed(let step): phase[step] != .backingOff
     }
@@ -436,9 +445,10 @@ struct LaunchScheduler {
         finish(step, .cancelled, error: nil)
       case .running:
         phase[step] = .cancelling
-        let token = currentToken[step]
-        actions.append(.cancel(token: token))
-        schedule(.grace(token: token), at: now + gracePeriod)
+        if let attempt = liveAttempts[step] {
+          actions.append(.cancel(attempt))
+          schedule(.grace(token: attempt.token), at: now + gracePeriod)
+        }
       case .cancelling, .done:
         break
       }

@@ -73,7 +73,8 @@ struct SchedulerHarness {
       switch action {
       case .start(let attempt):
         running[scheduler.plan.steps[attempt.step].id] = attempt
-      case .cancel(let token):
+      case .cancel(let attempt):
+        let token = attempt.token
         cancelledTokens.append(token)
         if let id = running.first(where: { $0.value.token == token })?.key,
           scheduler.step(forLiveToken: token) == nil
