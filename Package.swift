@@ -145,7 +145,7 @@ let package = Package(
     ),
     .testTarget(
       name: "OrchestrateCLITests",
-      dependencies: ["OrchestrateCLI", "LaunchOrchestrator"],
+      dependencies: ["OrchestrateCLI", "LaunchOrchestrator", "SQLiteStore"],
       exclude: ["Golden"]
     ),
   ],

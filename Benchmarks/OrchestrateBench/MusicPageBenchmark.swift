@@ -56,6 +56,7 @@ extension Benchmarks {
   /// The child side: loads the first page through the real plugins and prints the page
   /// step's seconds and the process's peak resident bytes.
   func firstPage(of library: String) async throws {
+    let library = URL(fileURLWithPath: library).path
     let manifest = """
       { "version": 1, "steps": [
         { "id": "store", "plugin": "store.init",
@@ -69,9 +70,18 @@ extension Benchmarks {
     guard report.outcome == .succeeded, let duration = report.step("page")?.duration else {
       throw BenchmarkError("the page did not load: \(report.steps.compactMap(\.error))")
     }
-    var usage = rusage()
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    print(duration.secondsValue, usage.ru_maxrss * 1024)
+    print(duration.secondsValue, peakResidentBytes())
+  }
+
+  /// This process's peak resident memory. `VmHWM` rather than `getrusage`'s `ru_maxrss`,
+  /// which on Linux carries the parent's peak across `fork` and `exec`.
+  private func peakResidentBytes() -> Int {
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+      let kilobytes = line.split(separator: " ").compactMap { Int($0) }.first ?? 0
+      return kilobytes * 1024
+    }
+    return 0
   }
 }
 
