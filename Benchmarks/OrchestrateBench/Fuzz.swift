@@ -20,7 +20,7 @@ func runFuzz(_ arguments: [String]) async throws {
   ]
   .map { try String(contentsOfFile: $0, encoding: .utf8) }
   var fuzzer = ManifestFuzzer(seed: seed, seeds: seeds, registry: Benchmarks(quick: true).registry)
-  let summary = fuzzer.run(cases: cases)
+  let summary = fuzzer.run(cases: cases, chainEvery: 10_000)
   print(
     "\(summary.cases) cases (seed \(seed)): \(summary.loaded) loaded, \(summary.rejected) rejected with located errors, "
       + "\(summary.unexplained) unexplained rejections, 0 crashes; slowest case \(String(format: "%.3f", summary.slowestSeconds))s"

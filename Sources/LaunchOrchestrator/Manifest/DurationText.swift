@@ -1,21 +1,34 @@
 /// Parses and prints durations the way manifests write them: `"250ms"`, `"2s"`, `"1.5m"`,
 /// `"24h"`, or a plain number of seconds.
 public enum DurationText {
-  private static let units: [(suffix: String, seconds: Double)] = [
-    ("ms", 0.001), ("us", 0.000_001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86_400),
-  ]
-
   /// The duration a string denotes, or `nil` when it is not a non-negative duration with a unit.
   public static func parse(_ text: String) -> Duration? {
-    let trimmed = text.trimmingSpaces
-    for unit in units where trimmed.hasSuffix(unit.suffix) {
-      let number = trimmed.dropLast(unit.suffix.count).trimmingSpaces
-      guard !number.isEmpty, number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
-        let value = Double(number)
-      else { continue }
-      return seconds(value * unit.seconds)
+    // One pass over the bytes: manifests hold thousands of durations.
+    var bytes = Substring(text).utf8[...]
+    while bytes.first == UInt8(ascii: " ") { bytes = bytes.dropFirst() }
+    while bytes.last == UInt8(ascii: " ") { bytes = bytes.dropLast() }
+    let unitStart = bytes.lastIndex { !(UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) }.map(
+      bytes.index(after:))
+    guard let unitStart, unitStart != bytes.endIndex else { return nil }
+    var number = bytes[..<unitStart]
+    while number.last == UInt8(ascii: " ") { number = number.dropLast() }
+    guard !number.isEmpty,
+      number.allSatisfy({
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: ".")
+      }),
+      let value = Double(Substring(number))
+    else { return nil }
+    let scale: Double
+    switch String(Substring(bytes[unitStart...])) {
+    case "us": scale = 0.000_001
+    case "ms": scale = 0.001
+    case "s": scale = 1
+    case "m": scale = 60
+    case "h": scale = 3600
+    case "d": scale = 86_400
+    default: return nil
     }
-    return nil
+    return seconds(value * scale)
   }
 
   /// The duration for a number of seconds, or `nil` when it is negative or not finite.
@@ -53,12 +66,6 @@ extension Duration {
   public var seconds: Double {
     let parts = components
     return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
-  }
-}
-
-extension StringProtocol {
-  fileprivate var trimmingSpaces: String {
-    String(drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
   }
 }
 
