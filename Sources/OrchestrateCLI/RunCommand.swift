@@ -50,7 +50,7 @@ struct RunCommand: Command {
     let traceURL = try destination(of: "--trace")
 
     let plan = try ManifestLoading(registry: registry, console: console).load(path)
-    try checkBudgetsName(milestonesOf: plan, budgets)
+    try checkBudgetMilestones(budgets, in: plan)
 
     let report = await runWithInterrupts(plan, maxConcurrency: maxConcurrency)
     if let reportURL { try write(report.jsonText, to: reportURL, what: "report") }
@@ -176,8 +176,7 @@ struct RunCommand: Command {
     }
   }
 
-  private func checkBudgetsName(milestonesOf plan: LaunchPlan, _ budgets: [Budget]) throws(CLIError)
-  {
+  private func checkBudgetMilestones(_ budgets: [Budget], in plan: LaunchPlan) throws(CLIError) {
     let names = plan.milestones.map(\.name)
     for budget in budgets where !names.contains(budget.milestone) {
       let hint =
