@@ -189,42 +189,51 @@ struct Benchmarks {
     return result
   }
 
-  /// Wall time of the release `orchestrate validate` on a small manifest, as a process.
+  /// Wall time of the release `orchestrate validate` on a small manifest, as a process: the
+  /// distribution build (`--static-swift-stdlib`), and the default dynamic one beside it.
   func cliStart() async throws -> Result {
     var result = Result(name: "cliStart")
-    let binary = try releaseOrchestrate()
+    let staticBinary = try releaseOrchestrate(static: true)
+    let dynamicBinary = try releaseOrchestrate(static: false)
+    func validate(_ binary: URL) throws -> Double {
+      let clock = ContinuousClock()
+      let start = clock.now
+      let process = Process()
+      process.executableURL = binary
+      process.arguments = ["validate", "manifests/simulated/booktrack.json"]
+      process.standardOutput = FileHandle.nullDevice
+      try process.run()
+      process.waitUntilExit()
+      return (clock.now - start).secondsValue
+    }
     let samples = try await interleaved(
       repetitions: quick ? 10 : 30,
-      [
-        (
-          "validate",
-          {
-            try await seconds {
-              let process = Process()
-              process.executableURL = binary
-              process.arguments = ["validate", "manifests/simulated/booktrack.json"]
-              process.standardOutput = FileHandle.nullDevice
-              try process.run()
-              process.waitUntilExit()
-            }
-          }
-        )
-      ])
-    result.field("cliValidateSmallSeconds", samples["validate"]?.median ?? .nan)
+      [("static", { try validate(staticBinary) }), ("dynamic", { try validate(dynamicBinary) })])
+    result.field("cliValidateSmallSeconds", samples["static"]?.median ?? .nan)
+    result.field("cliValidateSmallDynamicSeconds", samples["dynamic"]?.median ?? .nan)
+    result.lines.append("orchestrate validate (small manifest), release build:")
     result.lines.append(
-      "orchestrate validate (small manifest): \(samples["validate"]?.text(scale: 1000, unit: "ms") ?? "-")"
-    )
+      "  --static-swift-stdlib  \(samples["static"]?.text(scale: 1000, unit: "ms") ?? "-")")
+    result.lines.append(
+      "  dynamic stdlib         \(samples["dynamic"]?.text(scale: 1000, unit: "ms") ?? "-")")
     return result
   }
 
-  /// The release `orchestrate` beside this binary, built first if it is missing.
-  private func releaseOrchestrate() throws -> URL {
-    let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-      .appendingPathComponent("orchestrate")
+  /// The release `orchestrate`, built first if it is missing: the static one in
+  /// `.build-static/`, the dynamic one beside this binary.
+  private func releaseOrchestrate(static isStatic: Bool) throws -> URL {
+    let binary =
+      isStatic
+      ? URL(fileURLWithPath: ".build-static/release/orchestrate")
+      : URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        .appendingPathComponent("orchestrate")
     if !FileManager.default.isExecutableFile(atPath: binary.path) {
+      FileHandle.standardError.write(Data("building \(binary.path)...\n".utf8))
       let build = Process()
       build.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-      build.arguments = ["swift", "build", "-c", "release", "--product", "orchestrate"]
+      build.arguments =
+        ["swift", "build", "-c", "release", "--product", "orchestrate"]
+        + (isStatic ? ["--static-swift-stdlib", "--scratch-path", ".build-static"] : [])
       try build.run()
       build.waitUntilExit()
     }
