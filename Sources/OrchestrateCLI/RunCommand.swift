@@ -28,6 +28,12 @@ struct RunCommand: Command {
       .init(name: "--json", help: "Print the report JSON on stdout instead of progress lines."),
     ])
 
+  /// The running launch, for the interrupt handler; a Ctrl-C before it starts is remembered.
+  struct LaunchHandle {
+    var task: Task<LaunchReport, Never>?
+    var cancelRequested = false
+  }
+
   struct Budget {
     var milestone: String
     var limit: Duration
@@ -52,7 +58,17 @@ struct RunCommand: Command {
     let plan = try ManifestLoading(registry: registry, console: console).load(path)
     try checkBudgetMilestones(budgets, in: plan)
 
-    let report = await runWithInterrupts(plan, maxConcurrency: maxConcurrency)
+    // Installed until the command is done, not just the launch: a Ctrl-C that arrives while
+    // the report is written finds nothing left to cancel instead of killing the process.
+    let launch = Locked(LaunchHandle())
+    let interrupts = InterruptHandler {
+      launch.withLock { handle in
+        handle.cancelRequested = true
+        handle.task?.cancel()
+      }
+    }
+    defer { interrupts.stop() }
+    let report = await run(plan, maxConcurrency: maxConcurrency, in: launch)
     if let reportURL { try write(report.jsonText, to: reportURL, what: "report") }
     if let traceURL {
       try write(JSONWriter.prettyPrinted(report.chromeTrace), to: traceURL, what: "trace")
@@ -66,13 +82,17 @@ struct RunCommand: Command {
     return exitCode(for: report, budgets: budgets)
   }
 
-  private func runWithInterrupts(_ plan: LaunchPlan, maxConcurrency: Int?) async -> LaunchReport {
+  private func run(
+    _ plan: LaunchPlan, maxConcurrency: Int?, in handle: Locked<LaunchHandle>
+  ) async -> LaunchReport {
     let (events, continuation) = AsyncStream.makeStream(of: LaunchEvent.self)
     let engine = LaunchEngine(options: LaunchOptions(maxConcurrency: maxConcurrency))
     // Unstructured so that the signal handler can cancel it; it is awaited right below.
     let launch = Task { await engine.run(plan, events: continuation) }
-    let interrupts = InterruptHandler { launch.cancel() }
-    defer { interrupts.stop() }
+    handle.withLock { handle in
+      handle.task = launch
+      if handle.cancelRequested { launch.cancel() }
+    }
     if arguments.has("--quiet") || arguments.has("--json") {
       for await _ in events {}
     } else if Console.isInteractive {

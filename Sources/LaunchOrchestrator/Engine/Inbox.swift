@@ -25,23 +25,33 @@ final class Inbox<Message: Sendable>: Sendable {
     waiter?.resume(returning: message)
   }
 
+  /// The oldest message if one is waiting, without suspending. Only the consumer may call this.
+  func poll() -> Message? {
+    state.withLock(Self.takeOldest)
+  }
+
   /// The oldest message, waiting for one if there is none. Only one task may call this.
   func next() async -> Message {
     await withCheckedContinuation { continuation in
       let message: Message? = state.withLock { state in
-        guard state.head < state.buffer.count else {
+        guard let message = Self.takeOldest(&state) else {
           state.waiter = continuation
           return nil
-        }
-        let message = state.buffer[state.head]
-        state.head += 1
-        if state.head == state.buffer.count {
-          state.buffer.removeAll(keepingCapacity: true)
-          state.head = 0
         }
         return message
       }
       if let message { continuation.resume(returning: message) }
     }
+  }
+
+  private static func takeOldest(_ state: inout State) -> Message? {
+    guard state.head < state.buffer.count else { return nil }
+    let message = state.buffer[state.head]
+    state.head += 1
+    if state.head == state.buffer.count {
+      state.buffer.removeAll(keepingCapacity: true)
+      state.head = 0
+    }
+    return message
   }
 }

@@ -85,6 +85,7 @@ private final class LaunchRun {
   private var tasks: [(token: Int, task: Task<Void, Never>)?]
   private var timer: Task<Void, Never>?
   private var armedDeadline: Duration?
+  private var pendingEvents: [LaunchEvent] = []
 
   init(
     plan: LaunchPlan, clock: LaunchClock, options: LaunchOptions,
@@ -104,10 +105,20 @@ private final class LaunchRun {
 
   func execute() async -> LaunchReport {
     perform(scheduler.start(at: .zero))
+    publish()
     let inbox = self.inbox
     await withTaskCancellationHandler {
       while !scheduler.isFinished {
+        // What arrived while the loop was busy is handled in one burst, and the burst's events
+        // published together: the event consumer wakes once per burst. Bursts are bounded so a
+        // flood of messages cannot hold back events or the timer's re-arming.
         handle(await inbox.next())
+        var burst = 1
+        while burst < 64, !scheduler.isFinished, let message = inbox.poll() {
+          handle(message)
+          burst += 1
+        }
+        publish()
       }
     } onCancel: {
       inbox.post(.cancel)
@@ -154,9 +165,17 @@ private final class LaunchRun {
           current.task.cancel()
           tasks[attempt.step] = nil
         }
-      case .emit(let event): events?.yield(event)
+      case .emit(let event): pendingEvents.append(event)
       }
     }
+  }
+
+  /// Publishes the events of a burst and re-arms the timer for the burst's changes.
+  private func publish() {
+    if let events {
+      for event in pendingEvents { events.yield(event) }
+    }
+    pendingEvents.removeAll(keepingCapacity: true)
     rearmTimer()
   }
 
