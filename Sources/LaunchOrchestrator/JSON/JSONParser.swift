@@ -179,6 +179,24 @@ public struct JSONParser {
   private mutating func parseString() throws(JSONSyntaxError) -> String {
     let start = index
     index += 1
+    // Fast path, the usual case: no escapes, so the string is the bytes between the quotes.
+    var scan = index
+    var isASCII = true
+    while scan < bytes.count, bytes[scan] != UInt8(ascii: "\""), bytes[scan] != UInt8(ascii: "\\"),
+      bytes[scan] >= 0x20
+    {
+      if bytes[scan] >= 0x80 { isASCII = false }
+      scan += 1
+    }
+    if scan < bytes.count, bytes[scan] == UInt8(ascii: "\"") {
+      let content = bytes[index..<scan]
+      index = scan + 1
+      if isASCII { return String(decoding: content, as: UTF8.self) }
+      guard let string = String(validating: content, as: UTF8.self) else {
+        throw JSONSyntaxError(offset: start, message: "the string is not valid UTF-8")
+      }
+      return string
+    }
     var scalars: [UInt8] = []
     var runStart = index
     while true {

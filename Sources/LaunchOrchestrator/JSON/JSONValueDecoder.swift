@@ -57,6 +57,12 @@ private final class KeyTracker {
   /// Keys of every object that no container read. A type may decode the same object more
   /// than once (through several containers, or a super decoder), so reads are pooled per path.
   func unusedKeys() -> [JSONValueDecoder.UnusedKey] {
+    // The common case, every key read: no paths to build.
+    if entries.allSatisfy({ entry in
+      entry.listedAllKeys || entry.members.allSatisfy { entry.used.contains($0.key) }
+    }) {
+      return []
+    }
     var seen: Set<String> = []
     var result: [JSONValueDecoder.UnusedKey] = []
     let used = Dictionary(
