@@ -21,10 +21,18 @@ do {
     try await Benchmarks(quick: true).firstPage(of: arguments[1])
   case "fuzz":
     try await runFuzz(Array(arguments.dropFirst()))
-  case "noop":
-    // A quick look at one figure while working on the engine: noopDAG at 10,000 steps only.
-    let result = try await Benchmarks(quick: true).noopDAG(sizes: [10_000])
-    for line in result.lines { print(line) }
+  case "only":
+    // One benchmark, for a quick look while working on what it measures.
+    let benchmarks = Benchmarks(quick: arguments.contains("--quick"))
+    let chosen: [String: (Benchmarks) async throws -> Result] = [
+      "noopDAG": { try await $0.noopDAG(sizes: [10_000]) }, "sleepDAG": { try await $0.sleepDAG() },
+      "manifest": { try await $0.manifest() }, "seedReplay": { try await $0.seedReplay() },
+      "cliStart": { try await $0.cliStart() }, "musicPage": { try await $0.musicPage() },
+    ]
+    guard arguments.count >= 2, let benchmark = chosen[arguments[1]] else {
+      throw BenchmarkError("name one of: \(chosen.keys.sorted().joined(separator: ", ")); \(usage)")
+    }
+    for line in try await benchmark(benchmarks).lines { print(line) }
   default:
     let unknown = arguments.filter { !["--quick", "--json"].contains($0) }
     guard unknown.isEmpty else {
