@@ -27,13 +27,13 @@ public struct ManifestFuzzer {
     public var slowestSeconds = 0.0
   }
 
-  private var generator: Generator
+  private var generator: SeededGenerator
   private let seeds: [[UInt8]]
   private let registry: PluginRegistry
 
   /// A fuzzer mutating `seeds` (valid manifests for `registry`).
   public init(seed: UInt64, seeds: [String], registry: PluginRegistry) {
-    generator = Generator(state: seed)
+    generator = SeededGenerator(seed: seed)
     self.seeds = seeds.map { Array($0.utf8) }
     self.registry = registry
   }
@@ -191,21 +191,26 @@ public struct ManifestFuzzer {
       return value
     }
   }
+}
 
-  /// Splitmix64.
-  private struct Generator {
-    var state: UInt64
+/// Splitmix64: a small seeded generator, so that fuzzing and benchmarks repeat exactly.
+public struct SeededGenerator: RandomNumberGenerator, Sendable {
+  private var state: UInt64
 
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476C_E484_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
+  /// A generator starting from `seed`.
+  public init(seed: UInt64) { state = seed }
 
-    mutating func below(_ bound: Int) -> Int {
-      bound <= 1 ? 0 : Int(next() % UInt64(bound))
-    }
+  /// The next 64 random bits.
+  public mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476C_E484_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+
+  /// A number from 0 up to, not including, `bound` (0 when `bound` is 0 or 1).
+  public mutating func below(_ bound: Int) -> Int {
+    bound <= 1 ? 0 : Int(next() % UInt64(bound))
   }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import LaunchOrchestrator
+import ManifestFuzzing
 
 /// A random layered DAG: each node depends on up to three nodes of earlier layers.
 struct LayeredDAG {

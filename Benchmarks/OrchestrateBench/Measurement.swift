@@ -49,18 +49,3 @@ extension Duration {
     Double(components.seconds) + Double(components.attoseconds) / 1e18
   }
 }
-
-/// Splitmix64: a small seeded generator, so every run builds the same graphs.
-struct SeededGenerator: RandomNumberGenerator {
-  private var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476C_E484_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}

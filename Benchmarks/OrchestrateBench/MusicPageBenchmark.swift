@@ -1,5 +1,6 @@
 import Foundation
 import LaunchOrchestrator
+import ManifestFuzzing
 import SQLiteStore
 
 extension Benchmarks {
