@@ -35,6 +35,33 @@ struct GraphCommand: Command {
     return .success
   }
 
+  /// A node of the drawn graph: a step or a milestone.
+  private enum Node {
+    case step(Int)
+    case milestone(Int)
+  }
+
+  /// What an edge means, which decides how it is drawn.
+  private enum EdgeKind {
+    case dependsOn, after, reachesMilestone, releasesDeferred
+  }
+
+  /// Every edge of the drawing, in the order both formats print them.
+  private func edges(_ plan: LaunchPlan) -> [(from: Node, to: Node, kind: EdgeKind)] {
+    var edges: [(from: Node, to: Node, kind: EdgeKind)] = []
+    for step in plan.steps {
+      edges += step.dependsOn.map { (.step($0), .step(step.index), .dependsOn) }
+      edges += step.after.map { (.step($0), .step(step.index), .after) }
+    }
+    for milestone in plan.milestones {
+      edges += milestone.steps.map { (.step($0), .milestone(milestone.index), .reachesMilestone) }
+      edges += milestone.deferredSteps.map {
+        (.milestone(milestone.index), .step($0), .releasesDeferred)
+      }
+    }
+    return edges
+  }
+
   private func dot(_ plan: LaunchPlan) -> String {
     func quoted(_ text: String) -> String {
       let escaped = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(
@@ -43,6 +70,12 @@ struct GraphCommand: Command {
       .replacingOccurrences(of: "\n", with: "\\n")
       return "\"" + escaped + "\""
     }
+    func name(_ node: Node) -> String {
+      switch node {
+      case .step(let index): quoted(plan.steps[index].id)
+      case .milestone(let index): quoted("milestone:" + plan.milestones[index].name)
+      }
+    }
     var lines = [
       "digraph \(quoted(plan.name)) {", "  rankdir=LR;",
       "  node [shape=box, style=rounded, fontname=Helvetica];",
@@ -50,30 +83,21 @@ struct GraphCommand: Command {
     for step in plan.steps {
       let bold = step.priority >= .high ? ", penwidth=2" : ""
       lines.append(
-        "  \(quoted(step.id)) [label=\(quoted("\(step.id)\n\(step.plugin) · \(step.priority)"))\(bold)];"
+        "  \(name(.step(step.index))) [label=\(quoted("\(step.id)\n\(step.plugin) · \(step.priority)"))\(bold)];"
       )
     }
     for milestone in plan.milestones {
       lines.append(
-        "  \(quoted("milestone:" + milestone.name)) [label=\(quoted(milestone.name)), shape=diamond];"
-      )
+        "  \(name(.milestone(milestone.index))) [label=\(quoted(milestone.name)), shape=diamond];")
     }
-    for step in plan.steps {
-      for dependency in step.dependsOn {
-        lines.append("  \(quoted(plan.steps[dependency].id)) -> \(quoted(step.id));")
-      }
-      for dependency in step.after {
-        lines.append("  \(quoted(plan.steps[dependency].id)) -> \(quoted(step.id)) [style=dashed];")
-      }
-    }
-    for milestone in plan.milestones {
-      let node = quoted("milestone:" + milestone.name)
-      for step in milestone.steps {
-        lines.append("  \(quoted(plan.steps[step].id)) -> \(node) [style=dotted];")
-      }
-      for step in milestone.deferredSteps {
-        lines.append("  \(node) -> \(quoted(plan.steps[step].id)) [style=dotted];")
-      }
+    for edge in edges(plan) {
+      let style =
+        switch edge.kind {
+        case .dependsOn: ""
+        case .after: " [style=dashed]"
+        case .reachesMilestone, .releasesDeferred: " [style=dotted]"
+        }
+      lines.append("  \(name(edge.from)) -> \(name(edge.to))\(style);")
     }
     lines.append("}")
     return lines.joined(separator: "\n")
@@ -81,29 +105,31 @@ struct GraphCommand: Command {
 
   private func mermaid(_ plan: LaunchPlan) -> String {
     // Mermaid node ids must be plain; labels carry the real names.
-    func node(_ index: Int) -> String { "s\(index)" }
+    func name(_ node: Node) -> String {
+      switch node {
+      case .step(let index): "s\(index)"
+      case .milestone(let index): "m\(index)"
+      }
+    }
     func label(_ text: String) -> String { text.replacingOccurrences(of: "\"", with: "#quot;") }
     var lines = ["flowchart LR"]
     for step in plan.steps {
       lines.append(
-        "  \(node(step.index))[\"\(label(step.id))<br/>\(label(step.plugin)) · \(step.priority)\"]")
+        "  \(name(.step(step.index)))[\"\(label(step.id))<br/>\(label(step.plugin)) · \(step.priority)\"]"
+      )
     }
     for milestone in plan.milestones {
-      lines.append("  m\(milestone.index){{\"\(label(milestone.name))\"}}")
+      lines.append("  \(name(.milestone(milestone.index))){{\"\(label(milestone.name))\"}}")
     }
-    for step in plan.steps {
-      for dependency in step.dependsOn {
-        lines.append("  \(node(dependency)) --> \(node(step.index))")
-      }
-      for dependency in step.after {
-        lines.append("  \(node(dependency)) -.-> \(node(step.index))")
-      }
-    }
-    for milestone in plan.milestones {
-      for step in milestone.steps { lines.append("  \(node(step)) -.- m\(milestone.index)") }
-      for step in milestone.deferredSteps {
-        lines.append("  m\(milestone.index) -. deferUntil .-> \(node(step))")
-      }
+    for edge in edges(plan) {
+      let arrow =
+        switch edge.kind {
+        case .dependsOn: "-->"
+        case .after: "-.->"
+        case .reachesMilestone: "-.-"
+        case .releasesDeferred: "-. deferUntil .->"
+        }
+      lines.append("  \(name(edge.from)) \(arrow) \(name(edge.to))")
     }
     return lines.joined(separator: "\n")
   }
