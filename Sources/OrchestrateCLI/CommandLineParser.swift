@@ -133,7 +133,7 @@ struct ParsedArguments {
         })
       else {
         let names = spec.allOptions.map(\.name)
-        let hint = Suggestions.closest(to: name, in: names).map { " Did you mean '\($0)'?" } ?? ""
+        let hint = Suggestions.didYouMean(name, in: names)
         throw .usage("Unknown option '\(name)'.\(hint)", command: spec)
       }
       if option.name == CommandSpec.helpOption.name {

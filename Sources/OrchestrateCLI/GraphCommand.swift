@@ -24,8 +24,7 @@ struct GraphCommand: Command {
     let format = arguments.value("--format") ?? "dot"
     guard ["dot", "mermaid"].contains(format) else {
       let hint =
-        Suggestions.closest(to: format, in: ["dot", "mermaid"]).map { " Did you mean '\($0)'?" }
-        ?? ""
+        Suggestions.didYouMean(format, in: ["dot", "mermaid"])
       throw .usage(
         "Unknown format '\(format)' for '--format'.\(hint) Use 'dot' or 'mermaid'.",
         command: Self.spec)

@@ -86,7 +86,7 @@ public enum Orchestrate {
     // A closure, not the key path `\.spec.name`: a key path through an existential metatype
     // crashes the Swift 6.3 compiler.
     let names = commands.map { $0.spec.name }
-    let hint = Suggestions.closest(to: name, in: names).map { " Did you mean '\($0)'?" } ?? ""
+    let hint = Suggestions.didYouMean(name, in: names)
     let kind = name.hasPrefix("-") ? "option" : "subcommand"
     throw CLIError(
       message: "Unknown \(kind) '\(name)'.\(hint)", exitCode: .usage,

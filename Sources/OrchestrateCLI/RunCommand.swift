@@ -68,7 +68,7 @@ struct RunCommand: Command {
       }
     }
     defer { interrupts.stop() }
-    let report = await run(plan, maxConcurrency: maxConcurrency, in: launch)
+    let (report, routedBy) = await run(plan, maxConcurrency: maxConcurrency, in: launch)
     if let reportURL { try write(report.jsonText, to: reportURL, what: "report") }
     if let traceURL {
       try write(JSONWriter.prettyPrinted(report.chromeTrace), to: traceURL, what: "trace")
@@ -76,7 +76,7 @@ struct RunCommand: Command {
     if arguments.has("--json") {
       console.out(report.jsonText.trimmingCharacters(in: .newlines))
     } else {
-      printSummary(report, budgets: budgets)
+      printSummary(report, routedBy: routedBy, budgets: budgets)
     }
     printProblems(report, budgets: budgets)
     return exitCode(for: report, budgets: budgets)
@@ -84,7 +84,7 @@ struct RunCommand: Command {
 
   private func run(
     _ plan: LaunchPlan, maxConcurrency: Int?, in handle: Locked<LaunchHandle>
-  ) async -> LaunchReport {
+  ) async -> (report: LaunchReport, routedBy: String?) {
     let (events, continuation) = AsyncStream.makeStream(of: LaunchEvent.self)
     let engine = LaunchEngine(options: LaunchOptions(maxConcurrency: maxConcurrency))
     // Unstructured so that the signal handler can cancel it; it is awaited right below.
@@ -93,32 +93,42 @@ struct RunCommand: Command {
       handle.task = launch
       if handle.cancelRequested { launch.cancel() }
     }
-    if arguments.has("--quiet") || arguments.has("--json") {
-      for await _ in events {}
-    } else if Console.isInteractive {
-      let display = LiveDisplay(console: console, stepCount: plan.steps.count)
-      await withDiscardingTaskGroup { group in
+    let display =
+      !quiet && Console.isInteractive
+      ? LiveDisplay(console: console, stepCount: plan.steps.count) : nil
+    let log = EventLog(console: console)
+    var routedBy: String?
+    await withDiscardingTaskGroup { group in
+      if let display {
         group.addTask {
           while !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(100))
             display.tick()
           }
         }
-        for await event in events { display.show(event) }
-        group.cancelAll()
       }
-      display.finish()
-    } else {
-      let log = EventLog(console: console)
-      for await event in events { log.print(event) }
+      for await event in events {
+        // The report names the route, not the step that took it; the event does.
+        if case .routed(_, let step) = event.kind { routedBy = step }
+        if let display {
+          display.show(event)
+        } else if !quiet {
+          log.print(event)
+        }
+      }
+      group.cancelAll()
     }
-    return await launch.value
+    display?.finish()
+    return (await launch.value, routedBy)
   }
 
-  private func printSummary(_ report: LaunchReport, budgets: [Budget]) {
+  /// Whether the run prints no event lines: `--quiet` and `--json` print only at the end.
+  private var quiet: Bool { arguments.has("--quiet") || arguments.has("--json") }
+
+  private func printSummary(_ report: LaunchReport, routedBy: String?, budgets: [Budget]) {
     let headline: String
     if report.outcome == .routed, let route = report.route {
-      let by = report.criticalPath.last.map { " by '\($0)'" } ?? ""
+      let by = routedBy.map { " by '\($0)'" } ?? ""
       headline = "\(report.name): routed to '\(route)'\(by) in \(TimeText.seconds(report.duration))"
     } else {
       headline =
@@ -200,7 +210,7 @@ struct RunCommand: Command {
     let names = plan.milestones.map(\.name)
     for budget in budgets where !names.contains(budget.milestone) {
       let hint =
-        Suggestions.closest(to: budget.milestone, in: names).map { " Did you mean '\($0)'?" } ?? ""
+        Suggestions.didYouMean(budget.milestone, in: names)
       let known =
         names.isEmpty ? "it declares none" : "it declares \(names.joined(separator: ", "))"
       throw .usage(

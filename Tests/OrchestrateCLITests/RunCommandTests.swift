@@ -120,6 +120,21 @@ struct RunCommandTests {
     #expect(result.stdout.split(separator: "\n").count == 1)
   }
 
+  @Test func namesTheStepThatRoutedNotTheOneThatEndedLast() async throws {
+    let folder = try TemporaryFolder()
+    let path = try folder.write(
+      "routed.json",
+      """
+      { "version": 1, "name": "Gated", "steps": [
+        { "id": "gate", "plugin": "simulate", "params": { "duration": "20ms", "route": "maintenance" } },
+        { "id": "store", "plugin": "simulate", "params": { "duration": "1h" } }
+      ] }
+      """)
+    let result = try await Orchestrate.run(["run", path, "--quiet"])
+    #expect(result.status == 0)
+    #expect(result.stdout.hasPrefix("Gated: routed to 'maintenance' by 'gate' in "))
+  }
+
   @Test func timesOutAHungStepAndCarriesOn() async throws {
     let folder = try TemporaryFolder()
     let path = try folder.write(

@@ -132,15 +132,12 @@ private final class LaunchRun {
   private func handle(_ message: Message) {
     switch message {
     case .finished(let token, let outcome):
-      if let step = scheduler.step(forLiveToken: token), tasks[step]?.token == token {
-        tasks[step] = nil
-      }
+      let liveStep = scheduler.step(forLiveToken: token)
+      if let step = liveStep, tasks[step]?.token == token { tasks[step] = nil }
       let result: LaunchScheduler.AttemptResult
       switch outcome {
       case .succeeded(let value):
-        if let step = scheduler.step(forLiveToken: token) {
-          outputs.withLock { $0[step] = value }
-        }
+        if let step = liveStep { outputs.withLock { $0[step] = value } }
         result = .succeeded
       case .failed(let message): result = .failed(message)
       case .routed(let route): result = .routed(route)
@@ -207,8 +204,8 @@ private final class LaunchRun {
       manifestDirectory: plan.manifestDirectory, attemptStart: elapsed, clock: clock,
       // Walked only when a plugin asks for an input: most steps never do.
       outputs: {
-        outputs.withLock { values in plan.hardDependencyClosure(of: step).compactMap { values[$0] }
-        }
+        let dependencies = plan.hardDependencyClosure(of: step)
+        return outputs.withLock { values in dependencies.compactMap { values[$0] } }
       },
       report: { message in inbox.post(.report(token: token, message: message)) })
     let body: @Sendable () async -> Void = {

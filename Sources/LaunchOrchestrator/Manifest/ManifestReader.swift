@@ -309,7 +309,7 @@ struct ManifestReader {
     guard let text = string(value, at: path) else { return nil }
     if let priority = StepPriority(name: text) { return priority }
     let names = StepPriority.allCases.reversed().map(\.description)
-    let hint = Suggestions.closest(to: text, in: names).map { " Did you mean '\($0)'?" } ?? ""
+    let hint = Suggestions.didYouMean(text, in: names)
     diagnostics.report(
       "unknown priority '\(text)'.\(hint) Priorities are \(names.joined(separator: ", ")).",
       at: path)

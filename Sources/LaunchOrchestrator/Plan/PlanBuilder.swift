@@ -179,8 +179,7 @@ struct PlanBuilder {
   private mutating func resolve(_ id: String, at path: JSONPath, role: String) -> Int? {
     if let index = indexByID[id] { return index }
     let hint =
-      Suggestions.closest(to: id, in: indexByID.keys.sorted()).map { " Did you mean '\($0)'?" }
-      ?? ""
+      Suggestions.didYouMean(id, in: indexByID.keys.sorted())
     diagnostics.report("\(role) names an unknown step '\(id)'.\(hint)", at: path)
     return nil
   }
@@ -208,7 +207,7 @@ struct PlanBuilder {
   private mutating func descriptor(_ kind: String, at path: JSONPath) -> PluginDescriptor? {
     if let descriptor = registry.descriptor(for: kind) { return descriptor }
     let kinds = registry.descriptors.map(\.kind)
-    let hint = Suggestions.closest(to: kind, in: kinds).map { " Did you mean '\($0)'?" } ?? ""
+    let hint = Suggestions.didYouMean(kind, in: kinds)
     diagnostics.report(
       "unknown plugin kind '\(kind)'.\(hint) Run 'orchestrate plugins' to list the kinds this build knows.",
       at: path)

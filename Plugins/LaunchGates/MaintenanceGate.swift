@@ -1,0 +1,41 @@
+import Foundation
+import LaunchOrchestrator
+
+/// `gate.maintenance`: ends the launch on the `maintenance` route while the app metadata
+/// says the service is under maintenance.
+public struct MaintenanceGate: StepPlugin {
+  /// The kind name.
+  public static let kind = "gate.maintenance"
+  /// What the step does.
+  public static let summary =
+    "Routes to 'maintenance' when the app metadata has \"isUnderMaintenance\": true."
+  /// The parameters.
+  public static let parameterDescriptions: [ParameterDescription] = [
+    .init(
+      "metadata", .path, required: true,
+      "The app metadata JSON file (isUnderMaintenance, maintenanceMessage).")
+  ]
+
+  /// What a manifest gives the step.
+  public struct Parameters: Decodable, Sendable {
+    var metadata: String
+  }
+
+  private let metadata: String
+
+  /// Keeps the parameters.
+  public init(parameters: Parameters) {
+    metadata = parameters.metadata
+  }
+
+  /// Reading a small file blocks briefly.
+  public var isBlocking: Bool { true }
+
+  /// Routes or lets the launch go on.
+  public func run(_ context: StepContext) async throws {
+    let file = try GateFile.require(context.resolve(metadata), what: "app metadata")
+    guard try file.bool("isUnderMaintenance") == true else { return }
+    context.log(try file.string("maintenanceMessage") ?? "the service is under maintenance")
+    throw LaunchRoute.maintenance
+  }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import LaunchOrchestrator
+
+/// `gate.session`: ends the launch on the `loginRequired` route when there is no signed-in
+/// user or the session has expired.
+public struct SessionGate: StepPlugin {
+  /// The kind name.
+  public static let kind = "gate.session"
+  /// What the step does.
+  public static let summary =
+    "Routes to 'loginRequired' when the session file has no user or token, or has expired."
+  /// The parameters.
+  public static let parameterDescriptions: [ParameterDescription] = [
+    .init(
+      "session", .path, required: true,
+      "The session JSON file (userId, token, expiresAt as ISO 8601).")
+  ]
+
+  /// What a manifest gives the step.
+  public struct Parameters: Decodable, Sendable {
+    var session: String
+  }
+
+  private let session: String
+
+  /// Keeps the parameters.
+  public init(parameters: Parameters) {
+    session = parameters.session
+  }
+
+  /// Reading a small file blocks briefly.
+  public var isBlocking: Bool { true }
+
+  /// Routes or lets the launch go on.
+  public func run(_ context: StepContext) async throws {
+    guard let file = try GateFile.read(context.resolve(session)) else {
+      context.log("no session; the user must log in")
+      throw LaunchRoute.loginRequired
+    }
+    guard let user = try file.string("userId"), !user.isEmpty, let token = try file.string("token"),
+      !token.isEmpty
+    else {
+      context.log("the session has no user or token; the user must log in")
+      throw LaunchRoute.loginRequired
+    }
+    if let text = try file.string("expiresAt") {
+      guard let expiry = try? Date(text, strategy: .iso8601) else {
+        throw StepFailure("'expiresAt' in '\(file.url.path)' is not an ISO 8601 date: '\(text)'")
+      }
+      if expiry <= Date() {
+        context.log("the session of '\(user)' expired at \(text); the user must log in")
+        throw LaunchRoute.loginRequired
+      }
+    }
+  }
+}

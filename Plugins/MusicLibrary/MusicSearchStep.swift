@@ -1,0 +1,60 @@
+import Foundation
+import LaunchOrchestrator
+import SQLiteStore
+
+/// `music.search`: the songs matching a term, through the store's full-text index.
+public struct MusicSearchStep: StepPlugin {
+  /// The kind name.
+  public static let kind = "music.search"
+  /// What the step does.
+  public static let summary =
+    "Finds songs whose title, artist or album match a term, through the full-text index."
+  /// It needs a music store.
+  public static let inputs: [StepInput] = [.required(StoreHandle.self)]
+  /// The parameters.
+  public static let parameterDescriptions: [ParameterDescription] = [
+    .init("term", .string, required: true, "Words to find; each matches as a prefix."),
+    .init("limit", .integer(minimum: 1, maximum: 500), default: "25", "Songs per page."),
+    .init("offset", .integer(minimum: 0), default: "0", "Songs before the page."),
+  ]
+
+  /// What a manifest gives the step.
+  public struct Parameters: Decodable, Sendable {
+    var term: String
+    var limit: Int?
+    var offset: Int?
+  }
+
+  private let query: String
+  private let term: String
+  private let window: PageWindow
+
+  /// Checks the parameters.
+  public init(parameters: Parameters) throws {
+    let words = parameters.term.split(whereSeparator: \.isWhitespace)
+    guard !words.isEmpty else { throw ParameterError("term", "'term' needs at least one word.") }
+    term = parameters.term
+    // Each word as a quoted prefix: user text is never read as FTS syntax.
+    query = words.map { "\"\($0.replacingOccurrences(of: "\"", with: "\"\""))\"*" }.joined(
+      separator: " ")
+    window = try PageWindow(
+      limit: parameters.limit, offset: parameters.offset, defaultLimit: 25, maximumLimit: 500)
+  }
+
+  /// SQLite calls block their thread.
+  public var isBlocking: Bool { true }
+
+  /// Runs the search.
+  public func run(_ context: StepContext) async throws -> Page<Song> {
+    let connection = try MusicStore.connection(for: context, kind: Self.kind)
+    let page = try Page.load(
+      connection,
+      sql: """
+        SELECT \(MusicStore.columns) FROM songs_search JOIN songs ON songs.id = songs_search.rowid
+        WHERE songs_search MATCH ? ORDER BY songs_search.rank, songs.id LIMIT ? OFFSET ?
+        """,
+      values: [.text(query)], window: window, row: MusicStore.song)
+    context.log("found \(page.items.count) songs for '\(term)' (hasMore: \(page.hasMore))")
+    return page
+  }
+}
