@@ -38,8 +38,8 @@ struct Benchmarks {
       directory: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
   }
 
-  /// The engine, with and without a timeout on every step, against the hand-written floor
-  /// and OperationQueue, on a 10,000-step graph of steps that do nothing; then 1,000 and
+  /// The engine, with and without a timeout on every step (and with its events on an
+  /// `AsyncStream` instead of `LaunchEvents`), against the hand-written floor and OperationQueue, on a 10,000-step graph of steps that do nothing; then 1,000 and
   /// 100,000 steps to show the cost per step stays flat.
   func noopDAG(sizes: [Int] = [1_000, 10_000, 100_000]) async throws -> Result {
     var result = Result(name: "noopDAG")
@@ -51,6 +51,10 @@ struct Benchmarks {
       var contenders: [(name: String, run: () async throws -> Double)] = [
         ("engine", { await seconds { _ = await runEngine(plain) } }),
         ("engineWithTimeouts", { await seconds { _ = await runEngine(timed) } }),
+        (
+          "engineAsyncStream",
+          { await seconds { _ = await runEngine(plain, delivery: .asyncStream) } }
+        ),
         ("floor", { await seconds { await dag.runFloor() } }),
         (
           "operationQueue",
@@ -75,6 +79,7 @@ struct Benchmarks {
       result.field("steps\(suffix)", size)
       result.field("engineMicrosPerStep\(suffix)", micros("engine"))
       result.field("engineWithTimeoutsMicrosPerStep\(suffix)", micros("engineWithTimeouts"))
+      result.field("engineAsyncStreamMicrosPerStep\(suffix)", micros("engineAsyncStream"))
       result.field("floorMicrosPerStep\(suffix)", micros("floor"))
       result.field("operationQueueMicrosPerStep\(suffix)", queue)
       result.field("overheadRatio\(suffix)", micros("engine") / micros("floor"))
@@ -93,6 +98,14 @@ struct Benchmarks {
           micros("engineWithTimeouts") / micros("floor"), queue / micros("engine")))
     }
     return result
+  }
+
+  /// The median seconds of the engine alone on the noopDAG graph of `steps` steps.
+  func engineOnly(steps: Int, runs: Int) async throws -> Double {
+    let plan = try plan(LayeredDAG(nodes: steps, width: 100).manifest(kind: "noop"))
+    let samples = try await interleaved(
+      repetitions: runs, [("engine", { await seconds { _ = await runEngine(plan) } })])
+    return samples["engine"]?.median ?? .nan
   }
 
   /// 10 layers of 50 steps that each take 10 ms: how close the engine gets to the critical

@@ -86,10 +86,26 @@ struct LayeredDAG {
   }
 }
 
+/// How a benchmark takes the engine's events.
+enum EventDelivery {
+  /// `LaunchEvents`, what the CLI and `LaunchSession` use.
+  case launchEvents
+  /// An `AsyncStream<LaunchEvent>`.
+  case asyncStream
+}
+
 /// Runs a plan with events and the report on, as an app would.
-func runEngine(_ plan: LaunchPlan) async -> LaunchReport {
-  let (events, continuation) = AsyncStream.makeStream(of: LaunchEvent.self)
-  async let report = LaunchEngine().run(plan, events: continuation)
-  for await _ in events {}
-  return await report
+func runEngine(_ plan: LaunchPlan, delivery: EventDelivery = .launchEvents) async -> LaunchReport {
+  switch delivery {
+  case .launchEvents:
+    let (events, continuation) = LaunchEvents.makeStream()
+    async let report = LaunchEngine().run(plan, events: continuation)
+    for await _ in events {}
+    return await report
+  case .asyncStream:
+    let (events, continuation) = AsyncStream.makeStream(of: LaunchEvent.self)
+    async let report = LaunchEngine().run(plan, events: continuation)
+    for await _ in events {}
+    return await report
+  }
 }

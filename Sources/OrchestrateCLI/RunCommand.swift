@@ -85,7 +85,7 @@ struct RunCommand: Command {
   private func run(
     _ plan: LaunchPlan, maxConcurrency: Int?, in handle: Locked<LaunchHandle>
   ) async -> (report: LaunchReport, routedBy: String?) {
-    let (events, continuation) = AsyncStream.makeStream(of: LaunchEvent.self)
+    let (events, continuation) = LaunchEvents.makeStream()
     let engine = LaunchEngine(options: LaunchOptions(maxConcurrency: maxConcurrency))
     // Unstructured so that the signal handler can cancel it; it is awaited right below.
     let launch = Task { await engine.run(plan, events: continuation) }

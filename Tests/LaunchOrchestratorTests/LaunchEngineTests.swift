@@ -14,7 +14,7 @@ private final class EventRecorder: Sendable {
   /// Starts `plan` on `engine`, recording its events; returns the running launch.
   func start<C: Clock>(_ plan: LaunchPlan, on engine: LaunchEngine<C>) -> Task<LaunchReport, Never>
   where C.Duration == Duration {
-    let (stream, continuation) = AsyncStream.makeStream(of: LaunchEvent.self)
+    let (stream, continuation) = LaunchEvents.makeStream()
     let launch = Task { await engine.run(plan, events: continuation) }
     let task = Task {
       for await event in stream { events.withLock { $0.append(event) } }
@@ -77,6 +77,35 @@ struct LaunchEngineTests {
     #expect(report.step("b")?.end == .seconds(3))
     #expect(report.milestones == [.init(name: "interactive", time: .seconds(3))])
     #expect(report.criticalPath == ["a", "b"])
+  }
+
+  @Test func deliversTheSameEventsToAnAsyncStream() async throws {
+    var registry = PluginRegistry.testKinds
+    registry.register(kind: "fail") { _ in throw StepFailure("boom") }
+    let plan = try loadPlan(
+      """
+      { "version": 1, "milestones": { "ready": ["b"] }, "steps": [
+        { "id": "a", "plugin": "noop" },
+        { "id": "b", "plugin": "noop", "dependsOn": ["a"] },
+        { "id": "c", "plugin": "fail", "dependsOn": ["b"], "onFailure": "continue" }
+      ] }
+      """, registry: registry)
+    let (fast, fastContinuation) = LaunchEvents.makeStream()
+    async let fastReport = LaunchEngine().run(plan, events: fastContinuation)
+    var fastLines: [String] = []
+    for await event in fast { fastLines.append(SchedulerHarness.describe(event.kind)) }
+    let (stream, streamContinuation) = AsyncStream.makeStream(of: LaunchEvent.self)
+    async let streamReport = LaunchEngine().run(plan, events: streamContinuation)
+    var streamLines: [String] = []
+    for await event in stream { streamLines.append(SchedulerHarness.describe(event.kind)) }
+    #expect(
+      fastLines == [
+        "start a", "done a", "start b", "done b", "milestone ready", "start c", "fail c: boom",
+        "finish degraded",
+      ])
+    #expect(streamLines == fastLines)
+    #expect(await fastReport.outcome == .degraded)
+    #expect(await streamReport.outcome == .degraded)
   }
 
   @Test func timesOutAPluginThatIgnoresCancellationAndMovesOn() async throws {

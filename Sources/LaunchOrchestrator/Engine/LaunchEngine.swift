@@ -19,7 +19,7 @@ public struct LaunchOptions: Sendable {
 /// concurrency limit allow, in priority order, with timeouts that hold.
 ///
 /// ```swift
-/// let (events, continuation) = AsyncStream.makeStream(of: LaunchEvent.self)
+/// let (events, continuation) = LaunchEvents.makeStream()
 /// async let report = LaunchEngine().run(plan, events: continuation)
 /// for await event in events { print(event) }
 /// print(await report.outcome)
@@ -41,11 +41,23 @@ public struct LaunchEngine<C: Clock>: Sendable where C.Duration == Duration {
   /// Events are delivered to `events` in order, and the continuation is finished when the
   /// launch is. Cancelling the calling task cancels the launch: running steps are cancelled,
   /// the rest skipped, and the report's outcome is `cancelled`.
+  public func run(_ plan: LaunchPlan, events: LaunchEvents.Continuation) async -> LaunchReport {
+    await run(plan, sink: .events(events))
+  }
+
+  /// Runs `plan` to its end and reports what happened, delivering events to an `AsyncStream`.
+  ///
+  /// The same as ``run(_:events:)-(_,LaunchEvents.Continuation)``; ``LaunchEvents`` costs
+  /// less per event.
   public func run(_ plan: LaunchPlan, events: AsyncStream<LaunchEvent>.Continuation? = nil) async
     -> LaunchReport
   {
+    await run(plan, sink: events.map(EventSink.stream))
+  }
+
+  private func run(_ plan: LaunchPlan, sink: EventSink?) async -> LaunchReport {
     let run = LaunchRun(
-      plan: plan, clock: LaunchClock(clock, start: clock.now), options: options, events: events)
+      plan: plan, clock: LaunchClock(clock, start: clock.now), options: options, events: sink)
     return await run.execute()
   }
 }
@@ -61,25 +73,8 @@ extension LaunchEngine where C == ContinuousClock {
 /// Not generic over the clock: the run is the engine's hot path, and unspecialized generic
 /// code there pays for runtime metadata lookups on every step.
 private final class LaunchRun {
-  private enum Message: Sendable {
-    case finished(token: Int, outcome: Outcome)
-    case report(token: Int, message: StepMessage)
-    case timer(deadline: Duration)
-    case cancel
-  }
-
-  private enum Outcome: Sendable {
-    case succeeded(any Sendable)
-    case failed(String)
-    case routed(LaunchRoute)
-  }
-
-  private let plan: LaunchPlan
-  private let clock: LaunchClock
-  private let events: AsyncStream<LaunchEvent>.Continuation?
-  private let inbox = Inbox<Message>()
-  /// Step outputs, written by the loop and read by dependents' tasks.
-  private let outputs: Locked<[(any Sendable)?]>
+  private let shared: SharedRun
+  private let events: EventSink?
   private var scheduler: LaunchScheduler
   /// The task of each step's current attempt, to cancel it.
   private var tasks: [(token: Int, task: Task<Void, Never>)?]
@@ -89,22 +84,24 @@ private final class LaunchRun {
 
   init(
     plan: LaunchPlan, clock: LaunchClock, options: LaunchOptions,
-    events: AsyncStream<LaunchEvent>.Continuation?
+    events: EventSink?
   ) {
-    self.plan = plan
-    self.clock = clock
+    shared = SharedRun(plan: plan, clock: clock)
     self.events = events
-    outputs = Locked(Array(repeating: nil, count: plan.steps.count))
     tasks = Array(repeating: nil, count: plan.steps.count)
     scheduler = LaunchScheduler(
       plan: plan, maxConcurrency: options.maxConcurrency ?? plan.manifest.maxConcurrency,
       gracePeriod: options.cancellationGracePeriod)
   }
 
+  private var plan: LaunchPlan { shared.plan }
+  private var clock: LaunchClock { shared.clock }
+  private var inbox: Inbox<RunMessage> { shared.inbox }
   private var elapsed: Duration { clock.now() }
 
   func execute() async -> LaunchReport {
-    perform(scheduler.start(at: .zero))
+    scheduler.start(at: .zero)
+    performActions()
     publish()
     let inbox = self.inbox
     await withTaskCancellationHandler {
@@ -129,7 +126,7 @@ private final class LaunchRun {
     return LaunchReport(plan: plan, scheduler: scheduler, duration: duration)
   }
 
-  private func handle(_ message: Message) {
+  private func handle(_ message: RunMessage) {
     switch message {
     case .finished(let token, let outcome):
       let liveStep = scheduler.step(forLiveToken: token)
@@ -137,24 +134,25 @@ private final class LaunchRun {
       let result: LaunchScheduler.AttemptResult
       switch outcome {
       case .succeeded(let value):
-        if let step = liveStep { outputs.withLock { $0[step] = value } }
+        if let step = liveStep { shared.outputs.withLock { $0[step] = value } }
         result = .succeeded
       case .failed(let message): result = .failed(message)
       case .routed(let route): result = .routed(route)
       }
-      perform(scheduler.attemptFinished(token: token, result: result, at: elapsed))
+      scheduler.attemptFinished(token: token, result: result, at: elapsed)
     case .report(let token, let message):
-      perform(scheduler.stepReported(token: token, message: message, at: elapsed))
+      scheduler.stepReported(token: token, message: message, at: elapsed)
     case .timer(let deadline):
       if armedDeadline == deadline { armedDeadline = nil }
-      perform(scheduler.advance(to: max(elapsed, deadline)))
+      scheduler.advance(to: max(elapsed, deadline))
     case .cancel:
-      perform(scheduler.cancel(at: elapsed))
+      scheduler.cancel(at: elapsed)
     }
+    performActions()
   }
 
-  private func perform(_ actions: [LaunchScheduler.Action]) {
-    for action in actions {
+  private func performActions() {
+    scheduler.drainActions { action in
       switch action {
       case .start(let attempt): tasks[attempt.step] = (attempt.token, launch(attempt))
       case .cancel(let attempt):
@@ -162,17 +160,17 @@ private final class LaunchRun {
           current.task.cancel()
           tasks[attempt.step] = nil
         }
-      case .emit(let event): pendingEvents.append(event)
+      case .emit(let event): if events != nil { pendingEvents.append(event) }
       }
     }
   }
 
   /// Publishes the events of a burst and re-arms the timer for the burst's changes.
   private func publish() {
-    if let events {
-      for event in pendingEvents { events.yield(event) }
+    if let events, !pendingEvents.isEmpty {
+      events.publish(pendingEvents)
+      pendingEvents.removeAll(keepingCapacity: true)
     }
-    pendingEvents.removeAll(keepingCapacity: true)
     rearmTimer()
   }
 
@@ -195,42 +193,109 @@ private final class LaunchRun {
   }
 
   private func launch(_ attempt: LaunchScheduler.Attempt) -> Task<Void, Never> {
-    let planned = plan.steps[attempt.step]
-    let action = attempt.isFallback ? planned.fallbackAction ?? planned.action : planned.action
-    let (inbox, outputs, token) = (inbox, outputs, attempt.token)
-    let (plan, step) = (plan, attempt.step)
-    let context = StepContext(
-      stepID: planned.id, attempt: attempt.number, isFallback: attempt.isFallback,
-      manifestDirectory: plan.manifestDirectory, attemptStart: elapsed, clock: clock,
-      // Walked only when a plugin asks for an input: most steps never do.
-      outputs: {
-        let dependencies = plan.hardDependencyClosure(of: step)
-        return outputs.withLock { values in dependencies.compactMap { values[$0] } }
-      },
-      report: { message in inbox.post(.report(token: token, message: message)) })
-    let body: @Sendable () async -> Void = {
-      let outcome: Outcome
-      do {
-        outcome = .succeeded(try await action.execute(context))
-      } catch let route as LaunchRoute {
-        outcome = .routed(route)
-      } catch {
-        outcome = .failed(Self.describe(error))
-      }
-      inbox.post(.finished(token: token, outcome: outcome))
-    }
-    let priority = planned.effectivePriority.taskPriority
+    let step = attempt.step
+    let action =
+      attempt.isFallback
+      ? plan.steps[step].fallbackAction ?? plan.steps[step].action : plan.steps[step].action
+    let running = RunningAttempt(
+      token: attempt.token, step: step, number: attempt.number, isFallback: attempt.isFallback,
+      start: elapsed, action: action, run: shared)
+    let priority = plan.steps[step].effectivePriority.taskPriority
     // Unstructured on purpose: a timeout must let the launch move on even when a plugin
     // ignores cancellation, and a task group would wait for such a child forever. The run
     // keeps every handle and cancels it when the attempt times out or the launch ends.
-    if planned.isolation == .main {
-      return Task(
-        executorPreference: MainThreadExecutor.shared, priority: priority, operation: body)
+    if plan.steps[step].isolation == .main {
+      return Task(executorPreference: MainThreadExecutor.shared, priority: priority) {
+        await running.execute()
+      }
     }
     if action.isBlocking {
-      return Task(executorPreference: BlockingExecutor.shared, priority: priority, operation: body)
+      return Task(executorPreference: BlockingExecutor.shared, priority: priority) {
+        await running.execute()
+      }
     }
-    return Task(priority: priority, operation: body)
+    return Task(priority: priority) { await running.execute() }
+  }
+}
+
+/// What the attempts of a run share with the run loop.
+private final class SharedRun: Sendable {
+  let plan: LaunchPlan
+  let clock: LaunchClock
+  let inbox = Inbox<RunMessage>()
+  /// Step outputs, written by the loop and read by dependents' tasks.
+  let outputs: Locked<[(any Sendable)?]>
+
+  init(plan: LaunchPlan, clock: LaunchClock) {
+    self.plan = plan
+    self.clock = clock
+    outputs = Locked(Array(repeating: nil, count: plan.steps.count))
+  }
+}
+
+/// A message to the run loop.
+private enum RunMessage: Sendable {
+  case finished(token: Int, outcome: AttemptOutcome)
+  case report(token: Int, message: StepMessage)
+  case timer(deadline: Duration)
+  case cancel
+}
+
+/// How an attempt's code ended.
+private enum AttemptOutcome: Sendable {
+  case succeeded(any Sendable)
+  case failed(String)
+  case routed(LaunchRoute)
+}
+
+/// One attempt of a step: it runs the plugin, hosts its context, and tells the loop how it
+/// ended. One object per attempt keeps the hot path to two allocations, this and its task.
+private final class RunningAttempt: StepHost {
+  let token: Int
+  let step: Int
+  let number: Int
+  let isFallback: Bool
+  let start: Duration
+  let action: PreparedStep
+  let run: SharedRun
+
+  init(
+    token: Int, step: Int, number: Int, isFallback: Bool, start: Duration,
+    action: PreparedStep, run: SharedRun
+  ) {
+    self.token = token
+    self.step = step
+    self.number = number
+    self.isFallback = isFallback
+    self.start = start
+    self.action = action
+    self.run = run
+  }
+
+  func execute() async {
+    let context = StepContext(
+      stepID: run.plan.steps[step].id, attempt: number, isFallback: isFallback,
+      manifestDirectory: run.plan.manifestDirectory, attemptStart: start, clock: run.clock,
+      host: self)
+    let outcome: AttemptOutcome
+    do {
+      outcome = .succeeded(try await action.execute(context))
+    } catch let route as LaunchRoute {
+      outcome = .routed(route)
+    } catch {
+      outcome = .failed(Self.describe(error))
+    }
+    run.inbox.post(.finished(token: token, outcome: outcome))
+  }
+
+  func dependencyOutputs() -> [any Sendable] {
+    // Walked only when a plugin asks for an input: most steps never do.
+    let dependencies = run.plan.hardDependencyClosure(of: step)
+    return run.outputs.withLock { values in dependencies.compactMap { values[$0] } }
+  }
+
+  func report(_ message: StepMessage) {
+    run.inbox.post(.report(token: token, message: message))
   }
 
   private static func describe(_ error: any Error) -> String {
@@ -239,6 +304,26 @@ private final class LaunchRun {
     case is CancellationError: "cancelled"
     case let error as any CustomStringConvertible: error.description
     default: error.localizedDescription
+    }
+  }
+}
+
+/// Where a run delivers its events.
+private enum EventSink: Sendable {
+  case events(LaunchEvents.Continuation)
+  case stream(AsyncStream<LaunchEvent>.Continuation)
+
+  func publish(_ burst: [LaunchEvent]) {
+    switch self {
+    case .events(let continuation): continuation.yield(contentsOf: burst)
+    case .stream(let continuation): for event in burst { continuation.yield(event) }
+    }
+  }
+
+  func finish() {
+    switch self {
+    case .events(let continuation): continuation.finish()
+    case .stream(let continuation): continuation.finish()
     }
   }
 }

@@ -1,8 +1,8 @@
 /// The launch's scheduling rules as a pure state machine, free of tasks and clocks.
 ///
 /// The engine feeds it what happened (an attempt finished, time passed, the run was cancelled)
-/// with the time since the launch started, and carries out the actions it returns: start an
-/// attempt, cancel one, emit an event. Every rule of the execution semantics lives here, so each
+/// with the time since the launch started, then drains and carries out the actions that
+/// produced: start an attempt, cancel one, emit an event. Every rule of the execution semantics lives here, so each
 /// can be tested by feeding explicit times, without concurrency.
 struct LaunchScheduler {
   /// Something the engine must do.
@@ -118,8 +118,14 @@ struct LaunchScheduler {
     records = Array(repeating: Record(), count: count)
     milestoneTimes = Array(repeating: nil, count: plan.milestones.count)
     phase = Array(repeating: .waiting, count: count)
-    unmetHard = plan.steps.map(\.dependsOn.count)
-    unmetOrder = plan.steps.map { $0.after.count + ($0.deferUntil == nil ? 0 : 1) }
+    unmetHard = []
+    unmetOrder = []
+    unmetHard.reserveCapacity(count)
+    unmetOrder.reserveCapacity(count)
+    for step in plan.steps {
+      unmetHard.append(step.dependsOn.count)
+      unmetOrder.append(step.after.count + (step.deferUntil == nil ? 0 : 1))
+    }
     onFallback = Array(repeating: false, count: count)
     milestoneRemaining = plan.milestones.map(\.steps.count)
     liveAttempts = Array(repeating: nil, count: count)
@@ -129,12 +135,27 @@ struct LaunchScheduler {
   // MARK: Inputs
 
   /// Starts the launch at time `now` (normally zero).
-  mutating func start(at now: Duration) -> [Action] {
+  mutating func start(at now: Duration) {
     for milestone in plan.milestones where milestone.steps.isEmpty {
       reach(milestone.index, at: now)
     }
     for step in plan.steps.indices { becomeReadyIfPossible(step, at: now) }
-    return settle(at: now)
+    settle(at: now)
+  }
+
+  /// Hands every action produced since the last drain to `body`, oldest first, and forgets them.
+  ///
+  /// The buffer is kept for the next input: the engine's hot path allocates nothing here.
+  mutating func drainActions(_ body: (Action) -> Void) {
+    for action in actions { body(action) }
+    actions.removeAll(keepingCapacity: true)
+  }
+
+  /// Every action produced since the last drain, oldest first; they are forgotten.
+  mutating func takeActions() -> [Action] {
+    var taken: [Action] = []
+    drainActions { taken.append($0) }
+    return taken
   }
 
   /// The step an attempt token belongs to, while its result still matters.
@@ -150,8 +171,8 @@ struct LaunchScheduler {
   }
 
   /// An attempt's code returned.
-  mutating func attemptFinished(token: Int, result: AttemptResult, at now: Duration) -> [Action] {
-    guard let attempt = release(token) else { return [] }
+  mutating func attemptFinished(token: Int, result: AttemptResult, at now: Duration) {
+    guard let attempt = release(token) else { return }
     let step = attempt.step
     if phase[step] == .cancelling {
       finish(step, .cancelled, error: nil)
@@ -168,37 +189,35 @@ struct LaunchScheduler {
         attemptFailed(attempt, error: message, timedOut: false, at: now)
       }
     }
-    return settle(at: now)
+    settle(at: now)
   }
 
   /// A running step reported progress or logged a line.
-  mutating func stepReported(token: Int, message: StepMessage, at now: Duration) -> [Action] {
-    guard let step = liveAttempt(token)?.step else { return [] }
+  mutating func stepReported(token: Int, message: StepMessage, at now: Duration) {
+    guard let step = liveAttempt(token)?.step else { return }
     let id = plan.steps[step].id
     switch message {
     case .progress(let fraction, let text):
-      return [
-        .emit(LaunchEvent(time: now, kind: .progress(step: id, fraction: fraction, message: text)))
-      ]
+      emit(.progress(step: id, fraction: fraction, message: text), at: now)
     case .log(let text):
       records[step].notes.append(text)
-      return [.emit(LaunchEvent(time: now, kind: .log(step: id, message: text)))]
+      emit(.log(step: id, message: text), at: now)
     }
   }
 
   /// Time has reached `now`: timeouts, delays, backoffs and grace periods that are due fire.
-  mutating func advance(to now: Duration) -> [Action] {
+  mutating func advance(to now: Duration) {
     while let deadline = deadlines.min, deadline.time <= now {
       _ = deadlines.popMin()
       fire(deadline.kind, at: now)
     }
-    return settle(at: now)
+    settle(at: now)
   }
 
   /// The run was cancelled from outside.
-  mutating func cancel(at now: Duration) -> [Action] {
+  mutating func cancel(at now: Duration) {
     end(.cancelled, at: now)
-    return settle(at: now)
+    settle(at: now)
   }
 
   /// The earliest time at which ``advance(to:)`` has something to do.
@@ -221,15 +240,13 @@ struct LaunchScheduler {
 
   // MARK: Rules
 
-  private mutating func settle(at now: Duration) -> [Action] {
+  private mutating func settle(at now: Duration) {
     drainFinishQueue(at: now)
     dispatch(at: now)
     if unfinished == 0, !isFinished {
       isFinished = true
       emit(.finished(outcome: outcome), at: now)
     }
-    defer { actions.removeAll(keepingCapacity: true) }
-    return actions
   }
 
   private mutating func becomeReadyIfPossible(_ step: Int, at now: Duration) {
@@ -247,10 +264,10 @@ struct LaunchScheduler {
 
   private mutating func enqueue(_ step: Int) {
     phase[step] = .ready
-    let planned = plan.steps[step]
     ready.insert(
       ReadyEntry(
-        priority: planned.effectivePriority, remainingPath: planned.remainingPath, step: step))
+        priority: plan.steps[step].effectivePriority,
+        remainingPath: plan.steps[step].remainingPath, step: step))
   }
 
   private mutating func dispatch(at now: Duration) {
@@ -373,7 +390,9 @@ struct LaunchScheduler {
   }
 
   private mutating func apply(_ step: Int, _ state: StepState, error: String?, at now: Duration) {
-    let planned = plan.steps[step]
+    // Fields are read one by one: copying the whole planned step costs a retain per field,
+    // and this runs for every step.
+    let id = plan.steps[step].id
     phase[step] = .done
     unfinished -= 1
     records[step].state = state
@@ -381,15 +400,15 @@ struct LaunchScheduler {
     if records[step].start != nil { records[step].end = now }
     switch state {
     case .succeeded:
-      emit(.succeeded(step: planned.id, usedFallback: records[step].usedFallback), at: now)
-    case .failed: emit(.failed(step: planned.id, error: error ?? "failed"), at: now)
-    case .timedOut: emit(.timedOut(step: planned.id, timeout: planned.timeout ?? .zero), at: now)
-    case .skipped: emit(.skipped(step: planned.id, reason: error ?? "skipped"), at: now)
-    case .cancelled: emit(.cancelled(step: planned.id), at: now)
+      emit(.succeeded(step: id, usedFallback: records[step].usedFallback), at: now)
+    case .failed: emit(.failed(step: id, error: error ?? "failed"), at: now)
+    case .timedOut: emit(.timedOut(step: id, timeout: plan.steps[step].timeout ?? .zero), at: now)
+    case .skipped: emit(.skipped(step: id, reason: error ?? "skipped"), at: now)
+    case .cancelled: emit(.cancelled(step: id), at: now)
     }
     guard ending == nil else { return }
 
-    for dependent in planned.hardDependents {
+    for dependent in plan.steps[step].hardDependents {
       if state == .succeeded {
         unmetHard[dependent] -= 1
         becomeReadyIfPossible(dependent, at: now)
@@ -402,14 +421,14 @@ struct LaunchScheduler {
           case .cancelled: "was cancelled"
           case .succeeded: "succeeded"
           }
-        finish(dependent, .skipped, error: "dependency '\(planned.id)' \(verb)")
+        finish(dependent, .skipped, error: "dependency '\(id)' \(verb)")
       }
     }
-    for dependent in planned.orderDependents {
+    for dependent in plan.steps[step].orderDependents {
       unmetOrder[dependent] -= 1
       becomeReadyIfPossible(dependent, at: now)
     }
-    for milestone in planned.milestones {
+    for milestone in plan.steps[step].milestones {
       milestoneRemaining[milestone] -= 1
       if milestoneRemaining[milestone] == 0 { reach(milestone, at: now) }
     }

@@ -49,21 +49,24 @@ public enum LaunchForecast {
     )
     var completions = BinaryHeap<Completion>()
     var now = Duration.zero
-    func collect(_ actions: [LaunchScheduler.Action]) {
-      for case .start(let attempt) in actions {
+    func collect() {
+      for case .start(let attempt) in scheduler.takeActions() {
         completions.insert(Completion(time: now + durations[attempt.step], token: attempt.token))
       }
     }
-    collect(scheduler.start(at: .zero))
+    scheduler.start(at: .zero)
+    collect()
     while !scheduler.isFinished {
       let deadline = scheduler.nextDeadline()
       if let next = completions.min, deadline.map({ next.time <= $0 }) ?? true {
         _ = completions.popMin()
         now = next.time
-        collect(scheduler.attemptFinished(token: next.token, result: .succeeded, at: now))
+        scheduler.attemptFinished(token: next.token, result: .succeeded, at: now)
+        collect()
       } else if let deadline {
         now = deadline
-        collect(scheduler.advance(to: now))
+        scheduler.advance(to: now)
+        collect()
       } else {
         break
       }

@@ -15,8 +15,7 @@ public struct StepContext: Sendable {
   public let attemptStart: Duration
 
   let clock: LaunchClock
-  let outputs: @Sendable () -> [any Sendable]
-  let report: @Sendable (StepMessage) -> Void
+  private let host: any StepHost
 
   /// Creates a context; the engine makes one per attempt, tests may make their own.
   ///
@@ -27,14 +26,23 @@ public struct StepContext: Sendable {
     outputs: @escaping @Sendable () -> [any Sendable] = { [] },
     report: @escaping @Sendable (StepMessage) -> Void = { _ in }
   ) {
+    self.init(
+      stepID: stepID, attempt: attempt, isFallback: isFallback,
+      manifestDirectory: manifestDirectory, attemptStart: attemptStart, clock: clock,
+      host: ClosureStepHost(outputs: outputs, report: report))
+  }
+
+  init(
+    stepID: String, attempt: Int, isFallback: Bool, manifestDirectory: URL,
+    attemptStart: Duration, clock: LaunchClock, host: any StepHost
+  ) {
     self.stepID = stepID
     self.attempt = attempt
     self.isFallback = isFallback
     self.manifestDirectory = manifestDirectory
     self.attemptStart = attemptStart
     self.clock = clock
-    self.outputs = outputs
-    self.report = report
+    self.host = host
   }
 
   /// The output of type `T` of the nearest hard dependency that produced one.
@@ -53,18 +61,18 @@ public struct StepContext: Sendable {
 
   /// Every output of type `T` among the hard dependencies, nearest first.
   public func inputs<T: Sendable>(_ type: T.Type) -> [T] {
-    outputs().compactMap { $0 as? T }
+    host.dependencyOutputs().compactMap { $0 as? T }
   }
 
   /// Reports how far along the step is: `fraction` from 0 to 1, with an optional message
   /// such as `"Upgrading library..."`.
   public func reportProgress(_ fraction: Double?, _ message: String? = nil) {
-    report(.progress(fraction: fraction.map { min(max($0, 0), 1) }, message: message))
+    host.report(.progress(fraction: fraction.map { min(max($0, 0), 1) }, message: message))
   }
 
   /// Writes a line to the launch's log, attributed to this step.
   public func log(_ message: String) {
-    report(.log(message))
+    host.report(.log(message))
   }
 
   /// Whether the step has been cancelled: the launch ended or its attempt timed out.
@@ -97,6 +105,33 @@ public struct StepContext: Sendable {
     if path.hasPrefix("/") { return URL(fileURLWithPath: path).standardizedFileURL }
     return manifestDirectory.appendingPathComponent(path).standardizedFileURL
   }
+}
+
+/// Whoever runs a step: the source of its inputs and the receiver of its messages.
+///
+/// The engine's host is the attempt itself, so a context costs no closures of its own.
+protocol StepHost: Sendable {
+  /// The hard dependencies' outputs, nearest first.
+  func dependencyOutputs() -> [any Sendable]
+  /// Takes a progress report or log line from the step.
+  func report(_ message: StepMessage)
+}
+
+/// A host made of closures, for contexts built outside the engine.
+private struct ClosureStepHost: StepHost {
+  let outputs: @Sendable () -> [any Sendable]
+  let reporter: @Sendable (StepMessage) -> Void
+
+  init(
+    outputs: @escaping @Sendable () -> [any Sendable],
+    report: @escaping @Sendable (StepMessage) -> Void
+  ) {
+    self.outputs = outputs
+    self.reporter = report
+  }
+
+  func dependencyOutputs() -> [any Sendable] { outputs() }
+  func report(_ message: StepMessage) { reporter(message) }
 }
 
 /// A message from a running step to the engine.

@@ -56,7 +56,7 @@ public final class LaunchSession {
   public func run<C: Clock>(_ plan: LaunchPlan, on engine: LaunchEngine<C>) async -> LaunchReport
   where C.Duration == Duration {
     start(stepCount: plan.steps.count)
-    let (events, continuation) = AsyncStream.makeStream(of: LaunchEvent.self)
+    let (events, continuation) = LaunchEvents.makeStream()
     async let report = engine.run(plan, events: continuation)
     for await event in events { apply(event) }
     let finished = await report

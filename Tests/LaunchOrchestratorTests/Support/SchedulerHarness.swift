@@ -22,7 +22,8 @@ struct SchedulerHarness {
   var runningSteps: [String] { running.keys.sorted() }
 
   mutating func start() {
-    apply(scheduler.start(at: .zero))
+    scheduler.start(at: .zero)
+    applyActions()
   }
 
   mutating func succeed(_ id: String, at time: Duration) {
@@ -42,20 +43,24 @@ struct SchedulerHarness {
       Issue.record("'\(id)' is not running")
       return
     }
-    apply(scheduler.attemptFinished(token: attempt.token, result: result, at: time))
+    scheduler.attemptFinished(token: attempt.token, result: result, at: time)
+    applyActions()
   }
 
   /// Returns the result of an attempt that the scheduler already gave up on.
   mutating func finishAbandoned(token: Int, at time: Duration) {
-    apply(scheduler.attemptFinished(token: token, result: .succeeded, at: time))
+    scheduler.attemptFinished(token: token, result: .succeeded, at: time)
+    applyActions()
   }
 
   mutating func advance(to time: Duration) {
-    apply(scheduler.advance(to: time))
+    scheduler.advance(to: time)
+    applyActions()
   }
 
   mutating func cancel(at time: Duration) {
-    apply(scheduler.cancel(at: time))
+    scheduler.cancel(at: time)
+    applyActions()
   }
 
   mutating func nextDeadline() -> Duration? {
@@ -68,8 +73,8 @@ struct SchedulerHarness {
     return log
   }
 
-  private mutating func apply(_ actions: [LaunchScheduler.Action]) {
-    for action in actions {
+  private mutating func applyActions() {
+    for action in scheduler.takeActions() {
       switch action {
       case .start(let attempt):
         running[scheduler.plan.steps[attempt.step].id] = attempt
