@@ -100,12 +100,30 @@ struct Benchmarks {
     return result
   }
 
-  /// The median seconds of the engine alone on the noopDAG graph of `steps` steps.
-  func engineOnly(steps: Int, runs: Int) async throws -> Double {
-    let plan = try plan(LayeredDAG(nodes: steps, width: 100).manifest(kind: "noop"))
+  /// The seconds of the engine alone on the noopDAG graph of `steps` steps, `runs` times.
+  func engineOnly(steps: Int, runs: Int, timeouts: Bool, delivery: EventDelivery?) async throws
+    -> Sample
+  {
+    let plan = try plan(
+      LayeredDAG(nodes: steps, width: 100).manifest(
+        kind: "noop", defaults: timeouts ? #"{ "timeout": "30s" }"# : "{}"))
     let samples = try await interleaved(
-      repetitions: runs, [("engine", { await seconds { _ = await runEngine(plan) } })])
-    return samples["engine"]?.median ?? .nan
+      repetitions: runs,
+      [
+        (
+          "engine",
+          {
+            await seconds {
+              if let delivery {
+                _ = await runEngine(plan, delivery: delivery)
+              } else {
+                _ = await LaunchEngine().run(plan)
+              }
+            }
+          }
+        )
+      ])
+    return samples["engine"] ?? Sample(values: [])
   }
 
   /// 10 layers of 50 steps that each take 10 ms: how close the engine gets to the critical

@@ -30,14 +30,17 @@ func seconds(_ body: () async throws -> Void) async rethrows -> Double {
   return (clock.now - start).secondsValue
 }
 
-/// Runs every contender `repetitions` times, interleaved (a, b, c, a, b, c, ...), so that a
-/// noisy machine slows them alike and their ratios hold.
+/// Runs every contender `repetitions` times, interleaved, so that a noisy machine slows them
+/// alike and their ratios hold. The order rotates each repetition (a b c, b c a, c a b, ...):
+/// a contender that leaves work behind (OperationQueue's freed operations, threads winding
+/// down) would otherwise always slow the same next one.
 func interleaved(
   repetitions: Int, _ contenders: [(name: String, run: () async throws -> Double)]
 ) async throws -> [String: Sample] {
   var samples: [String: Sample] = [:]
-  for _ in 0..<repetitions {
-    for contender in contenders {
+  for repetition in 0..<repetitions {
+    for offset in contenders.indices {
+      let contender = contenders[(repetition + offset) % contenders.count]
       samples[contender.name, default: Sample(values: [])].values.append(try await contender.run())
     }
   }

@@ -3,7 +3,7 @@ import LaunchOrchestrator
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let usage =
-  "usage: orchestrate-bench [--quick] [--json] | only BENCHMARK [--quick] | engine [STEPS] | fuzz [--cases N] [--seed S] | music-page LIBRARY"
+  "usage: orchestrate-bench [--quick] [--json] | only BENCHMARK [--quick] | engine [STEPS] [--timeouts] [--no-events | --async-stream] | fuzz [--cases N] [--seed S] | music-page LIBRARY"
 
 func emit(_ text: String, json: Bool) {
   // With --json, stdout carries only the JSON object; progress goes to stderr.
@@ -23,9 +23,15 @@ do {
     try await runFuzz(Array(arguments.dropFirst()))
   case "engine":
     // The engine alone on the noopDAG graph, repeated: a steady target for `perf record`.
-    let steps = Int(arguments.dropFirst().first ?? "") ?? 100_000
-    let seconds = try await Benchmarks(quick: true).engineOnly(steps: steps, runs: 5)
-    print(String(format: "%.2fµs per step (median of 5)", seconds / Double(steps) * 1e6))
+    let steps = arguments.dropFirst().lazy.compactMap { Int($0) }.first ?? 100_000
+    let delivery: EventDelivery? =
+      arguments.contains("--no-events")
+      ? nil : arguments.contains("--async-stream") ? .asyncStream : .launchEvents
+    let sample = try await Benchmarks(quick: true).engineOnly(
+      steps: steps, runs: 9, timeouts: arguments.contains("--timeouts"), delivery: delivery)
+    print("µs per step:", sample.text(scale: 1e6 / Double(steps), unit: "µs"))
+    print(
+      sample.values.map { String(format: "%.2f", $0 / Double(steps) * 1e6) }.joined(separator: " "))
   case "only":
     // One benchmark, for a quick look while working on what it measures.
     let benchmarks = Benchmarks(quick: arguments.contains("--quick"))

@@ -69,72 +69,98 @@ extension LaunchEngine where C == ContinuousClock {
   }
 }
 
-/// The state of one run of a plan, owned by the task that calls ``LaunchEngine/run(_:events:)``.
-/// Not generic over the clock: the run is the engine's hot path, and unspecialized generic
-/// code there pays for runtime metadata lookups on every step.
-private final class LaunchRun {
-  private let shared: SharedRun
+/// One run of a plan.
+///
+/// There is no loop task: whoever posts a message to an idle run (a finishing step, the
+/// timer, a cancellation) handles it and what arrives meanwhile, so a step that finishes
+/// starts its dependents on its own thread. Not generic over the clock: this is the
+/// engine's hot path, and unspecialized generic code there pays for runtime metadata
+/// lookups on every step.
+private final class LaunchRun: @unchecked Sendable {
+  // @unchecked: the `var`s below are only touched by the thread handling the mailbox, and
+  // the mailbox's lock orders one handler's writes before the next one's reads; after the
+  // mailbox closes, only `execute()` reads them.
+  let plan: LaunchPlan
+  let clock: LaunchClock
+  /// Step outputs, written by the handler and read by dependents' tasks.
+  let outputs: Locked<[(any Sendable)?]>
   private let events: EventSink?
+  private let mailbox = Mailbox<RunMessage>()
+  private let ending = Locked(Ending())
+
   private var scheduler: LaunchScheduler
   /// The task of each step's current attempt, to cancel it.
   private var tasks: [(token: Int, task: Task<Void, Never>)?]
   private var timer: Task<Void, Never>?
   private var armedDeadline: Duration?
   private var pendingEvents: [LaunchEvent] = []
+  private var duration = Duration.zero
 
-  init(
-    plan: LaunchPlan, clock: LaunchClock, options: LaunchOptions,
-    events: EventSink?
-  ) {
-    shared = SharedRun(plan: plan, clock: clock)
+  /// The hand-over between the handler that finishes the launch and `execute()`.
+  private struct Ending {
+    var isOver = false
+    var waiter: CheckedContinuation<Void, Never>?
+  }
+
+  init(plan: LaunchPlan, clock: LaunchClock, options: LaunchOptions, events: EventSink?) {
+    self.plan = plan
+    self.clock = clock
     self.events = events
+    outputs = Locked(Array(repeating: nil, count: plan.steps.count))
     tasks = Array(repeating: nil, count: plan.steps.count)
     scheduler = LaunchScheduler(
       plan: plan, maxConcurrency: options.maxConcurrency ?? plan.manifest.maxConcurrency,
       gracePeriod: options.cancellationGracePeriod)
   }
 
-  private var plan: LaunchPlan { shared.plan }
-  private var clock: LaunchClock { shared.clock }
-  private var inbox: Inbox<RunMessage> { shared.inbox }
   private var elapsed: Duration { clock.now() }
 
   func execute() async -> LaunchReport {
-    scheduler.start(at: .zero)
-    performActions()
-    publish()
-    let inbox = self.inbox
+    post(.begin)
     await withTaskCancellationHandler {
-      while !scheduler.isFinished {
-        // What arrived while the loop was busy is handled in one burst, and the burst's events
-        // published together: the event consumer wakes once per burst. Bursts are bounded so a
-        // flood of messages cannot hold back events or the timer's re-arming.
-        handle(await inbox.next())
-        var burst = 1
-        while burst < 64, !scheduler.isFinished, let message = inbox.poll() {
-          handle(message)
-          burst += 1
+      await withCheckedContinuation { continuation in
+        let isOver = ending.withLock { ending in
+          if !ending.isOver { ending.waiter = continuation }
+          return ending.isOver
         }
-        publish()
+        if isOver { continuation.resume() }
       }
     } onCancel: {
-      inbox.post(.cancel)
+      post(.cancel)
     }
-    let duration = elapsed
     timer?.cancel()
     events?.finish()
     return LaunchReport(plan: plan, scheduler: scheduler, duration: duration)
   }
 
+  /// Queues `message`, handling it here unless another thread is already handling messages.
+  func post(_ message: RunMessage) {
+    let closed = mailbox.post(message) { batch in
+      for message in batch where !scheduler.isFinished { handle(message) }
+      publish()
+      if scheduler.isFinished { duration = elapsed }
+      return !scheduler.isFinished
+    }
+    guard closed else { return }
+    let waiter = ending.withLock { ending in
+      ending.isOver = true
+      defer { ending.waiter = nil }
+      return ending.waiter
+    }
+    waiter?.resume()
+  }
+
   private func handle(_ message: RunMessage) {
     switch message {
+    case .begin:
+      scheduler.start(at: .zero)
     case .finished(let token, let outcome):
       let liveStep = scheduler.step(forLiveToken: token)
       if let step = liveStep, tasks[step]?.token == token { tasks[step] = nil }
       let result: LaunchScheduler.AttemptResult
       switch outcome {
       case .succeeded(let value):
-        if let step = liveStep { shared.outputs.withLock { $0[step] = value } }
+        if let step = liveStep { outputs.withLock { $0[step] = value } }
         result = .succeeded
       case .failed(let message): result = .failed(message)
       case .routed(let route): result = .routed(route)
@@ -165,7 +191,8 @@ private final class LaunchRun {
     }
   }
 
-  /// Publishes the events of a burst and re-arms the timer for the burst's changes.
+  /// Publishes a batch's events together, so the consumer wakes once per batch, and
+  /// re-arms the timer for the batch's changes.
   private func publish() {
     if let events, !pendingEvents.isEmpty {
       events.publish(pendingEvents)
@@ -181,14 +208,13 @@ private final class LaunchRun {
     if let armedDeadline, armedDeadline <= next { return }
     timer?.cancel()
     armedDeadline = next
-    let (clock, inbox) = (clock, inbox)
-    timer = Task(priority: .high) {
+    timer = Task(priority: .high) { [clock] in
       do {
         try await clock.sleep(next)
       } catch {
         return
       }
-      inbox.post(.timer(deadline: next))
+      self.post(.timer(deadline: next))
     }
   }
 
@@ -199,7 +225,7 @@ private final class LaunchRun {
       ? plan.steps[step].fallbackAction ?? plan.steps[step].action : plan.steps[step].action
     let running = RunningAttempt(
       token: attempt.token, step: step, number: attempt.number, isFallback: attempt.isFallback,
-      start: elapsed, action: action, run: shared)
+      start: elapsed, action: action, run: self)
     let priority = plan.steps[step].effectivePriority.taskPriority
     // Unstructured on purpose: a timeout must let the launch move on even when a plugin
     // ignores cancellation, and a task group would wait for such a child forever. The run
@@ -218,23 +244,9 @@ private final class LaunchRun {
   }
 }
 
-/// What the attempts of a run share with the run loop.
-private final class SharedRun: Sendable {
-  let plan: LaunchPlan
-  let clock: LaunchClock
-  let inbox = Inbox<RunMessage>()
-  /// Step outputs, written by the loop and read by dependents' tasks.
-  let outputs: Locked<[(any Sendable)?]>
-
-  init(plan: LaunchPlan, clock: LaunchClock) {
-    self.plan = plan
-    self.clock = clock
-    outputs = Locked(Array(repeating: nil, count: plan.steps.count))
-  }
-}
-
-/// A message to the run loop.
+/// A message to a run.
 private enum RunMessage: Sendable {
+  case begin
   case finished(token: Int, outcome: AttemptOutcome)
   case report(token: Int, message: StepMessage)
   case timer(deadline: Duration)
@@ -248,7 +260,7 @@ private enum AttemptOutcome: Sendable {
   case routed(LaunchRoute)
 }
 
-/// One attempt of a step: it runs the plugin, hosts its context, and tells the loop how it
+/// One attempt of a step: it runs the plugin, hosts its context, and tells the run how it
 /// ended. One object per attempt keeps the hot path to two allocations, this and its task.
 private final class RunningAttempt: StepHost {
   let token: Int
@@ -257,11 +269,11 @@ private final class RunningAttempt: StepHost {
   let isFallback: Bool
   let start: Duration
   let action: PreparedStep
-  let run: SharedRun
+  let run: LaunchRun
 
   init(
     token: Int, step: Int, number: Int, isFallback: Bool, start: Duration,
-    action: PreparedStep, run: SharedRun
+    action: PreparedStep, run: LaunchRun
   ) {
     self.token = token
     self.step = step
@@ -285,7 +297,7 @@ private final class RunningAttempt: StepHost {
     } catch {
       outcome = .failed(Self.describe(error))
     }
-    run.inbox.post(.finished(token: token, outcome: outcome))
+    run.post(.finished(token: token, outcome: outcome))
   }
 
   func dependencyOutputs() -> [any Sendable] {
@@ -295,7 +307,7 @@ private final class RunningAttempt: StepHost {
   }
 
   func report(_ message: StepMessage) {
-    run.inbox.post(.report(token: token, message: message))
+    run.post(.report(token: token, message: message))
   }
 
   private static func describe(_ error: any Error) -> String {

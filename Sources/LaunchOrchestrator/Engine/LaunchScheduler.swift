@@ -122,9 +122,11 @@ struct LaunchScheduler {
     unmetOrder = []
     unmetHard.reserveCapacity(count)
     unmetOrder.reserveCapacity(count)
-    for step in plan.steps {
-      unmetHard.append(step.dependsOn.count)
-      unmetOrder.append(step.after.count + (step.deferUntil == nil ? 0 : 1))
+    // By index: iterating the steps would copy each one, a retain per field.
+    for step in plan.steps.indices {
+      unmetHard.append(plan.steps[step].dependsOn.count)
+      unmetOrder.append(
+        plan.steps[step].after.count + (plan.steps[step].deferUntil == nil ? 0 : 1))
     }
     onFallback = Array(repeating: false, count: count)
     milestoneRemaining = plan.milestones.map(\.steps.count)

@@ -105,11 +105,13 @@ public struct LaunchReport: Sendable, Equatable {
 
 extension LaunchReport {
   init(plan: LaunchPlan, scheduler: LaunchScheduler, duration: Duration) {
-    let steps = plan.steps.map { planned in
-      let record = scheduler.records[planned.index]
+    // By index: mapping over the planned steps would copy each one, a retain per field.
+    let steps = plan.steps.indices.map { index in
+      let record = scheduler.records[index]
+      let plugin = plan.steps[index].plugin
       return Step(
-        id: planned.id,
-        plugin: record.usedFallback ? planned.fallbackPlugin ?? planned.plugin : planned.plugin,
+        id: plan.steps[index].id,
+        plugin: record.usedFallback ? plan.steps[index].fallbackPlugin ?? plugin : plugin,
         state: record.state ?? .skipped, start: record.start, end: record.end,
         attempts: record.attempts,
         usedFallback: record.usedFallback, error: record.error, notes: record.notes)

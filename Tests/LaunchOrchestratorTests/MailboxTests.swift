@@ -1,0 +1,72 @@
+import Dispatch
+import Testing
+
+@testable import LaunchOrchestrator
+
+@Suite("Mailbox", .timeLimit(.minutes(1)))
+struct MailboxTests {
+  /// What handlers saw; the handler's own state needs no lock, which is the point.
+  private final class Handled: @unchecked Sendable {
+    var messages: [Int] = []
+    var batches = 0
+    var concurrentHandlers = 0
+    var handlersNow = 0
+  }
+
+  @Test func handlesEveryMessageOnceOneBatchAtATimeInPostingOrder() {
+    let mailbox = Mailbox<Int>()
+    let handled = Handled()
+    let threads = 4
+    let perThread = 2_000
+    DispatchQueue.concurrentPerform(iterations: threads) { thread in
+      for index in 0..<perThread {
+        mailbox.post(thread * perThread + index) { batch in
+          handled.handlersNow += 1
+          if handled.handlersNow > 1 { handled.concurrentHandlers += 1 }
+          handled.messages += batch
+          handled.batches += 1
+          handled.handlersNow -= 1
+          return true
+        }
+      }
+    }
+    #expect(handled.concurrentHandlers == 0)
+    #expect(handled.messages.count == threads * perThread)
+    #expect(Set(handled.messages).count == threads * perThread)
+    for thread in 0..<threads {
+      let own = handled.messages.filter { $0 / perThread == thread }
+      #expect(own == own.sorted(), "thread \(thread)'s messages were handled out of order")
+    }
+  }
+
+  @Test func queuesAMessagePostedByItsOwnHandlerForTheNextBatch() {
+    let mailbox = Mailbox<String>()
+    var batches: [[String]] = []
+    func handle(_ batch: [String]) -> Bool {
+      batches.append(batch)
+      if batch == ["first"] {
+        mailbox.post("from the handler", handlingWith: handle)
+        batches.append(["after posting"])
+      }
+      return true
+    }
+    mailbox.post("first", handlingWith: handle)
+    #expect(batches == [["first"], ["after posting"], ["from the handler"]])
+  }
+
+  @Test func closesWhenTheHandlerSaysSoAndDropsLaterMessages() {
+    let mailbox = Mailbox<Int>()
+    var seen: [Int] = []
+    let closing = mailbox.post(1) { batch in
+      seen += batch
+      return false
+    }
+    let afterClosing = mailbox.post(2) { batch in
+      seen += batch
+      return true
+    }
+    #expect(closing)
+    #expect(!afterClosing)
+    #expect(seen == [1])
+  }
+}
