@@ -45,6 +45,14 @@ struct JSONParserTests {
     #expect(document.duplicateKeys.map(\.path.description) == ["o"])
   }
 
+  @Test func findsDuplicateKeysInLargeObjectsToo() throws {
+    let members = (0..<40).map { #""k\#($0)": \#($0)"# } + [#""k3": -1"#, #""k39": -1"#]
+    let document = try JSONParser.parse(Array("{ \(members.joined(separator: ", ")) }".utf8))
+    #expect(document.root.members?.count == 40)
+    #expect(document.root["k3"] == JSONValue(.number(3)))
+    #expect(document.duplicateKeys.map(\.key) == ["k3", "k39"])
+  }
+
   @Test func writesWhatItParses() throws {
     let text = #"{"name": "a\"b", "list": [1, 2.5, null], "empty": {}, "none": []}"#
     #expect(try parse(JSONWriter.compact(try parse(text))) == (try parse(text)))

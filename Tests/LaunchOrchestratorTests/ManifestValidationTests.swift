@@ -146,7 +146,8 @@ struct ManifestValidationTests {
           { "id": "c", "plugin": "token.make", "params": { "value": 3 } },
           { "id": "d", "plugin": "token.make", "params": { "value": "x", "count": -2, "extra": true } },
           { "id": "e", "plugin": "noop", "params": { "anything": 1 } },
-          { "id": "f", "plugin": "noop", "params": [] }
+          { "id": "f", "plugin": "noop", "params": [] },
+          { "id": "g", "plugin": "token.make", "params": { "value": "x", "cuont": 2 } }
         ] }
         """)
     #expect(
@@ -158,6 +159,7 @@ struct ManifestValidationTests {
         "5:79: error: steps[3].params.extra: unknown parameter 'extra' for 'token.make'.",
         "6:46: error: steps[4].params.anything: unknown parameter 'anything' for 'noop'.",
         "7:44: error: steps[5].params: 'params' must be an object, not an array.",
+        "8:66: error: steps[6].params.cuont: unknown parameter 'cuont' for 'token.make'. Did you mean 'count'?",
       ])
   }
 

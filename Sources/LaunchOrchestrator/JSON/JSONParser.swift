@@ -124,7 +124,15 @@ public struct JSONParser {
       path.append(.key(key))
       let value = try parseValue()
       path.removeLast()
-      if seen.insert(key).inserted {
+      // Most objects are small, and a scan beats hashing until they are not.
+      let isNew: Bool
+      if members.count < 16 {
+        isNew = !members.contains { $0.key == key }
+      } else {
+        if seen.isEmpty { seen = Set(members.map(\.key)) }
+        isNew = seen.insert(key).inserted
+      }
+      if isNew {
         members.append(JSONMember(key: key, keyOffset: keyOffset, value: value))
       } else {
         duplicateKeys.append(.init(key: key, path: JSONPath(components: path), offset: keyOffset))

@@ -21,12 +21,18 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
 
   /// The path to member `key` of the value at this path.
   public func appending(_ key: String) -> JSONPath {
-    JSONPath(components: components + [.key(key)])
+    appending(.key(key))
   }
 
   /// The path to element `index` of the array at this path.
   public func appending(_ index: Int) -> JSONPath {
-    JSONPath(components: components + [.index(index)])
+    appending(.index(index))
+  }
+
+  private func appending(_ component: Component) -> JSONPath {
+    var extended = components
+    extended.append(component)
+    return JSONPath(components: extended)
   }
 
   /// The path as people write it: `steps[3].params.limit`, or `(root)` for the root.

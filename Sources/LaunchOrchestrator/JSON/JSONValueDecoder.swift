@@ -13,10 +13,16 @@ struct JSONValueDecoder {
   static func decode<T: Decodable>(
     _ type: T.Type, from value: JSONValue, userInfo: [CodingUserInfoKey: any Sendable] = [:]
   ) throws -> (value: T, unusedKeys: [UnusedKey]) {
-    let tracker = KeyTracker()
-    let decoder = ValueDecoder(value: value, codingPath: [], tracker: tracker, userInfo: userInfo)
-    let decoded = try T(from: decoder)
-    return (decoded, tracker.unusedKeys())
+    let tracker = KeyTracker(recordsAskedKeys: false, userInfo: userInfo)
+    let decoded = try T(
+      from: ValueDecoder(value: value, parentPath: [], key: nil, tracker: tracker))
+    guard tracker.hasUnusedKeys else { return (decoded, []) }
+    // Suggestions for unknown keys need every key the type asked for, found or not. The fast
+    // pass above does not keep them; decoding again is deterministic and only happens for
+    // params with a mistake in them.
+    let diagnosing = KeyTracker(recordsAskedKeys: true, userInfo: userInfo)
+    _ = try T(from: ValueDecoder(value: value, parentPath: [], key: nil, tracker: diagnosing))
+    return (decoded, diagnosing.unusedKeys())
   }
 }
 
@@ -31,59 +37,88 @@ extension JSONPath {
   }
 }
 
+/// What every decoder and container of one decoding shares: the keys read, and `userInfo`.
 private final class KeyTracker {
   private struct Entry {
-    var path: [any CodingKey]
+    var parentPath: [any CodingKey]
+    var key: (any CodingKey)?
     var members: [JSONMember]
-    var used: Set<String> = []
+    /// Which members were read: a bit each for the first 64, a set beyond.
+    var usedMask: UInt64 = 0
+    var usedBeyond: Set<Int> = []
+    var askedKeys: [String] = []
     var listedAllKeys = false
+
+    var path: [any CodingKey] { key.map { parentPath + [$0] } ?? parentPath }
+
+    func isUsed(_ member: Int) -> Bool {
+      member < 64 ? usedMask & (1 << member) != 0 : usedBeyond.contains(member)
+    }
+
+    var hasUnusedMember: Bool {
+      !listedAllKeys && members.indices.contains { !isUsed($0) }
+    }
   }
 
+  let userInfo: [CodingUserInfoKey: any Sendable]
+  private let recordsAskedKeys: Bool
   private var entries: [Entry] = []
 
-  func register(path: [any CodingKey], members: [JSONMember]) -> Int {
-    entries.append(Entry(path: path, members: members))
+  init(recordsAskedKeys: Bool, userInfo: [CodingUserInfoKey: any Sendable]) {
+    self.recordsAskedKeys = recordsAskedKeys
+    self.userInfo = userInfo
+  }
+
+  func register(parentPath: [any CodingKey], key: (any CodingKey)?, members: [JSONMember]) -> Int {
+    entries.append(Entry(parentPath: parentPath, key: key, members: members))
     return entries.count - 1
   }
 
-  func markUsed(_ key: String, in entry: Int) {
-    entries[entry].used.insert(key)
+  /// Notes that a container asked for `key`, which is member `member` of its object if found.
+  func asked(_ key: String, member: Int?, in entry: Int) {
+    if let member {
+      if member < 64 {
+        entries[entry].usedMask |= 1 << member
+      } else {
+        entries[entry].usedBeyond.insert(member)
+      }
+    }
+    if recordsAskedKeys { entries[entry].askedKeys.append(key) }
   }
 
   func markAllUsed(in entry: Int) {
     entries[entry].listedAllKeys = true
   }
 
+  var hasUnusedKeys: Bool { entries.contains { $0.hasUnusedMember } }
+
   /// Keys of every object that no container read. A type may decode the same object more
   /// than once (through several containers, or a super decoder), so reads are pooled per path.
   func unusedKeys() -> [JSONValueDecoder.UnusedKey] {
-    // The common case, every key read: no paths to build.
-    if entries.allSatisfy({ entry in
-      entry.listedAllKeys || entry.members.allSatisfy { entry.used.contains($0.key) }
-    }) {
-      return []
+    var pooled: [String: (used: Set<String>, asked: Set<String>, listedAllKeys: Bool)] = [:]
+    for entry in entries {
+      let pathText = JSONPath(codingPath: entry.path).description
+      var pool = pooled[pathText] ?? ([], [], false)
+      for (index, member) in entry.members.enumerated() where entry.isUsed(index) {
+        pool.used.insert(member.key)
+      }
+      pool.asked.formUnion(entry.askedKeys)
+      pool.listedAllKeys = pool.listedAllKeys || entry.listedAllKeys
+      pooled[pathText] = pool
     }
     var seen: Set<String> = []
     var result: [JSONValueDecoder.UnusedKey] = []
-    let used = Dictionary(
-      entries.map { (JSONPath(codingPath: $0.path).description, $0) },
-      uniquingKeysWith: { first, second in
-        var merged = first
-        merged.used.formUnion(second.used)
-        merged.listedAllKeys = first.listedAllKeys || second.listedAllKeys
-        return merged
-      })
     for entry in entries {
       let pathText = JSONPath(codingPath: entry.path).description
-      guard let merged = used[pathText], !merged.listedAllKeys, seen.insert(pathText).inserted
+      guard let pool = pooled[pathText], !pool.listedAllKeys, seen.insert(pathText).inserted
       else {
         continue
       }
-      for member in entry.members where !merged.used.contains(member.key) {
+      for member in entry.members where !pool.used.contains(member.key) {
         result.append(
           .init(
             path: JSONPath(codingPath: entry.path), key: member.key, offset: member.keyOffset,
-            knownKeys: merged.used.sorted()))
+            knownKeys: pool.asked.sorted()))
       }
     }
     return result
@@ -103,9 +138,14 @@ private struct IndexKey: CodingKey {
 
 private struct ValueDecoder: Decoder {
   let value: JSONValue
-  let codingPath: [any CodingKey]
+  /// The coding path, kept as the parent's path and this value's key, so that decoding a
+  /// flat params object builds no path arrays at all.
+  let parentPath: [any CodingKey]
+  let key: (any CodingKey)?
   let tracker: KeyTracker
-  let userInfo: [CodingUserInfoKey: Any]
+
+  var codingPath: [any CodingKey] { key.map { parentPath + [$0] } ?? parentPath }
+  var userInfo: [CodingUserInfoKey: Any] { tracker.userInfo }
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
     guard let members = value.members else {
@@ -115,9 +155,10 @@ private struct ValueDecoder: Decoder {
           codingPath: codingPath,
           debugDescription: "expected an object, found \(value.typeDescription)"))
     }
-    let entry = tracker.register(path: codingPath, members: members)
+    let entry = tracker.register(parentPath: parentPath, key: key, members: members)
     return KeyedDecodingContainer(
-      KeyedContainer<Key>(decoder: self, members: members, trackerEntry: entry))
+      KeyedContainer<Key>(
+        members: members, parentPath: parentPath, key: key, tracker: tracker, trackerEntry: entry))
   }
 
   func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -136,7 +177,7 @@ private struct ValueDecoder: Decoder {
   }
 
   func child(_ value: JSONValue, key: any CodingKey) -> ValueDecoder {
-    ValueDecoder(value: value, codingPath: codingPath + [key], tracker: tracker, userInfo: userInfo)
+    ValueDecoder(value: value, parentPath: codingPath, key: key, tracker: tracker)
   }
 
   func mismatch<T>(_ type: T.Type, expected: String) -> DecodingError {
@@ -148,30 +189,30 @@ private struct ValueDecoder: Decoder {
   }
 
   func decodeScalar<T: Decodable>(_ type: T.Type) throws -> T {
-    switch type {
-    case is Bool.Type:
-      guard case .bool(let bool) = value.kind else {
-        throw mismatch(type, expected: "true or false")
-      }
-      return bool as! T
-    case is String.Type:
+    // Metatype identity, not `is` casts: this runs for every parameter of every step, in
+    // code the compiler cannot specialize.
+    let id = ObjectIdentifier(type)
+    if id == ObjectIdentifier(String.self) {
       guard case .string(let string) = value.kind else {
         throw mismatch(type, expected: "a string")
       }
       return string as! T
-    case is Double.Type:
-      return try number(type) as! T
-    case is Float.Type:
-      return Float(try number(type)) as! T
-    case is Int.Type: return try integer(Int.self) as! T
-    case is Int64.Type: return try integer(Int64.self) as! T
-    case is Int32.Type: return try integer(Int32.self) as! T
-    case is UInt.Type: return try integer(UInt.self) as! T
-    case is UInt64.Type: return try integer(UInt64.self) as! T
-    case is UInt32.Type: return try integer(UInt32.self) as! T
-    default:
-      return try T(from: self)
     }
+    if id == ObjectIdentifier(Bool.self) {
+      guard case .bool(let bool) = value.kind else {
+        throw mismatch(type, expected: "true or false")
+      }
+      return bool as! T
+    }
+    if id == ObjectIdentifier(Double.self) { return try number(type) as! T }
+    if id == ObjectIdentifier(Int.self) { return try integer(Int.self) as! T }
+    if id == ObjectIdentifier(Float.self) { return Float(try number(type)) as! T }
+    if id == ObjectIdentifier(Int64.self) { return try integer(Int64.self) as! T }
+    if id == ObjectIdentifier(Int32.self) { return try integer(Int32.self) as! T }
+    if id == ObjectIdentifier(UInt.self) { return try integer(UInt.self) as! T }
+    if id == ObjectIdentifier(UInt64.self) { return try integer(UInt64.self) as! T }
+    if id == ObjectIdentifier(UInt32.self) { return try integer(UInt32.self) as! T }
+    return try T(from: self)
   }
 
   private func number<T>(_ type: T.Type) throws -> Double {
@@ -192,60 +233,78 @@ private struct ValueDecoder: Decoder {
   }
 }
 
+/// A keyed container keeps only what it reads (not the whole decoder): it is copied for
+/// every parameter a type decodes, and each reference in it costs a retain and a release.
 private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-  let decoder: ValueDecoder
   let members: [JSONMember]
+  let parentPath: [any CodingKey]
+  let key: (any CodingKey)?
+  let tracker: KeyTracker
   let trackerEntry: Int
 
-  var codingPath: [any CodingKey] { decoder.codingPath }
+  var codingPath: [any CodingKey] { key.map { parentPath + [$0] } ?? parentPath }
+
+  private var decoder: ValueDecoder {
+    ValueDecoder(
+      value: JSONValue(.object(members)), parentPath: parentPath, key: key, tracker: tracker)
+  }
+
+  private func child(_ value: JSONValue, key childKey: Key) -> ValueDecoder {
+    ValueDecoder(value: value, parentPath: codingPath, key: childKey, tracker: tracker)
+  }
 
   var allKeys: [Key] {
-    decoder.tracker.markAllUsed(in: trackerEntry)
+    tracker.markAllUsed(in: trackerEntry)
     return members.compactMap { Key(stringValue: $0.key) }
   }
 
   func contains(_ key: Key) -> Bool {
-    members.contains { $0.key == key.stringValue }
+    // The standard library's `decodeIfPresent` for scalars starts here, so a key asked about
+    // is a key the type knows, even when it is absent.
+    let name = key.stringValue
+    tracker.asked(name, member: nil, in: trackerEntry)
+    return members.contains { $0.key == name }
+  }
+
+  /// The member named `key`, noting that the type asked for it.
+  private func lookUp(_ key: Key) -> JSONValue? {
+    let name = key.stringValue
+    let index = members.firstIndex { $0.key == name }
+    tracker.asked(name, member: index, in: trackerEntry)
+    return index.map { members[$0].value }
   }
 
   private func member(_ key: Key) throws -> JSONValue {
-    decoder.tracker.markUsed(key.stringValue, in: trackerEntry)
-    guard let member = members.first(where: { $0.key == key.stringValue }) else {
+    guard let member = lookUp(key) else {
       throw DecodingError.keyNotFound(
         key,
         .init(codingPath: codingPath, debugDescription: "the key '\(key.stringValue)' is required"))
     }
-    return member.value
+    return member
   }
 
   func decodeNil(forKey key: Key) throws -> Bool {
-    decoder.tracker.markUsed(key.stringValue, in: trackerEntry)
-    guard let member = members.first(where: { $0.key == key.stringValue }) else { return true }
-    return member.value.kind == .null
+    guard let member = lookUp(key) else { return true }
+    return member.kind == .null
   }
 
   func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-    try decoder.child(try member(key), key: key).decodeScalar(type)
+    try child(try member(key), key: key).decodeScalar(type)
   }
 
   func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-    decoder.tracker.markUsed(key.stringValue, in: trackerEntry)
-    guard let member = members.first(where: { $0.key == key.stringValue }),
-      member.value.kind != .null
-    else {
-      return nil
-    }
-    return try decoder.child(member.value, key: key).decodeScalar(type)
+    guard let member = lookUp(key), member.kind != .null else { return nil }
+    return try child(member, key: key).decodeScalar(type)
   }
 
   func nestedContainer<NestedKey: CodingKey>(
     keyedBy type: NestedKey.Type, forKey key: Key
   ) throws -> KeyedDecodingContainer<NestedKey> {
-    try decoder.child(try member(key), key: key).container(keyedBy: type)
+    try child(try member(key), key: key).container(keyedBy: type)
   }
 
   func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-    try decoder.child(try member(key), key: key).unkeyedContainer()
+    try child(try member(key), key: key).unkeyedContainer()
   }
 
   func superDecoder() throws -> any Decoder {
@@ -253,7 +312,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   }
 
   func superDecoder(forKey key: Key) throws -> any Decoder {
-    decoder.child(try member(key), key: key)
+    child(try member(key), key: key)
   }
 }
 

@@ -83,7 +83,9 @@ public struct DurationParameter: Decodable, Sendable, Hashable {
   /// Decodes a duration string or a number of seconds.
   public init(from decoder: any Decoder) throws {
     let container = try decoder.singleValueContainer()
-    if let seconds = try? container.decode(Double.self) {
+    // Text first: it is how durations are usually written, and a failed attempt costs an error.
+    guard let text = try? container.decode(String.self) else {
+      let seconds = try container.decode(Double.self)
       guard let duration = DurationText.seconds(seconds) else {
         throw DecodingError.dataCorruptedError(
           in: container, debugDescription: "a duration cannot be negative (found \(seconds))")
@@ -91,7 +93,6 @@ public struct DurationParameter: Decodable, Sendable, Hashable {
       self.duration = duration
       return
     }
-    let text = try container.decode(String.self)
     guard let duration = DurationText.parse(text) else {
       throw DecodingError.dataCorruptedError(
         in: container,

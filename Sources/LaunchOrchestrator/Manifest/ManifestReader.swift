@@ -80,39 +80,41 @@ struct ManifestReader {
       milestones: milestones, steps: steps)
   }
 
-  private mutating func readDefaults(_ value: JSONValue, at path: JSONPath) -> StepDefaults {
+  private mutating func readDefaults(_ value: JSONValue, at path: @autoclosure () -> JSONPath)
+    -> StepDefaults
+  {
     var defaults = StepDefaults()
-    guard object(value, at: path, allowed: Self.defaultsKeys) != nil else { return defaults }
+    guard object(value, at: path(), allowed: Self.defaultsKeys) != nil else { return defaults }
     if let timeout = value["timeout"] {
-      defaults.timeout = duration(timeout, at: path.appending("timeout"))
+      defaults.timeout = duration(timeout, at: path().appending("timeout"))
     }
     if let priority = value["priority"],
-      let parsed = self.priority(priority, at: path.appending("priority"))
+      let parsed = self.priority(priority, at: path().appending("priority"))
     {
       defaults.priority = parsed
     }
     if let policy = value["onFailure"],
-      let parsed = failurePolicy(policy, at: path.appending("onFailure"))
+      let parsed = failurePolicy(policy, at: path().appending("onFailure"))
     {
       defaults.onFailure = parsed
     }
-    if let retry = value["retry"], let parsed = self.retry(retry, at: path.appending("retry")) {
+    if let retry = value["retry"], let parsed = self.retry(retry, at: path().appending("retry")) {
       defaults.retry = parsed
     }
     return defaults
   }
 
-  private mutating func readMilestones(_ value: JSONValue, at path: JSONPath)
+  private mutating func readMilestones(_ value: JSONValue, at path: @autoclosure () -> JSONPath)
     -> [MilestoneDeclaration]
   {
     guard let members = value.members else {
       diagnostics.report(
         "'milestones' must be an object mapping each milestone name to an array of step ids.",
-        at: path)
+        at: path())
       return []
     }
     return members.compactMap { member in
-      let memberPath = path.appending(member.key)
+      let memberPath = path().appending(member.key)
       if member.key.isEmpty {
         diagnostics.reportKey("a milestone name cannot be empty.", at: memberPath)
         return nil
@@ -199,46 +201,52 @@ struct ManifestReader {
     return id == nil || plugin == nil ? nil : step
   }
 
-  private mutating func fallback(_ value: JSONValue, at path: JSONPath) -> FallbackDeclaration? {
-    guard object(value, at: path, allowed: Self.fallbackKeys) != nil else { return nil }
+  private mutating func fallback(_ value: JSONValue, at path: @autoclosure () -> JSONPath)
+    -> FallbackDeclaration?
+  {
+    guard object(value, at: path(), allowed: Self.fallbackKeys) != nil else { return nil }
     var fallback = FallbackDeclaration()
     if let params = value["params"] {
       if params.members == nil {
         diagnostics.report(
-          "'params' must be an object, not \(params.typeDescription).", at: path.appending("params")
+          "'params' must be an object, not \(params.typeDescription).",
+          at: path().appending("params")
         )
       } else {
         fallback.params = params
       }
     }
     if let plugin = value["plugin"] {
-      fallback.plugin = string(plugin, at: path.appending("plugin"))
+      fallback.plugin = string(plugin, at: path().appending("plugin"))
     }
     if fallback.params == nil, fallback.plugin == nil, value.members?.isEmpty == true {
       diagnostics.report(
         "an empty fallback only runs the step once more; give it 'params' or a 'plugin', or use 'retry'.",
-        at: path, severity: .warning)
+        at: path(), severity: .warning)
     }
     return fallback
   }
 
-  private mutating func retry(_ value: JSONValue, at path: JSONPath) -> RetryPolicy? {
-    guard object(value, at: path, allowed: Self.retryKeys) != nil else { return nil }
+  private mutating func retry(_ value: JSONValue, at path: @autoclosure () -> JSONPath)
+    -> RetryPolicy?
+  {
+    guard object(value, at: path(), allowed: Self.retryKeys) != nil else { return nil }
     var policy = RetryPolicy(attempts: 1, backoff: .zero)
     if let attempts = value["attempts"] {
-      if let number = integer(attempts, at: path.appending("attempts")) {
+      if let number = integer(attempts, at: path().appending("attempts")) {
         if number < 1 || number > 100 {
           diagnostics.report(
             "'attempts' counts every attempt including the first; use a number from 1 to 100.",
-            at: path.appending("attempts"))
+            at: path().appending("attempts"))
         } else {
           policy.attempts = number
         }
       }
     } else {
-      diagnostics.report("missing key 'attempts' in 'retry'.", at: path)
+      diagnostics.report("missing key 'attempts' in 'retry'.", at: path())
     }
-    if let backoff = value["backoff"], let parsed = duration(backoff, at: path.appending("backoff"))
+    if let backoff = value["backoff"],
+      let parsed = duration(backoff, at: path().appending("backoff"))
     {
       policy.backoff = parsed
     }
@@ -248,13 +256,15 @@ struct ManifestReader {
   // MARK: Field readers
 
   /// The members of an object, reporting unknown keys; `nil` (and a diagnostic) if not an object.
-  private mutating func object(_ value: JSONValue, at path: JSONPath, allowed: [String])
+  private mutating func object(
+    _ value: JSONValue, at path: @autoclosure () -> JSONPath, allowed: [String]
+  )
     -> [JSONMember]?
   {
     guard let members = value.members else {
       diagnostics.report(
-        "\(path == .root ? "a manifest" : "'\(path)'") must be an object, not \(value.typeDescription).",
-        at: path)
+        "\(path() == .root ? "a manifest" : "'\(path())'") must be an object, not \(value.typeDescription).",
+        at: path())
       return nil
     }
     for member in members where !allowed.contains(member.key) {
@@ -262,79 +272,90 @@ struct ManifestReader {
       let advice =
         hint.map { " Did you mean '\($0)'?" }
         ?? " Allowed keys: \(allowed.joined(separator: ", "))."
-      diagnostics.reportKey("unknown key '\(member.key)'.\(advice)", at: path.appending(member.key))
+      diagnostics.reportKey(
+        "unknown key '\(member.key)'.\(advice)", at: path().appending(member.key))
     }
     return members
   }
 
-  private mutating func string(_ value: JSONValue, at path: JSONPath) -> String? {
+  private mutating func string(_ value: JSONValue, at path: @autoclosure () -> JSONPath) -> String?
+  {
     guard let string = value.stringValue else {
-      diagnostics.report("expected a string, found \(value.typeDescription).", at: path)
+      diagnostics.report("expected a string, found \(value.typeDescription).", at: path())
       return nil
     }
     return string
   }
 
-  private mutating func integer(_ value: JSONValue, at path: JSONPath) -> Int? {
+  private mutating func integer(_ value: JSONValue, at path: @autoclosure () -> JSONPath) -> Int? {
     guard case .number(let number) = value.kind, number == number.rounded(),
       let integer = Int(exactly: number),
       abs(integer) < 1 << 31
     else {
       diagnostics.report(
-        "expected a whole number, found \(value.typeDescription(numberText: true)).", at: path)
+        "expected a whole number, found \(value.typeDescription(numberText: true)).", at: path())
       return nil
     }
     return integer
   }
 
-  private mutating func duration(_ value: JSONValue, at path: JSONPath) -> Duration? {
+  private mutating func duration(_ value: JSONValue, at path: @autoclosure () -> JSONPath)
+    -> Duration?
+  {
     switch value.kind {
     case .number(let seconds):
       if let duration = DurationText.seconds(seconds) { return duration }
       diagnostics.report(
-        "a duration cannot be negative or this large (found \(seconds)).", at: path)
+        "a duration cannot be negative or this large (found \(seconds)).", at: path())
     case .string(let text):
       if let duration = DurationText.parse(text) { return duration }
       diagnostics.report(
         "'\(text)' is not a duration; write it like \"250ms\", \"2s\", \"1.5m\" or \"24h\", or as a number of seconds.",
-        at: path)
+        at: path())
     default:
       diagnostics.report(
-        "expected a duration such as \"2s\", found \(value.typeDescription).", at: path)
+        "expected a duration such as \"2s\", found \(value.typeDescription).", at: path())
     }
     return nil
   }
 
-  private mutating func priority(_ value: JSONValue, at path: JSONPath) -> StepPriority? {
-    guard let text = string(value, at: path) else { return nil }
+  private mutating func priority(_ value: JSONValue, at path: @autoclosure () -> JSONPath)
+    -> StepPriority?
+  {
+    guard let text = string(value, at: path()) else { return nil }
     if let priority = StepPriority(name: text) { return priority }
     let names = StepPriority.allCases.reversed().map(\.description)
     let hint = Suggestions.didYouMean(text, in: names)
     diagnostics.report(
       "unknown priority '\(text)'.\(hint) Priorities are \(names.joined(separator: ", ")).",
-      at: path)
+      at: path())
     return nil
   }
 
-  private mutating func failurePolicy(_ value: JSONValue, at path: JSONPath) -> FailurePolicy? {
-    guard let text = string(value, at: path) else { return nil }
+  private mutating func failurePolicy(_ value: JSONValue, at path: @autoclosure () -> JSONPath)
+    -> FailurePolicy?
+  {
+    guard let text = string(value, at: path()) else { return nil }
     if let policy = FailurePolicy(rawValue: text) { return policy }
     diagnostics.report(
       "unknown failure policy '\(text)'.\(Suggestions.didYouMean(text, in: ["abort", "continue"])) Use \"abort\" or \"continue\".",
-      at: path)
+      at: path())
     return nil
   }
 
-  private mutating func stringArray(_ value: JSONValue, at path: JSONPath, what: String)
+  private mutating func stringArray(
+    _ value: JSONValue, at path: @autoclosure () -> JSONPath, what: String
+  )
     -> [String]?
   {
     guard let elements = value.elements else {
-      diagnostics.report("expected an array of \(what), found \(value.typeDescription).", at: path)
+      diagnostics.report(
+        "expected an array of \(what), found \(value.typeDescription).", at: path())
       return nil
     }
     var strings: [String] = []
     for (index, element) in elements.enumerated() {
-      if let text = string(element, at: path.appending(index)) { strings.append(text) }
+      if let text = string(element, at: path().appending(index)) { strings.append(text) }
     }
     // Partial lists would shift later diagnostics' indices off their source elements.
     return strings.count == elements.count ? strings : nil

@@ -26,18 +26,26 @@ struct PlanBuilder {
   }
 
   private func stepPath(_ index: Int) -> JSONPath {
-    JSONPath.root.appending("steps").appending(sourceIndex[index])
+    Self.stepPath(source: sourceIndex[index])
   }
 
+  /// The path of the step at position `source` of the manifest's `steps`.
+  private static func stepPath(source: Int) -> JSONPath {
+    JSONPath.root.appending("steps").appending(source)
+  }
+
+  // Steps are visited by index throughout: iterating them would copy each declaration, a
+  // retain per field, and paths are only built for the diagnostics that need them.
   mutating func build() -> LaunchPlan? {
     let steps = manifest.steps
-    for (index, step) in steps.enumerated() {
-      if let first = indexByID[step.id] {
+    indexByID.reserveCapacity(steps.count)
+    for index in steps.indices {
+      let id = steps[index].id
+      if let first = indexByID.updateValue(index, forKey: id) {
+        indexByID[id] = first
         diagnostics.report(
-          "duplicate step id '\(step.id)'; \(stepPath(first)) already uses it. Step ids must be unique.",
+          "duplicate step id '\(id)'; \(stepPath(first)) already uses it. Step ids must be unique.",
           at: stepPath(index).appending("id"))
-      } else {
-        indexByID[step.id] = index
       }
     }
 
@@ -72,12 +80,14 @@ struct PlanBuilder {
     var dependsOn = [[Int]](repeating: [], count: steps.count)
     var after = [[Int]](repeating: [], count: steps.count)
     var deferUntil = [Int?](repeating: nil, count: steps.count)
-    for (index, step) in steps.enumerated() {
-      dependsOn[index] = resolveList(step.dependsOn, of: index, key: "dependsOn")
-      after[index] = resolveList(step.after, of: index, key: "after").filter {
-        !dependsOn[index].contains($0)
+    for index in steps.indices {
+      dependsOn[index] = resolveList(steps[index].dependsOn, of: index, key: "dependsOn")
+      if !steps[index].after.isEmpty {
+        after[index] = resolveList(steps[index].after, of: index, key: "after").filter {
+          !dependsOn[index].contains($0)
+        }
       }
-      if let name = step.deferUntil {
+      if let name = steps[index].deferUntil {
         if let milestone = milestoneIndex[name] {
           deferUntil[index] = milestone
         } else {
@@ -112,8 +122,11 @@ struct PlanBuilder {
 
     var actions: [PreparedStep?] = []
     var fallbackActions: [PreparedStep?] = []
-    for (index, step) in steps.enumerated() {
-      let (action, fallback) = prepareActions(for: step, at: index)
+    actions.reserveCapacity(steps.count)
+    fallbackActions.reserveCapacity(steps.count)
+    let userInfo: [CodingUserInfoKey: any Sendable] = [.manifestDirectory: manifestDirectory]
+    for index in steps.indices {
+      let (action, fallback) = prepareActions(at: index, userInfo: userInfo)
       actions.append(action)
       fallbackActions.append(fallback)
     }
@@ -138,9 +151,11 @@ struct PlanBuilder {
     // steps deferred until a milestone it belongs to.
     for index in order.steps.reversed() {
       var longest = Duration.zero
-      for dependent in hardDependents[index] + orderDependents[index] {
-        effective[index] = max(effective[index], effective[dependent])
-        longest = max(longest, remaining[dependent])
+      for dependents in [hardDependents[index], orderDependents[index]] {
+        for dependent in dependents {
+          effective[index] = max(effective[index], effective[dependent])
+          longest = max(longest, remaining[dependent])
+        }
       }
       for milestone in stepMilestones[index] {
         longest = max(longest, milestoneRemaining[milestone])
@@ -151,8 +166,9 @@ struct PlanBuilder {
       }
     }
 
-    let plannedSteps = steps.enumerated().map { index, step in
-      PlannedStep(
+    let plannedSteps = steps.indices.map { index in
+      let step = steps[index]
+      return PlannedStep(
         index: index, id: step.id, plugin: step.plugin, priority: priorities[index],
         effectivePriority: effective[index], dependsOn: dependsOn[index], after: after[index],
         deferUntil: deferUntil[index], milestones: stepMilestones[index],
@@ -176,27 +192,32 @@ struct PlanBuilder {
       warnings: diagnostics.sorted.filter { $0.severity == .warning })
   }
 
-  private mutating func resolve(_ id: String, at path: JSONPath, role: String) -> Int? {
+  private mutating func resolve(
+    _ id: String, at path: @autoclosure () -> JSONPath, role: @autoclosure () -> String
+  ) -> Int? {
     if let index = indexByID[id] { return index }
     let hint =
       Suggestions.didYouMean(id, in: indexByID.keys.sorted())
-    diagnostics.report("\(role) names an unknown step '\(id)'.\(hint)", at: path)
+    diagnostics.report("\(role()) names an unknown step '\(id)'.\(hint)", at: path())
     return nil
   }
 
   private mutating func resolveList(_ ids: [String], of index: Int, key: String) -> [Int] {
     var resolved: [Int] = []
-    let step = manifest.steps[index]
-    for (position, id) in ids.enumerated() {
-      let path = stepPath(index).appending(key).appending(position)
-      if id == step.id {
+    resolved.reserveCapacity(ids.count)
+    let stepID = manifest.steps[index].id
+    let source = sourceIndex[index]
+    for position in ids.indices {
+      let id = ids[position]
+      func path() -> JSONPath { Self.stepPath(source: source).appending(key).appending(position) }
+      if id == stepID {
         diagnostics.report(
-          "step '\(id)' cannot wait for itself; remove it from '\(key)'.", at: path)
+          "step '\(id)' cannot wait for itself; remove it from '\(key)'.", at: path())
         continue
       }
-      guard let dependency = resolve(id, at: path, role: "step '\(step.id)'") else { continue }
+      guard let dependency = resolve(id, at: path(), role: "step '\(stepID)'") else { continue }
       if resolved.contains(dependency) {
-        diagnostics.report("'\(id)' is listed twice in '\(key)'.", at: path, severity: .warning)
+        diagnostics.report("'\(id)' is listed twice in '\(key)'.", at: path(), severity: .warning)
       } else {
         resolved.append(dependency)
       }
@@ -204,31 +225,39 @@ struct PlanBuilder {
     return resolved
   }
 
-  private mutating func descriptor(_ kind: String, at path: JSONPath) -> PluginDescriptor? {
+  private mutating func descriptor(_ kind: String, at path: @autoclosure () -> JSONPath)
+    -> PluginDescriptor?
+  {
     if let descriptor = registry.descriptor(for: kind) { return descriptor }
     let kinds = registry.descriptors.map(\.kind)
     let hint = Suggestions.didYouMean(kind, in: kinds)
     diagnostics.report(
       "unknown plugin kind '\(kind)'.\(hint) Run 'orchestrate plugins' to list the kinds this build knows.",
-      at: path)
+      at: path())
     return nil
   }
 
-  private mutating func prepareActions(for step: StepDeclaration, at index: Int) -> (
-    PreparedStep?, PreparedStep?
-  ) {
-    let path = stepPath(index)
-    let userInfo: [CodingUserInfoKey: any Sendable] = [.manifestDirectory: manifestDirectory]
-    let emptyParams = JSONValue(.object([]), offset: diagnostics.root.value(at: path)?.offset)
-    guard let primary = descriptor(step.plugin, at: path.appending("plugin")) else {
+  private mutating func prepareActions(
+    at index: Int, userInfo: [CodingUserInfoKey: any Sendable]
+  ) -> (PreparedStep?, PreparedStep?) {
+    let plugin = manifest.steps[index].plugin
+    let source = sourceIndex[index]
+    guard let primary = descriptor(plugin, at: Self.stepPath(source: source).appending("plugin"))
+    else {
       return (nil, nil)
     }
-    let params = step.params ?? emptyParams
+    let root = diagnostics.root
+    func emptyParams() -> JSONValue {
+      JSONValue(.object([]), offset: root.value(at: Self.stepPath(source: source))?.offset)
+    }
+    let params = manifest.steps[index].params ?? emptyParams()
     let action = prepare(primary, params: params, userInfo: userInfo) { _ in
-      path.appending("params")
+      Self.stepPath(source: source).appending("params")
     }
 
-    guard let fallback = step.fallback else { return (action, nil) }
+    guard let fallback = manifest.steps[index].fallback else { return (action, nil) }
+    let step = manifest.steps[index]
+    let path = stepPath(index)
     let fallbackPath = path.appending("fallback")
     let kind = fallback.plugin ?? step.plugin
     guard let fallbackDescriptor = descriptor(kind, at: fallbackPath.appending("plugin")) else {
@@ -240,7 +269,7 @@ struct PlanBuilder {
         at: fallbackPath.appending("plugin"))
     }
     // The fallback's params are merged over the step's own only when it runs the same plugin.
-    var merged = fallback.plugin == nil ? params : emptyParams
+    var merged = fallback.plugin == nil ? params : emptyParams()
     var overridden: Set<String> = []
     for member in fallback.params?.members ?? [] {
       overridden.insert(member.key)
