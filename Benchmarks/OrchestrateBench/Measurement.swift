@@ -1,4 +1,5 @@
 import Foundation
+import ManifestFuzzing
 
 /// Repeated timings of one contender: the median, and the spread around it.
 struct Sample {
@@ -31,16 +32,18 @@ func seconds(_ body: () async throws -> Void) async rethrows -> Double {
 }
 
 /// Runs every contender `repetitions` times, interleaved, so that a noisy machine slows them
-/// alike and their ratios hold. The order rotates each repetition (a b c, b c a, c a b, ...):
-/// a contender that leaves work behind (OperationQueue's freed operations, threads winding
-/// down) would otherwise always slow the same next one.
+/// alike and their ratios hold. Each repetition runs them in a new order (a seeded shuffle,
+/// the same every run of the bench), after a short pause: a contender that leaves work
+/// behind (OperationQueue's threads winding down, its freed operations) would otherwise
+/// always slow the same next one.
 func interleaved(
   repetitions: Int, _ contenders: [(name: String, run: () async throws -> Double)]
 ) async throws -> [String: Sample] {
   var samples: [String: Sample] = [:]
-  for repetition in 0..<repetitions {
-    for offset in contenders.indices {
-      let contender = contenders[(repetition + offset) % contenders.count]
+  var generator = SeededGenerator(seed: 7)
+  for _ in 0..<repetitions {
+    for contender in contenders.shuffled(using: &generator) {
+      try await Task.sleep(for: .milliseconds(20))
       samples[contender.name, default: Sample(values: [])].values.append(try await contender.run())
     }
   }

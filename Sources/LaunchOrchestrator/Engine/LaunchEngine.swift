@@ -77,24 +77,20 @@ extension LaunchEngine where C == ContinuousClock {
 /// engine's hot path, and unspecialized generic code there pays for runtime metadata
 /// lookups on every step.
 private final class LaunchRun: @unchecked Sendable {
-  // @unchecked: the `var`s below are only touched by the thread handling the mailbox, and
-  // the mailbox's lock orders one handler's writes before the next one's reads; after the
-  // mailbox closes, only `execute()` reads them.
+  // @unchecked: `state` is only touched by the thread handling the mailbox, and the
+  // mailbox's lock orders one handler's writes before the next one's reads; after the
+  // mailbox closes, only `execute()` reads it.
   let plan: LaunchPlan
   let clock: LaunchClock
   /// Step outputs, written by the handler and read by dependents' tasks.
   let outputs: Locked<[(any Sendable)?]>
-  private let events: EventSink?
+  let events: EventSink?
   private let mailbox = Mailbox<RunMessage>()
   private let ending = Locked(Ending())
-
-  private var scheduler: LaunchScheduler
-  /// The task of each step's current attempt, to cancel it.
-  private var tasks: [(token: Int, task: Task<Void, Never>)?]
-  private var timer: Task<Void, Never>?
-  private var armedDeadline: Duration?
-  private var pendingEvents: [LaunchEvent] = []
-  private var duration = Duration.zero
+  /// Everything the handler changes, in one value: it is accessed once per batch of
+  /// messages, not once per field (each access to a class's stored property is checked for
+  /// exclusivity at run time).
+  private var state: RunState
 
   /// The hand-over between the handler that finishes the launch and `execute()`.
   private struct Ending {
@@ -107,13 +103,14 @@ private final class LaunchRun: @unchecked Sendable {
     self.clock = clock
     self.events = events
     outputs = Locked(Array(repeating: nil, count: plan.steps.count))
-    tasks = Array(repeating: nil, count: plan.steps.count)
-    scheduler = LaunchScheduler(
-      plan: plan, maxConcurrency: options.maxConcurrency ?? plan.manifest.maxConcurrency,
-      gracePeriod: options.cancellationGracePeriod)
+    state = RunState(
+      scheduler: LaunchScheduler(
+        plan: plan, maxConcurrency: options.maxConcurrency ?? plan.manifest.maxConcurrency,
+        gracePeriod: options.cancellationGracePeriod, recordsEvents: events != nil),
+      stepCount: plan.steps.count)
   }
 
-  private var elapsed: Duration { clock.now() }
+  var elapsed: Duration { clock.now() }
 
   func execute() async -> LaunchReport {
     post(.begin)
@@ -128,19 +125,14 @@ private final class LaunchRun: @unchecked Sendable {
     } onCancel: {
       post(.cancel)
     }
-    timer?.cancel()
+    state.timer?.cancel()
     events?.finish()
-    return LaunchReport(plan: plan, scheduler: scheduler, duration: duration)
+    return LaunchReport(plan: plan, scheduler: state.scheduler, duration: state.duration)
   }
 
   /// Queues `message`, handling it here unless another thread is already handling messages.
   func post(_ message: RunMessage) {
-    let closed = mailbox.post(message) { batch in
-      for message in batch where !scheduler.isFinished { handle(message) }
-      publish()
-      if scheduler.isFinished { duration = elapsed }
-      return !scheduler.isFinished
-    }
+    let closed = mailbox.post(message) { batch in state.handle(batch, of: self) }
     guard closed else { return }
     let waiter = ending.withLock { ending in
       ending.isOver = true
@@ -149,8 +141,37 @@ private final class LaunchRun: @unchecked Sendable {
     }
     waiter?.resume()
   }
+}
 
-  private func handle(_ message: RunMessage) {
+/// What a run's handler changes as messages arrive.
+private struct RunState {
+  var scheduler: LaunchScheduler
+  /// The task of each step's current attempt, to cancel it.
+  var tasks: [(token: Int, task: Task<Void, Never>)?]
+  var timer: Task<Void, Never>?
+  var armedDeadline: Duration?
+  var duration = Duration.zero
+
+  init(scheduler: LaunchScheduler, stepCount: Int) {
+    self.scheduler = scheduler
+    tasks = Array(repeating: nil, count: stepCount)
+  }
+
+  /// Handles a batch of messages, publishes their events and re-arms the timer; returns
+  /// whether the launch goes on.
+  mutating func handle(_ batch: [RunMessage], of run: LaunchRun) -> Bool {
+    for message in batch where !scheduler.isFinished { handle(message, of: run) }
+    // The consumer wakes once per batch, not once per event.
+    if let events = run.events {
+      let burst = scheduler.takeEvents()
+      if !burst.isEmpty { events.publish(burst) }
+    }
+    rearmTimer(of: run)
+    if scheduler.isFinished { duration = run.elapsed }
+    return !scheduler.isFinished
+  }
+
+  private mutating func handle(_ message: RunMessage, of run: LaunchRun) {
     switch message {
     case .begin:
       scheduler.start(at: .zero)
@@ -160,72 +181,63 @@ private final class LaunchRun: @unchecked Sendable {
       let result: LaunchScheduler.AttemptResult
       switch outcome {
       case .succeeded(let value):
-        if let step = liveStep { outputs.withLock { $0[step] = value } }
+        if let step = liveStep { run.outputs.withLock { $0[step] = value } }
         result = .succeeded
       case .failed(let message): result = .failed(message)
       case .routed(let route): result = .routed(route)
       }
-      scheduler.attemptFinished(token: token, result: result, at: elapsed)
+      scheduler.attemptFinished(token: token, result: result, at: run.elapsed)
     case .report(let token, let message):
-      scheduler.stepReported(token: token, message: message, at: elapsed)
+      scheduler.stepReported(token: token, message: message, at: run.elapsed)
     case .timer(let deadline):
       if armedDeadline == deadline { armedDeadline = nil }
-      scheduler.advance(to: max(elapsed, deadline))
+      scheduler.advance(to: max(run.elapsed, deadline))
     case .cancel:
-      scheduler.cancel(at: elapsed)
+      scheduler.cancel(at: run.elapsed)
     }
-    performActions()
-  }
-
-  private func performActions() {
+    var tasks = self.tasks
+    self.tasks = []
     scheduler.drainActions { action in
       switch action {
-      case .start(let attempt): tasks[attempt.step] = (attempt.token, launch(attempt))
+      case .start(let attempt): tasks[attempt.step] = (attempt.token, Self.launch(attempt, of: run))
       case .cancel(let attempt):
         if let current = tasks[attempt.step], current.token == attempt.token {
           current.task.cancel()
           tasks[attempt.step] = nil
         }
-      case .emit(let event): if events != nil { pendingEvents.append(event) }
       }
     }
-  }
-
-  /// Publishes a batch's events together, so the consumer wakes once per batch, and
-  /// re-arms the timer for the batch's changes.
-  private func publish() {
-    if let events, !pendingEvents.isEmpty {
-      events.publish(pendingEvents)
-      pendingEvents.removeAll(keepingCapacity: true)
-    }
-    rearmTimer()
+    self.tasks = tasks
   }
 
   /// Keeps one timer armed for the scheduler's earliest deadline; a later deadline never
   /// replaces an armed earlier one, so steps with timeouts cost no timer each.
-  private func rearmTimer() {
+  private mutating func rearmTimer(of run: LaunchRun) {
     guard let next = scheduler.nextDeadline() else { return }
     if let armedDeadline, armedDeadline <= next { return }
     timer?.cancel()
     armedDeadline = next
-    timer = Task(priority: .high) { [clock] in
+    timer = Task(priority: .high) {
       do {
-        try await clock.sleep(next)
+        try await run.clock.sleep(next)
       } catch {
         return
       }
-      self.post(.timer(deadline: next))
+      run.post(.timer(deadline: next))
     }
   }
 
-  private func launch(_ attempt: LaunchScheduler.Attempt) -> Task<Void, Never> {
+  private static func launch(_ attempt: LaunchScheduler.Attempt, of run: LaunchRun) -> Task<
+    Void, Never
+  > {
+    let plan = run.plan
     let step = attempt.step
     let action =
       attempt.isFallback
       ? plan.steps[step].fallbackAction ?? plan.steps[step].action : plan.steps[step].action
     let running = RunningAttempt(
       token: attempt.token, step: step, number: attempt.number, isFallback: attempt.isFallback,
-      start: elapsed, action: action, run: self)
+      start: run.elapsed, action: action, run: run)
     let priority = plan.steps[step].effectivePriority.taskPriority
     // Unstructured on purpose: a timeout must let the launch move on even when a plugin
     // ignores cancellation, and a task group would wait for such a child forever. The run
@@ -327,7 +339,7 @@ private enum EventSink: Sendable {
 
   func publish(_ burst: [LaunchEvent]) {
     switch self {
-    case .events(let continuation): continuation.yield(contentsOf: burst)
+    case .events(let continuation): continuation.yield(burst: burst)
     case .stream(let continuation): for event in burst { continuation.yield(event) }
     }
   }

@@ -46,6 +46,12 @@ public struct LaunchEvents: AsyncSequence, Sendable {
       producer.channel.append(contentsOf: events)
     }
 
+    /// Appends a burst the engine built, taking the array as it is when nothing waits in
+    /// the buffer.
+    func yield(burst: [LaunchEvent]) {
+      producer.channel.append(burst: burst)
+    }
+
     /// Ends the sequence after the events already yielded; later yields are dropped.
     public func finish() {
       producer.channel.finish()
@@ -101,10 +107,21 @@ private final class Channel: Sendable {
 
   func append(contentsOf events: some Collection<LaunchEvent>) {
     guard !events.isEmpty else { return }
+    append { $0.append(contentsOf: events) }
+  }
+
+  func append(burst: [LaunchEvent]) {
+    guard !burst.isEmpty else { return }
+    append { buffer in
+      if buffer.isEmpty { buffer = burst } else { buffer.append(contentsOf: burst) }
+    }
+  }
+
+  private func append(_ add: (inout [LaunchEvent]) -> Void) {
     let handOff: (CheckedContinuation<[LaunchEvent], Never>, [LaunchEvent])? = state.withLock {
       state in
       guard !state.isFinished else { return nil }
-      state.buffer.append(contentsOf: events)
+      add(&state.buffer)
       guard let waiter = state.waiter else { return nil }
       state.waiter = nil
       defer { state.buffer = [] }

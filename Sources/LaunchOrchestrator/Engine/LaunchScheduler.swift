@@ -1,8 +1,8 @@
 /// The launch's scheduling rules as a pure state machine, free of tasks and clocks.
 ///
 /// The engine feeds it what happened (an attempt finished, time passed, the run was cancelled)
-/// with the time since the launch started, then drains and carries out the actions that
-/// produced: start an attempt, cancel one, emit an event. Every rule of the execution semantics lives here, so each
+/// with the time since the launch started, then carries out the actions that produced (start
+/// an attempt, cancel one) and publishes the events. Every rule of the execution semantics lives here, so each
 /// can be tested by feeding explicit times, without concurrency.
 struct LaunchScheduler {
   /// Something the engine must do.
@@ -11,8 +11,6 @@ struct LaunchScheduler {
     case start(Attempt)
     /// Cancel a running attempt's task; its result, if it ever comes, is ignored.
     case cancel(Attempt)
-    /// Publish an event.
-    case emit(LaunchEvent)
   }
 
   /// One attempt of one step, identified by a token unique within the launch.
@@ -83,6 +81,8 @@ struct LaunchScheduler {
   }
 
   let plan: LaunchPlan
+  /// Whether events are kept; without a listener they would only be thrown away.
+  let recordsEvents: Bool
   private let limit: Int
   private let gracePeriod: Duration
 
@@ -107,11 +107,13 @@ struct LaunchScheduler {
   private var unfinished: Int
   private var finishQueue: [(step: Int, state: StepState, error: String?)] = []
   private var actions: [Action] = []
+  private var events: [LaunchEvent] = []
 
   /// A scheduler for `plan`; `maxConcurrency` of `nil` means no limit. Attempts still running
   /// when the launch ends get `gracePeriod` to stop before they are abandoned.
-  init(plan: LaunchPlan, maxConcurrency: Int?, gracePeriod: Duration) {
+  init(plan: LaunchPlan, maxConcurrency: Int?, gracePeriod: Duration, recordsEvents: Bool = true) {
     self.plan = plan
+    self.recordsEvents = recordsEvents
     self.limit = max(1, maxConcurrency ?? .max)
     self.gracePeriod = gracePeriod
     let count = plan.steps.count
@@ -157,6 +159,16 @@ struct LaunchScheduler {
   mutating func takeActions() -> [Action] {
     var taken: [Action] = []
     drainActions { taken.append($0) }
+    return taken
+  }
+
+  /// Every event since the last call, oldest first, handed over whole: the engine passes the
+  /// array on to its listener without copying the events.
+  mutating func takeEvents() -> [LaunchEvent] {
+    guard !events.isEmpty else { return [] }
+    var taken: [LaunchEvent] = []
+    taken.reserveCapacity(events.count)
+    swap(&taken, &events)
     return taken
   }
 
@@ -478,6 +490,6 @@ struct LaunchScheduler {
   }
 
   private mutating func emit(_ kind: LaunchEvent.Kind, at now: Duration) {
-    actions.append(.emit(LaunchEvent(time: now, kind: kind)))
+    if recordsEvents { events.append(LaunchEvent(time: now, kind: kind)) }
   }
 }

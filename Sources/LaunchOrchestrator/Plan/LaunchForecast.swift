@@ -45,8 +45,8 @@ public enum LaunchForecast {
     }
 
     var scheduler = LaunchScheduler(
-      plan: plan, maxConcurrency: maxConcurrency ?? plan.manifest.maxConcurrency, gracePeriod: .zero
-    )
+      plan: plan, maxConcurrency: maxConcurrency ?? plan.manifest.maxConcurrency,
+      gracePeriod: .zero, recordsEvents: false)
     var completions = BinaryHeap<Completion>()
     var now = Duration.zero
     func collect() {

@@ -86,9 +86,10 @@ struct SchedulerHarness {
         {
           running[id] = nil
         }
-      case .emit(let event):
-        log.append("\(DurationText.format(event.time)) \(Self.describe(event.kind))")
       }
+    }
+    for event in scheduler.takeEvents() {
+      log.append("\(DurationText.format(event.time)) \(Self.describe(event.kind))")
     }
   }
 
