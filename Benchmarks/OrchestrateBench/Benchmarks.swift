@@ -127,7 +127,8 @@ struct Benchmarks {
   }
 
   /// 10 layers of 50 steps that each take 10 ms: how close the engine gets to the critical
-  /// path, and blocking steps against OperationQueue running Thread.sleep.
+  /// path (beside ten 10 ms sleeps in a row, what the machine's timers alone add), and
+  /// blocking steps against OperationQueue running Thread.sleep.
   func sleepDAG() async throws -> Result {
     var result = Result(name: "sleepDAG")
     let dag = LayeredDAG(nodes: 500, width: 50)
@@ -138,6 +139,15 @@ struct Benchmarks {
       repetitions: quick ? 5 : 15,
       [
         ("engine", { await seconds { _ = await runEngine(sleeping) } }),
+        (
+          "sleepChain",
+          {
+            // What the machine's timers alone cost: ten 10 ms sleeps, one after another.
+            try await seconds {
+              for _ in 0..<10 { try await Task.sleep(for: .milliseconds(10)) }
+            }
+          }
+        ),
         ("blockingEngine", { await seconds { _ = await runEngine(blocking) } }),
         (
           "blockingOperationQueue",
@@ -153,10 +163,11 @@ struct Benchmarks {
     result.field("criticalPathSeconds", criticalPath)
     result.field("engineSeconds", engine)
     result.field("overheadPercent", (engine - criticalPath) / criticalPath * 100)
+    result.field("sleepChainSeconds", samples["sleepChain"]?.median ?? .nan)
     result.field("blockingEngineSeconds", samples["blockingEngine"]?.median ?? .nan)
     result.field("blockingOperationQueueSeconds", samples["blockingOperationQueue"]?.median ?? .nan)
     result.lines.append("500 steps in 10 layers, 10 ms each (critical path 0.100s):")
-    for name in ["engine", "blockingEngine", "blockingOperationQueue"] {
+    for name in ["engine", "sleepChain", "blockingEngine", "blockingOperationQueue"] {
       result.lines.append(
         "  \(name.padding(toLength: 22, withPad: " ", startingAt: 0)) \(samples[name]?.text(unit: "s", digits: 3) ?? "-")"
       )
