@@ -85,6 +85,8 @@ public struct StoreInitStep: StepPlugin {
     var connection: SQLiteConnection
     do {
       connection = try openAndCheck(url)
+    } catch let error as SQLiteError where !error.isCorruption {
+      throw Self.explain(error, openingStoreAt: url)
     } catch let error as SQLiteError where error.isCorruption {
       guard !readOnly else {
         throw StepFailure(
@@ -108,6 +110,17 @@ public struct StoreInitStep: StepPlugin {
     return StoreHandle(
       url: url, schema: schema, version: version, isReadOnly: readOnly, busyTimeout: busyTimeout,
       movedAside: movedAside)
+  }
+
+  /// SQLite says "unable to open database file" or "disk I/O error" whatever the cause; a
+  /// folder it cannot write to or a full disk is the cause people can act on, so it is named.
+  private static func explain(_ error: SQLiteError, openingStoreAt url: URL) -> any Error {
+    guard let problem = SafeFiles.writeProblem(in: url.deletingLastPathComponent()) else {
+      return error
+    }
+    return StepFailure(
+      "cannot open the store '\(url.path)': \(problem.reason), and SQLite writes its journal beside the store, even to read it (\(error.message)); \(problem.advice)"
+    )
   }
 
   private func openAndCheck(_ url: URL) throws -> SQLiteConnection {

@@ -143,6 +143,137 @@ struct FaultInjectionTests {
     #expect(try sqlite(database, "SELECT count(*) FROM works") == "[(600000,)]")
   }
 
+  @Test(
+    .enabled(
+      if: ReadOnlyFolder.canBeMade,
+      "this file system cannot make a folder read-only for the user running the tests"))
+  func aReadOnlyDataFolderFailsClearlyAndLosesNothing() async throws {
+    let folder = try TemporaryFolder()
+    let data = folder.url.appendingPathComponent("data")
+    try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+    let database = data.appendingPathComponent("library.sqlite").path
+    let migrations = StoreSchema.books.migrations.prefix(2).map(\.sql).joined(separator: "\n")
+    _ = try sqlite(
+      database,
+      migrations + "PRAGMA user_version = 2; INSERT INTO works (id, title) VALUES (1, 'Kept');")
+    // Names works the new store below does not have: validating it means rewriting it.
+    let queue = data.appendingPathComponent("queue.json").path
+    try #"[{ "workId": 1 }, { "workId": 2 }]"#.write(
+      toFile: queue, atomically: true, encoding: .utf8)
+    // Unreadable: validating it means moving it aside.
+    let broken = data.appendingPathComponent("broken.json").path
+    try "[{ ".write(toFile: broken, atomically: true, encoding: .utf8)
+    func manifest(_ name: String, store: String, queue: String = "queue.json") throws -> String {
+      try folder.write(
+        name,
+        """
+        { "version": 1, "steps": [
+          { "id": "store", "plugin": "store.init", "params": { "path": "\(store)" } },
+          { "id": "queue", "plugin": "queue.validate", "params": { "path": "data/\(queue)" },
+            "dependsOn": ["store"] }
+        ] }
+        """)
+    }
+    let storeInData = try manifest("app.json", store: "data/library.sqlite")
+    let storeElsewhere = try manifest("queue.json", store: "elsewhere/library.sqlite")
+    let brokenQueue = try manifest(
+      "broken.json", store: "elsewhere/library.sqlite", queue: "broken.json")
+    let before = try FileManager.default.contentsOfDirectory(atPath: data.path).sorted()
+    let storeBytes = try Data(contentsOf: URL(fileURLWithPath: database))
+    let queueBytes = try Data(contentsOf: URL(fileURLWithPath: queue))
+    let brokenBytes = try Data(contentsOf: URL(fileURLWithPath: broken))
+
+    try ReadOnlyFolder.lock(data.path)
+    let results: [CommandResult]
+    do {
+      results = [
+        try await Orchestrate.run(["run", storeInData, "--quiet"]),
+        try await Orchestrate.run(["run", storeElsewhere, "--quiet"]),
+        try await Orchestrate.run(["run", brokenQueue, "--quiet"]),
+      ]
+      try ReadOnlyFolder.unlock(data.path)
+    } catch {
+      try? ReadOnlyFolder.unlock(data.path)
+      throw error
+    }
+
+    #expect(results.map(\.status) == [1, 1, 1])
+    #expect(
+      results[0].stderr
+        == "Error: the launch failed: 'store' failed: cannot open the store '\(database)': its folder '\(data.path)' is not writable, and SQLite writes its journal beside the store, even to read it (unable to open database file); make the folder writable.\n"
+    )
+    #expect(
+      results[1].stderr
+        == "Error: the launch failed: 'queue' failed: cannot rewrite '\(queue)': its folder '\(data.path)' is not writable, so the file was left as it was; make the folder writable.\n"
+    )
+    #expect(
+      results[2].stderr
+        == "Error: the launch failed: 'queue' failed: cannot move '\(broken)' aside: its folder '\(data.path)' is not writable, so the file was left as it was; make the folder writable.\n"
+    )
+    #expect(try FileManager.default.contentsOfDirectory(atPath: data.path).sorted() == before)
+    #expect(try Data(contentsOf: URL(fileURLWithPath: database)) == storeBytes)
+    #expect(try Data(contentsOf: URL(fileURLWithPath: queue)) == queueBytes)
+    #expect(try Data(contentsOf: URL(fileURLWithPath: broken)) == brokenBytes)
+  }
+
+  @Test(.enabled(if: FullDisk.canBeMade, "only root can mount the small file system it fills"))
+  func aFullDiskFailsClearlyAndLosesNothing() async throws {
+    let folder = try TemporaryFolder()
+    let disk = folder.url.appendingPathComponent("disk")
+    try FileManager.default.createDirectory(at: disk, withIntermediateDirectories: true)
+    try FullDisk.mount(at: disk.path)
+    do {
+      let database = disk.appendingPathComponent("library.sqlite").path
+      let migrations = StoreSchema.books.migrations.prefix(2).map(\.sql).joined(separator: "\n")
+      _ = try sqlite(
+        database,
+        migrations + "PRAGMA user_version = 2; INSERT INTO works (id, title) VALUES (1, 'Kept');")
+      let queue = disk.appendingPathComponent("queue.json").path
+      try #"[{ "workId": 1 }, { "workId": 2 }]"#.write(
+        toFile: queue, atomically: true, encoding: .utf8)
+      func manifest(_ name: String, store: String) throws -> String {
+        try folder.write(
+          name,
+          """
+          { "version": 1, "steps": [
+            { "id": "store", "plugin": "store.init", "params": { "path": "\(store)" } },
+            { "id": "queue", "plugin": "queue.validate", "params": { "path": "disk/queue.json" },
+              "dependsOn": ["store"] }
+          ] }
+          """)
+      }
+      let storeOnDisk = try manifest("app.json", store: "disk/library.sqlite")
+      let storeElsewhere = try manifest("queue.json", store: "elsewhere/library.sqlite")
+      let storeBytes = try Data(contentsOf: URL(fileURLWithPath: database))
+      let queueBytes = try Data(contentsOf: URL(fileURLWithPath: queue))
+      try FullDisk.fill(disk.path)
+
+      let results = [
+        try await Orchestrate.run(["run", storeOnDisk, "--quiet"]),
+        try await Orchestrate.run(["run", storeElsewhere, "--quiet"]),
+      ]
+
+      #expect(results.map(\.status) == [1, 1])
+      let full = "the disk holding its folder '\(disk.path)' is full (0 KiB free)"
+      // SQLite's own words in the parentheses depend on which write it could not make.
+      #expect(
+        results[0].stderr.hasPrefix(
+          "Error: the launch failed: 'store' failed: cannot open the store '\(database)': \(full), and SQLite writes its journal beside the store, even to read it ("
+        ))
+      #expect(results[0].stderr.hasSuffix("); free some space on it.\n"))
+      #expect(
+        results[1].stderr
+          == "Error: the launch failed: 'queue' failed: cannot rewrite '\(queue)': \(full), so the file was left as it was; free some space on it.\n"
+      )
+      #expect(try Data(contentsOf: URL(fileURLWithPath: database)) == storeBytes)
+      #expect(try Data(contentsOf: URL(fileURLWithPath: queue)) == queueBytes)
+      try FullDisk.unmount(disk.path)
+    } catch {
+      try? FullDisk.unmount(disk.path)
+      throw error
+    }
+  }
+
   @Test func aDataFolderThatCannotBeCreatedFailsClearlyAndTouchesNothing() async throws {
     let folder = try TemporaryFolder()
     // A file where the store's folder should be: creating the folder fails (also for root).
@@ -155,5 +286,98 @@ struct FaultInjectionTests {
     #expect(result.status == 1)
     #expect(result.stderr.hasPrefix("Error: the launch failed: 'store' failed: "))
     #expect(try String(contentsOfFile: folder.path("data"), encoding: .utf8) == "not a folder")
+  }
+}
+
+/// A small file system mounted for one test and filled to the last byte: a full disk that
+/// leaves the machine's own disks alone.
+private enum FullDisk {
+  /// Whether this machine lets the tests mount one (root on Linux).
+  static let canBeMade: Bool = {
+    guard geteuid() == 0 else { return false }
+    let probe = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "orchestrate-mount-probe-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: probe) }
+    guard
+      (try? FileManager.default.createDirectory(at: probe, withIntermediateDirectories: true))
+        != nil, (try? mount(at: probe.path)) != nil
+    else { return false }
+    return (try? unmount(probe.path)) != nil
+  }()
+
+  static func mount(at path: String) throws {
+    try run(["mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", path])
+  }
+
+  static func unmount(_ path: String) throws {
+    try run(["umount", path])
+  }
+
+  /// Writes a file until the file system refuses another byte.
+  static func fill(_ path: String) throws {
+    let filler = URL(fileURLWithPath: path).appendingPathComponent("filler")
+    guard FileManager.default.createFile(atPath: filler.path, contents: nil) else {
+      throw CocoaError(.fileWriteUnknown)
+    }
+    let handle = try FileHandle(forWritingTo: filler)
+    defer { try? handle.close() }
+    let chunk = Data(count: 4096)
+    while (try? handle.write(contentsOf: chunk)) != nil {}
+    while (try? handle.write(contentsOf: Data(count: 1))) != nil {}
+  }
+
+  private static func run(_ arguments: [String]) throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = arguments
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown) }
+  }
+}
+
+/// Makes a folder read-only, also for root, whom permission bits do not stop: for root the
+/// folder is made immutable (`chattr +i`, which ext4 and most Linux file systems support).
+private enum ReadOnlyFolder {
+  /// Whether a folder made read-only here really refuses new files.
+  static let canBeMade: Bool = {
+    let probe = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "orchestrate-read-only-probe-\(UUID().uuidString)")
+    guard
+      (try? FileManager.default.createDirectory(at: probe, withIntermediateDirectories: true))
+        != nil
+    else { return false }
+    defer {
+      try? unlock(probe.path)
+      try? FileManager.default.removeItem(at: probe)
+    }
+    guard (try? lock(probe.path)) != nil else { return false }
+    return !FileManager.default.createFile(
+      atPath: probe.appendingPathComponent("file").path, contents: Data())
+  }()
+
+  static func lock(_ path: String) throws {
+    try change(path, root: "+i", permissions: 0o555)
+  }
+
+  static func unlock(_ path: String) throws {
+    try change(path, root: "-i", permissions: 0o755)
+  }
+
+  private static func change(_ path: String, root flag: String, permissions: Int) throws {
+    guard geteuid() == 0 else {
+      try FileManager.default.setAttributes([.posixPermissions: permissions], ofItemAtPath: path)
+      return
+    }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["chattr", flag, path]
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+      throw CocoaError(.fileWriteNoPermission)
+    }
   }
 }
