@@ -54,6 +54,26 @@ struct MailboxTests {
     #expect(batches == [["first"], ["after posting"], ["from the handler"]])
   }
 
+  @Test func goesIdleOnceTheMessagesRunOutAndHandlesWhatArrivesMeanwhile() {
+    let mailbox = Mailbox<String>()
+    var log: [String] = []
+    var postedDuringIdle = false
+    func handle(_ batch: [String]) -> Bool {
+      log.append("handle \(batch.joined(separator: ","))")
+      return true
+    }
+    func idle() {
+      log.append("idle")
+      if !postedDuringIdle {
+        postedDuringIdle = true
+        let handledHere = mailbox.post("late", handlingWith: handle, whenIdle: idle)
+        log.append(handledHere ? "closed" : "queued")
+      }
+    }
+    mailbox.post("first", handlingWith: handle, whenIdle: idle)
+    #expect(log == ["handle first", "idle", "queued", "handle late", "idle"])
+  }
+
   @Test func closesWhenTheHandlerSaysSoAndDropsLaterMessages() {
     let mailbox = Mailbox<Int>()
     var seen: [Int] = []

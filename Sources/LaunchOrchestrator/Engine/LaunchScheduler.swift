@@ -162,6 +162,9 @@ struct LaunchScheduler {
     return taken
   }
 
+  /// How many events ``takeEvents()`` would hand over.
+  var pendingEventCount: Int { events.count }
+
   /// Every event since the last call, oldest first, handed over whole: the engine passes the
   /// array on to its listener without copying the events.
   mutating func takeEvents() -> [LaunchEvent] {

@@ -18,39 +18,63 @@ final class Mailbox<Message: Sendable>: Sendable {
   /// are left, or until `body` returns `false`, which closes the mailbox: later messages
   /// are dropped.
   ///
+  /// When the messages run out, the handler calls `idle` before it lets go, still as the
+  /// only handler; what is posted meanwhile is handled before it returns. Work that can wait
+  /// for a lull (waking a consumer) belongs there.
+  ///
   /// - Returns: Whether this call closed the mailbox.
   @discardableResult
-  func post(_ message: Message, handlingWith body: ([Message]) -> Bool) -> Bool {
+  func post(
+    _ message: Message, handlingWith body: ([Message]) -> Bool, whenIdle idle: () -> Void = {}
+  ) -> Bool {
+    // Two buffers trade places, so a steady flow of messages allocates nothing.
+    var batch: [Message] = []
     let handles = state.withLock { state in
       guard !state.isClosed else { return false }
       state.messages.append(message)
       guard !state.isHandling else { return false }
       state.isHandling = true
+      swap(&batch, &state.messages)
       return true
     }
     guard handles else { return false }
-    // Two buffers trade places, so a steady flow of messages allocates nothing.
-    var batch: [Message] = []
+    var calledIdle = false
     while true {
-      let hasBatch = state.withLock { state in
-        guard !state.messages.isEmpty else {
-          state.isHandling = false
-          return false
+      if !batch.isEmpty {
+        let keepsOpen = body(batch)
+        batch.removeAll(keepingCapacity: true)
+        calledIdle = false
+        if !keepsOpen {
+          state.withLock { state in
+            state.isClosed = true
+            state.isHandling = false
+            state.messages.removeAll()
+          }
+          return true
         }
-        swap(&batch, &state.messages)
-        return true
       }
-      guard hasBatch else { return false }
-      let keepsOpen = body(batch)
-      batch.removeAll(keepingCapacity: true)
-      if !keepsOpen {
-        state.withLock { state in
-          state.isClosed = true
-          state.isHandling = false
-          state.messages.removeAll()
+      let next: Next = state.withLock { state in
+        if !state.messages.isEmpty {
+          swap(&batch, &state.messages)
+          return .handle
         }
-        return true
+        if calledIdle {
+          state.isHandling = false
+          return .stop
+        }
+        return .idle
+      }
+      switch next {
+      case .handle: continue
+      case .idle:
+        idle()
+        calledIdle = true
+      case .stop: return false
       }
     }
+  }
+
+  private enum Next {
+    case handle, idle, stop
   }
 }
