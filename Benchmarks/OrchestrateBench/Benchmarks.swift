@@ -47,7 +47,7 @@ struct Benchmarks {
       let dag = LayeredDAG(nodes: size, width: 100)
       let plain = try plan(dag.manifest(kind: "noop"))
       let timed = try plan(dag.manifest(kind: "noop", defaults: #"{ "timeout": "30s" }"#))
-      let repetitions = size >= 100_000 ? (quick ? 1 : 3) : (quick ? 5 : 15)
+      let repetitions = size >= 100_000 ? (quick ? 1 : 5) : (quick ? 5 : 15)
       var contenders: [(name: String, run: () async throws -> Double)] = [
         ("engine", { await seconds { _ = await runEngine(plain) } }),
         ("engineWithTimeouts", { await seconds { _ = await runEngine(timed) } }),

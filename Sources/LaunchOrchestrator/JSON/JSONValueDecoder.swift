@@ -136,13 +136,23 @@ private struct IndexKey: CodingKey {
   init?(intValue: Int) { self.init(intValue) }
 }
 
-private struct ValueDecoder: Decoder {
+/// A class, not a struct: decoders travel as `any Decoder` and inside single-value
+/// containers, and a struct this size would be boxed on the heap at each of those hops; a
+/// reference fits in the existential as it is.
+private final class ValueDecoder: Decoder {
   let value: JSONValue
   /// The coding path, kept as the parent's path and this value's key, so that decoding a
   /// flat params object builds no path arrays at all.
   let parentPath: [any CodingKey]
   let key: (any CodingKey)?
   let tracker: KeyTracker
+
+  init(value: JSONValue, parentPath: [any CodingKey], key: (any CodingKey)?, tracker: KeyTracker) {
+    self.value = value
+    self.parentPath = parentPath
+    self.key = key
+    self.tracker = tracker
+  }
 
   var codingPath: [any CodingKey] { key.map { parentPath + [$0] } ?? parentPath }
   var userInfo: [CodingUserInfoKey: Any] { tracker.userInfo }
@@ -157,8 +167,7 @@ private struct ValueDecoder: Decoder {
     }
     let entry = tracker.register(parentPath: parentPath, key: key, members: members)
     return KeyedDecodingContainer(
-      KeyedContainer<Key>(
-        members: members, parentPath: parentPath, key: key, tracker: tracker, trackerEntry: entry))
+      KeyedContainer<Key>(decoder: self, members: members, trackerEntry: entry))
   }
 
   func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -233,21 +242,13 @@ private struct ValueDecoder: Decoder {
   }
 }
 
-/// A keyed container keeps only what it reads (not the whole decoder): it is copied for
-/// every parameter a type decodes, and each reference in it costs a retain and a release.
 private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+  let decoder: ValueDecoder
   let members: [JSONMember]
-  let parentPath: [any CodingKey]
-  let key: (any CodingKey)?
-  let tracker: KeyTracker
   let trackerEntry: Int
 
-  var codingPath: [any CodingKey] { key.map { parentPath + [$0] } ?? parentPath }
-
-  private var decoder: ValueDecoder {
-    ValueDecoder(
-      value: JSONValue(.object(members)), parentPath: parentPath, key: key, tracker: tracker)
-  }
+  var codingPath: [any CodingKey] { decoder.codingPath }
+  private var tracker: KeyTracker { decoder.tracker }
 
   private func child(_ value: JSONValue, key childKey: Key) -> ValueDecoder {
     ValueDecoder(value: value, parentPath: codingPath, key: childKey, tracker: tracker)
