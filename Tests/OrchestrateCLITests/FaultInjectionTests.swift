@@ -143,6 +143,35 @@ struct FaultInjectionTests {
     #expect(try sqlite(database, "SELECT count(*) FROM works") == "[(600000,)]")
   }
 
+  /// A books store one migration behind with one work, and a queue naming that work and one
+  /// the store does not have (validating the queue means rewriting it), in `folder`; their paths.
+  private func storeAndQueue(in folder: URL) throws -> (store: String, queue: String) {
+    let database = folder.appendingPathComponent("library.sqlite").path
+    let migrations = StoreSchema.books.migrations.prefix(2).map(\.sql).joined(separator: "\n")
+    _ = try sqlite(
+      database,
+      migrations + "PRAGMA user_version = 2; INSERT INTO works (id, title) VALUES (1, 'Kept');")
+    let queue = folder.appendingPathComponent("queue.json").path
+    try #"[{ "workId": 1 }, { "workId": 2 }]"#.write(
+      toFile: queue, atomically: true, encoding: .utf8)
+    return (database, queue)
+  }
+
+  /// A manifest that opens the store at `store` and validates the queue at `queue` against it.
+  private func storeAndQueueManifest(
+    in folder: TemporaryFolder, _ name: String, store: String, queue: String
+  ) throws -> String {
+    try folder.write(
+      name,
+      """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "store.init", "params": { "path": "\(store)" } },
+        { "id": "queue", "plugin": "queue.validate", "params": { "path": "\(queue)" },
+          "dependsOn": ["store"] }
+      ] }
+      """)
+  }
+
   @Test(
     .enabled(
       if: ReadOnlyFolder.canBeMade,
@@ -151,33 +180,16 @@ struct FaultInjectionTests {
     let folder = try TemporaryFolder()
     let data = folder.url.appendingPathComponent("data")
     try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
-    let database = data.appendingPathComponent("library.sqlite").path
-    let migrations = StoreSchema.books.migrations.prefix(2).map(\.sql).joined(separator: "\n")
-    _ = try sqlite(
-      database,
-      migrations + "PRAGMA user_version = 2; INSERT INTO works (id, title) VALUES (1, 'Kept');")
-    // Names works the new store below does not have: validating it means rewriting it.
-    let queue = data.appendingPathComponent("queue.json").path
-    try #"[{ "workId": 1 }, { "workId": 2 }]"#.write(
-      toFile: queue, atomically: true, encoding: .utf8)
+    let (database, queue) = try storeAndQueue(in: data)
     // Unreadable: validating it means moving it aside.
     let broken = data.appendingPathComponent("broken.json").path
     try "[{ ".write(toFile: broken, atomically: true, encoding: .utf8)
-    func manifest(_ name: String, store: String, queue: String = "queue.json") throws -> String {
-      try folder.write(
-        name,
-        """
-        { "version": 1, "steps": [
-          { "id": "store", "plugin": "store.init", "params": { "path": "\(store)" } },
-          { "id": "queue", "plugin": "queue.validate", "params": { "path": "data/\(queue)" },
-            "dependsOn": ["store"] }
-        ] }
-        """)
-    }
-    let storeInData = try manifest("app.json", store: "data/library.sqlite")
-    let storeElsewhere = try manifest("queue.json", store: "elsewhere/library.sqlite")
-    let brokenQueue = try manifest(
-      "broken.json", store: "elsewhere/library.sqlite", queue: "broken.json")
+    let storeInData = try storeAndQueueManifest(
+      in: folder, "app.json", store: "data/library.sqlite", queue: "data/queue.json")
+    let storeElsewhere = try storeAndQueueManifest(
+      in: folder, "queue.json", store: "elsewhere/library.sqlite", queue: "data/queue.json")
+    let brokenQueue = try storeAndQueueManifest(
+      in: folder, "broken.json", store: "elsewhere/library.sqlite", queue: "data/broken.json")
     let before = try FileManager.default.contentsOfDirectory(atPath: data.path).sorted()
     let storeBytes = try Data(contentsOf: URL(fileURLWithPath: database))
     let queueBytes = try Data(contentsOf: URL(fileURLWithPath: queue))
@@ -223,27 +235,11 @@ struct FaultInjectionTests {
     try FileManager.default.createDirectory(at: disk, withIntermediateDirectories: true)
     try FullDisk.mount(at: disk.path)
     do {
-      let database = disk.appendingPathComponent("library.sqlite").path
-      let migrations = StoreSchema.books.migrations.prefix(2).map(\.sql).joined(separator: "\n")
-      _ = try sqlite(
-        database,
-        migrations + "PRAGMA user_version = 2; INSERT INTO works (id, title) VALUES (1, 'Kept');")
-      let queue = disk.appendingPathComponent("queue.json").path
-      try #"[{ "workId": 1 }, { "workId": 2 }]"#.write(
-        toFile: queue, atomically: true, encoding: .utf8)
-      func manifest(_ name: String, store: String) throws -> String {
-        try folder.write(
-          name,
-          """
-          { "version": 1, "steps": [
-            { "id": "store", "plugin": "store.init", "params": { "path": "\(store)" } },
-            { "id": "queue", "plugin": "queue.validate", "params": { "path": "disk/queue.json" },
-              "dependsOn": ["store"] }
-          ] }
-          """)
-      }
-      let storeOnDisk = try manifest("app.json", store: "disk/library.sqlite")
-      let storeElsewhere = try manifest("queue.json", store: "elsewhere/library.sqlite")
+      let (database, queue) = try storeAndQueue(in: disk)
+      let storeOnDisk = try storeAndQueueManifest(
+        in: folder, "app.json", store: "disk/library.sqlite", queue: "disk/queue.json")
+      let storeElsewhere = try storeAndQueueManifest(
+        in: folder, "queue.json", store: "elsewhere/library.sqlite", queue: "disk/queue.json")
       let storeBytes = try Data(contentsOf: URL(fileURLWithPath: database))
       let queueBytes = try Data(contentsOf: URL(fileURLWithPath: queue))
       try FullDisk.fill(disk.path)
