@@ -2,8 +2,8 @@
 ///
 /// The engine feeds it what happened (an attempt finished, time passed, the run was cancelled)
 /// with the time since the launch started, then carries out the actions that produced (start
-/// an attempt, cancel one) and publishes the events. Every rule of the execution semantics lives here, so each
-/// can be tested by feeding explicit times, without concurrency.
+/// an attempt, cancel one) and publishes the events. Every rule of the execution semantics
+/// lives here, so each can be tested by feeding explicit times, without concurrency.
 struct LaunchScheduler {
   /// Something the engine must do.
   enum Action: Equatable {

@@ -151,12 +151,12 @@ struct PlanBuilder {
     // steps deferred until a milestone it belongs to.
     for index in order.steps.reversed() {
       var longest = Duration.zero
-      for dependents in [hardDependents[index], orderDependents[index]] {
-        for dependent in dependents {
-          effective[index] = max(effective[index], effective[dependent])
-          longest = max(longest, remaining[dependent])
-        }
+      func include(_ dependent: Int) {
+        effective[index] = max(effective[index], effective[dependent])
+        longest = max(longest, remaining[dependent])
       }
+      for dependent in hardDependents[index] { include(dependent) }
+      for dependent in orderDependents[index] { include(dependent) }
       for milestone in stepMilestones[index] {
         longest = max(longest, milestoneRemaining[milestone])
       }
