@@ -74,6 +74,31 @@ struct MailboxTests {
     #expect(log == ["handle first", "idle", "queued", "handle late", "idle"])
   }
 
+  @Test func aPosterThatBecomesTheHandlerCanHandleOnAnotherThreadInOrder() async {
+    let mailbox = Mailbox<Int>()
+    #expect(mailbox.enqueue(1))
+    // The handler role is taken: later posters only queue, even before anyone handles.
+    #expect(!mailbox.enqueue(2))
+    #expect(
+      !mailbox.post(
+        3,
+        handlingWith: { _ in
+          Issue.record("handled twice")
+          return true
+        }))
+    let handled = await Task.detached {
+      var seen: [Int] = []
+      let closed = mailbox.handle(with: {
+        seen += $0
+        return true
+      })
+      return (seen, closed)
+    }.value
+    #expect(handled.0 == [1, 2, 3])
+    #expect(!handled.1)
+    #expect(mailbox.enqueue(4), "once idle, the next poster becomes the handler")
+  }
+
   @Test func closesWhenTheHandlerSaysSoAndDropsLaterMessages() {
     let mailbox = Mailbox<Int>()
     var seen: [Int] = []

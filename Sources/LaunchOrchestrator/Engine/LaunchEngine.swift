@@ -133,9 +133,21 @@ private final class LaunchRun: @unchecked Sendable {
   }
 
   /// Queues `message`, handling it here unless another thread is already handling messages.
+  ///
+  /// The main thread never handles: it draws the app's first frame, so a main-isolated step
+  /// that finishes leaves the handling (and whatever arrives meanwhile) to the pool.
   func post(_ message: RunMessage) {
-    let closed = mailbox.post(
-      message, handlingWith: { batch in state.handle(batch, of: self) },
+    guard mailbox.enqueue(message) else { return }
+    if Thread.isMainThread {
+      Task { self.handleMessages() }
+    } else {
+      handleMessages()
+    }
+  }
+
+  private func handleMessages() {
+    let closed = mailbox.handle(
+      with: { batch in state.handle(batch, of: self) },
       whenIdle: { state.publishEvents(of: self) })
     guard closed else { return }
     let waiter = ending.withLock { ending in

@@ -1,5 +1,5 @@
-/// A many-producer queue without a consumer task: whoever posts to an idle mailbox handles
-/// the messages, batch by batch, until none are left.
+/// A many-producer queue without a consumer task: whoever posts to an idle mailbox becomes
+/// its handler, and handles the messages, batch by batch, until none are left.
 ///
 /// Messages are handled one batch at a time and in order, and the thread that finds work
 /// does it: a step that finishes starts its dependents itself, with no hop to another task.
@@ -14,45 +14,33 @@ final class Mailbox<Message: Sendable>: Sendable {
 
   private let state = Locked(State())
 
-  /// Adds `message`. If no one is handling messages, handles them with `body` until none
-  /// are left, or until `body` returns `false`, which closes the mailbox: later messages
-  /// are dropped.
+  /// Adds `message`; returns whether the caller has become the handler, which it is when no
+  /// one else was handling messages. The new handler must call ``handle(with:whenIdle:)``,
+  /// here or on a task it starts: meanwhile others only queue, so order is kept.
+  func enqueue(_ message: Message) -> Bool {
+    state.withLock { state in
+      guard !state.isClosed else { return false }
+      state.messages.append(message)
+      guard !state.isHandling else { return false }
+      state.isHandling = true
+      return true
+    }
+  }
+
+  /// As the handler, handles the messages with `body`, a batch at a time, until none are
+  /// left, or until `body` returns `false`, which closes the mailbox: later messages are
+  /// dropped.
   ///
   /// When the messages run out, the handler calls `idle` before it lets go, still as the
   /// only handler; what is posted meanwhile is handled before it returns. Work that can wait
   /// for a lull (waking a consumer) belongs there.
   ///
   /// - Returns: Whether this call closed the mailbox.
-  @discardableResult
-  func post(
-    _ message: Message, handlingWith body: ([Message]) -> Bool, whenIdle idle: () -> Void = {}
-  ) -> Bool {
+  func handle(with body: ([Message]) -> Bool, whenIdle idle: () -> Void = {}) -> Bool {
     // Two buffers trade places, so a steady flow of messages allocates nothing.
     var batch: [Message] = []
-    let handles = state.withLock { state in
-      guard !state.isClosed else { return false }
-      state.messages.append(message)
-      guard !state.isHandling else { return false }
-      state.isHandling = true
-      swap(&batch, &state.messages)
-      return true
-    }
-    guard handles else { return false }
     var calledIdle = false
     while true {
-      if !batch.isEmpty {
-        let keepsOpen = body(batch)
-        batch.removeAll(keepingCapacity: true)
-        calledIdle = false
-        if !keepsOpen {
-          state.withLock { state in
-            state.isClosed = true
-            state.isHandling = false
-            state.messages.removeAll()
-          }
-          return true
-        }
-      }
       let next: Next = state.withLock { state in
         if !state.messages.isEmpty {
           swap(&batch, &state.messages)
@@ -65,13 +53,37 @@ final class Mailbox<Message: Sendable>: Sendable {
         return .idle
       }
       switch next {
-      case .handle: continue
+      case .handle:
+        let keepsOpen = body(batch)
+        batch.removeAll(keepingCapacity: true)
+        calledIdle = false
+        if !keepsOpen {
+          state.withLock { state in
+            state.isClosed = true
+            state.isHandling = false
+            state.messages.removeAll()
+          }
+          return true
+        }
       case .idle:
         idle()
         calledIdle = true
-      case .stop: return false
+      case .stop:
+        return false
       }
     }
+  }
+
+  /// Adds `message` and, if no one else is handling messages, handles them here: see
+  /// ``enqueue(_:)`` and ``handle(with:whenIdle:)``.
+  ///
+  /// - Returns: Whether this call closed the mailbox.
+  @discardableResult
+  func post(
+    _ message: Message, handlingWith body: ([Message]) -> Bool, whenIdle idle: () -> Void = {}
+  ) -> Bool {
+    guard enqueue(message) else { return false }
+    return handle(with: body, whenIdle: idle)
   }
 
   private enum Next {
