@@ -22,6 +22,11 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
     code == SQLITE_NOTADB || code == SQLITE_CORRUPT
   }
 
+  /// Whether another connection held a lock for longer than the busy timeout.
+  public var isBusy: Bool {
+    code == SQLITE_BUSY || code == SQLITE_LOCKED
+  }
+
   /// `message (SQLite code N)`.
   public var description: String { "\(message) (SQLite code \(code))" }
 }

@@ -86,7 +86,7 @@ public struct StoreInitStep: StepPlugin {
     do {
       connection = try openAndCheck(url)
     } catch let error as SQLiteError where !error.isCorruption {
-      throw Self.explain(error, openingStoreAt: url)
+      throw explain(error, openingStoreAt: url)
     } catch let error as SQLiteError where error.isCorruption {
       guard !readOnly else {
         throw StepFailure(
@@ -112,9 +112,15 @@ public struct StoreInitStep: StepPlugin {
       movedAside: movedAside)
   }
 
-  /// SQLite says "unable to open database file" or "disk I/O error" whatever the cause; a
-  /// folder it cannot write to or a full disk is the cause people can act on, so it is named.
-  private static func explain(_ error: SQLiteError, openingStoreAt url: URL) -> any Error {
+  /// SQLite says "database is locked", "unable to open database file" or "disk I/O error";
+  /// another writer, a folder it cannot write to or a full disk is the cause people can act
+  /// on, so it is named.
+  private func explain(_ error: SQLiteError, openingStoreAt url: URL) -> any Error {
+    if error.isBusy {
+      return StepFailure(
+        "the store '\(url.path)' stayed locked by another connection for all of 'busyTimeout' (\(DurationText.format(busyTimeout))); close the other writer, or raise 'busyTimeout'"
+      )
+    }
     guard let problem = SafeFiles.writeProblem(in: url.deletingLastPathComponent()) else {
       return error
     }

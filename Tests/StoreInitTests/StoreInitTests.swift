@@ -71,6 +71,41 @@ struct StoreInitTests {
     #expect(try connection.integer("SELECT count(*) FROM sqlite_master WHERE name = 'scans'") == 1)
   }
 
+  @Test func waitsForAnotherWriterUpToItsBusyTimeout() async throws {
+    let folder = try ScratchFolder()
+    let url = folder.file("library.sqlite")
+    // A store one version behind: opening it for the migration needs the write lock.
+    do {
+      let connection = try SQLiteConnection(url: url, mode: .create)
+      try connection.execute(StoreSchema.books.migrations[0].sql)
+      try connection.execute("PRAGMA user_version = 1")
+    }
+    func launchWhileLocked(for hold: TimeInterval, busyTimeout: String) async throws
+      -> LaunchReport
+    {
+      let writer = LockingWriter(url: url, hold: hold)
+      try await writer.waitUntilLocked()
+      let (report, _) = try await launch(
+        manifest(#"{ "path": "library.sqlite", "busyTimeout": "\#(busyTimeout)" }"#), in: folder,
+        plugins: [StoreInitStep.self])
+      try await writer.waitUntilDone()
+      return report
+    }
+
+    let gaveUp = try await launchWhileLocked(for: 2, busyTimeout: "100ms")
+    #expect(gaveUp.outcome == .failed)
+    #expect(
+      gaveUp.step("store")?.error
+        == "the store '\(url.path)' stayed locked by another connection for all of 'busyTimeout' (100ms); close the other writer, or raise 'busyTimeout'"
+    )
+    #expect(try open(url).userVersion() == 1, "nothing was changed")
+
+    let waited = try await launchWhileLocked(for: 0.3, busyTimeout: "10s")
+    #expect(waited.outcome == .succeeded)
+    #expect((waited.step("store")?.duration ?? .zero) >= .milliseconds(250))
+    #expect(try open(url).userVersion() == StoreSchema.books.latestVersion)
+  }
+
   @Test func movesADamagedStoreAsideKeepingItsBytesAndStartsAnew() async throws {
     let folder = try ScratchFolder()
     let garbage = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
@@ -146,5 +181,48 @@ struct StoreInitTests {
       loadProblems(manifest(#"{ "schema": "books" }"#), plugins: [StoreInitStep.self]) == [
         "steps[0].params: 'store.init' needs the parameter 'path'."
       ])
+  }
+}
+
+/// Another writer: a connection on a thread of its own that takes the store's exclusive lock,
+/// holds it for `hold` seconds, then lets go. Waiting for it suspends; it never blocks one of
+/// the cooperative threads other tests need.
+private final class LockingWriter: Sendable {
+  private let locked: AsyncStream<String?>
+  private let done: AsyncStream<String?>
+
+  init(url: URL, hold: TimeInterval) {
+    let (locked, lockedContinuation) = AsyncStream.makeStream(of: String?.self)
+    let (done, doneContinuation) = AsyncStream.makeStream(of: String?.self)
+    self.locked = locked
+    self.done = done
+    Thread {
+      var failure: String?
+      do {
+        let connection = try SQLiteConnection(url: url, mode: .readWrite)
+        try connection.execute("BEGIN EXCLUSIVE")
+        lockedContinuation.yield(nil)
+        Thread.sleep(forTimeInterval: hold)
+        try connection.execute("COMMIT")
+      } catch {
+        failure = "\(error)"
+        lockedContinuation.yield(failure)
+      }
+      doneContinuation.yield(failure)
+      lockedContinuation.finish()
+      doneContinuation.finish()
+    }.start()
+  }
+
+  func waitUntilLocked() async throws {
+    try Self.check(await locked.first { _ in true })
+  }
+
+  func waitUntilDone() async throws {
+    try Self.check(await done.first { _ in true })
+  }
+
+  private static func check(_ signal: String??) throws {
+    if case .some(.some(let failure)) = signal { throw StepFailure(failure) }
   }
 }
