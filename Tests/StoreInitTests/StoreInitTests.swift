@@ -15,6 +15,14 @@ struct StoreInitTests {
     try SQLiteConnection(url: url, mode: .readWrite)
   }
 
+  /// Creates a books store at schema version 1 and returns a connection to it.
+  private func storeAtVersion1(_ url: URL) throws -> SQLiteConnection {
+    let connection = try SQLiteConnection(url: url, mode: .create)
+    try connection.execute(StoreSchema.books.migrations[0].sql)
+    try connection.execute("PRAGMA user_version = 1")
+    return connection
+  }
+
   @Test func createsAFreshStoreAtTheLatestVersionInWALMode() async throws {
     let folder = try ScratchFolder()
     let (report, events) = try await launch(
@@ -54,12 +62,7 @@ struct StoreInitTests {
   @Test func migratesAStoreFromAnOlderVersionKeepingItsData() async throws {
     let folder = try ScratchFolder()
     let url = folder.file("library.sqlite")
-    do {
-      let connection = try SQLiteConnection(url: url, mode: .create)
-      try connection.execute(StoreSchema.books.migrations[0].sql)
-      try connection.execute("PRAGMA user_version = 1")
-      try connection.run("INSERT INTO authors (name) VALUES ('Ursula K. Le Guin')")
-    }
+    try storeAtVersion1(url).run("INSERT INTO authors (name) VALUES ('Ursula K. Le Guin')")
     let (report, _) = try await launch(
       manifest(#"{ "path": "library.sqlite" }"#), in: folder, plugins: [StoreInitStep.self])
     #expect(report.outcome == .succeeded)
@@ -74,12 +77,8 @@ struct StoreInitTests {
   @Test func waitsForAnotherWriterUpToItsBusyTimeout() async throws {
     let folder = try ScratchFolder()
     let url = folder.file("library.sqlite")
-    // A store one version behind: opening it for the migration needs the write lock.
-    do {
-      let connection = try SQLiteConnection(url: url, mode: .create)
-      try connection.execute(StoreSchema.books.migrations[0].sql)
-      try connection.execute("PRAGMA user_version = 1")
-    }
+    // A store behind the latest version: opening it for the migration needs the write lock.
+    _ = try storeAtVersion1(url)
     func launchWhileLocked(for hold: TimeInterval, busyTimeout: String) async throws
       -> LaunchReport
     {

@@ -217,6 +217,8 @@ private struct RunState {
     case .cancel:
       scheduler.cancel(at: run.elapsed)
     }
+    // Moved out for the closure below, which may not reach `self` while `scheduler` (part of
+    // `self`) is being changed; moving an array out and back is two pointer swaps.
     var tasks = self.tasks
     self.tasks = []
     scheduler.drainActions { action in
