@@ -33,18 +33,23 @@ public final class ScratchFolder: Sendable {
   }
 }
 
-/// Loads `manifest` as `launch.json` in `folder` with `plugins`, and runs it for real.
+/// Loads `manifest` as `launch.json` in `folder` with `plugins`, and runs it for real;
+/// `onEvent` sees each event as it arrives.
 public func launch(
-  _ manifest: String, in folder: ScratchFolder, plugins: [any StepPlugin.Type]
+  _ manifest: String, in folder: ScratchFolder, plugins: [any StepPlugin.Type],
+  onEvent: (LaunchEvent) -> Void = { _ in }
 ) async throws -> (report: LaunchReport, events: [LaunchEvent]) {
   let path = try folder.write("launch.json", manifest).path
   var registry = PluginRegistry()
   registry.register(plugins)
   let plan = try ManifestLoader(registry: registry).load(path: path)
-  let (stream, continuation) = AsyncStream.makeStream(of: LaunchEvent.self)
+  let (stream, continuation) = LaunchEvents.makeStream()
   async let report = LaunchEngine().run(plan, events: continuation)
   var events: [LaunchEvent] = []
-  for await event in stream { events.append(event) }
+  for await event in stream {
+    onEvent(event)
+    events.append(event)
+  }
   return (await report, events)
 }
 

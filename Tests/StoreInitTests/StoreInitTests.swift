@@ -79,19 +79,18 @@ struct StoreInitTests {
     let url = folder.file("library.sqlite")
     // A store behind the latest version: opening it for the migration needs the write lock.
     _ = try storeAtVersion1(url)
-    func launchWhileLocked(for hold: TimeInterval, busyTimeout: String) async throws
-      -> LaunchReport
-    {
-      let writer = LockingWriter(url: url, hold: hold)
-      try await writer.waitUntilLocked()
-      let (report, _) = try await launch(
-        manifest(#"{ "path": "library.sqlite", "busyTimeout": "\#(busyTimeout)" }"#), in: folder,
-        plugins: [StoreInitStep.self])
-      try await writer.waitUntilDone()
-      return report
+    func params(busyTimeout: String) -> String {
+      manifest(#"{ "path": "library.sqlite", "busyTimeout": "\#(busyTimeout)" }"#)
     }
 
-    let gaveUp = try await launchWhileLocked(for: 2, busyTimeout: "100ms")
+    // The other writer keeps the lock until the launch is over.
+    let holder = LockingWriter(url: url)
+    defer { holder.release() }
+    try await holder.waitUntilLocked()
+    let (gaveUp, _) = try await launch(
+      params(busyTimeout: "100ms"), in: folder, plugins: [StoreInitStep.self])
+    holder.release()
+    try await holder.waitUntilDone()
     #expect(gaveUp.outcome == .failed)
     #expect(
       gaveUp.step("store")?.error
@@ -99,9 +98,18 @@ struct StoreInitTests {
     )
     #expect(try open(url).userVersion() == 1, "nothing was changed")
 
-    let waited = try await launchWhileLocked(for: 0.3, busyTimeout: "10s")
+    // The other writer lets go half a second after the step starts, well within its timeout.
+    let writer = LockingWriter(url: url)
+    defer { writer.release() }
+    try await writer.waitUntilLocked()
+    let (waited, _) = try await launch(
+      params(busyTimeout: "30s"), in: folder, plugins: [StoreInitStep.self]
+    ) { event in
+      if case .started(step: "store", _) = event.kind { writer.release(after: 0.5) }
+    }
+    try await writer.waitUntilDone()
     #expect(waited.outcome == .succeeded)
-    #expect((waited.step("store")?.duration ?? .zero) >= .milliseconds(250))
+    #expect((waited.step("store")?.duration ?? .zero) >= .milliseconds(450))
     #expect(try open(url).userVersion() == StoreSchema.books.latestVersion)
   }
 
@@ -183,25 +191,27 @@ struct StoreInitTests {
   }
 }
 
-/// Another writer: a connection on a thread of its own that takes the store's exclusive lock,
-/// holds it for `hold` seconds, then lets go. Waiting for it suspends; it never blocks one of
-/// the cooperative threads other tests need.
+/// Another writer: a connection on a thread of its own that takes the store's exclusive lock
+/// and holds it until released. Waiting for it suspends; it never blocks one of the
+/// cooperative threads other tests need.
 private final class LockingWriter: Sendable {
   private let locked: AsyncStream<String?>
   private let done: AsyncStream<String?>
+  private let releaseSignal = DispatchSemaphore(value: 0)
 
-  init(url: URL, hold: TimeInterval) {
+  init(url: URL) {
     let (locked, lockedContinuation) = AsyncStream.makeStream(of: String?.self)
     let (done, doneContinuation) = AsyncStream.makeStream(of: String?.self)
     self.locked = locked
     self.done = done
+    let releaseSignal = releaseSignal
     Thread {
       var failure: String?
       do {
         let connection = try SQLiteConnection(url: url, mode: .readWrite)
         try connection.execute("BEGIN EXCLUSIVE")
         lockedContinuation.yield(nil)
-        Thread.sleep(forTimeInterval: hold)
+        releaseSignal.wait()
         try connection.execute("COMMIT")
       } catch {
         failure = "\(error)"
@@ -211,6 +221,13 @@ private final class LockingWriter: Sendable {
       lockedContinuation.finish()
       doneContinuation.finish()
     }.start()
+  }
+
+  /// Lets go of the lock, now or `delay` seconds from now.
+  func release(after delay: TimeInterval = 0) {
+    DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [releaseSignal] in
+      releaseSignal.signal()
+    }
   }
 
   func waitUntilLocked() async throws {
