@@ -115,3 +115,15 @@ struct MailboxTests {
     #expect(seen == [1])
   }
 }
+
+extension Mailbox {
+  /// Adds `message` and, if no one else is handling messages, handles them here, as the
+  /// engine does off the main thread; returns whether this call closed the mailbox.
+  @discardableResult
+  fileprivate func post(
+    _ message: Message, handlingWith body: ([Message]) -> Bool, whenIdle idle: () -> Void = {}
+  ) -> Bool {
+    guard enqueue(message) else { return false }
+    return handle(with: body, whenIdle: idle)
+  }
+}

@@ -74,18 +74,6 @@ final class Mailbox<Message: Sendable>: Sendable {
     }
   }
 
-  /// Adds `message` and, if no one else is handling messages, handles them here: see
-  /// ``enqueue(_:)`` and ``handle(with:whenIdle:)``.
-  ///
-  /// - Returns: Whether this call closed the mailbox.
-  @discardableResult
-  func post(
-    _ message: Message, handlingWith body: ([Message]) -> Bool, whenIdle idle: () -> Void = {}
-  ) -> Bool {
-    guard enqueue(message) else { return false }
-    return handle(with: body, whenIdle: idle)
-  }
-
   private enum Next {
     case handle, idle, stop
   }
