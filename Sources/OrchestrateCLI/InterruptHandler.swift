@@ -25,10 +25,10 @@ final class InterruptHandler {
     }
   }
 
-  /// Stops listening and restores the default signal behaviour.
+  /// Stops listening. The signals stay ignored: the command is over and the process exits
+  /// with its own status moments later, and restoring the default would let a late Ctrl-C
+  /// kill it in between, turning a finished launch's status into a death by signal.
   func stop() {
     for source in sources { source.cancel() }
-    signal(SIGINT, SIG_DFL)
-    signal(SIGTERM, SIG_DFL)
   }
 }
