@@ -3,9 +3,12 @@ import PackageDescription
 
 let package = Package(
   name: "LaunchOrchestrator",
-  platforms: [.macOS(.v15)],
+  // Task executors (blocking steps on threads of their own) need these releases.
+  platforms: [.iOS(.v18), .macOS(.v15), .tvOS(.v18), .visionOS(.v2)],
   products: [
     .library(name: "LaunchOrchestrator", targets: ["LaunchOrchestrator"]),
+    .library(name: "LaunchPlugins", targets: ["LaunchPlugins"]),
+    .library(name: "SQLiteStore", targets: ["SQLiteStore"]),
     .library(name: "OrchestrateCLI", targets: ["OrchestrateCLI"]),
     .library(name: "SimulatePlugin", targets: ["SimulatePlugin"]),
     .executable(name: "orchestrate", targets: ["orchestrate"]),
@@ -14,17 +17,10 @@ let package = Package(
   targets: [
     .target(name: "LaunchOrchestrator"),
     .target(name: "OrchestrateCLI", dependencies: ["LaunchOrchestrator"]),
-    .executableTarget(
-      name: "orchestrate",
-      dependencies: [
-        "OrchestrateCLI", "StoreInitPlugin", "SampleDataPlugin", "QueueValidationPlugin",
-        "ImageCleanupPlugin",
-        "BooksLibraryPlugin", "MusicLibraryPlugin", "LaunchGatesPlugin", "SimulatePlugin",
-      ]
-    ),
+    .executableTarget(name: "orchestrate", dependencies: ["OrchestrateCLI", "LaunchPlugins"]),
     .executableTarget(
       name: "custom-orchestrate",
-      dependencies: ["OrchestrateCLI", "SimulatePlugin", "LaunchOrchestrator"],
+      dependencies: ["OrchestrateCLI", "LaunchPlugins", "LaunchOrchestrator"],
       path: "Examples/CustomOrchestrate",
       exclude: ["greet.json"]
     ),
@@ -77,6 +73,15 @@ let package = Package(
       name: "SimulatePlugin",
       dependencies: ["LaunchOrchestrator"],
       path: "Plugins/Simulate"
+    ),
+    .target(
+      name: "LaunchPlugins",
+      dependencies: [
+        "LaunchOrchestrator", "StoreInitPlugin", "SampleDataPlugin", "QueueValidationPlugin",
+        "ImageCleanupPlugin", "BooksLibraryPlugin", "MusicLibraryPlugin", "LaunchGatesPlugin",
+        "SimulatePlugin",
+      ],
+      path: "Plugins/LaunchPlugins"
     ),
     .target(
       name: "ManifestFuzzing", dependencies: ["LaunchOrchestrator"],

@@ -1,4 +1,7 @@
+import LaunchOrchestrator
+import LaunchPlugins
 import OrchestrateCLI
-import SimulatePlugin
 
-await Orchestrate.main(plugins: [SimulateStep.self, GreetStep.self])
+var registry = PluginRegistry.builtIn
+registry.register(GreetStep.self)
+await Orchestrate.main(registry: registry)

@@ -1,17 +1,4 @@
-import BooksLibraryPlugin
-import ImageCleanupPlugin
-import LaunchGatesPlugin
-import MusicLibraryPlugin
+import LaunchPlugins
 import OrchestrateCLI
-import QueueValidationPlugin
-import SampleDataPlugin
-import SimulatePlugin
-import StoreInitPlugin
 
-await Orchestrate.main(plugins: [
-  StoreInitStep.self, SampleDataStep.self, QueueValidationStep.self, ImageCleanupStep.self,
-  BooksPageStep.self,
-  MusicPageStep.self, MusicSearchStep.self, MaintenanceGate.self, VersionGate.self,
-  SessionGate.self,
-  HouseholdGate.self, SimulateStep.self,
-])
+await Orchestrate.main(registry: .builtIn)

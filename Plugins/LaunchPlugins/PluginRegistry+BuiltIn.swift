@@ -1,0 +1,30 @@
+@_exported import BooksLibraryPlugin
+@_exported import ImageCleanupPlugin
+import LaunchOrchestrator
+@_exported import LaunchGatesPlugin
+@_exported import MusicLibraryPlugin
+@_exported import QueueValidationPlugin
+@_exported import SampleDataPlugin
+@_exported import SimulatePlugin
+@_exported import StoreInitPlugin
+
+extension PluginRegistry {
+  /// Every step kind `orchestrate` ships, ready for an app or a custom binary to add its own:
+  ///
+  /// ```swift
+  /// var registry = PluginRegistry.builtIn
+  /// registry.register(WarmCache.self)
+  /// ```
+  public static var builtIn: PluginRegistry {
+    var registry = PluginRegistry()
+    registry.register(builtInPlugins)
+    return registry
+  }
+
+  /// The built-in plugin types, in the order `orchestrate plugins` lists them.
+  public static let builtInPlugins: [any StepPlugin.Type] = [
+    StoreInitStep.self, SampleDataStep.self, QueueValidationStep.self, ImageCleanupStep.self,
+    BooksPageStep.self, MusicPageStep.self, MusicSearchStep.self, MaintenanceGate.self,
+    VersionGate.self, SessionGate.self, HouseholdGate.self, SimulateStep.self,
+  ]
+}
