@@ -1,7 +1,7 @@
 @_exported import BooksLibraryPlugin
 @_exported import ImageCleanupPlugin
-import LaunchOrchestrator
 @_exported import LaunchGatesPlugin
+import LaunchOrchestrator
 @_exported import MusicLibraryPlugin
 @_exported import QueueValidationPlugin
 @_exported import SampleDataPlugin

@@ -323,7 +323,8 @@ private final class RunningAttempt: StepHost {
   func execute() async {
     let context = StepContext(
       stepID: run.plan.steps[step].id, attempt: number, isFallback: isFallback,
-      manifestDirectory: run.plan.manifestDirectory, attemptStart: start, clock: run.clock,
+      manifestDirectory: run.plan.manifestDirectory, dataDirectory: run.plan.dataDirectory,
+      attemptStart: start, clock: run.clock,
       host: self)
     let outcome: AttemptOutcome
     do {

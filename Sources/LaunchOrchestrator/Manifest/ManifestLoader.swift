@@ -11,10 +11,32 @@ public struct ManifestLoader: Sendable {
   }
 
   /// Loads the manifest at `path` (as the user wrote it; relative to the current directory).
+  ///
+  /// Relative data paths in params resolve against `dataDirectory`, or the manifest's own
+  /// folder when it is `nil` (what the CLI does unless given `--data-dir`).
   /// - Throws: ``ManifestError`` with code `.unreadable` when the file cannot be read, or
   ///   `.invalid` with every problem found.
-  public func load(path: String) throws(ManifestError) -> LaunchPlan {
-    let url = URL(fileURLWithPath: path).standardizedFileURL
+  public func load(path: String, dataDirectory: URL? = nil) throws(ManifestError) -> LaunchPlan {
+    try load(url: URL(fileURLWithPath: path), dataDirectory: dataDirectory, name: path)
+  }
+
+  /// Loads the manifest at `url`, such as one shipped in an app's bundle, with its data in
+  /// `dataDirectory` (a writable folder such as Application Support).
+  ///
+  /// ```swift
+  /// let manifest = Bundle.main.url(forResource: "launch", withExtension: "json")!
+  /// let data = URL.applicationSupportDirectory.appending(path: "Launch")
+  /// let plan = try ManifestLoader(registry: .builtIn).load(url: manifest, dataDirectory: data)
+  /// ```
+  /// - Throws: ``ManifestError`` as ``load(path:dataDirectory:)`` does.
+  public func load(url: URL, dataDirectory: URL) throws(ManifestError) -> LaunchPlan {
+    try load(url: url, dataDirectory: dataDirectory, name: url.path)
+  }
+
+  private func load(url: URL, dataDirectory: URL?, name path: String) throws(ManifestError)
+    -> LaunchPlan
+  {
+    let url = url.standardizedFileURL
     let data: Data
     do {
       data = try Data(contentsOf: url)
@@ -32,13 +54,17 @@ public struct ManifestLoader: Sendable {
           ManifestDiagnostic(file: path, path: .root, message: "the manifest '\(path)' \(reason).")
         ])
     }
-    return try load(bytes: Array(data), file: path, directory: url.deletingLastPathComponent())
+    let directory = url.deletingLastPathComponent()
+    return try load(
+      bytes: Array(data), file: path, directory: directory,
+      dataDirectory: dataDirectory ?? directory)
   }
 
-  /// Loads a manifest from its bytes; `file` names it in diagnostics and `directory` anchors
-  /// relative paths in params.
-  public func load(bytes: [UInt8], file: String, directory: URL) throws(ManifestError) -> LaunchPlan
-  {
+  /// Loads a manifest from its bytes; `file` names it in diagnostics, `directory` anchors
+  /// files shipped with it and `dataDirectory` (default: `directory`) relative data paths.
+  public func load(
+    bytes: [UInt8], file: String, directory: URL, dataDirectory: URL? = nil
+  ) throws(ManifestError) -> LaunchPlan {
     let source = SourceText(bytes: bytes)
     let document: JSONDocument
     do {
@@ -65,6 +91,7 @@ public struct ManifestLoader: Sendable {
     }
     var builder = PlanBuilder(
       manifest: manifest, registry: registry, manifestPath: file, manifestDirectory: directory,
+      dataDirectory: (dataDirectory ?? directory).standardizedFileURL,
       diagnostics: reader.diagnostics, sourceIndex: reader.stepSourceIndices)
     let plan = builder.build()
     guard let plan, !builder.diagnostics.hasErrors else {

@@ -7,8 +7,11 @@ public struct LaunchPlan: Sendable {
   public let manifest: Manifest
   /// The manifest file as the user named it.
   public let manifestPath: String
-  /// The folder holding the manifest; relative paths in params resolve against it.
+  /// The folder holding the manifest; files shipped with it resolve against it.
   public let manifestDirectory: URL
+  /// The writable folder relative data paths in params resolve against: the manifest's
+  /// folder unless the loader was given another.
+  public let dataDirectory: URL
   /// The steps, in manifest order; a step's ``PlannedStep/index`` is its position here.
   public let steps: [PlannedStep]
   /// The milestones, in manifest order.

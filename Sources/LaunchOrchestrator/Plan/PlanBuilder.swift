@@ -7,6 +7,7 @@ struct PlanBuilder {
   let registry: PluginRegistry
   let manifestPath: String
   let manifestDirectory: URL
+  let dataDirectory: URL
   var diagnostics: DiagnosticCollector
   /// Each step's index in the source's `steps` array.
   let sourceIndex: [Int]
@@ -15,12 +16,14 @@ struct PlanBuilder {
 
   init(
     manifest: Manifest, registry: PluginRegistry, manifestPath: String, manifestDirectory: URL,
+    dataDirectory: URL,
     diagnostics: DiagnosticCollector, sourceIndex: [Int]
   ) {
     self.manifest = manifest
     self.registry = registry
     self.manifestPath = manifestPath
     self.manifestDirectory = manifestDirectory
+    self.dataDirectory = dataDirectory
     self.diagnostics = diagnostics
     self.sourceIndex = sourceIndex
   }
@@ -188,6 +191,7 @@ struct PlanBuilder {
     }
     return LaunchPlan(
       manifest: manifest, manifestPath: manifestPath, manifestDirectory: manifestDirectory,
+      dataDirectory: dataDirectory,
       steps: plannedSteps, milestones: plannedMilestones, topologicalOrder: order.steps,
       warnings: diagnostics.sorted.filter { $0.severity == .warning })
   }

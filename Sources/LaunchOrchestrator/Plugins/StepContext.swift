@@ -1,7 +1,7 @@
 import Foundation
 
 /// What a running step can see and do: its dependencies' outputs, progress, logging, the
-/// manifest's folder, the launch clock and cancellation.
+/// manifest's folder, the data folder, the launch clock and cancellation.
 public struct StepContext: Sendable {
   /// The step's id in the manifest.
   public let stepID: String
@@ -9,8 +9,14 @@ public struct StepContext: Sendable {
   public let attempt: Int
   /// Whether this attempt is the step's fallback.
   public let isFallback: Bool
-  /// The folder holding the manifest; relative paths in params resolve against it.
+  /// The folder holding the manifest; in an app, a read-only folder of the bundle.
+  ///
+  /// Files shipped with the manifest (migrations, sample data) resolve against it with
+  /// ``resolveResource(_:)``.
   public let manifestDirectory: URL
+  /// The writable folder the launch's data lives in; relative paths in params resolve
+  /// against it with ``resolve(_:)``. The manifest's folder unless the app chose another.
+  public let dataDirectory: URL
   /// When this attempt started, as time since the launch started.
   public let attemptStart: Duration
 
@@ -20,26 +26,30 @@ public struct StepContext: Sendable {
   /// Creates a context; the engine makes one per attempt, tests may make their own.
   ///
   /// `outputs` returns the hard dependencies' outputs, nearest first.
+  /// `dataDirectory` defaults to `manifestDirectory`.
   public init(
     stepID: String, attempt: Int = 1, isFallback: Bool = false, manifestDirectory: URL,
-    attemptStart: Duration = .zero, clock: LaunchClock = .continuous(),
+    dataDirectory: URL? = nil, attemptStart: Duration = .zero,
+    clock: LaunchClock = .continuous(),
     outputs: @escaping @Sendable () -> [any Sendable] = { [] },
     report: @escaping @Sendable (StepMessage) -> Void = { _ in }
   ) {
     self.init(
       stepID: stepID, attempt: attempt, isFallback: isFallback,
-      manifestDirectory: manifestDirectory, attemptStart: attemptStart, clock: clock,
+      manifestDirectory: manifestDirectory, dataDirectory: dataDirectory ?? manifestDirectory,
+      attemptStart: attemptStart, clock: clock,
       host: ClosureStepHost(outputs: outputs, report: report))
   }
 
   init(
-    stepID: String, attempt: Int, isFallback: Bool, manifestDirectory: URL,
+    stepID: String, attempt: Int, isFallback: Bool, manifestDirectory: URL, dataDirectory: URL,
     attemptStart: Duration, clock: LaunchClock, host: any StepHost
   ) {
     self.stepID = stepID
     self.attempt = attempt
     self.isFallback = isFallback
     self.manifestDirectory = manifestDirectory
+    self.dataDirectory = dataDirectory
     self.attemptStart = attemptStart
     self.clock = clock
     self.host = host
@@ -99,11 +109,21 @@ public struct StepContext: Sendable {
     try await clock.sleep(clock.now() + duration)
   }
 
-  /// A path from the manifest's params as a file URL: absolute paths stay, relative ones
-  /// resolve against the manifest's folder.
+  /// A data path from the manifest's params (a store, a queue file, an images folder) as a
+  /// file URL: absolute paths stay, relative ones resolve against ``dataDirectory``.
   public func resolve(_ path: String) -> URL {
+    Self.resolve(path, against: dataDirectory)
+  }
+
+  /// A path to a file shipped with the manifest (a migrations folder, a sample-data script):
+  /// absolute paths stay, relative ones resolve against ``manifestDirectory``.
+  public func resolveResource(_ path: String) -> URL {
+    Self.resolve(path, against: manifestDirectory)
+  }
+
+  private static func resolve(_ path: String, against folder: URL) -> URL {
     if path.hasPrefix("/") { return URL(fileURLWithPath: path).standardizedFileURL }
-    return manifestDirectory.appendingPathComponent(path).standardizedFileURL
+    return folder.appendingPathComponent(path).standardizedFileURL
   }
 }
 
