@@ -13,19 +13,28 @@ public struct Manifest: Sendable {
   public var defaults: StepDefaults
   /// Named milestones, in manifest order.
   public var milestones: [MilestoneDeclaration]
+  /// When the app's splash gives way to content or a skeleton; `nil` when the manifest says
+  /// nothing (content then shows when the launch ends).
+  public var splash: SplashPolicy?
+  /// The app's identity for rehearsals outside the app; an app's own ``AppInfo`` in the
+  /// ``LaunchEnvironment`` wins over it.
+  public var app: AppInfo?
   /// The steps, in manifest order.
   public var steps: [StepDeclaration]
 
   /// Creates a manifest.
   public init(
     version: Int = 1, name: String, maxConcurrency: Int? = nil, defaults: StepDefaults = .init(),
-    milestones: [MilestoneDeclaration] = [], steps: [StepDeclaration]
+    milestones: [MilestoneDeclaration] = [], splash: SplashPolicy? = nil, app: AppInfo? = nil,
+    steps: [StepDeclaration]
   ) {
     self.version = version
     self.name = name
     self.maxConcurrency = maxConcurrency
     self.defaults = defaults
     self.milestones = milestones
+    self.splash = splash
+    self.app = app
     self.steps = steps
   }
 }

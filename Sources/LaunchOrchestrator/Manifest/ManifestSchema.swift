@@ -4,6 +4,7 @@ public enum ManifestSchema {
   /// The schema for manifests using the kinds in `registry`.
   public static func json(for registry: PluginRegistry) -> JSONValue {
     let plugins = registry.descriptors
+    let kinds = strings(plugins.map(\.kind))
     var definitions: [(String, JSONValue)] = [
       (
         "duration",
@@ -26,88 +27,77 @@ public enum ManifestSchema {
         "priority", object([("enum", strings(StepPriority.allCases.reversed().map(\.description)))])
       ),
       ("onFailure", object([("enum", strings(FailurePolicy.allCases.map(\.rawValue)))])),
-      (
-        "retry",
-        closedObject(
-          required: ["attempts"],
-          [
-            ("attempts", object([("type", "integer"), ("minimum", 1), ("maximum", 100)])),
-            ("backoff", reference("duration")),
-          ])
-      ),
-      ("step", step(plugins: plugins)),
     ]
+    for info in [ManifestObjectInfo.retry, .step] {
+      var schema = closedObject(info, kinds: kinds)
+      if info.name == ManifestObjectInfo.step.name {
+        schema = withParamsConditions(schema, plugins: plugins)
+      }
+      definitions.append((info.name, schema))
+    }
     for plugin in plugins {
       definitions.append(("params.\(plugin.kind)", params(of: plugin)))
     }
-    return object([
-      ("$schema", "https://json-schema.org/draft/2020-12/schema"),
-      ("title", "Launch manifest, version 1"),
-      ("type", "object"),
-      ("required", ["version", "steps"]),
-      ("additionalProperties", false),
-      (
-        "properties",
-        object([
-          ("$schema", object([("type", "string")])),
-          ("version", object([("const", 1)])),
-          ("name", object([("type", "string"), ("description", "Shown in reports.")])),
-          ("maxConcurrency", object([("type", "integer"), ("minimum", 1)])),
-          (
-            "defaults",
-            closedObject(
-              required: [],
-              [
-                ("timeout", reference("duration")), ("priority", reference("priority")),
-                ("onFailure", reference("onFailure")), ("retry", reference("retry")),
-              ])
-          ),
-          (
-            "milestones",
-            object([
-              ("type", "object"),
-              (
-                "additionalProperties",
-                object([("type", "array"), ("items", object([("type", "string")]))])
-              ),
-            ])
-          ),
-          ("steps", object([("type", "array"), ("items", reference("step"))])),
-        ])
-      ),
-      ("$defs", object(definitions)),
-    ])
+    var root = closedObject(ManifestObjectInfo.topLevel, kinds: kinds).members ?? []
+    root.insert(
+      contentsOf: [
+        JSONMember(key: "$schema", value: "https://json-schema.org/draft/2020-12/schema"),
+        JSONMember(key: "title", value: "Launch manifest, version 1"),
+      ], at: 0)
+    root.append(JSONMember(key: "$defs", value: object(definitions)))
+    return JSONValue(.object(root))
   }
 
-  private static func step(plugins: [PluginDescriptor]) -> JSONValue {
-    let ids = object([("type", "array"), ("items", object([("type", "string")]))])
-    var schema = closedObject(
-      required: ["id", "plugin"],
-      [
-        ("id", object([("type", "string"), ("minLength", 1)])),
-        ("plugin", object([("enum", strings(plugins.map(\.kind)))])),
-        ("params", object([("type", "object")])),
-        ("priority", reference("priority")),
-        ("dependsOn", ids),
-        ("after", ids),
-        ("timeout", reference("duration")),
-        ("retry", reference("retry")),
-        ("onFailure", reference("onFailure")),
+  /// The schema of a value of `shape`; objects defined once are referenced by name.
+  private static func schema(of shape: ManifestShape, kinds: JSONValue) -> JSONValue {
+    switch shape {
+    case .constant(let value): object([("const", JSONValue(.number(Double(value))))])
+    case .string(let minLength):
+      object(
+        [("type", "string")]
+          + (minLength > 0 ? [("minLength", JSONValue(.number(Double(minLength))))] : []))
+    case .integer(let minimum, let maximum): integer(minimum: minimum, maximum: maximum)
+    case .duration: reference("duration")
+    case .priority: reference("priority")
+    case .failurePolicy: reference("onFailure")
+    case .isolation: object([("enum", strings(StepIsolation.allCases.map(\.rawValue)))])
+    case .stepIDs: object([("type", "array"), ("items", object([("type", "string")]))])
+    case .milestoneName: object([("type", "string")])
+    case .pluginKind: object([("enum", kinds)])
+    case .params: object([("type", "object")])
+    case .milestoneMap:
+      object([
+        ("type", "object"),
         (
-          "fallback",
-          closedObject(
-            required: [],
-            [
-              ("params", object([("type", "object")])),
-              ("plugin", object([("enum", strings(plugins.map(\.kind)))])),
-            ])
+          "additionalProperties",
+          object([("type", "array"), ("items", object([("type", "string")]))])
         ),
-        ("delay", reference("duration")),
-        ("deferUntil", object([("type", "string")])),
-        ("isolation", object([("enum", ["main", "default"])])),
-        ("expectedDuration", reference("duration")),
-        ("description", object([("type", "string")])),
       ])
+    case .object(let info):
+      info.isDefinition ? reference(info.name) : closedObject(info, kinds: kinds)
+    case .array(let info):
+      object([
+        ("type", "array"),
+        ("items", info.isDefinition ? reference(info.name) : closedObject(info, kinds: kinds)),
+      ])
+    }
+  }
+
+  /// An object that allows exactly the declared keys, each described by its summary.
+  private static func closedObject(_ info: ManifestObjectInfo, kinds: JSONValue) -> JSONValue {
+    closedObject(
+      required: info.fields.filter(\.isRequired).map(\.key),
+      info.fields.map { field in
+        var members = schema(of: field.shape, kinds: kinds).members ?? []
+        members.append(JSONMember(key: "description", value: .init(.string(field.summary))))
+        return (field.key, JSONValue(.object(members)))
+      })
+  }
+
+  /// The step schema with, for each plugin kind, its params schema applied to `params`.
+  private static func withParamsConditions(_ step: JSONValue, plugins: [PluginDescriptor])
+    -> JSONValue
+  {
     let conditions = plugins.map { plugin in
       object([
         (
@@ -121,11 +111,16 @@ public enum ManifestSchema {
         ),
       ])
     }
-    if case .object(var members) = schema.kind, !conditions.isEmpty {
-      members.append(JSONMember(key: "allOf", value: JSONValue(.array(conditions))))
-      schema = JSONValue(.object(members))
-    }
-    return schema
+    guard case .object(var members) = step.kind, !conditions.isEmpty else { return step }
+    members.append(JSONMember(key: "allOf", value: JSONValue(.array(conditions))))
+    return JSONValue(.object(members))
+  }
+
+  private static func integer(minimum: Int?, maximum: Int?) -> JSONValue {
+    object(
+      [("type", "integer")]
+        + (minimum.map { [("minimum", JSONValue(.number(Double($0))))] } ?? [])
+        + (maximum.map { [("maximum", JSONValue(.number(Double($0))))] } ?? []))
   }
 
   private static func params(of plugin: PluginDescriptor) -> JSONValue {
@@ -153,11 +148,7 @@ public enum ManifestSchema {
   private static func valueSchema(_ type: ParameterDescription.ValueType) -> JSONValue {
     switch type {
     case .string, .path: object([("type", "string")])
-    case .integer(let minimum, let maximum):
-      object(
-        [("type", "integer")]
-          + (minimum.map { [("minimum", JSONValue(.number(Double($0))))] } ?? [])
-          + (maximum.map { [("maximum", JSONValue(.number(Double($0))))] } ?? []))
+    case .integer(let minimum, let maximum): integer(minimum: minimum, maximum: maximum)
     case .number: object([("type", "number")])
     case .boolean: object([("type", "boolean")])
     case .duration: object([("$ref", "#/$defs/duration")])

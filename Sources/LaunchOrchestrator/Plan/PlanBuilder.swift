@@ -28,6 +28,16 @@ struct PlanBuilder {
     self.sourceIndex = sourceIndex
   }
 
+  private mutating func reportUnknownMilestone(_ name: String, at path: JSONPath) {
+    let known = manifest.milestones.map(\.name)
+    let advice =
+      known.isEmpty
+      ? " Declare it under 'milestones' first."
+      : Suggestions.closest(to: name, in: known).map { " Did you mean '\($0)'?" }
+        ?? " Known milestones: \(known.joined(separator: ", "))."
+    diagnostics.report("unknown milestone '\(name)'.\(advice)", at: path)
+  }
+
   private func stepPath(_ index: Int) -> JSONPath {
     Self.stepPath(source: sourceIndex[index])
   }
@@ -94,16 +104,13 @@ struct PlanBuilder {
         if let milestone = milestoneIndex[name] {
           deferUntil[index] = milestone
         } else {
-          let known = manifest.milestones.map(\.name)
-          let advice =
-            known.isEmpty
-            ? " Declare it under 'milestones' first."
-            : Suggestions.closest(to: name, in: known).map { " Did you mean '\($0)'?" }
-              ?? " Known milestones: \(known.joined(separator: ", "))."
-          diagnostics.report(
-            "unknown milestone '\(name)'.\(advice)", at: stepPath(index).appending("deferUntil"))
+          reportUnknownMilestone(name, at: stepPath(index).appending("deferUntil"))
         }
       }
+    }
+    if let splash = manifest.splash, milestoneIndex[splash.dismissOn] == nil {
+      reportUnknownMilestone(
+        splash.dismissOn, at: JSONPath.root.appending("splash").appending("dismissOn"))
     }
 
     let graph = WaitGraph(

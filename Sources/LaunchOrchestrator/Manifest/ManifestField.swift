@@ -1,0 +1,117 @@
+/// One key of a manifest object, declared once: how it is read into the Swift value, its
+/// JSON Schema, and its row in the field reference of docs/manifest.md all come from here.
+///
+/// The tables are in ``ManifestFields``; adding a manifest field means adding one
+/// declaration there (and the engine code that uses it).
+struct ManifestField<Target>: Sendable {
+  /// What the declaration says about the field, for the schema and the docs.
+  let info: ManifestFieldInfo
+  /// Reads the member's value (at the lazily built path) into the target.
+  let read: @Sendable (inout ManifestReader, JSONValue, () -> JSONPath, inout Target) -> Void
+
+  var key: String { info.key }
+}
+
+/// A manifest field's declaration without its reader: key, shape, default and meaning.
+struct ManifestFieldInfo: Sendable {
+  /// Whether a manifest must give the field, and what happens when it does not.
+  enum Requirement: Sendable {
+    /// Leaving it out is an error with this message.
+    case required(missing: String)
+    /// It may be left out; `defaultText` says what applies then, for the docs.
+    case optional(defaultText: String)
+  }
+
+  let key: String
+  let shape: ManifestShape
+  let requirement: Requirement
+  let summary: String
+
+  var isRequired: Bool {
+    if case .required = requirement { return true }
+    return false
+  }
+}
+
+/// The keys one kind of manifest object holds.
+struct ManifestObjectInfo: Sendable {
+  /// The object's name in the docs and, for objects defined once in the schema, its `$defs`
+  /// entry (`step`, `retry`).
+  let name: String
+  /// Whether the schema defines it once under `$defs` instead of inline.
+  let isDefinition: Bool
+  let fields: [ManifestFieldInfo]
+
+  var keys: [String] { fields.map(\.key) }
+}
+
+/// The shape of a field's value: what the schema checks and the docs say.
+indirect enum ManifestShape: Sendable {
+  /// Exactly this number.
+  case constant(Int)
+  /// A string, at least `minLength` long.
+  case string(minLength: Int)
+  /// A whole number within bounds.
+  case integer(minimum: Int?, maximum: Int?)
+  /// A duration string or a number of seconds.
+  case duration
+  /// A step priority name.
+  case priority
+  /// `abort` or `continue`.
+  case failurePolicy
+  /// `default` or `main`.
+  case isolation
+  /// An array of step ids.
+  case stepIDs
+  /// The name of a milestone of the manifest.
+  case milestoneName
+  /// A registered plugin kind.
+  case pluginKind
+  /// A plugin's params object.
+  case params
+  /// An object mapping milestone names to step ids.
+  case milestoneMap
+  /// An object with declared keys.
+  case object(ManifestObjectInfo)
+  /// An array of objects with declared keys.
+  case array(ManifestObjectInfo)
+}
+
+extension ManifestField {
+  /// A field read by `read` into the property at `keyPath`, which keeps its value when the
+  /// field is left out or `read` returns `nil`.
+  static func value<Value>(
+    _ key: String, _ shape: ManifestShape, default defaultText: String = "", _ summary: String,
+    into keyPath: any WritableKeyPath<Target, Value> & Sendable,
+    read: @escaping @Sendable (inout ManifestReader, JSONValue, () -> JSONPath) -> Value?
+  ) -> Self {
+    Self(
+      info: ManifestFieldInfo(
+        key: key, shape: shape, requirement: .optional(defaultText: defaultText), summary: summary)
+    ) { reader, value, path, target in
+      if let read = read(&reader, value, path) { target[keyPath: keyPath] = read }
+    }
+  }
+
+  /// A field the manifest must give; `missing` is the error when it does not.
+  static func required<Value>(
+    _ key: String, _ shape: ManifestShape, _ summary: String, missing: String,
+    into keyPath: any WritableKeyPath<Target, Value> & Sendable,
+    read: @escaping @Sendable (inout ManifestReader, JSONValue, () -> JSONPath) -> Value?
+  ) -> Self {
+    Self(
+      info: ManifestFieldInfo(
+        key: key, shape: shape, requirement: .required(missing: missing), summary: summary)
+    ) { reader, value, path, target in
+      if let read = read(&reader, value, path) { target[keyPath: keyPath] = read }
+    }
+  }
+}
+
+extension Array {
+  /// The declarations' information, for the schema and the docs.
+  func objectInfo<Target>(_ name: String, isDefinition: Bool = false) -> ManifestObjectInfo
+  where Element == ManifestField<Target> {
+    ManifestObjectInfo(name: name, isDefinition: isDefinition, fields: map(\.info))
+  }
+}

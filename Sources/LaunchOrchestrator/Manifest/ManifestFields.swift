@@ -1,0 +1,267 @@
+/// Every key a manifest may hold, each declared once.
+///
+/// ``ManifestReader`` reads manifests through these tables, ``ManifestSchema`` builds the JSON
+/// Schema from them, and the field reference in docs/manifest.md is generated from them
+/// (``ManifestFields/reference``), so the three cannot drift apart.
+enum ManifestFields {
+  /// The top level of a manifest.
+  static let topLevel: [ManifestField<ManifestDraft>] = [
+    .value("$schema", .string(minLength: 0), "ignored; for editors", into: \.schemaReference) {
+      $0.string($1, at: $2())
+    },
+    .required(
+      "version", .constant(1), "format version",
+      missing: "missing key 'version'; add \"version\": 1.", into: \.version
+    ) { reader, value, path in
+      guard let number = reader.integer(value, at: path()) else { return nil }
+      if number != 1 {
+        reader.diagnostics.report(
+          "unsupported manifest version \(number); this orchestrator reads version 1.", at: path())
+      }
+      return number
+    },
+    .value("name", .string(minLength: 0), default: "file name", "shown in reports", into: \.name) {
+      $0.string($1, at: $2())
+    },
+    .value(
+      "maxConcurrency", .integer(minimum: 1, maximum: nil), default: "no limit",
+      "steps running at once; `--max-concurrency` overrides it", into: \.maxConcurrency
+    ) { reader, value, path in
+      guard value.kind != .null, let number = reader.integer(value, at: path()) else { return nil }
+      guard number >= 1 else {
+        reader.diagnostics.report(
+          "'maxConcurrency' must be at least 1, or left out for no limit.", at: path())
+        return nil
+      }
+      return number
+    },
+    .value(
+      "defaults", .object(.defaults), default: "see below",
+      "settings for steps that set none", into: \.defaults
+    ) { reader, value, path in
+      var defaults = StepDefaults()
+      reader.readObject(value, at: path(), fields: ManifestFields.defaults, into: &defaults)
+      return defaults
+    },
+    .value(
+      "milestones", .milestoneMap, default: "`{}`", "milestone name -> array of step ids",
+      into: \.milestones
+    ) { $0.milestones($1, at: $2()) },
+    .value(
+      "splash", .object(.splash), default: "none",
+      "when the app's splash gives way to content or a skeleton", into: \.splash
+    ) { reader, value, path in
+      var splash = SplashPolicy()
+      return reader.readObject(value, at: path(), fields: ManifestFields.splash, into: &splash)
+        ? splash : nil
+    },
+    .value(
+      "app", .object(.app), default: "none",
+      "the app's version for rehearsals; an app's own `AppInfo` wins", into: \.app
+    ) { reader, value, path in
+      var app = AppInfo(version: "")
+      return reader.readObject(value, at: path(), fields: ManifestFields.app, into: &app)
+        ? app : nil
+    },
+    .required(
+      "steps", .array(.step), "the steps",
+      missing: "missing key 'steps'; a manifest declares its steps in an array.", into: \.steps
+    ) { $0.steps($1, at: $2()) },
+  ]
+
+  /// Settings every step takes unless it sets its own.
+  static let defaults: [ManifestField<StepDefaults>] = [
+    .value("timeout", .duration, default: "none", "limit per attempt", into: \.timeout) {
+      $0.duration($1, at: $2())
+    },
+    .value("priority", .priority, default: "`normal`", "order among ready steps", into: \.priority)
+    { $0.priority($1, at: $2()) },
+    .value(
+      "onFailure", .failurePolicy, default: "`abort`", "what a final failure does",
+      into: \.onFailure
+    ) { $0.failurePolicy($1, at: $2()) },
+    .value("retry", .object(.retry), default: "one attempt", "attempts and backoff", into: \.retry)
+    { $0.retry($1, at: $2()) },
+  ]
+
+  /// One step.
+  static let step: [ManifestField<StepDraft>] = [
+    .required(
+      "id", .string(minLength: 1), "unique id",
+      missing: "missing key 'id'; every step needs a unique id.", into: \.id
+    ) { reader, value, path in
+      guard let id = reader.string(value, at: path()) else { return nil }
+      guard !id.isEmpty else {
+        reader.diagnostics.report("a step id cannot be empty.", at: path())
+        return nil
+      }
+      return id
+    },
+    .required(
+      "plugin", .pluginKind, "the step kind, such as `simulate`",
+      missing: "missing key 'plugin'; say which step kind runs this step.", into: \.plugin
+    ) { $0.string($1, at: $2()) },
+    .value(
+      "params", .params, default: "`{}`",
+      "the plugin's parameters, decoded and checked when the manifest loads",
+      into: \.declaration.params
+    ) { $0.params($1, at: $2(), allowsNull: true) },
+    .value(
+      "priority", .priority, default: "`defaults.priority`",
+      "order among ready steps; also the Swift task priority", into: \.declaration.priority
+    ) { $0.priority($1, at: $2()) },
+    .value(
+      "dependsOn", .stepIDs, default: "`[]`", "hard dependencies: run only after they succeed",
+      into: \.declaration.dependsOn
+    ) { $0.stringArray($1, at: $2(), what: "step ids") },
+    .value(
+      "after", .stepIDs, default: "`[]`",
+      "ordering only: wait until they finish, however they end", into: \.declaration.after
+    ) { $0.stringArray($1, at: $2(), what: "step ids") },
+    .value(
+      "timeout", .duration, default: "`defaults.timeout`", "limit per attempt",
+      into: \.declaration.timeout
+    ) { $0.duration($1, at: $2()) },
+    .value(
+      "retry", .object(.retry), default: "`defaults.retry`",
+      "attempts in all (1-100); the backoff doubles each time", into: \.declaration.retry
+    ) { $0.retry($1, at: $2()) },
+    .value(
+      "onFailure", .failurePolicy, default: "`defaults.onFailure`", "what a final failure does",
+      into: \.declaration.onFailure
+    ) { $0.failurePolicy($1, at: $2()) },
+    .value(
+      "fallback", .object(.fallback), default: "none",
+      "what runs after the last failed attempt", into: \.declaration.fallback
+    ) { $0.fallback($1, at: $2()) },
+    .value(
+      "delay", .duration, default: "0", "wait this long after becoming ready",
+      into: \.declaration.delay
+    ) { $0.duration($1, at: $2()) },
+    .value(
+      "deferUntil", .milestoneName, default: "none",
+      "do not start before the milestone is reached", into: \.declaration.deferUntil
+    ) { $0.string($1, at: $2()) },
+    .value(
+      "isolation", .isolation, default: "`default`",
+      "`main` runs the step on the main actor (the main dispatch queue)",
+      into: \.declaration.isolation
+    ) { reader, value, path in
+      guard let text = reader.string(value, at: path()) else { return nil }
+      if let isolation = StepIsolation(rawValue: text) { return isolation }
+      reader.diagnostics.report(
+        "unknown isolation '\(text)'; use \"main\" to run on the main actor, or leave it out.",
+        at: path())
+      return nil
+    },
+    .value(
+      "expectedDuration", .duration, default: "none",
+      "planning hint; also breaks priority ties", into: \.declaration.expectedDuration
+    ) { $0.duration($1, at: $2()) },
+    .value(
+      "description", .string(minLength: 0), default: "none", "free text for people",
+      into: \.description
+    ) { $0.string($1, at: $2()) },
+  ]
+
+  /// A retry policy.
+  static let retry: [ManifestField<RetryPolicy>] = [
+    .required(
+      "attempts", .integer(minimum: 1, maximum: 100), "attempts in all, the first included",
+      missing: "missing key 'attempts' in 'retry'.", into: \.attempts
+    ) { reader, value, path in
+      guard let number = reader.integer(value, at: path()) else { return nil }
+      guard (1...100).contains(number) else {
+        reader.diagnostics.report(
+          "'attempts' counts every attempt including the first; use a number from 1 to 100.",
+          at: path())
+        return nil
+      }
+      return number
+    },
+    .value(
+      "backoff", .duration, default: "0", "the wait before the second attempt; it doubles after",
+      into: \.backoff
+    ) { $0.duration($1, at: $2()) },
+  ]
+
+  /// What runs when a step has failed every attempt.
+  static let fallback: [ManifestField<FallbackDeclaration>] = [
+    .value(
+      "params", .params, default: "none", "merged over the step's own, key by key",
+      into: \.params
+    ) { $0.params($1, at: $2(), allowsNull: false) },
+    .value(
+      "plugin", .pluginKind, default: "the step's own",
+      "another kind to run, with only the fallback's `params`", into: \.plugin
+    ) { $0.string($1, at: $2()) },
+  ]
+
+  /// The splash screen's timing.
+  static let splash: [ManifestField<SplashPolicy>] = [
+    .value(
+      "dismissOn", .milestoneName, default: "`interactive`",
+      "the milestone that brings the content", into: \.dismissOn
+    ) { $0.string($1, at: $2()) },
+    .value(
+      "minimum", .duration, default: "0", "the splash shows at least this long",
+      into: \.minimum
+    ) { $0.duration($1, at: $2()) },
+    .value(
+      "skeletonAfter", .duration, default: "`150ms`",
+      "a skeleton replaces the splash when content is this late past `minimum`",
+      into: \.skeletonAfter
+    ) { $0.duration($1, at: $2()) },
+  ]
+
+  /// The app's identity, for rehearsals outside the app.
+  static let app: [ManifestField<AppInfo>] = [
+    .required(
+      "version", .string(minLength: 1), "the app's version, such as `1.10.0`",
+      missing: "missing key 'version' in 'app'; write it like \"1.10.0\".", into: \.version
+    ) { reader, value, path in
+      guard let version = reader.string(value, at: path()) else { return nil }
+      guard !version.isEmpty else {
+        reader.diagnostics.report(
+          "'version' cannot be empty; write it like \"1.10.0\".", at: path())
+        return nil
+      }
+      return version
+    },
+    .value("build", .string(minLength: 1), default: "none", "the build number", into: \.build) {
+      $0.string($1, at: $2())
+    },
+  ]
+}
+
+extension ManifestObjectInfo {
+  static let defaults = ManifestFields.defaults.objectInfo("defaults")
+  static let step = ManifestFields.step.objectInfo("step", isDefinition: true)
+  static let retry = ManifestFields.retry.objectInfo("retry", isDefinition: true)
+  static let fallback = ManifestFields.fallback.objectInfo("fallback")
+  static let splash = ManifestFields.splash.objectInfo("splash")
+  static let app = ManifestFields.app.objectInfo("app")
+  static let topLevel = ManifestFields.topLevel.objectInfo("manifest")
+}
+
+/// A manifest's top level as it is read, before defaults fill what was left out.
+struct ManifestDraft {
+  var schemaReference: String?
+  var version: Int?
+  var name: String?
+  var maxConcurrency: Int?
+  var defaults = StepDefaults()
+  var milestones: [MilestoneDeclaration] = []
+  var splash: SplashPolicy?
+  var app: AppInfo?
+  var steps: [StepDeclaration] = []
+}
+
+/// A step as it is read: its id and plugin stay `nil` until read, so a step without them is
+/// left out of the manifest (with a diagnostic).
+struct StepDraft {
+  var id: String?
+  var plugin: String?
+  var description: String?
+  var declaration = StepDeclaration(id: "", plugin: "")
+}
