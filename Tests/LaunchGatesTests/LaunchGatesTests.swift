@@ -11,10 +11,10 @@ struct LaunchGatesTests {
   ]
 
   private let chain = """
-    { "version": 1, "steps": [
+    { "version": 1, "app": { "version": "1.10.0" }, "steps": [
       { "id": "maintenance", "plugin": "gate.maintenance", "params": { "metadata": "metadata.json" } },
       { "id": "version", "plugin": "gate.version", "dependsOn": ["maintenance"],
-        "params": { "metadata": "metadata.json", "appVersion": "1.10.0" } },
+        "params": { "metadata": "metadata.json" } },
       { "id": "session", "plugin": "gate.session", "dependsOn": ["version"], "params": { "session": "session.json" } },
       { "id": "household", "plugin": "gate.household", "dependsOn": ["session"], "params": { "profile": "profile.json" } }
     ] }
@@ -99,12 +99,39 @@ struct LaunchGatesTests {
         == "the profile file '\(missing.file("profile.json").path)' does not exist")
   }
 
-  @Test func rejectsAnAppVersionThatIsNotOne() {
+  @Test func failsOnAnAppVersionThatIsNotOne() async throws {
+    var environment = LaunchEnvironment()
+    environment[AppInfo.self] = AppInfo(version: "one point ten")
+    let report = try await launch(
+      chain, in: try folder(), plugins: plugins, environment: environment
+    ).report
+    #expect(report.outcome == .failed)
     #expect(
-      loadProblems(
-        chain.replacingOccurrences(of: "1.10.0", with: "one point ten"), plugins: plugins) == [
-          "steps[1].params.appVersion: 'one point ten' is not a version; write it like 1.9.2."
-        ])
+      report.step("version")?.error
+        == "the app's version 'one point ten' is not a version; write it like 1.9.2")
+  }
+
+  @Test func theAppsOwnVersionWinsOverTheManifestsDefault() async throws {
+    var environment = LaunchEnvironment()
+    environment[AppInfo.self] = AppInfo(version: "1.9.0", build: "7")
+    let report = try await launch(
+      chain, in: try folder(), plugins: plugins, environment: environment
+    ).report
+    #expect(report.route == .updateRequired)
+    #expect(report.step("version")?.notes == ["version 1.9.0 is below the minimum 1.9.2"])
+  }
+
+  @Test func refusesToStartWithoutTheAppsVersion() async throws {
+    let manifest = chain.replacingOccurrences(of: #""app": { "version": "1.10.0" }, "#, with: "")
+    #expect(manifest != chain)
+    let (report, events) = try await launch(manifest, in: try folder(), plugins: plugins)
+    #expect(report.outcome == .failed)
+    #expect(
+      report.error
+        == "the launch did not start: step 'version' (gate.version) requires AppInfo in the launch environment, and none was provided. Put the value in the LaunchEnvironment the launch runs with."
+    )
+    #expect(report.steps.allSatisfy { $0.state == .skipped && $0.start == nil })
+    #expect(!events.contains { if case .started = $0.kind { true } else { false } })
   }
 
   @Test func comparesSemanticVersions() throws {

@@ -33,10 +33,11 @@ public final class ScratchFolder: Sendable {
   }
 }
 
-/// Loads `manifest` as `launch.json` in `folder` with `plugins`, and runs it for real;
-/// `onEvent` sees each event as it arrives.
+/// Loads `manifest` as `launch.json` in `folder` with `plugins`, and runs it for real with
+/// the app's `environment`; `onEvent` sees each event as it arrives.
 public func launch(
   _ manifest: String, in folder: ScratchFolder, plugins: [any StepPlugin.Type],
+  environment: LaunchEnvironment = LaunchEnvironment(),
   onEvent: (LaunchEvent) -> Void = { _ in }
 ) async throws -> (report: LaunchReport, events: [LaunchEvent]) {
   let path = try folder.write("launch.json", manifest).path
@@ -44,7 +45,7 @@ public func launch(
   registry.register(plugins)
   let plan = try ManifestLoader(registry: registry).load(path: path)
   let (stream, continuation) = LaunchEvents.makeStream()
-  async let report = LaunchEngine().run(plan, events: continuation)
+  async let report = LaunchEngine().run(plan, environment: environment, events: continuation)
   var events: [LaunchEvent] = []
   for await event in stream {
     onEvent(event)

@@ -38,28 +38,50 @@ public struct LaunchEngine<C: Clock>: Sendable where C.Duration == Duration {
 
   /// Runs `plan` to its end and reports what happened.
   ///
+  /// Steps read the app's values from `environment` (the manifest's `app` default fills in
+  /// a missing ``AppInfo``); when a value some step requires is missing, no step starts and
+  /// the report's outcome is `failed`, with ``LaunchReport/error`` naming the step, its kind
+  /// and the type. Each step's output is in the report (``LaunchReport/output(of:as:)``).
+  ///
   /// Events are delivered to `events` in order, and the continuation is finished when the
   /// launch is. They are handed over as soon as the engine has nothing else to do; while
   /// steps finish back to back, in bursts of at most 256. Cancelling the calling task cancels
   /// the launch: running steps are cancelled, the rest skipped, and the report's outcome is
   /// `cancelled`.
-  public func run(_ plan: LaunchPlan, events: LaunchEvents.Continuation) async -> LaunchReport {
-    await run(plan, sink: .events(events))
+  public func run(
+    _ plan: LaunchPlan, environment: LaunchEnvironment = LaunchEnvironment(),
+    events: LaunchEvents.Continuation
+  ) async -> LaunchReport {
+    await run(plan, environment: environment, sink: .events(events), onOutput: nil)
   }
 
   /// Runs `plan` to its end and reports what happened, delivering events to an `AsyncStream`.
   ///
-  /// The same as ``run(_:events:)-(_,LaunchEvents.Continuation)``; ``LaunchEvents`` costs
-  /// less per event.
-  public func run(_ plan: LaunchPlan, events: AsyncStream<LaunchEvent>.Continuation? = nil) async
-    -> LaunchReport
-  {
-    await run(plan, sink: events.map(EventSink.stream))
+  /// The same as ``run(_:environment:events:)-(_,_,LaunchEvents.Continuation)``;
+  /// ``LaunchEvents`` costs less per event.
+  public func run(
+    _ plan: LaunchPlan, environment: LaunchEnvironment = LaunchEnvironment(),
+    events: AsyncStream<LaunchEvent>.Continuation? = nil
+  ) async -> LaunchReport {
+    await run(plan, environment: environment, sink: events.map(EventSink.stream), onOutput: nil)
   }
 
-  private func run(_ plan: LaunchPlan, sink: EventSink?) async -> LaunchReport {
+  /// Runs `plan`, handing each step's output to `onOutput` as the step succeeds, before the
+  /// step's `succeeded` event is published.
+  func run(
+    _ plan: LaunchPlan, environment: LaunchEnvironment, events: LaunchEvents.Continuation,
+    onOutput: @escaping @Sendable (String, any Sendable) -> Void
+  ) async -> LaunchReport {
+    await run(plan, environment: environment, sink: .events(events), onOutput: onOutput)
+  }
+
+  private func run(
+    _ plan: LaunchPlan, environment: LaunchEnvironment, sink: EventSink?,
+    onOutput: (@Sendable (String, any Sendable) -> Void)?
+  ) async -> LaunchReport {
     let run = LaunchRun(
-      plan: plan, clock: LaunchClock(clock, start: clock.now), options: options, events: sink)
+      plan: plan, clock: LaunchClock(clock, start: clock.now), options: options,
+      environment: environment.withDefaults(of: plan.manifest), events: sink, onOutput: onOutput)
     return await run.execute()
   }
 }
@@ -86,7 +108,9 @@ private final class LaunchRun: @unchecked Sendable {
   let clock: LaunchClock
   /// Step outputs, written by the handler and read by dependents' tasks.
   let outputs: Locked<[(any Sendable)?]>
+  let environment: LaunchEnvironment
   let events: EventSink?
+  let onOutput: (@Sendable (String, any Sendable) -> Void)?
   private let mailbox = Mailbox<RunMessage>()
   private let ending = Locked(Ending())
   /// Everything the handler changes, in one value: it is accessed once per batch of
@@ -100,10 +124,15 @@ private final class LaunchRun: @unchecked Sendable {
     var waiter: CheckedContinuation<Void, Never>?
   }
 
-  init(plan: LaunchPlan, clock: LaunchClock, options: LaunchOptions, events: EventSink?) {
+  init(
+    plan: LaunchPlan, clock: LaunchClock, options: LaunchOptions, environment: LaunchEnvironment,
+    events: EventSink?, onOutput: (@Sendable (String, any Sendable) -> Void)?
+  ) {
     self.plan = plan
     self.clock = clock
+    self.environment = environment
     self.events = events
+    self.onOutput = onOutput
     outputs = Locked(Array(repeating: nil, count: plan.steps.count))
     state = RunState(
       scheduler: LaunchScheduler(
@@ -115,6 +144,8 @@ private final class LaunchRun: @unchecked Sendable {
   var elapsed: Duration { clock.now() }
 
   func execute() async -> LaunchReport {
+    let missing = plan.missingRequirements(in: environment)
+    guard missing.isEmpty else { return refuse(missing) }
     post(.begin)
     await withTaskCancellationHandler {
       await withCheckedContinuation { continuation in
@@ -129,7 +160,34 @@ private final class LaunchRun: @unchecked Sendable {
     }
     state.timer?.cancel()
     events?.finish()
-    return LaunchReport(plan: plan, scheduler: state.scheduler, duration: state.duration)
+    var outputs = StepOutputs()
+    outputs.reserveCapacity(plan.steps.count)
+    for (step, value) in self.outputs.withLock({ $0 }).enumerated() {
+      if let value { outputs.set(value, for: plan.steps[step].id) }
+    }
+    return LaunchReport(
+      plan: plan, scheduler: state.scheduler, duration: state.duration, outputs: outputs)
+  }
+
+  /// The report of a launch that cannot start: every step skipped, outcome `failed`.
+  private func refuse(_ missing: [MissingRequirement]) -> LaunchReport {
+    let reason = missing.map(\.description).joined(separator: "; ")
+    let error =
+      "the launch did not start: \(reason). Put the value in the LaunchEnvironment the launch runs with."
+    events?.publish(
+      plan.steps.map {
+        LaunchEvent(time: .zero, kind: .skipped(step: $0.id, reason: "the launch did not start"))
+      } + [LaunchEvent(time: .zero, kind: .finished(outcome: .failed))])
+    events?.finish()
+    var report = LaunchReport(plan: plan, scheduler: state.scheduler, duration: .zero)
+    report.outcome = .failed
+    report.error = error
+    report.criticalPath = []
+    for index in report.steps.indices {
+      report.steps[index].state = .skipped
+      report.steps[index].error = "the launch did not start"
+    }
+    return report
   }
 
   /// Queues `message`, handling it here unless another thread is already handling messages.
@@ -203,7 +261,10 @@ private struct RunState {
       let result: LaunchScheduler.AttemptResult
       switch outcome {
       case .succeeded(let value):
-        if let step = liveStep { run.outputs.withLock { $0[step] = value } }
+        if let step = liveStep {
+          run.outputs.withLock { $0[step] = value }
+          run.onOutput?(run.plan.steps[step].id, value)
+        }
         result = .succeeded
       case .failed(let message): result = .failed(message)
       case .routed(let route): result = .routed(route)
@@ -324,7 +385,7 @@ private final class RunningAttempt: StepHost {
     let context = StepContext(
       stepID: run.plan.steps[step].id, attempt: number, isFallback: isFallback,
       manifestDirectory: run.plan.manifestDirectory, dataDirectory: run.plan.dataDirectory,
-      attemptStart: start, clock: run.clock,
+      environment: run.environment, attemptStart: start, clock: run.clock,
       host: self)
     let outcome: AttemptOutcome
     do {

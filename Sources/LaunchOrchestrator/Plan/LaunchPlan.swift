@@ -90,6 +90,11 @@ public struct PlannedStep: Sendable {
 
   /// Whether a fallback runs when every attempt fails.
   public var hasFallback: Bool { fallbackAction != nil }
+
+  /// The environment values the step's plugin (and its fallback's) read.
+  public var requirements: [StepRequirement] {
+    action.requirements + (fallbackAction?.requirements ?? [])
+  }
 }
 
 /// A milestone of a plan.

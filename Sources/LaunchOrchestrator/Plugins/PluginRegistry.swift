@@ -17,7 +17,7 @@ public struct PluginRegistry: Sendable {
     add(
       PluginDescriptor(
         kind: Plugin.kind, summary: Plugin.summary, parameters: Plugin.parameterDescriptions,
-        inputs: Plugin.inputs, outputType: Plugin.Output.self,
+        inputs: Plugin.inputs, requirements: Plugin.requirements, outputType: Plugin.Output.self,
         parametersType: Plugin.Parameters.self
       ) { params in
         let instance = try Plugin(parameters: params)
@@ -38,12 +38,14 @@ public struct PluginRegistry: Sendable {
 
   /// Registers a one-off step kind that takes no parameters.
   public mutating func register<Output: Sendable>(
-    kind: String, summary: String = "", inputs: [StepInput] = [], isBlocking: Bool = false,
+    kind: String, summary: String = "", inputs: [StepInput] = [],
+    requirements: [StepRequirement] = [], isBlocking: Bool = false,
     run: @escaping @Sendable (StepContext) async throws -> Output
   ) {
     add(
       PluginDescriptor(
-        kind: kind, summary: summary, parameters: [], inputs: inputs, outputType: Output.self,
+        kind: kind, summary: summary, parameters: [], inputs: inputs, requirements: requirements,
+        outputType: Output.self,
         parametersType: NoParameters.self
       ) { _ in PreparedStep(isBlocking: isBlocking, execute: run) })
   }
@@ -52,13 +54,13 @@ public struct PluginRegistry: Sendable {
   public mutating func register<Parameters: Decodable & Sendable, Output: Sendable>(
     kind: String, parameters: Parameters.Type, summary: String = "",
     parameterDescriptions: [ParameterDescription] = [], inputs: [StepInput] = [],
-    isBlocking: Bool = false,
+    requirements: [StepRequirement] = [], isBlocking: Bool = false,
     run: @escaping @Sendable (Parameters, StepContext) async throws -> Output
   ) {
     add(
       PluginDescriptor(
         kind: kind, summary: summary, parameters: parameterDescriptions, inputs: inputs,
-        outputType: Output.self, parametersType: Parameters.self
+        requirements: requirements, outputType: Output.self, parametersType: Parameters.self
       ) { params in
         PreparedStep(isBlocking: isBlocking) { context in try await run(params, context) }
       })
@@ -91,6 +93,8 @@ public struct PluginDescriptor: Sendable {
   public let parameters: [ParameterDescription]
   /// Outputs of other steps it reads.
   public let inputs: [StepInput]
+  /// Values it reads from the app's ``LaunchEnvironment``.
+  public let requirements: [StepRequirement]
   /// The identity of the type its steps output.
   public let outputType: ObjectIdentifier
   /// The name of the type its steps output.
@@ -105,13 +109,14 @@ public struct PluginDescriptor: Sendable {
 
   init<Parameters: Decodable & Sendable, Output: Sendable>(
     kind: String, summary: String, parameters: [ParameterDescription], inputs: [StepInput],
-    outputType: Output.Type, parametersType: Parameters.Type,
+    requirements: [StepRequirement], outputType: Output.Type, parametersType: Parameters.Type,
     make: @escaping @Sendable (Parameters) throws -> PreparedStep
   ) {
     self.kind = kind
     self.summary = summary
     self.parameters = parameters
     self.inputs = inputs
+    self.requirements = requirements
     self.outputType = ObjectIdentifier(Output.self)
     self.outputTypeName = String(describing: Output.self)
     self.hasOutput = Output.self != Void.self
@@ -141,7 +146,8 @@ public struct PluginDescriptor: Sendable {
           + Suggestions.didYouMean(key.key, in: key.knownKeys))
     }
     switch made {
-    case .success(let step) where problems.isEmpty:
+    case .success(var step) where problems.isEmpty:
+      step.requirements = requirements
       return .success(step)
     case .success:
       break
@@ -156,6 +162,8 @@ public struct PluginDescriptor: Sendable {
 struct PreparedStep: Sendable {
   let isBlocking: Bool
   let execute: @Sendable (StepContext) async throws -> any Sendable
+  /// The environment values its plugin reads.
+  var requirements: [StepRequirement] = []
 }
 
 /// What is wrong with a step's params.

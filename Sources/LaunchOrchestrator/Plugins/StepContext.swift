@@ -19,6 +19,8 @@ public struct StepContext: Sendable {
   public let dataDirectory: URL
   /// When this attempt started, as time since the launch started.
   public let attemptStart: Duration
+  /// The values the app handed to the launch.
+  public let environment: LaunchEnvironment
 
   let clock: LaunchClock
   private let host: any StepHost
@@ -29,7 +31,8 @@ public struct StepContext: Sendable {
   /// `dataDirectory` defaults to `manifestDirectory`.
   public init(
     stepID: String, attempt: Int = 1, isFallback: Bool = false, manifestDirectory: URL,
-    dataDirectory: URL? = nil, attemptStart: Duration = .zero,
+    dataDirectory: URL? = nil, environment: LaunchEnvironment = LaunchEnvironment(),
+    attemptStart: Duration = .zero,
     clock: LaunchClock = .continuous(),
     outputs: @escaping @Sendable () -> [any Sendable] = { [] },
     report: @escaping @Sendable (StepMessage) -> Void = { _ in }
@@ -37,19 +40,20 @@ public struct StepContext: Sendable {
     self.init(
       stepID: stepID, attempt: attempt, isFallback: isFallback,
       manifestDirectory: manifestDirectory, dataDirectory: dataDirectory ?? manifestDirectory,
-      attemptStart: attemptStart, clock: clock,
+      environment: environment, attemptStart: attemptStart, clock: clock,
       host: ClosureStepHost(outputs: outputs, report: report))
   }
 
   init(
     stepID: String, attempt: Int, isFallback: Bool, manifestDirectory: URL, dataDirectory: URL,
-    attemptStart: Duration, clock: LaunchClock, host: any StepHost
+    environment: LaunchEnvironment, attemptStart: Duration, clock: LaunchClock, host: any StepHost
   ) {
     self.stepID = stepID
     self.attempt = attempt
     self.isFallback = isFallback
     self.manifestDirectory = manifestDirectory
     self.dataDirectory = dataDirectory
+    self.environment = environment
     self.attemptStart = attemptStart
     self.clock = clock
     self.host = host
@@ -64,6 +68,18 @@ public struct StepContext: Sendable {
     guard let value = inputs(type).first else {
       throw StepFailure(
         "step '\(stepID)' needs a \(String(describing: type)) from a dependency, and none produced one"
+      )
+    }
+    return value
+  }
+
+  /// The app's value of type `T` from the launch environment.
+  /// - Throws: ``StepFailure`` when the app provided none; declare it in
+  ///   ``StepPlugin/requirements`` so that the launch refuses to start instead.
+  public func environment<T: Sendable>(_ type: T.Type) throws -> T {
+    guard let value = environment[type] else {
+      throw StepFailure(
+        "step '\(stepID)' needs a \(String(describing: type)) from the app's launch environment, and none was provided"
       )
     }
     return value

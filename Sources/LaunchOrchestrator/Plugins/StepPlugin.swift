@@ -28,6 +28,12 @@ public protocol StepPlugin: Sendable {
   /// A required input that no hard dependency provides is a validation error, so wiring
   /// mistakes surface before the launch runs.
   static var inputs: [StepInput] { get }
+  /// Values this kind reads from the app's ``LaunchEnvironment`` through
+  /// ``StepContext/environment(_:)``.
+  ///
+  /// A required value the app did not provide fails the launch before any step starts, with
+  /// an error naming the step, its kind and the type.
+  static var requirements: [StepRequirement] { get }
 
   /// Creates the step from its decoded parameters.
   ///
@@ -52,6 +58,8 @@ extension StepPlugin {
   public static var summary: String { "" }
   /// No inputs.
   public static var inputs: [StepInput] { [] }
+  /// No environment values.
+  public static var requirements: [StepRequirement] { [] }
   /// No parameters described.
   public static var parameterDescriptions: [ParameterDescription] { [] }
   /// Not blocking.

@@ -14,11 +14,21 @@ extension LaunchReport {
         JSONMember(key: "name", value: text(name)),
         JSONMember(key: "outcome", value: text(outcome.rawValue)),
         JSONMember(key: "route", value: text(route?.name)),
+        JSONMember(key: "error", value: text(error)),
         JSONMember(key: "duration", value: seconds(duration)),
         JSONMember(
           key: "milestones",
           value: JSONValue(
             .object(milestones.map { JSONMember(key: $0.name, value: seconds($0.time)) }))),
+        JSONMember(
+          key: "splash",
+          value: splash.map { splash in
+            JSONValue(
+              .object([
+                JSONMember(key: "contentAt", value: seconds(splash.contentAt)),
+                JSONMember(key: "skeletonFrom", value: seconds(splash.skeletonFrom)),
+              ]))
+          } ?? nil),
         JSONMember(
           key: "criticalPath", value: JSONValue(.array(criticalPath.map { JSONValue(.string($0)) }))
         ),
@@ -130,7 +140,15 @@ extension LaunchReport {
           return ids.count == elements.count ? ids : nil
         }
       },
-      steps: steps)
+      steps: steps,
+      // Reports written before these existed have neither.
+      error: root["error"]?.stringValue,
+      splash: root["splash"].flatMap { value in
+        guard value.members != nil else { return nil }
+        return SplashTiming(
+          contentAt: value["contentAt"].flatMap(optionalSeconds) ?? nil,
+          skeletonFrom: value["skeletonFrom"].flatMap(optionalSeconds) ?? nil)
+      })
   }
 }
 

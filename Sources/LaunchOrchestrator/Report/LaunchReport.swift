@@ -75,11 +75,19 @@ public struct LaunchReport: Sendable, Equatable {
   public var criticalPath: [String]
   /// Steps in manifest order.
   public var steps: [Step]
+  /// Why the launch failed before any step started (a required environment value was
+  /// missing); `nil` otherwise.
+  public var error: String?
+  /// When the splash gave way, for a manifest with a `splash` object.
+  public var splash: SplashTiming?
+  /// What the steps produced; empty for a report read from a file.
+  public var outputs: StepOutputs
 
   /// Creates a report.
   public init(
     manifest: String, name: String, outcome: LaunchOutcome, route: LaunchRoute?, duration: Duration,
-    milestones: [Milestone], criticalPath: [String], steps: [Step]
+    milestones: [Milestone], criticalPath: [String], steps: [Step], error: String? = nil,
+    splash: SplashTiming? = nil, outputs: StepOutputs = StepOutputs()
   ) {
     self.manifest = manifest
     self.name = name
@@ -89,6 +97,14 @@ public struct LaunchReport: Sendable, Equatable {
     self.milestones = milestones
     self.criticalPath = criticalPath
     self.steps = steps
+    self.error = error
+    self.splash = splash
+    self.outputs = outputs
+  }
+
+  /// The output of step `step` as a `T`; `nil` when it produced none or another type.
+  public func output<T>(of step: String, as type: T.Type = T.self) -> T? {
+    outputs.output(of: step, as: type)
   }
 
   /// The time `milestone` was reached: `nil` if the manifest has no such milestone,
@@ -104,7 +120,10 @@ public struct LaunchReport: Sendable, Equatable {
 }
 
 extension LaunchReport {
-  init(plan: LaunchPlan, scheduler: LaunchScheduler, duration: Duration) {
+  init(
+    plan: LaunchPlan, scheduler: LaunchScheduler, duration: Duration,
+    outputs: StepOutputs = StepOutputs()
+  ) {
     // By index: mapping over the planned steps would copy each one, a retain per field.
     let steps = plan.steps.indices.map { index in
       let record = scheduler.records[index]
@@ -117,7 +136,14 @@ extension LaunchReport {
         usedFallback: record.usedFallback, error: record.error, notes: record.notes)
     }
     var route: LaunchRoute?
-    if case .routed(let routed, _) = scheduler.ending { route = routed }
+    var endedAt = duration
+    switch scheduler.ending {
+    case .routed(let routed, let step):
+      route = routed
+      endedAt = steps[step].end ?? duration
+    case .aborted(let step): endedAt = steps[step].end ?? duration
+    case .cancelled, nil: break
+    }
     self.init(
       manifest: plan.manifestPath, name: plan.name, outcome: scheduler.outcome, route: route,
       duration: duration,
@@ -125,7 +151,13 @@ extension LaunchReport {
         Milestone(name: $0.name, time: scheduler.milestoneTimes[$0.index])
       },
       criticalPath: CriticalPath.measured(plan: plan, steps: steps).map { plan.steps[$0].id },
-      steps: steps)
+      steps: steps, outputs: outputs)
+    if let policy = plan.manifest.splash {
+      let readyAt = plan.milestones.first { $0.name == policy.dismissOn }.flatMap {
+        scheduler.milestoneTimes[$0.index]
+      }
+      splash = SplashTiming(policy: policy, readyAt: readyAt, endedAt: endedAt)
+    }
   }
 }
 

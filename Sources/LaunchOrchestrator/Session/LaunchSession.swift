@@ -1,14 +1,23 @@
 import Observation
 
-/// A launch as a splash screen sees it: what phase it is in, how far along, which steps run,
-/// which milestones are reached, and where it routed or why it failed.
+/// A launch as the app's first screens see it: which screen to show (splash, skeleton,
+/// content, a route's screen), how far along, what each step produced, which milestones are
+/// reached, and where it routed or why it failed.
 ///
 /// ```swift
 /// @State private var launch = LaunchSession()
 ///
 /// var body: some View {
-///   SplashView(progress: launch.progress, message: launch.currentMessage)
-///     .task { await launch.run(plan, on: LaunchEngine()) }
+///   Group {
+///     switch launch.screen {
+///     case .splash: SplashView(progress: launch.progress)
+///     case .skeleton: LibrarySkeleton()
+///     case .content: LibraryView(page: launch.output(of: "firstPage", as: MusicPage.self))
+///     case .routed(let route): RouteView(route: route)
+///     case .failed(let reason): FailureView(reason: reason)
+///     }
+///   }
+///   .task { await launch.run(plan, on: LaunchEngine(), environment: environment) }
 /// }
 /// ```
 @MainActor
@@ -26,7 +35,11 @@ public final class LaunchSession {
 
   /// Where the launch is.
   public private(set) var phase: Phase = .idle
-  /// Steps finished, however they ended, out of all steps: from 0 to 1.
+  /// The screen to show, by the manifest's `splash` rule; on the engine's clock.
+  public private(set) var screen: LaunchScreen = .splash
+  /// From 0 to 1: the steps finished (however they ended) among those the splash's dismiss
+  /// milestone waits for, directly or not; all steps when the manifest has no `splash`.
+  /// Deferred background work does not hold it back, so it reads 1 when content shows.
   public private(set) var progress = 0.0
   /// The ids of the steps running now, in the order they started.
   public private(set) var runningSteps: [String] = []
@@ -40,42 +53,132 @@ public final class LaunchSession {
   public private(set) var error: String?
   /// The report, once the launch is over.
   public private(set) var report: LaunchReport?
+  /// What the steps produced so far, each the moment its step succeeded.
+  public private(set) var outputs = StepOutputs()
 
+  /// The steps ``progress`` counts; `nil` counts every step.
+  private var countedSteps: Set<String>?
   private var totalSteps = 0
   private var finishedSteps = 0
+  private var splash = SplashState(policy: nil)
+  /// Outputs handed over by the engine, waiting for their step's `succeeded` event.
+  private let arrivingOutputs = Locked<[String: any Sendable]>([:])
 
   /// A session that has not started.
   public init() {}
+
+  /// The output of step `step` as a `T`: `nil` until the step succeeded, or when it
+  /// produced another type. Observable: a view reading it updates when the step succeeds.
+  public func output<T>(of step: String, as type: T.Type = T.self) -> T? {
+    outputs.output(of: step, as: type)
+  }
 
   /// Whether `milestone` has been reached (say `interactive`, to dismiss the splash).
   public func isReached(_ milestone: String) -> Bool {
     milestones[milestone] != nil
   }
 
-  /// Runs `plan` on `engine`, updating the session as events arrive, and returns the report.
-  public func run<C: Clock>(_ plan: LaunchPlan, on engine: LaunchEngine<C>) async -> LaunchReport
-  where C.Duration == Duration {
-    start(stepCount: plan.steps.count)
+  /// Runs `plan` on `engine` with the app's `environment`, updating the session as events
+  /// arrive, and returns the report once the launch is over and the splash has had its
+  /// `minimum` time.
+  ///
+  /// The splash timing runs on the engine's clock, so tests drive it with a manual clock.
+  public func run<C: Clock>(
+    _ plan: LaunchPlan, on engine: LaunchEngine<C>,
+    environment: LaunchEnvironment = LaunchEnvironment()
+  ) async -> LaunchReport where C.Duration == Duration {
+    let clock = engine.clock
+    let startInstant = clock.now
+    start(plan: plan)
+    let policy = plan.manifest.splash
+    let timer = Task { [weak self] in
+      guard let policy else { return }
+      await Self.timeSplash(policy, clock: clock, from: startInstant, session: self)
+    }
     let (events, continuation) = LaunchEvents.makeStream()
-    async let report = engine.run(plan, events: continuation)
+    let arriving = arrivingOutputs
+    async let report = engine.run(plan, environment: environment, events: continuation) {
+      step, value in arriving.withLock { $0[step] = value }
+    }
     for await event in events { apply(event) }
     let finished = await report
     self.report = finished
+    if screen.isSettled { timer.cancel() }
+    await timer.value
     return finished
   }
 
-  /// Resets the session for a launch of `stepCount` steps; ``run(_:on:)`` calls it.
+  /// Sleeps on the engine's clock to the splash's two moments: the end of its minimum time,
+  /// then the skeleton deadline (unless the screen settled before).
+  private nonisolated static func timeSplash<C: Clock>(
+    _ policy: SplashPolicy, clock: C, from start: C.Instant, session: LaunchSession?
+  ) async where C.Duration == Duration {
+    do {
+      try await clock.sleep(until: start.advanced(by: policy.minimum), tolerance: nil)
+    } catch {
+      return
+    }
+    guard let session, await !session.passMinimum() else { return }
+    do {
+      try await clock.sleep(until: start.advanced(by: policy.skeletonDeadline), tolerance: nil)
+    } catch {
+      return
+    }
+    await session.passSkeletonDeadline()
+  }
+
+  /// Resets the session for a launch of `plan`; ``run(_:on:environment:)`` calls it.
+  ///
+  /// ``progress`` then counts the steps the splash's dismiss milestone waits for, and the
+  /// screen follows the manifest's `splash` rule as the events are applied; the splash's
+  /// minimum time and skeleton deadline are for the caller to time (``run(_:on:environment:)``
+  /// does), so an app applying events itself sees the splash until content is ready.
+  public func start(plan: LaunchPlan) {
+    reset()
+    countedSteps = plan.manifest.splash.map { plan.steps(before: $0.dismissOn) }
+    totalSteps = countedSteps?.count ?? plan.steps.count
+    progress = totalSteps == 0 ? 1 : 0
+    splash = SplashState(policy: plan.manifest.splash)
+  }
+
+  /// Resets the session for a launch of `stepCount` steps, counting all of them in
+  /// ``progress`` and showing content when the launch ends.
   public func start(stepCount: Int) {
-    phase = .running
+    reset()
     totalSteps = stepCount
-    finishedSteps = 0
     progress = stepCount == 0 ? 1 : 0
+  }
+
+  private func reset() {
+    phase = .running
+    screen = .splash
+    countedSteps = nil
+    splash = SplashState(policy: nil)
+    finishedSteps = 0
     runningSteps = []
     currentMessage = nil
     milestones = [:]
     route = nil
     error = nil
     report = nil
+    outputs = StepOutputs()
+    arrivingOutputs.withLock { $0 = [:] }
+  }
+
+  /// Marks the splash's minimum time as over; returns whether the screen has settled.
+  private func passMinimum() -> Bool {
+    splash.minimumPassed = true
+    updateScreen()
+    return screen.isSettled
+  }
+
+  private func passSkeletonDeadline() {
+    splash.skeletonDeadlinePassed = true
+    updateScreen()
+  }
+
+  private func updateScreen() {
+    if let next = splash.screen(current: screen), next != screen { screen = next }
   }
 
   /// Updates the session with one event; for apps that consume the event stream themselves.
@@ -86,7 +189,12 @@ public final class LaunchSession {
     case .progress(_, let fraction, let message):
       let percent = fraction.map { " \(Int(($0 * 100).rounded()))%" } ?? ""
       currentMessage = message.map { $0 + percent } ?? currentMessage
-    case .succeeded(let step, _), .cancelled(let step):
+    case .succeeded(let step, _):
+      if let value = arrivingOutputs.withLock({ $0.removeValue(forKey: step) }) {
+        outputs.set(value, for: step)
+      }
+      stepEnded(step)
+    case .cancelled(let step):
       stepEnded(step)
     case .failed(let step, let message):
       stepEnded(step)
@@ -100,21 +208,74 @@ public final class LaunchSession {
       runningSteps.removeAll { $0 == step }
     case .milestone(let name):
       milestones[name] = event.time
+      if name == splash.policy?.dismissOn { splash.ending = .content }
     case .routed(let route, _):
       self.route = route
+      splash.ending = .routed(route)
     case .log:
       break
     case .finished(let outcome):
       phase = .finished(outcome)
       if outcome != .failed { error = nil }
       currentMessage = nil
+      switch outcome {
+      case .succeeded, .degraded: if splash.ending == nil { splash.ending = .content }
+      case .failed: splash.ending = .failed(error ?? "the launch failed")
+      case .cancelled: splash.ending = .failed("the launch was cancelled")
+      case .routed: break
+      }
     }
+    updateScreen()
   }
 
   private func stepEnded(_ step: String) {
     runningSteps.removeAll { $0 == step }
+    guard countedSteps?.contains(step) ?? true else { return }
     finishedSteps += 1
     progress = totalSteps == 0 ? 1 : Double(finishedSteps) / Double(totalSteps)
     if runningSteps.isEmpty { currentMessage = nil }
+  }
+}
+
+/// The splash rule's state: what the launch is ready to show, and which of the splash's
+/// moments have passed.
+private struct SplashState {
+  let policy: SplashPolicy?
+  /// What shows once the splash may go: content, a route or a failure.
+  var ending: LaunchScreen?
+  var minimumPassed: Bool
+  var skeletonDeadlinePassed = false
+
+  init(policy: SplashPolicy?) {
+    self.policy = policy
+    minimumPassed = (policy?.minimum ?? .zero) <= .zero
+  }
+
+  /// The screen to show now, or `nil` to keep `current`.
+  func screen(current: LaunchScreen) -> LaunchScreen? {
+    if let ending, minimumPassed {
+      // A route after the content still takes the app to its screen (a forced update, a
+      // logout); nothing else replaces a settled screen.
+      if case .routed = ending, current == .content { return ending }
+      return current.isSettled ? nil : ending
+    }
+    if skeletonDeadlinePassed, current == .splash { return .skeleton }
+    return nil
+  }
+}
+
+extension LaunchPlan {
+  /// The ids of the steps milestone `name` waits for, directly or not: its steps, what they
+  /// depend on or run after, and the steps of the milestones they are deferred until.
+  func steps(before name: String) -> Set<String> {
+    guard let milestone = milestones.first(where: { $0.name == name }) else { return [] }
+    var seen: Set<Int> = []
+    var pending = milestone.steps
+    while let step = pending.popLast() {
+      guard seen.insert(step).inserted else { continue }
+      pending += steps[step].dependsOn + steps[step].after
+      if let deferral = steps[step].deferUntil { pending += milestones[deferral].steps }
+    }
+    return Set(seen.map { steps[$0].id })
   }
 }

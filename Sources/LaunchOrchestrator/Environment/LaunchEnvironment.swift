@@ -1,0 +1,100 @@
+/// Values the app hands to its launch, by type: its ``AppInfo``, an API client, a settings
+/// object. Plugins declare the types they need in ``StepPlugin/requirements`` and read them
+/// with ``StepContext/environment(_:)``.
+///
+/// ```swift
+/// var environment = LaunchEnvironment()
+/// environment[AppInfo.self] = AppInfo(version: "2.3.0", build: "41")
+/// environment[APIClient.self] = client
+/// let report = await session.run(plan, on: LaunchEngine(), environment: environment)
+/// ```
+public struct LaunchEnvironment: Sendable {
+  private var values: [ObjectIdentifier: any Sendable] = [:]
+
+  /// An empty environment.
+  public init() {}
+
+  /// The value of type `T`, if the app provided one.
+  public subscript<T: Sendable>(_ type: T.Type) -> T? {
+    get { values[ObjectIdentifier(type)] as? T }
+    set { values[ObjectIdentifier(type)] = newValue }
+  }
+
+  /// Whether a value of the type with this identity was provided.
+  func contains(_ type: ObjectIdentifier) -> Bool {
+    values[type] != nil
+  }
+
+  /// This environment, with the manifest's `app` default when the app gave no ``AppInfo``.
+  func withDefaults(of manifest: Manifest) -> LaunchEnvironment {
+    guard self[AppInfo.self] == nil, let app = manifest.app else { return self }
+    var filled = self
+    filled[AppInfo.self] = app
+    return filled
+  }
+}
+
+/// A value a plugin reads from the ``LaunchEnvironment``.
+public struct StepRequirement: Sendable {
+  /// The type's identity.
+  public let type: ObjectIdentifier
+  /// The type's name, for messages and `orchestrate plugins`.
+  public let typeName: String
+  /// Whether the step cannot run without it; a missing required value fails the launch
+  /// before any step starts.
+  public let isRequired: Bool
+
+  /// A value the step cannot run without.
+  public static func required<T: Sendable>(_ type: T.Type) -> StepRequirement {
+    StepRequirement(
+      type: ObjectIdentifier(type), typeName: String(describing: type), isRequired: true)
+  }
+
+  /// A value the step uses when the app provides it.
+  public static func optional<T: Sendable>(_ type: T.Type) -> StepRequirement {
+    StepRequirement(
+      type: ObjectIdentifier(type), typeName: String(describing: type), isRequired: false)
+  }
+}
+
+/// A required environment value that the app did not provide, found before the launch starts.
+public struct MissingRequirement: Sendable, Equatable, CustomStringConvertible {
+  /// The step that requires it.
+  public var step: String
+  /// The step's plugin kind.
+  public var plugin: String
+  /// The missing type's name.
+  public var typeName: String
+
+  /// Creates a finding.
+  public init(step: String, plugin: String, typeName: String) {
+    self.step = step
+    self.plugin = plugin
+    self.typeName = typeName
+  }
+
+  /// `step 'version' (gate.version) requires a AppInfo ...`, for people.
+  public var description: String {
+    "step '\(step)' (\(plugin)) requires \(typeName) in the launch environment, and none was provided"
+  }
+}
+
+extension LaunchPlan {
+  /// The required environment values `environment` lacks, step by step, in manifest order.
+  ///
+  /// The manifest's `app` default counts as a provided ``AppInfo``.
+  public func missingRequirements(in environment: LaunchEnvironment) -> [MissingRequirement] {
+    let environment = environment.withDefaults(of: manifest)
+    var missing: [MissingRequirement] = []
+    for step in steps {
+      for requirement in step.requirements
+      where requirement.isRequired && !environment.contains(requirement.type)
+        && !missing.contains(where: { $0.step == step.id && $0.typeName == requirement.typeName })
+      {
+        missing.append(
+          MissingRequirement(step: step.id, plugin: step.plugin, typeName: requirement.typeName))
+      }
+    }
+    return missing
+  }
+}

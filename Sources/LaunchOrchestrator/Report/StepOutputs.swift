@@ -1,0 +1,60 @@
+/// What the steps of a launch produced, by step id, for the app's first screen.
+///
+/// ```swift
+/// let store = report.outputs.output(of: "store", as: StoreHandle.self)
+/// ```
+///
+/// A step served by its fallback holds the fallback's output. Two values compare equal when
+/// the same steps produced an output: the outputs themselves need not be `Equatable`.
+public struct StepOutputs: Sendable, Equatable {
+  private var values: [String: any Sendable]
+
+  /// Outputs by step id.
+  public init(_ values: [String: any Sendable] = [:]) {
+    self.values = values
+  }
+
+  /// The output of `step` as a `T`; `nil` when the step produced none (yet) or another type.
+  public func output<T>(of step: String, as type: T.Type = T.self) -> T? {
+    values[step] as? T
+  }
+
+  /// The ids of the steps that produced an output.
+  public var steps: Set<String> { Set(values.keys) }
+
+  mutating func reserveCapacity(_ count: Int) {
+    values.reserveCapacity(count)
+  }
+
+  /// Stores `value` as the output of `step`.
+  mutating func set(_ value: any Sendable, for step: String) {
+    values[step] = value
+  }
+
+  /// Whether the same steps produced an output.
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.steps == rhs.steps
+  }
+}
+
+/// When a launch's splash screen gave way, by the manifest's `splash` rule.
+public struct SplashTiming: Sendable, Equatable {
+  /// When the content showed; `nil` when the launch routed or failed first.
+  public var contentAt: Duration?
+  /// When a skeleton replaced the splash; `nil` when none showed.
+  public var skeletonFrom: Duration?
+
+  /// Creates a record.
+  public init(contentAt: Duration?, skeletonFrom: Duration?) {
+    self.contentAt = contentAt
+    self.skeletonFrom = skeletonFrom
+  }
+
+  /// Applies `policy` to a launch whose dismiss milestone was reached at `readyAt` (`nil` if
+  /// never) and that ended at `endedAt` (a route, a failure or the end of the launch).
+  public init(policy: SplashPolicy, readyAt: Duration?, endedAt: Duration) {
+    let leaves = readyAt ?? endedAt
+    contentAt = readyAt.map(policy.splashEnd(readyAt:))
+    skeletonFrom = leaves > policy.skeletonDeadline ? policy.skeletonDeadline : nil
+  }
+}

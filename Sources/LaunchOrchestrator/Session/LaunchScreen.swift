@@ -1,0 +1,22 @@
+/// What the app shows while it launches, by the manifest's `splash` rule
+/// (``SplashPolicy``): the splash, a skeleton, the content, a route's screen or a failure.
+public enum LaunchScreen: Sendable, Equatable {
+  /// The splash screen.
+  case splash
+  /// A placeholder of the first screen: the content is late.
+  case skeleton
+  /// The first screen with its content: the dismiss milestone was reached.
+  case content
+  /// The screen of the route a step ended the launch with (maintenance, update, login...).
+  case routed(LaunchRoute)
+  /// The launch failed, for this reason.
+  case failed(String)
+
+  /// Whether the splash is gone for good: content, a route or a failure.
+  public var isSettled: Bool {
+    switch self {
+    case .splash, .skeleton: false
+    case .content, .routed, .failed: true
+    }
+  }
+}
