@@ -1,0 +1,195 @@
+import Observation
+import Testing
+
+@testable import LaunchOrchestrator
+
+/// The splash rule, step outputs and progress as an app's first screens see them, timed on a
+/// manual clock.
+@MainActor
+@Suite("Launch session: splash, outputs, progress", .timeLimit(.minutes(1)))
+struct LaunchSessionSplashTests {
+  private static func plan(splash: String, pageTakes page: String, extraSteps: String = "")
+    throws -> LaunchPlan
+  {
+    var registry = PluginRegistry.testKinds
+    registry.register(kind: "route.late") { context in
+      try await context.sleep(until: .milliseconds(50))
+      throw LaunchRoute.maintenance
+    }
+    return try loadPlan(
+      """
+      { "version": 1, "splash": \(splash),
+        "milestones": { "interactive": ["page"] },
+        "steps": [
+          { "id": "token", "plugin": "token.make", "params": { "value": "first page" } },
+          { "id": "page", "plugin": "wait", "dependsOn": ["token"],
+            "params": { "duration": "\(page)" } }\(extraSteps)
+        ] }
+      """, registry: registry)
+  }
+
+  /// Waits for the session to catch up with the clock, failing after about five seconds.
+  private func until(_ condition: () -> Bool, _ comment: Comment) async {
+    for _ in 0..<5_000 {
+      if condition() { return }
+      await Task.yield()
+      try? await Task.sleep(for: .milliseconds(1))
+    }
+    Issue.record(comment)
+  }
+
+  @Test func holdsTheSplashForItsMinimumWhenContentIsEarly() async throws {
+    let plan = try Self.plan(
+      splash: #"{ "minimum": "800ms", "skeletonAfter": "150ms" }"#, pageTakes: "100ms")
+    let clock = ManualClock()
+    let session = LaunchSession()
+    let run = Task { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.waitForSleepers(2)
+    #expect(clock.sleeperDeadlines == [.milliseconds(100), .milliseconds(800)])
+    #expect(session.screen == .splash)
+    clock.advance(to: .milliseconds(100))
+    await until({ session.isReached("interactive") }, "interactive never reached")
+    #expect(session.screen == .splash)
+    clock.advance(to: .milliseconds(800))
+    let report = await run.value
+    #expect(session.screen == .content)
+    #expect(report.splash == SplashTiming(contentAt: .milliseconds(800), skeletonFrom: nil))
+  }
+
+  @Test func showsTheSkeletonOnlyPastTheThreshold() async throws {
+    let plan = try Self.plan(
+      splash: #"{ "minimum": "200ms", "skeletonAfter": "150ms" }"#, pageTakes: "1s")
+    let clock = ManualClock()
+    let session = LaunchSession()
+    let run = Task { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.waitForSleepers(2)
+    clock.advance(to: .milliseconds(200))
+    await until({ clock.sleeperDeadlines.contains(.milliseconds(350)) }, "no skeleton timer")
+    #expect(session.screen == .splash)
+    clock.advance(to: .milliseconds(349))
+    await Task.yield()
+    #expect(session.screen == .splash)
+    clock.advance(to: .milliseconds(350))
+    await until({ session.screen == .skeleton }, "the skeleton never showed")
+    clock.advance(to: .seconds(1))
+    let report = await run.value
+    #expect(session.screen == .content)
+    #expect(
+      report.splash
+        == SplashTiming(contentAt: .seconds(1), skeletonFrom: .milliseconds(350)))
+  }
+
+  @Test func dismissesOnTheMilestoneWithNoMinimumAndNoFlicker() async throws {
+    let plan = try Self.plan(
+      splash: #"{ "dismissOn": "interactive", "minimum": 0, "skeletonAfter": "150ms" }"#,
+      pageTakes: "100ms")
+    let clock = ManualClock()
+    let session = LaunchSession()
+    let run = Task { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.waitForSleepers(2)
+    #expect(clock.sleeperDeadlines == [.milliseconds(100), .milliseconds(150)])
+    clock.advance(to: .milliseconds(100))
+    let report = await run.value
+    #expect(session.screen == .content)
+    #expect(report.splash == SplashTiming(contentAt: .milliseconds(100), skeletonFrom: nil))
+  }
+
+  @Test func progressReadsOneAtDismissalWhileDeferredWorkRuns() async throws {
+    let plan = try Self.plan(
+      splash: #"{ "skeletonAfter": "1s" }"#, pageTakes: "100ms",
+      extraSteps: """
+        ,
+          { "id": "cleanup", "plugin": "wait", "deferUntil": "interactive",
+            "priority": "background", "params": { "duration": "5s" } }
+        """)
+    let clock = ManualClock()
+    let session = LaunchSession()
+    let run = Task { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.waitForSleepers(2)
+    await until({ session.progress == 0.5 }, "the token step's end was not counted")
+    clock.advance(to: .milliseconds(100))
+    await until({ session.screen == .content }, "content never showed")
+    #expect(session.progress == 1)
+    await until({ session.runningSteps == ["cleanup"] }, "the deferred step did not start")
+    #expect(session.phase == .running)
+    clock.advance(to: .seconds(6))
+    _ = await run.value
+    #expect(session.phase == .finished(.succeeded))
+  }
+
+  @Test func leavesTheSplashForARouteAfterTheMinimum() async throws {
+    let plan = try Self.plan(
+      splash: #"{ "minimum": "300ms" }"#, pageTakes: "1s",
+      extraSteps: """
+        ,
+          { "id": "gate", "plugin": "route.late" }
+        """)
+    let clock = ManualClock()
+    let session = LaunchSession()
+    let run = Task { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.waitForSleepers(3)
+    clock.advance(to: .milliseconds(50))
+    await until({ session.route == .maintenance }, "the route never came")
+    #expect(session.screen == .splash)
+    clock.advance(to: .milliseconds(300))
+    let report = await run.value
+    #expect(session.screen == .routed(.maintenance))
+    #expect(report.splash == SplashTiming(contentAt: nil, skeletonFrom: nil))
+  }
+
+  @Test func handsEachOutputToTheAppTheMomentItsStepSucceeds() async throws {
+    let plan = try Self.plan(splash: "{}", pageTakes: "1s")
+    let clock = ManualClock()
+    let session = LaunchSession()
+    let changed = Locked(false)
+    withObservationTracking {
+      _ = session.output(of: "token", as: Token.self)
+    } onChange: {
+      changed.withLock { $0 = true }
+    }
+    let run = Task { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await until({ session.output(of: "token", as: Token.self) != nil }, "no token output")
+    #expect(changed.withLock { $0 })
+    #expect(session.output(of: "token", as: Token.self) == Token(value: "first page"))
+    #expect(session.output(of: "token", as: Int.self) == nil)
+    #expect(session.output(of: "page", as: Token.self) == nil)
+    await until({ session.runningSteps == ["page"] }, "the page step did not start")
+    #expect(session.output(of: "page", as: Token.self) == nil)
+    clock.advance(to: .seconds(1))
+    let report = await run.value
+    #expect(report.output(of: "token", as: Token.self) == Token(value: "first page"))
+  }
+
+  @Test func aStepServedByItsFallbackHandsOverTheFallbacksOutput() async throws {
+    var registry = PluginRegistry.testKinds
+    registry.register(kind: "token.broken") { _ -> Token in throw StepFailure("offline") }
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "token", "plugin": "token.broken",
+          "fallback": { "plugin": "token.make", "params": { "value": "cached" } } }
+      ] }
+      """, registry: registry)
+    let session = LaunchSession()
+    let report = await session.run(plan, on: LaunchEngine())
+    #expect(report.step("token")?.usedFallback == true)
+    #expect(session.output(of: "token", as: Token.self) == Token(value: "cached"))
+    #expect(report.output(of: "token", as: Token.self) == Token(value: "cached"))
+  }
+
+  @Test func rejectsASplashNamingAnUnknownMilestoneOrABadDuration() {
+    #expect(
+      diagnostics(
+        of: """
+          { "version": 1, "milestones": { "interactive": [] },
+            "splash": { "dismissOn": "interactiv", "minimum": "-1s", "skeleton": 1 },
+            "steps": [] }
+          """)
+        == [
+          "1:48: warning: milestones.interactive: milestone 'interactive' lists no steps, so it is reached as soon as the launch starts.",
+          "2:28: error: splash.dismissOn: unknown milestone 'interactiv'. Did you mean 'interactive'?",
+          "2:53: error: splash.minimum: '-1s' is not a duration; write it like \"250ms\", \"2s\", \"1.5m\" or \"24h\", or as a number of seconds.",
+          "2:60: error: splash.skeleton: unknown key 'skeleton'. Allowed keys: dismissOn, minimum, skeletonAfter.",
+        ])
+  }
+}
