@@ -24,6 +24,11 @@ let package = Package(
       path: "Examples/CustomOrchestrate",
       exclude: ["greet.json"]
     ),
+    .executableTarget(
+      name: "splash-app",
+      dependencies: ["LaunchOrchestrator", "LaunchPlugins"],
+      path: "Examples/SplashApp"
+    ),
     .systemLibrary(
       name: "CSQLite",
       path: "Plugins/CSQLite",
@@ -79,7 +84,7 @@ let package = Package(
       dependencies: [
         "LaunchOrchestrator", "StoreInitPlugin", "SampleDataPlugin", "QueueValidationPlugin",
         "ImageCleanupPlugin", "BooksLibraryPlugin", "MusicLibraryPlugin", "LaunchGatesPlugin",
-        "SimulatePlugin",
+        "SimulatePlugin", "SQLiteStore",
       ],
       path: "Plugins/LaunchPlugins"
     ),

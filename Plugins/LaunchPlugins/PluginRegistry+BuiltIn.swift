@@ -4,10 +4,13 @@
 import LaunchOrchestrator
 @_exported import MusicLibraryPlugin
 @_exported import QueueValidationPlugin
+@_exported import SQLiteStore
 @_exported import SampleDataPlugin
 @_exported import SimulatePlugin
 @_exported import StoreInitPlugin
 
+// The built-in kinds and the types they output (pages, the store handle) come with one
+// `import LaunchPlugins`.
 extension PluginRegistry {
   /// Every step kind `orchestrate` ships, ready for an app or a custom binary to add its own:
   ///

@@ -1,0 +1,41 @@
+import Foundation
+import SQLiteStore
+import Testing
+
+/// The example app, run as a built binary the way its developer would: the shipped music
+/// manifest, data in a writable folder of its own, the splash rule, and the first page taken
+/// from the step's output.
+@Suite("Example app", .timeLimit(.minutes(2)))
+struct SplashAppTests {
+  @Test func showsTheSplashThenTheContentWithTheFirstPageOfSongs() async throws {
+    let data = try TemporaryFolder()
+    let result = try await Orchestrate.run(
+      ["manifests/music.json", "--data-dir", data.url.path], binary: "splash-app")
+    #expect(result.status == 0, "\(result.stderr)")
+    let lines = result.stdout.split(separator: "\n").map(String.init)
+
+    let screens = lines.filter { $0.hasPrefix("screen: ") }
+    #expect(screens.map { $0.split(separator: " ")[1] } == ["splash", "content"])
+    // music.json holds the splash for 300ms: content never shows before it.
+    let contentAt = try #require(
+      screens.last?.split(separator: " ").dropLast().last.flatMap {
+        Int($0)
+      })
+    #expect(contentAt >= 300)
+    #expect(lines.contains("outcome: succeeded"))
+
+    // The store was created in the data folder, not next to the manifest, and the page the
+    // app printed is the store's most played songs, in order.
+    let store = data.url.appendingPathComponent(".data/music.sqlite")
+    let connection = try SQLiteConnection(url: store, mode: .readOnly)
+    let count = try #require(try connection.integer("SELECT count(*) FROM songs"))
+    let expected = try connection.query(
+      "SELECT title, artist, play_count FROM songs ORDER BY play_count DESC, id LIMIT 5"
+    ) { "  \($0.text(0) ?? "") - \($0.text(1) ?? "") (\($0.integer(2)) plays)" }
+    #expect(
+      lines.contains("first page: \(min(count, 50)) songs\(count > 50 ? ", more to load" : "")"))
+    let printed = lines.drop { !$0.hasPrefix("first page: ") }.dropFirst()
+    #expect(Array(printed) == expected)
+    #expect(expected.count == 5)
+  }
+}
