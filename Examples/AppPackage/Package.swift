@@ -1,0 +1,23 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// An app's own package depending on the orchestrator by path, the way an app team adopts it:
+// `.ci/run` builds and runs it to prove the README's snippets compile and work outside the
+// package (`swift run --package-path Examples/AppPackage`).
+let package = Package(
+  name: "AppPackage",
+  platforms: [.iOS(.v18), .macOS(.v15), .tvOS(.v18), .visionOS(.v2)],
+  dependencies: [.package(name: "LaunchOrchestrator", path: "../..")],
+  targets: [
+    .executableTarget(
+      name: "AppLaunch",
+      dependencies: [
+        .product(name: "LaunchOrchestrator", package: "LaunchOrchestrator"),
+        .product(name: "LaunchPlugins", package: "LaunchOrchestrator"),
+        .product(name: "SQLiteStore", package: "LaunchOrchestrator"),
+      ],
+      resources: [.copy("launch.json")]
+    )
+  ],
+  swiftLanguageModes: [.v6]
+)
