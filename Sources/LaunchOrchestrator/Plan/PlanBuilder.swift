@@ -47,9 +47,53 @@ struct PlanBuilder {
     JSONPath.root.appending("steps").appending(source)
   }
 
+  /// Which steps each milestone waits for, and which milestones each step belongs to.
+  private struct Membership {
+    var indexByName: [String: Int] = [:]
+    var stepsOfMilestone: [[Int]] = []
+    var milestonesOfStep: [[Int]]
+  }
+
+  /// The wait edges between steps, resolved to indices.
+  private struct Edges {
+    var dependsOn: [[Int]]
+    var after: [[Int]]
+    var deferUntil: [Int?]
+  }
+
+  /// What scheduling needs beyond the edges: who waits on each step, and how urgent and how
+  /// long the work behind each step is.
+  private struct Ranking {
+    var hardDependents: [[Int]]
+    var orderDependents: [[Int]]
+    var priorities: [StepPriority]
+    var effectivePriorities: [StepPriority]
+    var remainingPaths: [Duration]
+    var deferredSteps: [[Int]]
+  }
+
   // Steps are visited by index throughout: iterating them would copy each declaration, a
   // retain per field, and paths are only built for the diagnostics that need them.
   mutating func build() -> LaunchPlan? {
+    indexStepIDs()
+    let membership = resolveMilestones()
+    let edges = resolveEdges(milestones: membership.indexByName)
+    if let splash = manifest.splash, membership.indexByName[splash.dismissOn] == nil {
+      reportUnknownMilestone(
+        splash.dismissOn, at: JSONPath.root.appending("splash").appending("dismissOn"))
+    }
+    let order = orderAndReportCycles(edges, membership)
+    let actions = prepareAllActions()
+    checkInputs(dependsOn: edges.dependsOn)
+    warnAboutInversions(dependsOn: edges.dependsOn, after: edges.after)
+    guard !diagnostics.hasErrors, let order else { return nil }
+    let ranking = rank(order: order, edges: edges, membership: membership)
+    return assemble(
+      order: order, edges: edges, membership: membership, ranking: ranking, actions: actions)
+  }
+
+  /// Maps ids to indices, reporting duplicates.
+  private mutating func indexStepIDs() {
     let steps = manifest.steps
     indexByID.reserveCapacity(steps.count)
     for index in steps.indices {
@@ -61,12 +105,15 @@ struct PlanBuilder {
           at: stepPath(index).appending("id"))
       }
     }
+  }
 
-    let milestoneIndex = Dictionary(
+  /// Resolves each milestone's step ids, reporting unknown ones and empty milestones.
+  private mutating func resolveMilestones() -> Membership {
+    var membership = Membership(
+      milestonesOfStep: [[Int]](repeating: [], count: manifest.steps.count))
+    membership.indexByName = Dictionary(
       manifest.milestones.enumerated().map { ($1.name, $0) },
       uniquingKeysWith: { first, _ in first })
-    var milestoneSteps: [[Int]] = []
-    var stepMilestones = [[Int]](repeating: [], count: steps.count)
     for (m, milestone) in manifest.milestones.enumerated() {
       let path = JSONPath.root.appending("milestones").appending(milestone.name)
       var members: [Int] = []
@@ -79,7 +126,7 @@ struct PlanBuilder {
         }
         if !members.contains(index) {
           members.append(index)
-          stepMilestones[index].append(m)
+          membership.milestonesOfStep[index].append(m)
         }
       }
       if milestone.steps.isEmpty {
@@ -87,119 +134,141 @@ struct PlanBuilder {
           "milestone '\(milestone.name)' lists no steps, so it is reached as soon as the launch starts.",
           at: path, severity: .warning)
       }
-      milestoneSteps.append(members)
+      membership.stepsOfMilestone.append(members)
     }
+    return membership
+  }
 
-    var dependsOn = [[Int]](repeating: [], count: steps.count)
-    var after = [[Int]](repeating: [], count: steps.count)
-    var deferUntil = [Int?](repeating: nil, count: steps.count)
+  /// Resolves `dependsOn`, `after` and `deferUntil`, reporting unknown names.
+  private mutating func resolveEdges(milestones: [String: Int]) -> Edges {
+    let steps = manifest.steps
+    var edges = Edges(
+      dependsOn: [[Int]](repeating: [], count: steps.count),
+      after: [[Int]](repeating: [], count: steps.count),
+      deferUntil: [Int?](repeating: nil, count: steps.count))
     for index in steps.indices {
-      dependsOn[index] = resolveList(steps[index].dependsOn, of: index, key: "dependsOn")
+      edges.dependsOn[index] = resolveList(steps[index].dependsOn, of: index, key: "dependsOn")
       if !steps[index].after.isEmpty {
-        after[index] = resolveList(steps[index].after, of: index, key: "after").filter {
-          !dependsOn[index].contains($0)
+        let dependsOn = edges.dependsOn[index]
+        edges.after[index] = resolveList(steps[index].after, of: index, key: "after").filter {
+          !dependsOn.contains($0)
         }
       }
       if let name = steps[index].deferUntil {
-        if let milestone = milestoneIndex[name] {
-          deferUntil[index] = milestone
+        if let milestone = milestones[name] {
+          edges.deferUntil[index] = milestone
         } else {
           reportUnknownMilestone(name, at: stepPath(index).appending("deferUntil"))
         }
       }
     }
-    if let splash = manifest.splash, milestoneIndex[splash.dismissOn] == nil {
-      reportUnknownMilestone(
-        splash.dismissOn, at: JSONPath.root.appending("splash").appending("dismissOn"))
-    }
+    return edges
+  }
 
+  /// A topological order of the steps, or `nil` after reporting every cycle in full.
+  private mutating func orderAndReportCycles(_ edges: Edges, _ membership: Membership) -> [Int]? {
+    let steps = manifest.steps
     let graph = WaitGraph(
-      stepCount: steps.count, dependsOn: dependsOn, after: after, deferUntil: deferUntil,
-      milestoneSteps: milestoneSteps)
+      stepCount: steps.count, dependsOn: edges.dependsOn, after: edges.after,
+      deferUntil: edges.deferUntil, milestoneSteps: membership.stepsOfMilestone)
     let order = graph.topologicalOrder()
-    if order.steps.count < steps.count {
-      for cycle in graph.cycles(among: order.leftover) {
-        let names = cycle.map { node in
-          node < steps.count
-            ? steps[node].id : "\(manifest.milestones[node - steps.count].name) (milestone)"
-        }
-        let first = cycle.first { $0 < steps.count } ?? 0
-        diagnostics.report(
-          "dependency cycle: \((names + [names[0]]).joined(separator: " -> ")). Each step waits for the next, so none can start; remove one of these dependencies.",
-          at: stepPath(first))
+    guard order.steps.count < steps.count else { return order.steps }
+    for cycle in graph.cycles(among: order.leftover) {
+      let names = cycle.map { node in
+        node < steps.count
+          ? steps[node].id : "\(manifest.milestones[node - steps.count].name) (milestone)"
       }
+      let first = cycle.first { $0 < steps.count } ?? 0
+      diagnostics.report(
+        "dependency cycle: \((names + [names[0]]).joined(separator: " -> ")). Each step waits for the next, so none can start; remove one of these dependencies.",
+        at: stepPath(first))
     }
+    return nil
+  }
 
-    var actions: [PreparedStep?] = []
-    var fallbackActions: [PreparedStep?] = []
-    actions.reserveCapacity(steps.count)
-    fallbackActions.reserveCapacity(steps.count)
+  /// Each step's action and fallback action, with their params decoded by their plugins.
+  private mutating func prepareAllActions() -> [(action: PreparedStep?, fallback: PreparedStep?)] {
+    var actions: [(action: PreparedStep?, fallback: PreparedStep?)] = []
+    actions.reserveCapacity(manifest.steps.count)
     let userInfo: [CodingUserInfoKey: any Sendable] = [.manifestDirectory: manifestDirectory]
-    for index in steps.indices {
-      let (action, fallback) = prepareActions(at: index, userInfo: userInfo)
-      actions.append(action)
-      fallbackActions.append(fallback)
+    for index in manifest.steps.indices {
+      actions.append(prepareActions(at: index, userInfo: userInfo))
     }
-    checkInputs(dependsOn: dependsOn)
-    warnAboutInversions(dependsOn: dependsOn, after: after)
+    return actions
+  }
 
-    guard !diagnostics.hasErrors, order.steps.count == steps.count else { return nil }
-
-    var hardDependents = [[Int]](repeating: [], count: steps.count)
-    var orderDependents = [[Int]](repeating: [], count: steps.count)
-    for index in steps.indices {
-      for dependency in dependsOn[index] { hardDependents[dependency].append(index) }
-      for dependency in after[index] { orderDependents[dependency].append(index) }
-    }
+  /// Dependents, effective priorities and remaining paths, in one walk back from the end.
+  private func rank(order: [Int], edges: Edges, membership: Membership) -> Ranking {
+    let steps = manifest.steps
     let priorities = steps.map { $0.priority ?? manifest.defaults.priority }
-    var effective = priorities
-    var remaining = [Duration](repeating: .zero, count: steps.count)
+    var ranking = Ranking(
+      hardDependents: [[Int]](repeating: [], count: steps.count),
+      orderDependents: [[Int]](repeating: [], count: steps.count),
+      priorities: priorities, effectivePriorities: priorities,
+      remainingPaths: [Duration](repeating: .zero, count: steps.count),
+      deferredSteps: [[Int]](repeating: [], count: manifest.milestones.count))
+    for index in steps.indices {
+      for dependency in edges.dependsOn[index] { ranking.hardDependents[dependency].append(index) }
+      for dependency in edges.after[index] { ranking.orderDependents[dependency].append(index) }
+      if let m = edges.deferUntil[index] { ranking.deferredSteps[m].append(index) }
+    }
     var milestoneRemaining = [Duration](repeating: .zero, count: manifest.milestones.count)
-    var deferredSteps = [[Int]](repeating: [], count: manifest.milestones.count)
-    for index in steps.indices { if let m = deferUntil[index] { deferredSteps[m].append(index) } }
     // Reverse topological order visits every step after all that wait for it, including
     // steps deferred until a milestone it belongs to.
-    for index in order.steps.reversed() {
+    for index in order.reversed() {
       var longest = Duration.zero
       func include(_ dependent: Int) {
-        effective[index] = max(effective[index], effective[dependent])
-        longest = max(longest, remaining[dependent])
+        ranking.effectivePriorities[index] = max(
+          ranking.effectivePriorities[index], ranking.effectivePriorities[dependent])
+        longest = max(longest, ranking.remainingPaths[dependent])
       }
-      for dependent in hardDependents[index] { include(dependent) }
-      for dependent in orderDependents[index] { include(dependent) }
-      for milestone in stepMilestones[index] {
+      for dependent in ranking.hardDependents[index] { include(dependent) }
+      for dependent in ranking.orderDependents[index] { include(dependent) }
+      for milestone in membership.milestonesOfStep[index] {
         longest = max(longest, milestoneRemaining[milestone])
       }
-      remaining[index] = longest + (steps[index].expectedDuration ?? .milliseconds(1))
-      if let milestone = deferUntil[index] {
-        milestoneRemaining[milestone] = max(milestoneRemaining[milestone], remaining[index])
+      ranking.remainingPaths[index] = longest + (steps[index].expectedDuration ?? .milliseconds(1))
+      if let milestone = edges.deferUntil[index] {
+        milestoneRemaining[milestone] = max(
+          milestoneRemaining[milestone], ranking.remainingPaths[index])
       }
     }
+    return ranking
+  }
 
+  /// The plan, every step's settings resolved against the manifest's defaults.
+  private func assemble(
+    order: [Int], edges: Edges, membership: Membership, ranking: Ranking,
+    actions: [(action: PreparedStep?, fallback: PreparedStep?)]
+  ) -> LaunchPlan {
+    let steps = manifest.steps
     let plannedSteps = steps.indices.map { index in
       let step = steps[index]
       return PlannedStep(
-        index: index, id: step.id, plugin: step.plugin, priority: priorities[index],
-        effectivePriority: effective[index], dependsOn: dependsOn[index], after: after[index],
-        deferUntil: deferUntil[index], milestones: stepMilestones[index],
-        hardDependents: hardDependents[index], orderDependents: orderDependents[index],
+        index: index, id: step.id, plugin: step.plugin, priority: ranking.priorities[index],
+        effectivePriority: ranking.effectivePriorities[index],
+        dependsOn: edges.dependsOn[index], after: edges.after[index],
+        deferUntil: edges.deferUntil[index], milestones: membership.milestonesOfStep[index],
+        hardDependents: ranking.hardDependents[index],
+        orderDependents: ranking.orderDependents[index],
         timeout: step.timeout ?? manifest.defaults.timeout,
         retry: step.retry ?? manifest.defaults.retry,
         onFailure: step.onFailure ?? manifest.defaults.onFailure, delay: step.delay,
         isolation: step.isolation, expectedDuration: step.expectedDuration,
         fallbackPlugin: step.fallback.map { $0.plugin ?? step.plugin },
-        remainingPath: remaining[index],
-        action: actions[index]!, fallbackAction: fallbackActions[index])
+        remainingPath: ranking.remainingPaths[index],
+        // Without errors, every step has its action.
+        action: actions[index].action!, fallbackAction: actions[index].fallback)
     }
     let plannedMilestones = manifest.milestones.enumerated().map { index, milestone in
       PlannedMilestone(
-        index: index, name: milestone.name, steps: milestoneSteps[index],
-        deferredSteps: deferredSteps[index])
+        index: index, name: milestone.name, steps: membership.stepsOfMilestone[index],
+        deferredSteps: ranking.deferredSteps[index])
     }
     return LaunchPlan(
       manifest: manifest, manifestPath: manifestPath, manifestDirectory: manifestDirectory,
       dataDirectory: dataDirectory,
-      steps: plannedSteps, milestones: plannedMilestones, topologicalOrder: order.steps,
+      steps: plannedSteps, milestones: plannedMilestones, topologicalOrder: order,
       warnings: diagnostics.sorted.filter { $0.severity == .warning })
   }
 
