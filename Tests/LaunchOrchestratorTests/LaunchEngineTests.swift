@@ -322,20 +322,28 @@ struct LaunchEngineTests {
   }
 
   @Test func honoursTheConcurrencyLimitWithRealTasks() async throws {
+    let clock = ManualClock()
     let running = Locked((now: 0, peak: 0))
     var registry = PluginRegistry.testKinds
-    registry.register(kind: "count") { _ in
+    registry.register(kind: "count") { context in
       running.withLock {
         $0.now += 1
         $0.peak = max($0.peak, $0.now)
       }
-      try await Task.sleep(for: .milliseconds(5))
+      try await context.sleep(for: .milliseconds(5))
       running.withLock { $0.now -= 1 }
     }
     let steps = (0..<12).map { #"{ "id": "s\#($0)", "plugin": "count" }"# }.joined(separator: ",")
     let plan = try loadPlan(
       #"{ "version": 1, "maxConcurrency": 3, "steps": [\#(steps)] }"#, registry: registry)
-    let report = await LaunchEngine().run(plan)
+    let launch = Task { await LaunchEngine(clock: clock).run(plan) }
+    // Each round, exactly three steps are asleep on the clock; more would break the limit.
+    for _ in 1...4 {
+      await clock.waitForSleepers(3)
+      #expect(running.withLock { $0.now } == 3)
+      clock.advance(by: .milliseconds(5))
+    }
+    let report = await launch.value
     #expect(report.outcome == .succeeded)
     #expect(running.withLock { $0.peak } == 3)
   }

@@ -332,7 +332,7 @@ struct LaunchSchedulerTests {
     #expect(launch.scheduler.ending == .routed(.maintenance, step: 0))
   }
 
-  @Test func cancellingTheLaunchCancelsRunningAndSkipsTheRest() throws {
+  @Test func cancellingTheLaunchCancelsRunningFailsBackingOffAndSkipsTheRest() throws {
     var launch = try SchedulerHarness(
       """
       { "version": 1, "milestones": { "interactive": ["b"] }, "steps": [
@@ -347,9 +347,11 @@ struct LaunchSchedulerTests {
     launch.succeed("b", at: .milliseconds(300))
     #expect(
       launch.takeLog() == [
-        "0s start b", "0s start a", "100ms retry a#2 in 1s after: boom", "200ms cancel a",
+        "0s start b", "0s start a", "100ms retry a#2 in 1s after: boom",
+        "200ms fail a: attempt 1 failed (boom) and the launch was cancelled during the backoff before attempt 2",
         "200ms skip c: the launch was cancelled", "300ms cancel b", "300ms finish cancelled",
       ])
+    #expect(launch.scheduler.records[0].state == .failed)
     #expect(launch.scheduler.outcome == .cancelled)
     #expect(launch.scheduler.milestoneTimes == [nil])
   }

@@ -332,6 +332,8 @@ struct LaunchScheduler {
           step: id, nextAttempt: attempt.number + 1, error: error, delay: delay, fallback: false),
         at: now)
       if delay > .zero {
+        // Kept for the report, should the launch end during the backoff.
+        records[step].error = error
         phase[step] = .backingOff
         schedule(.backoffElapsed(step: step), at: now + delay)
       } else {
@@ -478,7 +480,13 @@ struct LaunchScheduler {
       case .waiting, .delayed, .ready:
         finish(step, .skipped, error: skipReason)
       case .backingOff:
-        finish(step, .cancelled, error: nil)
+        // Not running, so not cancelled: its attempts so far failed and no more will come.
+        let attempts = records[step].attempts
+        finish(
+          step, .failed,
+          error:
+            "attempt \(attempts) failed (\(records[step].error ?? "no reason given")) and \(skipReason) during the backoff before attempt \(attempts + 1)"
+        )
       case .running:
         phase[step] = .cancelling
         if let attempt = liveAttempts[step] {
