@@ -1,8 +1,8 @@
 /// Parses and prints durations the way manifests write them: `"250ms"`, `"2s"`, `"1.5m"`,
 /// `"24h"`, or a plain number of seconds.
-public enum DurationText {
+package enum DurationText {
   /// The duration a string denotes, or `nil` when it is not a non-negative duration with a unit.
-  public static func parse(_ text: String) -> Duration? {
+  package static func parse(_ text: String) -> Duration? {
     // One pass over the bytes: manifests hold thousands of durations.
     var bytes = Substring(text).utf8[...]
     while bytes.first == UInt8(ascii: " ") { bytes = bytes.dropFirst() }
@@ -32,13 +32,13 @@ public enum DurationText {
   }
 
   /// The duration for a number of seconds, or `nil` when it is negative or not finite.
-  public static func seconds(_ value: Double) -> Duration? {
+  package static func seconds(_ value: Double) -> Duration? {
     guard value.isFinite, value >= 0, value < 1e12 else { return nil }
     return .nanoseconds(Int64((value * 1e9).rounded()))
   }
 
   /// The duration written compactly with the largest unit that keeps it short: `1.5s`, `250ms`.
-  public static func format(_ duration: Duration) -> String {
+  package static func format(_ duration: Duration) -> String {
     let seconds = duration.seconds
     if seconds == 0 { return "0s" }
     if seconds < 1 {
@@ -63,7 +63,7 @@ public enum DurationText {
 
 extension Duration {
   /// The duration in seconds, as a floating-point number.
-  public var seconds: Double {
+  package var seconds: Double {
     let parts = components
     return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
   }

@@ -1,7 +1,7 @@
 /// "Did you mean" suggestions for misspelled names.
-public enum Suggestions {
+package enum Suggestions {
   /// The candidate closest to `input` by edit distance, if it is close enough to be a typo.
-  public static func closest(to input: String, in candidates: some Sequence<String>) -> String? {
+  package static func closest(to input: String, in candidates: some Sequence<String>) -> String? {
     // Names are short; a long input is no typo, and edit distance grows with its length.
     guard input.utf8.count <= 64 else { return nil }
     let lowered = Array(input.lowercased())
@@ -16,7 +16,7 @@ public enum Suggestions {
   }
 
   /// `" Did you mean 'x'?"` or the empty string.
-  public static func didYouMean(_ input: String, in candidates: some Sequence<String>) -> String {
+  package static func didYouMean(_ input: String, in candidates: some Sequence<String>) -> String {
     closest(to: input, in: candidates).map { " Did you mean '\($0)'?" } ?? ""
   }
 
