@@ -100,10 +100,7 @@ extension LaunchEngine where C == ContinuousClock {
 /// starts its dependents on its own thread. Not generic over the clock: this is the
 /// engine's hot path, and unspecialized generic code there pays for runtime metadata
 /// lookups on every step.
-private final class LaunchRun: @unchecked Sendable {
-  // @unchecked: `state` is only touched by the thread handling the mailbox, and the
-  // mailbox's lock orders one handler's writes before the next one's reads; after the
-  // mailbox closes, only `execute()` reads it.
+private final class LaunchRun: Sendable {
   let plan: LaunchPlan
   let clock: LaunchClock
   /// Step outputs, written by the handler and read by dependents' tasks.
@@ -113,10 +110,10 @@ private final class LaunchRun: @unchecked Sendable {
   let onOutput: (@Sendable (String, any Sendable) -> Void)?
   private let mailbox = Mailbox<RunMessage>()
   private let ending = Locked(Ending())
-  /// Everything the handler changes, in one value: it is accessed once per batch of
-  /// messages, not once per field (each access to a class's stored property is checked for
-  /// exclusivity at run time).
-  private var state: RunState
+  /// Everything the handler changes, in one value, locked once per batch of messages. Only
+  /// the mailbox's handler takes the lock while the run goes on, so it is never contended;
+  /// it is what lets the compiler check that the run is safe to share.
+  private let state: Locked<RunState>
 
   /// The hand-over between the handler that finishes the launch and `execute()`.
   private struct Ending {
@@ -134,11 +131,12 @@ private final class LaunchRun: @unchecked Sendable {
     self.events = events
     self.onOutput = onOutput
     outputs = Locked(Array(repeating: nil, count: plan.steps.count))
-    state = RunState(
-      scheduler: LaunchScheduler(
-        plan: plan, maxConcurrency: options.maxConcurrency ?? plan.manifest.maxConcurrency,
-        gracePeriod: options.cancellationGracePeriod, recordsEvents: events != nil),
-      stepCount: plan.steps.count)
+    state = Locked(
+      RunState(
+        scheduler: LaunchScheduler(
+          plan: plan, maxConcurrency: options.maxConcurrency ?? plan.manifest.maxConcurrency,
+          gracePeriod: options.cancellationGracePeriod, recordsEvents: events != nil),
+        stepCount: plan.steps.count))
   }
 
   var elapsed: Duration { clock.now() }
@@ -158,7 +156,10 @@ private final class LaunchRun: @unchecked Sendable {
     } onCancel: {
       post(.cancel)
     }
-    state.timer?.cancel()
+    let (scheduler, duration) = state.withLock { state in
+      state.timer?.cancel()
+      return (state.scheduler, state.duration)
+    }
     events?.finish()
     var outputs = StepOutputs()
     outputs.reserveCapacity(plan.steps.count)
@@ -166,7 +167,7 @@ private final class LaunchRun: @unchecked Sendable {
       if let value { outputs.set(value, for: plan.steps[step].id) }
     }
     return LaunchReport(
-      plan: plan, scheduler: state.scheduler, duration: state.duration, outputs: outputs)
+      plan: plan, scheduler: scheduler, duration: duration, outputs: outputs)
   }
 
   /// The report of a launch that cannot start: every step skipped, outcome `failed`.
@@ -179,7 +180,8 @@ private final class LaunchRun: @unchecked Sendable {
         LaunchEvent(time: .zero, kind: .skipped(step: $0.id, reason: "the launch did not start"))
       } + [LaunchEvent(time: .zero, kind: .finished(outcome: .failed))])
     events?.finish()
-    var report = LaunchReport(plan: plan, scheduler: state.scheduler, duration: .zero)
+    var report = LaunchReport(
+      plan: plan, scheduler: state.withLock(\.scheduler), duration: .zero)
     report.outcome = .failed
     report.error = error
     report.criticalPath = []
@@ -205,8 +207,8 @@ private final class LaunchRun: @unchecked Sendable {
 
   private func handleMessages() {
     let closed = mailbox.handle(
-      with: { batch in state.handle(batch, of: self) },
-      whenIdle: { state.publishEvents(of: self) })
+      with: { batch in state.withLock { $0.handle(batch, of: self) } },
+      whenIdle: { state.withLock { $0.publishEvents(of: self) } })
     guard closed else { return }
     let waiter = ending.withLock { ending in
       ending.isOver = true

@@ -6,17 +6,21 @@ import Foundation
 ///
 /// On Linux a concurrent `DispatchQueue` shares libdispatch's width-limited pool, which is
 /// why this executor owns plain threads instead.
-final class BlockingExecutor: TaskExecutor, @unchecked Sendable {
+final class BlockingExecutor: TaskExecutor {
   /// The executor every launch shares; its threads live as long as the process.
   static let shared = BlockingExecutor(maximumThreads: 256)
 
+  private struct Queue {
+    var jobs: [UnownedJob] = []
+    var head = 0
+    var idleThreads = 0
+    var threadCount = 0
+
+    var isEmpty: Bool { head == jobs.count }
+  }
+
   private let maximumThreads: Int
-  // Guards every stored property below; waited on by idle workers.
-  private let condition = NSCondition()
-  private var queue: [UnownedJob] = []
-  private var head = 0
-  private var idleThreads = 0
-  private var threadCount = 0
+  private let queue = Locked(Queue())
 
   init(maximumThreads: Int) {
     self.maximumThreads = maximumThreads
@@ -24,12 +28,14 @@ final class BlockingExecutor: TaskExecutor, @unchecked Sendable {
 
   func enqueue(_ job: consuming ExecutorJob) {
     let job = UnownedJob(job)
-    condition.lock()
-    queue.append(job)
-    let spawn = queue.count - head > idleThreads && threadCount < maximumThreads
-    if spawn { threadCount += 1 }
-    condition.signal()
-    condition.unlock()
+    let spawn = queue.withLock { queue in
+      queue.jobs.append(job)
+      let spawn =
+        queue.jobs.count - queue.head > queue.idleThreads && queue.threadCount < maximumThreads
+      if spawn { queue.threadCount += 1 }
+      return spawn
+    }
+    queue.signal()
     if spawn {
       let thread = Thread { [self] in work() }
       thread.name = "launch-blocking"
@@ -39,19 +45,19 @@ final class BlockingExecutor: TaskExecutor, @unchecked Sendable {
 
   private func work() {
     while true {
-      condition.lock()
-      while head == queue.count {
-        idleThreads += 1
-        condition.wait()
-        idleThreads -= 1
-      }
-      let job = queue[head]
-      head += 1
-      if head == queue.count {
-        queue.removeAll(keepingCapacity: true)
-        head = 0
-      }
-      condition.unlock()
+      queue.withLock { $0.idleThreads += 1 }
+      let job = queue.withLock(
+        when: { !$0.isEmpty },
+        { queue in
+          queue.idleThreads -= 1
+          let job = queue.jobs[queue.head]
+          queue.head += 1
+          if queue.isEmpty {
+            queue.jobs.removeAll(keepingCapacity: true)
+            queue.head = 0
+          }
+          return job
+        })
       job.runSynchronously(on: asUnownedTaskExecutor())
     }
   }
