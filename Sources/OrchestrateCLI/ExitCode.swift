@@ -27,14 +27,33 @@ public struct ExitCode: Sendable, Hashable {
 }
 
 /// An error that ends the command with a message on stderr and an exit code.
-struct CLIError: Error {
+package struct CLIError: Error {
   /// `Error: ...` text; user input in single quotes.
-  var message: String
-  var exitCode: ExitCode
+  package var message: String
+  /// The status the process exits with.
+  package var exitCode: ExitCode
   /// The usage line to print after the message, for command-line mistakes.
-  var usage: String?
+  package var usage: String?
+
+  init(message: String, exitCode: ExitCode, usage: String? = nil) {
+    self.message = message
+    self.exitCode = exitCode
+    self.usage = usage
+  }
 
   static func usage(_ message: String, command: CommandSpec) -> CLIError {
     CLIError(message: message, exitCode: .usage, usage: command.usageLine)
+  }
+
+  /// A value that does not fit its option; the parser adds the command's usage line.
+  package static func invalidValue(_ message: String) -> CLIError {
+    CLIError(message: message, exitCode: .usage)
+  }
+
+  /// This error with `command`'s usage line, unless it already has one.
+  func withUsage(of command: CommandSpec) -> CLIError {
+    var error = self
+    if error.exitCode == .usage, error.usage == nil { error.usage = command.usageLine }
+    return error
   }
 }

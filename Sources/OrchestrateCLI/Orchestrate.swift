@@ -43,10 +43,8 @@ public enum Orchestrate {
     SchemaCommand.self,
   ]
 
-  private static let overview = CommandSpec(
-    name: "",
-    abstract:
-      "Runs app launches described by a JSON manifest: steps, dependencies, priorities, timeouts.")
+  private static let abstract =
+    "Runs app launches described by a JSON manifest: steps, dependencies, priorities, timeouts."
 
   private static func dispatch(
     _ arguments: [String], registry: PluginRegistry, console: Console
@@ -70,14 +68,8 @@ public enum Orchestrate {
       console.out(try command(named: name).spec.help)
       return .success
     default:
-      let command = try command(named: first)
-      let parsed = try ParsedArguments.parse(Array(arguments.dropFirst()), for: command.spec)
-      if parsed.wantsHelp {
-        console.out(command.spec.help)
-        return .success
-      }
-      return try await command.init(arguments: parsed, registry: registry, console: console)
-        .execute()
+      return try await command(named: first).main(
+        Array(arguments.dropFirst()), registry: registry, console: console)
     }
   }
 
@@ -94,12 +86,12 @@ public enum Orchestrate {
   }
 
   private static var help: String {
-    var text = "OVERVIEW: \(overview.abstract)\n\nUSAGE: orchestrate <subcommand>\n\nOPTIONS:\n"
+    var text = "OVERVIEW: \(abstract)\n\nUSAGE: orchestrate <subcommand>\n\nOPTIONS:\n"
     text += HelpTable.render([
       ("--version", "Show the version."), ("-h, --help", "Show help information."),
     ])
     text += "\nSUBCOMMANDS:\n"
-    text += HelpTable.render(commands.map { ($0.spec.name, $0.spec.abstract) })
+    text += HelpTable.render(commands.map { ($0.spec.name, $0.spec.configuration.abstract) })
     text += "\n  See 'orchestrate help <subcommand>' for detailed help."
     return text
   }

@@ -3,43 +3,15 @@ import LaunchOrchestrator
 
 /// `orchestrate plan <manifest>`: what a launch would cost, without running it.
 struct PlanCommand: Command {
-  static let spec = CommandSpec(
-    name: "plan",
-    abstract: "Predicts a launch without running it: start order, critical path, milestone times.",
-    discussion: """
-      Step durations come from an earlier report (--durations), or else from each step's \
-      expectedDuration; steps with neither count as taking no time. The prediction follows the \
-      same rules as a real launch: priorities, the concurrency limit, delays, deferral and timeouts.
-      """,
-    arguments: [.init(name: "manifest", help: "The launch manifest (JSON).")],
-    options: [
-      .init(
-        name: "--durations", valueName: "report",
-        help: "Take step durations from this report of an earlier run."),
-      .init(
-        name: "--max-concurrency", valueName: "n", help: "Plan for at most this many steps at once."
-      ),
-    ])
-
-  let arguments: ParsedArguments
+  let options: PlanOptions
   let registry: PluginRegistry
   let console: Console
 
   func execute() async throws(CLIError) -> ExitCode {
-    let path = try Self.singleManifest(arguments)
-    var maxConcurrency: Int?
-    if let text = arguments.value("--max-concurrency") {
-      guard let value = Int(text), value >= 1 else {
-        throw .usage(
-          "The value '\(text)' for '--max-concurrency <n>' must be a whole number of at least 1.",
-          command: Self.spec)
-      }
-      maxConcurrency = value
-    }
     let earlier = try readDurations()
-    let plan = try ManifestLoading(registry: registry, console: console).load(path)
+    let plan = try ManifestLoading(registry: registry, console: console).load(options.manifest)
     let prediction = LaunchForecast.predict(
-      plan, durations: earlier, maxConcurrency: maxConcurrency)
+      plan, durations: earlier, maxConcurrency: options.maxConcurrency)
     let report = prediction.report
 
     let counts = Dictionary(grouping: prediction.sources, by: { $0 }).mapValues(\.count)
@@ -98,7 +70,7 @@ struct PlanCommand: Command {
   }
 
   private func readDurations() throws(CLIError) -> LaunchReport? {
-    guard let path = arguments.value("--durations") else { return nil }
+    guard let path = options.durations else { return nil }
     let text: String
     do {
       text = try String(contentsOfFile: path, encoding: .utf8)

@@ -2,26 +2,16 @@ import LaunchOrchestrator
 
 /// `orchestrate validate <manifest>...`: checks manifests without running anything.
 struct ValidateCommand: Command {
-  static let spec = CommandSpec(
-    name: "validate",
-    abstract: "Checks manifests and reports every problem, without running anything.",
-    discussion:
-      "Problems print compiler-style (file:line:column: error: ...). Exits 65 when a manifest is invalid, 66 when one cannot be read.",
-    arguments: [.init(name: "manifest", help: "Manifest files to check.", repeating: true)])
-
-  let arguments: ParsedArguments
+  let options: ValidateOptions
   let registry: PluginRegistry
   let console: Console
 
   func execute() async throws(CLIError) -> ExitCode {
-    guard !arguments.positionals.isEmpty else {
-      throw .usage("Missing expected argument '<manifest>'.", command: Self.spec)
-    }
     var errors = 0
     var warnings = 0
     var invalid = 0
     var unreadable = 0
-    for path in arguments.positionals {
+    for path in options.manifests {
       do {
         let plan = try ManifestLoader(registry: registry).load(path: path)
         for warning in plan.warnings { console.out(warning.description) }
@@ -35,7 +25,7 @@ struct ValidateCommand: Command {
         if error.code == .unreadable { unreadable += 1 } else { invalid += 1 }
       }
     }
-    let files = arguments.positionals.count
+    let files = options.manifests.count
     console.out(
       "\(plural(errors, "error")), \(plural(warnings, "warning")) in \(plural(files, "manifest"))"
         + (invalid + unreadable > 0 ? "; \(invalid + unreadable) not valid." : "."))
