@@ -1,17 +1,59 @@
 import Foundation
 import LaunchOrchestrator
 
-/// Where the CLI writes: standard output and standard error, unbuffered, line by line.
-struct Console: Sendable {
-  static let standard = Console()
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#endif
 
+/// Where the CLI writes: standard output and standard error, unbuffered, line by line.
+///
+/// Every write is checked. Text is made safe for a terminal first (``TerminalText``). A stream
+/// that fails (a closed pipe, `orchestrate run ... | head -1`; a full disk) is not written to
+/// again, and nothing else stops: a launch goes on and its report is still written.
+struct Console: Sendable {
+  /// The process's own stdout and stderr.
+  static let standard = Console(output: .standardOutput)
+
+  /// Where ``out(_:)`` goes: stdout, or stderr when stdout carries a file (`--report -`).
+  let output: Stream
+
+  /// One of the process's two output streams.
+  struct Stream: Sendable, Equatable {
+    let descriptor: Int32
+
+    static let standardOutput = Stream(descriptor: STDOUT_FILENO)
+    static let standardError = Stream(descriptor: STDERR_FILENO)
+  }
+
+  /// This console with ``out(_:)`` sent to stderr, so that stdout carries only data.
+  var outputOnStandardError: Console { Console(output: .standardError) }
+
+  /// Prints `text` and a newline.
   func out(_ text: String) {
-    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    Self.send(TerminalText.escaped(text) + "\n", to: output)
   }
 
   /// Writes `text` as it is, without a newline.
   func write(_ text: String) {
-    FileHandle.standardOutput.write(Data(text.utf8))
+    Self.send(TerminalText.escaped(text), to: output)
+  }
+
+  /// Writes `text` with its control sequences, for the live display, which escapes what it
+  /// shows from the launch itself.
+  func writeControlSequences(_ text: String) {
+    Self.send(text, to: output)
+  }
+
+  /// Prints `text` and a newline on stderr.
+  func err(_ text: String) {
+    Self.send(TerminalText.escaped(text) + "\n", to: .standardError)
+  }
+
+  /// Writes `data` to stdout as it is: a file's contents asked for with `-`.
+  func data(_ data: Data) {
+    Self.send(data, to: .standardOutput)
   }
 
   /// Whether stdout is an interactive terminal that is not a CI log.
@@ -20,10 +62,57 @@ struct Console: Sendable {
       && ProcessInfo.processInfo.environment["CI"].map { $0.isEmpty || $0 == "false" } ?? true
   }
 
-  func err(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+  /// The error that stopped writes to stdout, other than a reader that went away: output was
+  /// lost, which the exit status must say.
+  static var standardOutputFailure: Int32? {
+    failures.withLock { $0[STDOUT_FILENO] }.flatMap { $0 == EPIPE ? nil : $0 }
+  }
+
+  /// The errno that stopped each stream, by descriptor.
+  private static let failures = Locked<[Int32: Int32]>([:])
+
+  private static func send(_ text: String, to stream: Stream) {
+    send(Data(text.utf8), to: stream)
+  }
+
+  private static func send(_ data: Data, to stream: Stream) {
+    failures.withLock { failures in
+      guard failures[stream.descriptor] == nil else { return }
+      if let code = writeAll(data, to: stream.descriptor) {
+        failures[stream.descriptor] = code
+      }
+    }
+  }
+
+  /// Writes all of `data`, retrying after signals and partial writes; the errno on failure.
+  private static func writeAll(_ data: Data, to descriptor: Int32) -> Int32? {
+    data.withUnsafeBytes { buffer -> Int32? in
+      guard var next = buffer.baseAddress else { return nil }
+      var remaining = buffer.count
+      while remaining > 0 {
+        let written = systemWrite(descriptor, next, remaining)
+        if written < 0 {
+          if errno == EINTR { continue }
+          if errno == EAGAIN {
+            var ready = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+            _ = poll(&ready, 1, -1)
+            continue
+          }
+          return errno
+        }
+        next += written
+        remaining -= written
+      }
+      return nil
+    }
   }
 }
+
+#if canImport(Darwin)
+  private let systemWrite = Darwin.write
+#elseif canImport(Glibc)
+  private let systemWrite = Glibc.write
+#endif
 
 /// Formats times for people: `1.234s`.
 enum TimeText {

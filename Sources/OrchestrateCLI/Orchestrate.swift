@@ -27,15 +27,26 @@ public enum Orchestrate {
   }
 
   /// Runs one command line and returns its exit code.
+  ///
+  /// SIGPIPE is ignored from here on: a reader that goes away (`orchestrate run ... | head -1`)
+  /// stops the printing, not the launch.
   public static func run(arguments: [String], registry: PluginRegistry) async -> ExitCode {
+    signal(SIGPIPE, SIG_IGN)
     let console = Console.standard
+    let code: ExitCode
     do {
-      return try await dispatch(arguments, registry: registry, console: console)
+      code = try await dispatch(arguments, registry: registry, console: console)
     } catch {
       console.err("Error: \(error.message)")
       if let usage = error.usage { console.err("Usage: \(usage)") }
       return error.exitCode
     }
+    if code == .success, let failure = Console.standardOutputFailure {
+      console.err(
+        "Error: standard output could not be written: \(String(cString: strerror(failure))).")
+      return .outputFailed
+    }
+    return code
   }
 
   private static let commands: [any Command.Type] = [

@@ -34,9 +34,12 @@ extension RunCommand {
       console.out("")
       console.out("critical path: \(report.criticalPath.joined(separator: " -> "))")
     }
-    if let path = options.report { console.out("report: \(path)") }
+    if let path = options.report {
+      console.out("report: \(path == "-" ? "standard output" : path)")
+    }
     if let path = options.trace {
-      console.out("trace: \(path) (open it in Perfetto or chrome://tracing)")
+      let place = path == "-" ? "standard output" : path
+      console.out("trace: \(place) (open it in Perfetto or chrome://tracing)")
     }
   }
 
@@ -64,10 +67,12 @@ extension RunCommand {
     }
   }
 
-  func exitCode(for report: LaunchReport) -> ExitCode {
+  /// The status for the outcome: a launch cancelled by a signal exits as shells report a
+  /// death by it (130 for Ctrl-C, 129 for SIGHUP, 143 for SIGTERM).
+  func exitCode(for report: LaunchReport, signal: Int32?) -> ExitCode {
     switch report.outcome {
     case .failed: return .failure
-    case .cancelled: return .interrupted
+    case .cancelled: return signal.map(ExitCode.signalled) ?? .interrupted
     case .succeeded, .degraded, .routed:
       return budgetViolations(report).isEmpty ? .success : .budgetExceeded
     }

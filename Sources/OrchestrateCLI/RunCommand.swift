@@ -10,22 +10,31 @@ import LaunchOrchestrator
 struct RunCommand: Command {
   let options: RunOptions
   let registry: PluginRegistry
+  /// Where progress and the summary go: stderr when `--report -` or `--trace -` claims stdout.
   let console: Console
+
+  init(options: RunOptions, registry: PluginRegistry, console: Console) {
+    self.options = options
+    self.registry = registry
+    self.console =
+      options.report == "-" || options.trace == "-" ? console.outputOnStandardError : console
+  }
 
   func execute() async throws(CLIError) -> ExitCode {
     let outputs = try OutputFiles(options)
     let plan = try ManifestLoading(registry: registry, console: console).load(options.manifest)
     try checkBudgetMilestones(in: plan)
-    let (report, routedBy) = await withSignalsCancelling { handle in
+    for note in outputs.notes { console.err(note) }
+    let ((report, routedBy), signal) = await withSignalsCancelling { handle in
       await run(plan, in: handle)
     }
-    try outputs.write(report)
+    try outputs.write(report, console: console)
     if options.json {
       console.out(report.jsonText.trimmingCharacters(in: .newlines))
     } else {
       printSummary(report, routedBy: routedBy)
     }
     printProblems(report)
-    return exitCode(for: report)
+    return exitCode(for: report, signal: signal)
   }
 }

@@ -7,16 +7,21 @@ package struct RunOptions: CommandOptions {
     discussion: """
       Exits 0 when the launch succeeded, was degraded (with a warning) or was routed; 1 when it \
       failed; 3 when a budget was exceeded; 65 for an invalid manifest; 66 for a missing one; \
-      130 when interrupted (the report and trace are still written).
+      73 when --report or --trace names a file it may not replace (a folder, device or FIFO); \
+      130, 129 or 143 when interrupted by Ctrl-C, SIGHUP or SIGTERM (the report and trace are \
+      still written). A report or trace of '-' goes to standard output, and progress to stderr.
       """)
 
   @Argument("manifest", help: "The launch manifest (JSON).")
   package var manifest: String
 
-  @Option("--report", valueName: "file", help: "Write the JSON report to this file.")
+  @Option(
+    "--report", valueName: "file", help: "Write the JSON report to this file ('-' for stdout).")
   package var report: String?
 
-  @Option("--trace", valueName: "file", help: "Write a Chrome trace (for Perfetto) to this file.")
+  @Option(
+    "--trace", valueName: "file",
+    help: "Write a Chrome trace (for Perfetto) to this file ('-' for stdout).")
   package var trace: String?
 
   @Option(
