@@ -10,6 +10,7 @@ struct PlanCommand: Command {
   func execute() async throws(CLIError) -> ExitCode {
     let earlier = try readDurations()
     let plan = try ManifestLoading(registry: registry, console: console).load(options.manifest)
+    if let earlier, let path = options.durations { try check(earlier, from: path, against: plan) }
     let prediction = LaunchForecast.predict(
       plan, durations: earlier, maxConcurrency: options.maxConcurrency)
     let report = prediction.report
@@ -67,6 +68,41 @@ struct PlanCommand: Command {
     }
     if step.delay > .zero { parts.append("+\(DurationText.format(step.delay)) delay") }
     return parts.joined(separator: ", ")
+  }
+
+  /// Refuses a report that cannot describe this manifest's steps: one of another manifest,
+  /// one naming steps this manifest lacks, or one whose times are impossible.
+  private func check(
+    _ report: LaunchReport, from path: String, against plan: LaunchPlan
+  ) throws(CLIError) {
+    func refuse(_ problem: String) -> CLIError {
+      CLIError(
+        message:
+          "The report '\(path)' given to '\(options.$durations.name)' \(problem); write a new one with 'orchestrate run \(options.manifest) --report <file>'.",
+        exitCode: .invalidManifest)
+    }
+    let declared = Set(plan.steps.map(\.id))
+    var seen: Set<String> = []
+    for step in report.steps where !seen.insert(step.id).inserted {
+      throw refuse("lists the step '\(step.id)' twice")
+    }
+    let foreign = report.steps.map(\.id).filter { !declared.contains($0) }
+    if !report.steps.isEmpty, foreign.count == report.steps.count {
+      throw refuse(
+        "is of the launch '\(report.name)' ('\(report.manifest)'), not of '\(options.manifest)': none of its steps are in this manifest"
+      )
+    }
+    if !foreign.isEmpty {
+      let names = foreign.map { "'\($0)'" }.joined(separator: ", ")
+      throw refuse(
+        "has steps this manifest does not declare (\(names)), so it is of another manifest")
+    }
+    for step in report.steps {
+      guard let start = step.start, let end = step.end, end < start else { continue }
+      throw refuse(
+        "says the step '\(step.id)' ended at \(TimeText.seconds(end)), before it started at \(TimeText.seconds(start)), so it is damaged"
+      )
+    }
   }
 
   private func readDurations() throws(CLIError) -> LaunchReport? {
