@@ -72,7 +72,9 @@ public enum Orchestrate {
       console.out(version)
       return .success
     case "help":
-      guard let name = arguments.dropFirst().first else {
+      // `help --help` and `help help` are asking for this very help.
+      guard let name = arguments.dropFirst().first, !["--help", "-h", "help"].contains(name)
+      else {
         console.out(help)
         return .success
       }

@@ -21,7 +21,7 @@ struct PlanCommand: Command {
     if let count = counts[.hint] { sources.append("\(count) from expectedDuration") }
     if let count = counts[.none] { sources.append("\(count) with no duration, counted as 0s") }
     console.out(
-      "Plan for \(plan.name): \(plan.steps.count) steps (durations: \(sources.joined(separator: ", ")))"
+      "Plan for \(plan.name): \(Grammar.count(plan.steps.count, "step")) (durations: \(sources.joined(separator: ", ")))"
     )
     console.out("")
 
