@@ -18,7 +18,7 @@ extension Command {
     _ arguments: [String], registry: PluginRegistry, console: Console
   ) async throws(CLIError) -> ExitCode {
     guard let options = try Options.parse(arguments) else {
-      console.out(spec.help)
+      console.text(spec.help)
       return .success
     }
     return try await Self(options: options, registry: registry, console: console).execute()

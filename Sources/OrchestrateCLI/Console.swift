@@ -1,5 +1,5 @@
 import Foundation
-import LaunchOrchestrator
+import Synchronization
 
 #if canImport(Darwin)
   import Darwin
@@ -30,14 +30,19 @@ struct Console: Sendable {
   /// This console with ``out(_:)`` sent to stderr, so that stdout carries only data.
   var outputOnStandardError: Console { Console(output: .standardError) }
 
-  /// Prints `text` and a newline.
-  func out(_ text: String) {
-    Self.send(TerminalText.escaped(text) + "\n", to: output)
+  /// Prints one line: a newline inside `text` is shown escaped, like other control characters.
+  func out(_ line: String) {
+    Self.send(TerminalText.escaped(line) + "\n", to: output)
   }
 
-  /// Writes `text` as it is, without a newline.
+  /// Prints several lines of the CLI's own making (help, a graph, JSON) and a newline.
+  func text(_ text: String) {
+    Self.send(TerminalText.escaped(text, keepingNewlines: true) + "\n", to: output)
+  }
+
+  /// Writes `text` without adding a newline; its own newlines are kept.
   func write(_ text: String) {
-    Self.send(TerminalText.escaped(text), to: output)
+    Self.send(TerminalText.escaped(text, keepingNewlines: true), to: output)
   }
 
   /// Writes `text` with its control sequences, for the live display, which escapes what it
@@ -46,9 +51,9 @@ struct Console: Sendable {
     Self.send(text, to: output)
   }
 
-  /// Prints `text` and a newline on stderr.
-  func err(_ text: String) {
-    Self.send(TerminalText.escaped(text) + "\n", to: .standardError)
+  /// Prints one line on stderr, escaped like ``out(_:)``.
+  func err(_ line: String) {
+    Self.send(TerminalText.escaped(line) + "\n", to: .standardError)
   }
 
   /// Writes `data` to stdout as it is: a file's contents asked for with `-`.
@@ -56,9 +61,9 @@ struct Console: Sendable {
     Self.send(data, to: .standardOutput)
   }
 
-  /// Whether stdout is an interactive terminal that is not a CI log.
-  static var isInteractive: Bool {
-    isatty(STDOUT_FILENO) == 1
+  /// Whether ``out(_:)`` goes to an interactive terminal that is not a CI log.
+  var isInteractive: Bool {
+    isatty(output.descriptor) == 1
       && ProcessInfo.processInfo.environment["CI"].map { $0.isEmpty || $0 == "false" } ?? true
   }
 
@@ -69,7 +74,7 @@ struct Console: Sendable {
   }
 
   /// The errno that stopped each stream, by descriptor.
-  private static let failures = Locked<[Int32: Int32]>([:])
+  private static let failures = Mutex<[Int32: Int32]>([:])
 
   private static func send(_ text: String, to stream: Stream) {
     send(Data(text.utf8), to: stream)
@@ -113,15 +118,3 @@ struct Console: Sendable {
 #elseif canImport(Glibc)
   private let systemWrite = Glibc.write
 #endif
-
-/// Formats times for people: `1.234s`.
-enum TimeText {
-  static func seconds(_ duration: Duration) -> String {
-    String(format: "%.3fs", duration.seconds)
-  }
-
-  static func padded(_ duration: Duration, width: Int = 8) -> String {
-    let text = seconds(duration)
-    return String(repeating: " ", count: max(0, width - text.count)) + text
-  }
-}

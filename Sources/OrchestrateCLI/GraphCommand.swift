@@ -9,7 +9,7 @@ struct GraphCommand: Command {
 
   func execute() async throws(CLIError) -> ExitCode {
     let plan = try ManifestLoading(registry: registry, console: console).load(options.manifest)
-    console.out(options.format == .dot ? dot(plan) : mermaid(plan))
+    console.text(options.format == .dot ? dot(plan) : mermaid(plan))
     return .success
   }
 

@@ -61,12 +61,12 @@ public enum Orchestrate {
     _ arguments: [String], registry: PluginRegistry, console: Console
   ) async throws(CLIError) -> ExitCode {
     guard let first = arguments.first else {
-      console.out(help)
+      console.text(help)
       return .success
     }
     switch first {
     case "--help", "-h":
-      console.out(help)
+      console.text(help)
       return .success
     case "--version":
       console.out(version)
@@ -75,10 +75,10 @@ public enum Orchestrate {
       // `help --help` and `help help` are asking for this very help.
       guard let name = arguments.dropFirst().first, !["--help", "-h", "help"].contains(name)
       else {
-        console.out(help)
+        console.text(help)
         return .success
       }
-      console.out(try command(named: name).spec.help)
+      console.text(try command(named: name).spec.help)
       return .success
     default:
       return try await command(named: first).main(

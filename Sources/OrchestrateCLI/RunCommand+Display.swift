@@ -12,7 +12,7 @@ extension RunCommand {
     let launch = Task { await engine.run(plan, events: continuation) }
     handle.withLock { $0.attach(launch) }
     let display =
-      options.printsEvents && Console.isInteractive
+      options.printsEvents && console.isInteractive
       ? LiveDisplay(console: console, stepCount: plan.steps.count) : nil
     let log = options.printsEvents ? EventLog(console: console) : nil
     var routedBy: String?

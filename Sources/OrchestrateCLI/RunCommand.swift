@@ -30,7 +30,7 @@ struct RunCommand: Command {
     }
     try outputs.write(report, console: console)
     if options.json {
-      console.out(report.jsonText.trimmingCharacters(in: .newlines))
+      console.text(report.jsonText.trimmingCharacters(in: .newlines))
     } else {
       printSummary(report, routedBy: routedBy)
     }
