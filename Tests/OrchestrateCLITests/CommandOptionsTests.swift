@@ -58,6 +58,19 @@ struct CommandOptionsTests {
         "OPTIONS:\n  -h, --help            Show help information.\n"))
   }
 
+  @Test func everyCommandDeclaresEachNameOnceAndLeavesHelpToTheParser() {
+    let specs = [
+      RunOptions.spec, ValidateOptions.spec, PlanOptions.spec, GraphOptions.spec,
+      PluginsOptions.spec, SchemaOptions.spec,
+    ]
+    for spec in specs {
+      let names = spec.declarations.map(\.name)
+      #expect(Set(names).count == names.count, "\(spec.configuration.name) repeats a name")
+      #expect(!names.contains("--help"), "\(spec.configuration.name) redeclares --help")
+      #expect(spec.help.contains("\n  -h, --help "))
+    }
+  }
+
   @Test func suggestsTheOptionMeantForAnUnknownOne() {
     let typo = error(RunOptions.self, ["app.json", "--reprot", "r.json"])
     #expect(typo?.message == "Unknown option '--reprot'. Did you mean '--report'?")
