@@ -106,6 +106,12 @@ struct CommandOptionsTests {
     )
     #expect(format?.usage == "orchestrate graph <manifest> [--format <dot|mermaid>]")
     #expect(
+      error(RunOptions.self, ["app.json", "--report="])?.message
+        == "The value for '--report <file>' is empty; name a file.")
+    #expect(
+      error(PlanOptions.self, ["app.json", "--durations", ""])?.message
+        == "The value for '--durations <report>' is empty; name a file.")
+    #expect(
       error(RunOptions.self, ["app.json", "--quiet=yes"])?.message
         == "The option '--quiet' takes no value.")
   }

@@ -33,9 +33,9 @@ package struct Option<Value: Sendable>: DeclaredArgument, Sendable {
     wrappedValue = ParsedValues.current?.values(of: name).last as? Wrapped
   }
 
-  /// An optional option whose value is its text, such as a path.
+  /// An optional option whose value is a file's path.
   package init(_ name: String, valueName: String, help: String) where Value == String? {
-    self.init(name, valueName: valueName, help: help, parse: .string)
+    self.init(name, valueName: valueName, help: help, parse: .path)
   }
 }
 

@@ -17,8 +17,16 @@ package struct ValueParser<Value: Sendable>: Sendable {
 }
 
 extension ValueParser where Value == String {
-  /// The text as given: paths, names.
-  package static var string: Self { Self { text, _ in text } }
+  /// A file's path: any text but an empty one (`--report=`), which names no file.
+  package static var path: Self {
+    Self { text, option throws(CLIError) in
+      guard !text.isEmpty else {
+        throw CLIError.invalidValue(
+          "The value for '\(option.synopsis)' is empty; name a file.")
+      }
+      return text
+    }
+  }
 }
 
 extension ValueParser where Value == Int {
