@@ -19,20 +19,35 @@ extension RunCommand {
   /// keeping the file's permissions.
   struct OutputFiles {
     /// Where one output goes.
-    enum Target: Equatable {
+    enum Target {
       case standardOutput
       /// `url` as given; `linkTarget` when it is a symbolic link, the file written.
       case file(URL, linkTarget: URL?)
     }
 
-    var report: Target?
-    var trace: Target?
+    /// What is written.
+    enum Kind: String {
+      case report, trace
+    }
+
+    /// One file asked for, as given and where it goes.
+    struct Output {
+      var kind: Kind
+      var option: ArgumentDeclaration
+      var path: String
+      var target: Target
+    }
+
+    /// The outputs asked for, `--report` first.
+    private(set) var outputs: [Output] = []
 
     /// Checks the `--report` and `--trace` targets against each other and the manifest.
     /// - Throws: a ``CLIError`` naming the target and why it is refused.
     init(_ options: RunOptions) throws(CLIError) {
-      let outputs = [(options.report, options.$report), (options.trace, options.$trace)]
-      let toStandardOutput = outputs.filter { $0.0 == "-" }.map(\.1.name)
+      let asked = [
+        (Kind.report, options.report, options.$report), (.trace, options.trace, options.$trace),
+      ].compactMap { kind, path, option in path.map { (kind, $0, option) } }
+      let toStandardOutput = asked.filter { $0.1 == "-" }.map(\.2.name)
       if toStandardOutput.count > 1 {
         throw .usage(
           "'\(toStandardOutput.joined(separator: " -' and '")) -' both ask for standard output; send one of them to a file.",
@@ -44,19 +59,15 @@ extension RunCommand {
           command: RunOptions.spec)
       }
       let manifest = FileIdentity(path: options.manifest)
-      var claimed: [(option: ArgumentDeclaration, path: String, identity: FileIdentity)] = []
-      var targets: [Target?] = []
-      for (path, option) in outputs {
-        guard let path else {
-          targets.append(nil)
-          continue
-        }
+      var claimed: [(output: Output, identity: FileIdentity)] = []
+      for (kind, path, option) in asked {
         guard path != "-" else {
-          targets.append(.standardOutput)
+          outputs.append(Output(kind: kind, option: option, path: path, target: .standardOutput))
           continue
         }
         let (target, written) = try Self.check(path, for: option)
-        targets.append(target)
+        let output = Output(kind: kind, option: option, path: path, target: target)
+        outputs.append(output)
         // Its folder was there a moment ago; if it has gone, the write will say so.
         guard let identity = FileIdentity(path: written.path) else { continue }
         if let manifest, identity == manifest {
@@ -64,26 +75,21 @@ extension RunCommand {
             "'\(option.name) \(path)' is the manifest '\(options.manifest)'; writing there would destroy it. Name another file.",
             command: RunOptions.spec)
         }
-        if let other = claimed.first(where: { $0.identity == identity }) {
+        if let other = claimed.first(where: { $0.identity == identity })?.output {
           throw .usage(
             "'\(option.name) \(path)' is the same file as '\(other.option.name) \(other.path)'; one would overwrite the other. Name two different files.",
             command: RunOptions.spec)
         }
-        claimed.append((option, path, identity))
+        claimed.append((output, identity))
       }
-      report = targets[0]
-      trace = targets[1]
     }
-
-    /// Whether an output goes to stdout, which then carries only that file.
-    var usesStandardOutput: Bool { report == .standardOutput || trace == .standardOutput }
 
     /// What people should know before the launch: the links that are written through.
     var notes: [String] {
-      [("--report", report), ("--trace", trace)].compactMap { option, target in
-        guard case .file(let url, .some(let written)) = target else { return nil }
+      outputs.compactMap { output in
+        guard case .file(_, .some(let written)) = output.target else { return nil }
         return
-          "Note: '\(option) \(url.relativePath)' is a symbolic link; its target '\(written.path)' will be written, and the link kept."
+          "Note: '\(output.option.name) \(output.path)' is a symbolic link; its target '\(written.path)' will be written, and the link kept."
       }
     }
 
@@ -91,22 +97,22 @@ extension RunCommand {
     /// fails.
     func write(_ report: LaunchReport, console: Console) throws(CLIError) {
       var failure: CLIError?
-      let outputs: [(target: Target?, what: String, text: () -> String)] = [
-        (self.report, "report", { report.jsonText }),
-        (trace, "trace", { JSONWriter.prettyPrinted(report.chromeTrace) }),
-      ]
-      for (target, what, text) in outputs {
-        switch target {
-        case nil: continue
-        case .standardOutput: console.data(Data(text().utf8))
+      for output in outputs {
+        let text =
+          switch output.kind {
+          case .report: report.jsonText
+          case .trace: JSONWriter.prettyPrinted(report.chromeTrace)
+          }
+        switch output.target {
+        case .standardOutput: console.data(Data(text.utf8))
         case .file(let url, _):
           do {
-            try SafeFiles.writeAtomically(Data(text().utf8), to: url)
+            try SafeFiles.writeAtomically(Data(text.utf8), to: url)
           } catch {
             failure =
               failure
               ?? CLIError(
-                message: "Cannot write the \(what) to '\(url.relativePath)': \(error)",
+                message: "Cannot write the \(output.kind.rawValue) to '\(output.path)': \(error)",
                 exitCode: .cannotCreate)
           }
         }

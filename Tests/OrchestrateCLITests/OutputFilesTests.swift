@@ -149,5 +149,17 @@ struct OutputFilesTests {
     #expect(result.stderr.contains("start      a"))
     #expect(result.stderr.contains("report: standard output"))
     #expect(!FileManager.default.fileExists(atPath: folder.path("-")))
+
+    let both = try await Orchestrate.run(["run", manifest, "--report", "-", "--trace", "-"])
+    #expect(both.status == 64)
+    #expect(
+      both.stderr.hasPrefix(
+        "Error: '--report -' and '--trace -' both ask for standard output; send one of them to a file.\n"
+      ))
+    let json = try await Orchestrate.run(["run", manifest, "--trace", "-", "--json"])
+    #expect(json.status == 64)
+    #expect(
+      json.stderr.hasPrefix(
+        "Error: '--trace -' and '--json' both print on standard output; use one of them.\n"))
   }
 }
