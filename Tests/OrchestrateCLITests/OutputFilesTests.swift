@@ -139,6 +139,28 @@ struct OutputFilesTests {
     #expect(try String(contentsOfFile: report, encoding: .utf8).contains("\"outcome\""))
   }
 
+  @Test func removesTheTemporaryFileARunKilledWhileWritingLeftBehind() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.write("app.json", manifestText)
+    // A process id that surely belongs to no one: a process that has just ended.
+    let ended = Process()
+    ended.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    ended.arguments = ["true"]
+    let (exited, exit) = AsyncStream.makeStream(of: Void.self)
+    ended.terminationHandler = { _ in exit.finish() }
+    try ended.run()
+    for await _ in exited {}
+    let leftover = try folder.write(
+      SafeFiles.temporaryName(for: "report.json", pid: ended.processIdentifier, tag: "1f"),
+      "{ \"half\": ")
+    let result = try await Orchestrate.run([
+      "run", manifest, "--report", folder.path("report.json"), "--quiet",
+    ])
+    #expect(result.status == 0)
+    #expect(!FileManager.default.fileExists(atPath: leftover))
+    #expect(FileManager.default.fileExists(atPath: folder.path("report.json")))
+  }
+
   @Test func aDashSendsTheReportToStandardOutputAndProgressToStandardError() async throws {
     let folder = try TemporaryFolder()
     let manifest = try folder.write("app.json", manifestText)
