@@ -1,38 +1,120 @@
 import Foundation
-import LaunchOrchestrator
+import Synchronization
+
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#endif
 
 /// Where the CLI writes: standard output and standard error, unbuffered, line by line.
+///
+/// Every write is checked. Text is made safe for a terminal first (``TerminalText``). A stream
+/// that fails (a closed pipe, `orchestrate run ... | head -1`; a full disk) is not written to
+/// again, and nothing else stops: a launch goes on and its report is still written.
 struct Console: Sendable {
-  static let standard = Console()
+  /// The process's own stdout and stderr.
+  static let standard = Console(output: .standardOutput)
 
-  func out(_ text: String) {
-    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+  /// Where ``out(_:)`` goes: stdout, or stderr when stdout carries a file (`--report -`).
+  let output: Stream
+
+  /// One of the process's two output streams.
+  struct Stream: Sendable, Equatable {
+    let descriptor: Int32
+
+    static let standardOutput = Stream(descriptor: STDOUT_FILENO)
+    static let standardError = Stream(descriptor: STDERR_FILENO)
   }
 
-  /// Writes `text` as it is, without a newline.
+  /// This console with ``out(_:)`` sent to stderr, so that stdout carries only data.
+  var outputOnStandardError: Console { Console(output: .standardError) }
+
+  /// Prints one line: a newline inside `text` is shown escaped, like other control characters.
+  func out(_ line: String) {
+    Self.send(TerminalText.escaped(line) + "\n", to: output)
+  }
+
+  /// Prints several lines of the CLI's own making (help, a graph, JSON) and a newline.
+  func text(_ text: String) {
+    Self.send(TerminalText.escaped(text, keepingNewlines: true) + "\n", to: output)
+  }
+
+  /// Writes `text` without adding a newline; its own newlines are kept.
   func write(_ text: String) {
-    FileHandle.standardOutput.write(Data(text.utf8))
+    Self.send(TerminalText.escaped(text, keepingNewlines: true), to: output)
   }
 
-  /// Whether stdout is an interactive terminal that is not a CI log.
-  static var isInteractive: Bool {
-    isatty(STDOUT_FILENO) == 1
+  /// Writes `text` with its control sequences, for the live display, which escapes what it
+  /// shows from the launch itself.
+  func writeControlSequences(_ text: String) {
+    Self.send(text, to: output)
+  }
+
+  /// Prints one line on stderr, escaped like ``out(_:)``.
+  func err(_ line: String) {
+    Self.send(TerminalText.escaped(line) + "\n", to: .standardError)
+  }
+
+  /// Writes `data` to stdout as it is: a file's contents asked for with `-`.
+  func data(_ data: Data) {
+    Self.send(data, to: .standardOutput)
+  }
+
+  /// Whether ``out(_:)`` goes to an interactive terminal that is not a CI log.
+  var isInteractive: Bool {
+    isatty(output.descriptor) == 1
       && ProcessInfo.processInfo.environment["CI"].map { $0.isEmpty || $0 == "false" } ?? true
   }
 
-  func err(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+  /// The error that stopped writes to stdout, other than a reader that went away: output was
+  /// lost, which the exit status must say.
+  static var standardOutputFailure: Int32? {
+    failures.withLock { $0[STDOUT_FILENO] }.flatMap { $0 == EPIPE ? nil : $0 }
+  }
+
+  /// The errno that stopped each stream, by descriptor.
+  private static let failures = Mutex<[Int32: Int32]>([:])
+
+  private static func send(_ text: String, to stream: Stream) {
+    send(Data(text.utf8), to: stream)
+  }
+
+  private static func send(_ data: Data, to stream: Stream) {
+    failures.withLock { failures in
+      guard failures[stream.descriptor] == nil else { return }
+      if let code = writeAll(data, to: stream.descriptor) {
+        failures[stream.descriptor] = code
+      }
+    }
+  }
+
+  /// Writes all of `data`, retrying after signals and partial writes; the errno on failure.
+  private static func writeAll(_ data: Data, to descriptor: Int32) -> Int32? {
+    data.withUnsafeBytes { buffer -> Int32? in
+      guard var next = buffer.baseAddress else { return nil }
+      var remaining = buffer.count
+      while remaining > 0 {
+        let written = systemWrite(descriptor, next, remaining)
+        if written < 0 {
+          if errno == EINTR { continue }
+          if errno == EAGAIN {
+            var ready = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+            _ = poll(&ready, 1, -1)
+            continue
+          }
+          return errno
+        }
+        next += written
+        remaining -= written
+      }
+      return nil
+    }
   }
 }
 
-/// Formats times for people: `1.234s`.
-enum TimeText {
-  static func seconds(_ duration: Duration) -> String {
-    String(format: "%.3fs", duration.seconds)
-  }
-
-  static func padded(_ duration: Duration, width: Int = 8) -> String {
-    let text = seconds(duration)
-    return String(repeating: " ", count: max(0, width - text.count)) + text
-  }
-}
+#if canImport(Darwin)
+  private let systemWrite = Darwin.write
+#elseif canImport(Glibc)
+  private let systemWrite = Glibc.write
+#endif

@@ -20,21 +20,53 @@ public struct ExitCode: Sendable, Hashable {
   public static let invalidManifest = ExitCode(65)
   /// A manifest is missing or unreadable (EX_NOINPUT).
   public static let missingInput = ExitCode(66)
-  /// A file could not be written (EX_CANTCREAT).
+  /// Standard output could not be written, for a reason other than its reader leaving
+  /// (EX_IOERR).
+  public static let outputFailed = ExitCode(74)
+  /// A file could not be written, or is not one `orchestrate` may replace (EX_CANTCREAT).
   public static let cannotCreate = ExitCode(73)
-  /// The launch was interrupted with Ctrl-C or SIGTERM.
+  /// The launch was cancelled by SIGHUP: the terminal was closed.
+  public static let hangUp = ExitCode(129)
+  /// The launch was interrupted with Ctrl-C (SIGINT).
   public static let interrupted = ExitCode(130)
+  /// The launch was cancelled by SIGTERM.
+  public static let terminated = ExitCode(143)
+
+  /// The status of a launch cancelled by `signal`, as shells report a death by it: 128 + its
+  /// number.
+  public static func signalled(_ signal: Int32) -> ExitCode {
+    ExitCode(128 + signal)
+  }
 }
 
 /// An error that ends the command with a message on stderr and an exit code.
-struct CLIError: Error {
+package struct CLIError: Error {
   /// `Error: ...` text; user input in single quotes.
-  var message: String
-  var exitCode: ExitCode
+  package var message: String
+  /// The status the process exits with.
+  package var exitCode: ExitCode
   /// The usage line to print after the message, for command-line mistakes.
-  var usage: String?
+  package var usage: String?
+
+  init(message: String, exitCode: ExitCode, usage: String? = nil) {
+    self.message = message
+    self.exitCode = exitCode
+    self.usage = usage
+  }
 
   static func usage(_ message: String, command: CommandSpec) -> CLIError {
     CLIError(message: message, exitCode: .usage, usage: command.usageLine)
+  }
+
+  /// A value that does not fit its option; the parser adds the command's usage line.
+  package static func invalidValue(_ message: String) -> CLIError {
+    CLIError(message: message, exitCode: .usage)
+  }
+
+  /// This error with `command`'s usage line, unless it already has one.
+  func withUsage(of command: CommandSpec) -> CLIError {
+    var error = self
+    if error.exitCode == .usage, error.usage == nil { error.usage = command.usageLine }
+    return error
   }
 }

@@ -3,34 +3,13 @@ import LaunchOrchestrator
 
 /// `orchestrate graph <manifest>`: the launch DAG as Graphviz dot or Mermaid.
 struct GraphCommand: Command {
-  static let spec = CommandSpec(
-    name: "graph", abstract: "Draws the launch graph as Graphviz dot or Mermaid.",
-    discussion: """
-      Solid edges are hard dependencies (dependsOn), dashed ones ordering only (after), dotted \
-      ones milestones: a step feeds the milestone, the milestone releases deferred steps. \
-      Each step shows its plugin and priority.
-      """,
-    arguments: [.init(name: "manifest", help: "The launch manifest (JSON).")],
-    options: [
-      .init(name: "--format", valueName: "dot|mermaid", help: "The output format (default: dot).")
-    ])
-
-  let arguments: ParsedArguments
+  let options: GraphOptions
   let registry: PluginRegistry
   let console: Console
 
   func execute() async throws(CLIError) -> ExitCode {
-    let path = try Self.singleManifest(arguments)
-    let format = arguments.value("--format") ?? "dot"
-    guard ["dot", "mermaid"].contains(format) else {
-      let hint =
-        Suggestions.didYouMean(format, in: ["dot", "mermaid"])
-      throw .usage(
-        "Unknown format '\(format)' for '--format'.\(hint) Use 'dot' or 'mermaid'.",
-        command: Self.spec)
-    }
-    let plan = try ManifestLoading(registry: registry, console: console).load(path)
-    console.out(format == "dot" ? dot(plan) : mermaid(plan))
+    let plan = try ManifestLoading(registry: registry, console: console).load(options.manifest)
+    console.text(options.format == .dot ? dot(plan) : mermaid(plan))
     return .success
   }
 

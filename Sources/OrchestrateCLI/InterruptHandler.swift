@@ -2,14 +2,18 @@ import Dispatch
 import Foundation
 import LaunchOrchestrator
 
-/// Turns the first SIGINT or SIGTERM into a clean cancellation of the launch; a second one
-/// exits at once with status 130.
+/// Turns the first SIGINT, SIGTERM or SIGHUP (the terminal closed) into a clean cancellation
+/// of the launch; a second one exits at once with 128 plus the signal's number.
 final class InterruptHandler {
+  /// The signals that cancel a launch.
+  static let signals = [SIGINT, SIGTERM, SIGHUP]
+
   private let sources: [any DispatchSourceSignal]
 
-  init(onInterrupt: @escaping @Sendable () -> Void) {
+  /// Starts listening; `onInterrupt` gets the number of the first signal.
+  init(onInterrupt: @escaping @Sendable (Int32) -> Void) {
     let interrupted = Locked(false)
-    sources = [SIGINT, SIGTERM].map { signalNumber in
+    sources = Self.signals.map { signalNumber in
       signal(signalNumber, SIG_IGN)
       let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
       source.setEventHandler {
@@ -17,8 +21,8 @@ final class InterruptHandler {
           defer { wasInterrupted = true }
           return wasInterrupted
         }
-        if again { exit(ExitCode.interrupted.rawValue) }
-        onInterrupt()
+        if again { exit(ExitCode.signalled(signalNumber).rawValue) }
+        onInterrupt(signalNumber)
       }
       source.resume()
       return source

@@ -71,7 +71,7 @@ final class LiveDisplay: Sendable {
   /// Removes the block, leaving only the scrolled lines.
   func finish() {
     screen.withLock { screen in
-      console.write(Self.erase(lines: screen.blockHeight))
+      console.writeControlSequences(Self.erase(lines: screen.blockHeight))
       screen.blockHeight = 0
     }
   }
@@ -80,9 +80,10 @@ final class LiveDisplay: Sendable {
     let now = started.duration(to: .now)
     let block = Self.render(screen.state, now: now)
     var text = Self.erase(lines: screen.blockHeight)
-    if let line { text += line + "\n" }
-    text += block.map { $0 + "\n" }.joined()
-    console.write(text)
+    // The lines carry step ids and messages: escaped, unlike the display's own sequences.
+    if let line { text += TerminalText.escaped(line) + "\n" }
+    text += block.map { TerminalText.escaped($0) + "\n" }.joined()
+    console.writeControlSequences(text)
     screen.blockHeight = block.count
   }
 

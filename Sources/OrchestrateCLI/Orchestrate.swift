@@ -27,15 +27,26 @@ public enum Orchestrate {
   }
 
   /// Runs one command line and returns its exit code.
+  ///
+  /// SIGPIPE is ignored from here on: a reader that goes away (`orchestrate run ... | head -1`)
+  /// stops the printing, not the launch.
   public static func run(arguments: [String], registry: PluginRegistry) async -> ExitCode {
+    signal(SIGPIPE, SIG_IGN)
     let console = Console.standard
+    let code: ExitCode
     do {
-      return try await dispatch(arguments, registry: registry, console: console)
+      code = try await dispatch(arguments, registry: registry, console: console)
     } catch {
       console.err("Error: \(error.message)")
       if let usage = error.usage { console.err("Usage: \(usage)") }
       return error.exitCode
     }
+    if code == .success, let failure = Console.standardOutputFailure {
+      console.err(
+        "Error: standard output could not be written: \(String(cString: strerror(failure))).")
+      return .outputFailed
+    }
+    return code
   }
 
   private static let commands: [any Command.Type] = [
@@ -43,41 +54,35 @@ public enum Orchestrate {
     SchemaCommand.self,
   ]
 
-  private static let overview = CommandSpec(
-    name: "",
-    abstract:
-      "Runs app launches described by a JSON manifest: steps, dependencies, priorities, timeouts.")
+  private static let abstract =
+    "Runs app launches described by a JSON manifest: steps, dependencies, priorities, timeouts."
 
   private static func dispatch(
     _ arguments: [String], registry: PluginRegistry, console: Console
   ) async throws(CLIError) -> ExitCode {
     guard let first = arguments.first else {
-      console.out(help)
+      console.text(help)
       return .success
     }
     switch first {
     case "--help", "-h":
-      console.out(help)
+      console.text(help)
       return .success
     case "--version":
       console.out(version)
       return .success
     case "help":
-      guard let name = arguments.dropFirst().first else {
-        console.out(help)
+      // `help --help` and `help help` are asking for this very help.
+      guard let name = arguments.dropFirst().first, !["--help", "-h", "help"].contains(name)
+      else {
+        console.text(help)
         return .success
       }
-      console.out(try command(named: name).spec.help)
+      console.text(try command(named: name).spec.help)
       return .success
     default:
-      let command = try command(named: first)
-      let parsed = try ParsedArguments.parse(Array(arguments.dropFirst()), for: command.spec)
-      if parsed.wantsHelp {
-        console.out(command.spec.help)
-        return .success
-      }
-      return try await command.init(arguments: parsed, registry: registry, console: console)
-        .execute()
+      return try await command(named: first).main(
+        Array(arguments.dropFirst()), registry: registry, console: console)
     }
   }
 
@@ -94,12 +99,12 @@ public enum Orchestrate {
   }
 
   private static var help: String {
-    var text = "OVERVIEW: \(overview.abstract)\n\nUSAGE: orchestrate <subcommand>\n\nOPTIONS:\n"
+    var text = "OVERVIEW: \(abstract)\n\nUSAGE: orchestrate <subcommand>\n\nOPTIONS:\n"
     text += HelpTable.render([
       ("--version", "Show the version."), ("-h, --help", "Show help information."),
     ])
     text += "\nSUBCOMMANDS:\n"
-    text += HelpTable.render(commands.map { ($0.spec.name, $0.spec.abstract) })
+    text += HelpTable.render(commands.map { ($0.spec.name, $0.spec.configuration.abstract) })
     text += "\n  See 'orchestrate help <subcommand>' for detailed help."
     return text
   }

@@ -3,43 +3,16 @@ import LaunchOrchestrator
 
 /// `orchestrate plan <manifest>`: what a launch would cost, without running it.
 struct PlanCommand: Command {
-  static let spec = CommandSpec(
-    name: "plan",
-    abstract: "Predicts a launch without running it: start order, critical path, milestone times.",
-    discussion: """
-      Step durations come from an earlier report (--durations), or else from each step's \
-      expectedDuration; steps with neither count as taking no time. The prediction follows the \
-      same rules as a real launch: priorities, the concurrency limit, delays, deferral and timeouts.
-      """,
-    arguments: [.init(name: "manifest", help: "The launch manifest (JSON).")],
-    options: [
-      .init(
-        name: "--durations", valueName: "report",
-        help: "Take step durations from this report of an earlier run."),
-      .init(
-        name: "--max-concurrency", valueName: "n", help: "Plan for at most this many steps at once."
-      ),
-    ])
-
-  let arguments: ParsedArguments
+  let options: PlanOptions
   let registry: PluginRegistry
   let console: Console
 
   func execute() async throws(CLIError) -> ExitCode {
-    let path = try Self.singleManifest(arguments)
-    var maxConcurrency: Int?
-    if let text = arguments.value("--max-concurrency") {
-      guard let value = Int(text), value >= 1 else {
-        throw .usage(
-          "The value '\(text)' for '--max-concurrency <n>' must be a whole number of at least 1.",
-          command: Self.spec)
-      }
-      maxConcurrency = value
-    }
     let earlier = try readDurations()
-    let plan = try ManifestLoading(registry: registry, console: console).load(path)
+    let plan = try ManifestLoading(registry: registry, console: console).load(options.manifest)
+    if let earlier, let path = options.durations { try check(earlier, from: path, against: plan) }
     let prediction = LaunchForecast.predict(
-      plan, durations: earlier, maxConcurrency: maxConcurrency)
+      plan, durations: earlier, maxConcurrency: options.maxConcurrency)
     let report = prediction.report
 
     let counts = Dictionary(grouping: prediction.sources, by: { $0 }).mapValues(\.count)
@@ -48,7 +21,7 @@ struct PlanCommand: Command {
     if let count = counts[.hint] { sources.append("\(count) from expectedDuration") }
     if let count = counts[.none] { sources.append("\(count) with no duration, counted as 0s") }
     console.out(
-      "Plan for \(plan.name): \(plan.steps.count) steps (durations: \(sources.joined(separator: ", ")))"
+      "Plan for \(plan.name): \(Grammar.count(plan.steps.count, "step")) (durations: \(sources.joined(separator: ", ")))"
     )
     console.out("")
 
@@ -97,8 +70,43 @@ struct PlanCommand: Command {
     return parts.joined(separator: ", ")
   }
 
+  /// Refuses a report that cannot describe this manifest's steps: one of another manifest,
+  /// one naming steps this manifest lacks, or one whose times are impossible.
+  private func check(
+    _ report: LaunchReport, from path: String, against plan: LaunchPlan
+  ) throws(CLIError) {
+    func refuse(_ problem: String) -> CLIError {
+      CLIError(
+        message:
+          "The report '\(path)' given to '\(options.$durations.name)' \(problem); write a new one with 'orchestrate run \(options.manifest) --report <file>'.",
+        exitCode: .invalidManifest)
+    }
+    let declared = Set(plan.steps.map(\.id))
+    var seen: Set<String> = []
+    for step in report.steps where !seen.insert(step.id).inserted {
+      throw refuse("lists the step '\(step.id)' twice")
+    }
+    let foreign = report.steps.map(\.id).filter { !declared.contains($0) }
+    if !report.steps.isEmpty, foreign.count == report.steps.count {
+      throw refuse(
+        "is of the launch '\(report.name)' ('\(report.manifest)'), not of '\(options.manifest)': none of its steps are in this manifest"
+      )
+    }
+    if !foreign.isEmpty {
+      let names = foreign.map { "'\($0)'" }.joined(separator: ", ")
+      throw refuse(
+        "has steps this manifest does not declare (\(names)), so it is of another manifest")
+    }
+    for step in report.steps {
+      guard let start = step.start, let end = step.end, end < start else { continue }
+      throw refuse(
+        "says the step '\(step.id)' ended at \(TimeText.seconds(end)), before it started at \(TimeText.seconds(start)), so it is damaged"
+      )
+    }
+  }
+
   private func readDurations() throws(CLIError) -> LaunchReport? {
-    guard let path = arguments.value("--durations") else { return nil }
+    guard let path = options.durations else { return nil }
     let text: String
     do {
       text = try String(contentsOfFile: path, encoding: .utf8)

@@ -2,15 +2,11 @@ import LaunchOrchestrator
 
 /// `orchestrate plugins`: every step kind this build knows, with its parameters.
 struct PluginsCommand: Command {
-  static let spec = CommandSpec(
-    name: "plugins", abstract: "Lists the step kinds this build knows, with their parameters.")
-
-  let arguments: ParsedArguments
+  let options: PluginsOptions
   let registry: PluginRegistry
   let console: Console
 
   func execute() async throws(CLIError) -> ExitCode {
-    try Self.noArguments(arguments)
     for (index, plugin) in registry.descriptors.enumerated() {
       if index > 0 { console.out("") }
       console.out(plugin.summary.isEmpty ? plugin.kind : "\(plugin.kind): \(plugin.summary)")

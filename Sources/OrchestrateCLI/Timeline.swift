@@ -24,7 +24,8 @@ enum Timeline {
         lines.append("  \(name)  \(String(repeating: " ", count: width))  skipped\(reason)")
         continue
       }
-      let from = column(start)
+      // Clamped: a chart must draw whatever times it is given, not trap on them.
+      let from = max(0, column(start))
       let to = max(from + 1, min(width, Int((end.seconds / total * Double(width)).rounded(.up))))
       let fill: Character = step.state == .succeeded ? "█" : "▒"
       let bar =

@@ -1,33 +1,32 @@
+import Foundation
 import LaunchOrchestrator
 
 /// `orchestrate validate <manifest>...`: checks manifests without running anything.
 struct ValidateCommand: Command {
-  static let spec = CommandSpec(
-    name: "validate",
-    abstract: "Checks manifests and reports every problem, without running anything.",
-    discussion:
-      "Problems print compiler-style (file:line:column: error: ...). Exits 65 when a manifest is invalid, 66 when one cannot be read.",
-    arguments: [.init(name: "manifest", help: "Manifest files to check.", repeating: true)])
-
-  let arguments: ParsedArguments
+  let options: ValidateOptions
   let registry: PluginRegistry
   let console: Console
 
   func execute() async throws(CLIError) -> ExitCode {
-    guard !arguments.positionals.isEmpty else {
-      throw .usage("Missing expected argument '<manifest>'.", command: Self.spec)
-    }
     var errors = 0
     var warnings = 0
     var invalid = 0
     var unreadable = 0
-    for path in arguments.positionals {
+    var skipped = 0
+    for path in options.manifests {
+      // `validate manifests/*.json` also names the schema that sits beside the manifests.
+      if Self.isJSONSchema(path) {
+        console.out("\(path): skipped, a JSON Schema rather than a manifest")
+        skipped += 1
+        continue
+      }
       do {
         let plan = try ManifestLoader(registry: registry).load(path: path)
         for warning in plan.warnings { console.out(warning.description) }
         warnings += plan.warnings.count
         console.out(
-          "\(path): valid (\(plan.steps.count) steps, \(plan.milestones.count) milestones)")
+          "\(path): valid (\(Grammar.count(plan.steps.count, "step")), \(Grammar.count(plan.milestones.count, "milestone")))"
+        )
       } catch {
         for diagnostic in error.diagnostics { console.out(diagnostic.description) }
         errors += error.errors.count
@@ -35,15 +34,24 @@ struct ValidateCommand: Command {
         if error.code == .unreadable { unreadable += 1 } else { invalid += 1 }
       }
     }
-    let files = arguments.positionals.count
+    let files = options.manifests.count - skipped
+    let skippedNote =
+      skipped > 0 ? "; \(Grammar.count(skipped, "file")) skipped, not a manifest" : ""
     console.out(
-      "\(plural(errors, "error")), \(plural(warnings, "warning")) in \(plural(files, "manifest"))"
+      "\(Grammar.count(errors, "error")), \(Grammar.count(warnings, "warning")) in \(Grammar.count(files, "manifest"))"
+        + skippedNote
         + (invalid + unreadable > 0 ? "; \(invalid + unreadable) not valid." : "."))
     if unreadable > 0 { return .missingInput }
     return invalid > 0 ? .invalidManifest : .success
   }
 
-  private func plural(_ count: Int, _ noun: String) -> String {
-    "\(count) \(noun)\(count == 1 ? "" : "s")"
+  /// Whether `path` holds a JSON Schema (its `$schema` names json-schema.org) rather than a
+  /// manifest, whose `$schema`, if any, names the manifest schema.
+  private static func isJSONSchema(_ path: String) -> Bool {
+    guard let data = FileManager.default.contents(atPath: path),
+      let document = try? JSONParser.parse(Array(data)),
+      let schema = document.root["$schema"]?.stringValue
+    else { return false }
+    return schema.contains("json-schema.org") && document.root["steps"] == nil
   }
 }

@@ -26,6 +26,21 @@ struct CommandLineTests {
     try expectMatchesGolden(result.stdout, "validate-help.txt")
   }
 
+  @Test func helpAboutHelpAndAboutACommandExitZero() async throws {
+    let top = try await Orchestrate.run(["--help"])
+    for arguments in [["help", "--help"], ["help", "-h"], ["help", "help"]] {
+      let result = try await Orchestrate.run(arguments)
+      #expect(result.status == 0, "\(arguments)")
+      #expect(result.stdout == top.stdout)
+    }
+    let plan = try await Orchestrate.run(["help", "plan"])
+    #expect(plan.status == 0)
+    #expect(plan.stdout.hasPrefix("OVERVIEW: Predicts a launch without running it"))
+    let unknown = try await Orchestrate.run(["help", "plna"])
+    #expect(unknown.status == 64)
+    #expect(unknown.stderr.hasPrefix("Error: Unknown subcommand 'plna'. Did you mean 'plan'?"))
+  }
+
   @Test func printsTheVersion() async throws {
     let result = try await Orchestrate.run(["--version"])
     #expect(result.status == 0)
@@ -118,7 +133,7 @@ struct CommandLineTests {
     #expect(result.status == 65)
     #expect(
       result.stdout == """
-        \(good): valid (1 steps, 0 milestones)
+        \(good): valid (1 step, 0 milestones)
         \(bad):1:51: error: steps[0].plugin: unknown plugin kind 'simulat'. Did you mean 'simulate'? Run 'orchestrate plugins' to list the kinds this build knows.
         1 error, 0 warnings in 2 manifests; 1 not valid.
 
@@ -126,6 +141,22 @@ struct CommandLineTests {
     let allGood = try await Orchestrate.run(["validate", good, "manifests/app.json"])
     #expect(allGood.status == 0)
     #expect(allGood.stdout.hasSuffix("0 errors, 0 warnings in 2 manifests.\n"))
+  }
+
+  @Test func validateSkipsTheJSONSchemaAShellGlobAlsoNames() async throws {
+    let root = Orchestrate.packageRoot.appendingPathComponent("manifests")
+    // What `orchestrate validate manifests/*.json` passes.
+    let files = try FileManager.default.contentsOfDirectory(atPath: root.path)
+      .filter { $0.hasSuffix(".json") }.sorted().map { "manifests/\($0)" }
+    #expect(files.contains("manifests/manifest.schema.json"))
+    let result = try await Orchestrate.run(["validate"] + files)
+    #expect(result.status == 0, "\(result.stdout)")
+    #expect(
+      result.stdout.contains(
+        "manifests/manifest.schema.json: skipped, a JSON Schema rather than a manifest\n"))
+    #expect(
+      result.stdout.hasSuffix(
+        "0 errors, 0 warnings in \(files.count - 1) manifests; 1 file skipped, not a manifest.\n"))
   }
 
   @Test func validatesEveryShippedManifest() async throws {

@@ -56,6 +56,67 @@ struct InspectCommandsTests {
     #expect(missing.status == 66)
   }
 
+  /// A report for `m.json`'s steps `a` and `b`, or whichever `steps` it is given.
+  private func report(
+    in folder: TemporaryFolder, steps: [(id: String, start: Double, end: Double)]
+  ) throws -> String {
+    let lines = steps.map {
+      #"{ "id": "\#($0.id)", "plugin": "simulate", "state": "succeeded", "start": \#($0.start), "end": \#($0.end), "attempts": 1, "usedFallback": false, "error": null }"#
+    }
+    return try folder.write(
+      "r.json",
+      """
+      { "manifest": "other.json", "name": "Other", "outcome": "succeeded", "route": null,
+        "duration": 0.5, "milestones": {}, "criticalPath": [],
+        "steps": [ \(lines.joined(separator: ", ")) ] }
+      """)
+  }
+
+  private func manifest(in folder: TemporaryFolder) throws -> String {
+    try folder.write(
+      "m.json",
+      """
+      { "version": 1, "steps": [
+        { "id": "a", "plugin": "simulate" }, { "id": "b", "plugin": "simulate", "dependsOn": ["a"] }
+      ] }
+      """)
+  }
+
+  @Test func rejectsADurationsReportWhoseStepEndsBeforeItStarts() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try manifest(in: folder)
+    let report = try report(in: folder, steps: [("a", 0.5, 0.25), ("b", 0.5, 0.75)])
+    let result = try await Orchestrate.run(["plan", manifest, "--durations", report])
+    #expect(result.status == 65)
+    #expect(
+      result.stderr
+        == "Error: The report '\(report)' given to '--durations' says the step 'a' ended at 0.250s, before it started at 0.500s, so it is damaged; write a new one with 'orchestrate run \(manifest) --report <file>'.\n"
+    )
+  }
+
+  @Test func rejectsADurationsReportOfAnotherManifest() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try manifest(in: folder)
+    let other = try report(in: folder, steps: [("x", 0, 0.25), ("y", 0.25, 0.5)])
+    let result = try await Orchestrate.run(["plan", manifest, "--durations", other])
+    #expect(result.status == 65)
+    #expect(
+      result.stderr
+        == "Error: The report '\(other)' given to '--durations' is of the launch 'Other' ('other.json'), not of '\(manifest)': none of its steps are in this manifest; write a new one with 'orchestrate run \(manifest) --report <file>'.\n"
+    )
+    let mixed = try report(in: folder, steps: [("a", 0, 0.25), ("y", 0.25, 0.5)])
+    let partly = try await Orchestrate.run(["plan", manifest, "--durations", mixed])
+    #expect(partly.status == 65)
+    #expect(
+      partly.stderr.hasPrefix(
+        "Error: The report '\(mixed)' given to '--durations' has steps this manifest does not declare ('y'), so it is of another manifest;"
+      ))
+    let twice = try report(in: folder, steps: [("a", 0, 0.25), ("a", 0.25, 0.5)])
+    let repeated = try await Orchestrate.run(["plan", manifest, "--durations", twice])
+    #expect(repeated.status == 65)
+    #expect(repeated.stderr.contains("lists the step 'a' twice"))
+  }
+
   @Test func drawsTheGraphAsDotAndMermaid() async throws {
     let dot = try await Orchestrate.run(["graph", "manifests/app.json"])
     #expect(dot.status == 0)

@@ -216,8 +216,10 @@ struct RunCommandTests {
     }
   }
 
-  @Test(arguments: ["SIGINT", "SIGTERM"])
-  func cancelsCleanlyOnASignalAndStillWritesTheReportAndTrace(signal: String) async throws {
+  @Test(arguments: [(SIGINT, 130), (SIGTERM, 143), (SIGHUP, 129)] as [(Int32, Int32)])
+  func cancelsCleanlyOnASignalAndStillWritesTheReportAndTrace(
+    signal: Int32, status: Int32
+  ) async throws {
     let folder = try TemporaryFolder()
     let path = try folder.write(
       "long.json",
@@ -238,9 +240,9 @@ struct RunCommandTests {
       {
         try await Task.sleep(for: .milliseconds(10))
       }
-      if signal == "SIGINT" { process.interrupt() } else { process.terminate() }
+      kill(process.processIdentifier, signal)
     }
-    #expect(result.status == 130)
+    #expect(result.status == status)
     #expect(result.stderr == "Error: the launch was interrupted.\n")
     let report = try readReport(folder.path("r.json"))
     #expect(report.outcome == .cancelled)

@@ -1,5 +1,11 @@
 import Foundation
 
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#endif
+
 /// File operations that never lose user data, for plugins that touch user files.
 public enum SafeFiles {
   /// Renames `url` to `<name>.<label>-<UTC timestamp>` beside it (adding `-2`, `-3`, ... when
@@ -25,13 +31,102 @@ public enum SafeFiles {
     return destination
   }
 
-  /// Writes `data` to a temporary file beside `url` and renames it over `url`, so a reader
-  /// (or a crash) sees the old file or the new one, never a partial one.
+  /// Replaces the file at `url` with `data` so that a reader, a crash or a full disk leaves
+  /// the old file or the new one, never a partial one.
+  ///
+  /// A symbolic link is followed to its final target, which is written (the link stays a
+  /// link); a target that exists and is not a regular file (a folder, device, FIFO or socket)
+  /// is refused. The new file keeps the old one's permissions and, where the process may,
+  /// its owner. It is written to a temporary file beside the target, flushed to disk, renamed
+  /// over it, and the folder is flushed too. Temporary files that a killed process left for
+  /// the same target are removed first.
   public static func writeAtomically(_ data: Data, to url: URL) throws {
+    let target = try checkReplaceable(url)
+    let folder = target.deletingLastPathComponent().path
+    let name = target.lastPathComponent
+    removeStaleTemporaryFiles(for: name, in: folder)
+
+    var existing = stat()
+    let replacesFile = lstat(target.path, &existing) == 0
+    let temporary = folder + "/" + temporaryName(for: name, pid: getpid(), tag: randomTag())
+    // Private while it is written; it gets the old file's mode just before it takes its place.
+    let descriptor = open(
+      temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, replacesFile ? 0o600 : 0o666)
+    guard descriptor >= 0 else {
+      throw failure(errno, writing: target, doing: "create a temporary file in '\(folder)'")
+    }
+    var written = false
+    defer {
+      if !written { unlink(temporary) }
+    }
     do {
-      try data.write(to: url, options: .atomic)
+      try writeAll(data, to: descriptor, target: target)
+      if replacesFile {
+        // Ownership first: changing the owner can clear set-id bits that fchmod then restores.
+        if existing.st_uid != geteuid() || existing.st_gid != getegid() {
+          _ = fchown(descriptor, existing.st_uid, existing.st_gid)
+        }
+        guard fchmod(descriptor, existing.st_mode & 0o7777) == 0 else {
+          throw failure(
+            errno, writing: target, doing: "give the new file the old one's permissions")
+        }
+      }
+      guard fsync(descriptor) == 0 else {
+        throw failure(errno, writing: target, doing: "flush the new file to disk")
+      }
     } catch {
-      throw explain(error, writing: url, doing: "rewrite '\(url.path)'")
+      close(descriptor)
+      throw error
+    }
+    guard close(descriptor) == 0 else {
+      throw failure(errno, writing: target, doing: "finish writing the new file")
+    }
+    guard rename(temporary, target.path) == 0 else {
+      throw failure(errno, writing: target, doing: "replace it with the new file")
+    }
+    written = true
+    syncFolder(folder)
+  }
+
+  /// Checks that `url` may be replaced by ``writeAtomically(_:to:)``, without writing, and
+  /// returns the file that would be written: the final target of a symbolic link, or `url`
+  /// itself when it is a regular file or nothing exists there yet.
+  ///
+  /// - Throws: ``StepFailure`` naming the path when it is a folder, a device, a FIFO or a
+  ///   socket, a link to one of those, a link to nothing, or a loop of links.
+  public static func checkReplaceable(_ url: URL) throws -> URL {
+    var path = url.path
+    var chain: [String] = []
+    while true {
+      var info = stat()
+      guard lstat(path, &info) == 0 else {
+        let code = errno
+        guard code == ENOENT || code == ENOTDIR else {
+          throw StepFailure(
+            "cannot write '\(url.path)': \(describeErrno(code)); check the path and its folders")
+        }
+        guard chain.isEmpty else {
+          throw StepFailure(
+            "cannot write '\(url.path)': it is a symbolic link to '\(path)', which does not exist;"
+              + " create that file first or name a regular file")
+        }
+        return URL(fileURLWithPath: path)
+      }
+      let type = info.st_mode & mode_t(S_IFMT)
+      if type == mode_t(S_IFREG) { return URL(fileURLWithPath: path) }
+      guard type == mode_t(S_IFLNK) else {
+        let what = chain.isEmpty ? "it is" : "it is a symbolic link to '\(path)', which is"
+        throw StepFailure(
+          "cannot write '\(url.path)': \(what) \(describeType(type)), not a regular file,"
+            + " and replacing it could destroy it; name a regular file instead")
+      }
+      guard chain.count < maximumLinks else {
+        throw StepFailure(
+          "cannot write '\(url.path)': it is a chain of more than \(maximumLinks) symbolic links"
+            + " (a loop?); name a regular file instead")
+      }
+      chain.append(path)
+      path = try linkTarget(of: path, naming: url)
     }
   }
 
@@ -61,5 +156,145 @@ public enum SafeFiles {
       )
     }
     return nil
+  }
+
+  // MARK: - Temporary files
+
+  /// The marker between a target's name and the writer's process id in a temporary name.
+  private static let temporaryMarker = ".writing-"
+
+  /// How old a temporary file must be to be removed even though its process id is in use:
+  /// ids are reused, and no write of ours takes an hour.
+  private static let staleAge: TimeInterval = 3600
+
+  /// The most links followed before a path counts as a loop, as the kernel does.
+  private static let maximumLinks = 32
+
+  /// The name of the temporary file that process `pid` writes before renaming it to `name`:
+  /// `.<name>.writing-<pid>-<tag>`, hidden, beside the target, and recognizable so that the
+  /// next write can remove what a killed process left.
+  package static func temporaryName(for name: String, pid: Int32, tag: String) -> String {
+    "." + shortened(name) + temporaryMarker + "\(pid)-\(tag)"
+  }
+
+  /// Names are at most 255 bytes; the temporary name adds about 30 to the target's.
+  private static func shortened(_ name: String) -> String {
+    var result = Substring(name)
+    while result.utf8.count > 200 { result = result.dropLast() }
+    return String(result)
+  }
+
+  private static func randomTag() -> String {
+    String(UInt64.random(in: 0...UInt64.max), radix: 16)
+  }
+
+  /// Removes the temporary files for `name` in `folder` whose writer has died, or that are
+  /// older than ``staleAge``. Only regular files are removed; a failure to remove one is
+  /// not the caller's problem, so it is ignored.
+  private static func removeStaleTemporaryFiles(for name: String, in folder: String) {
+    let prefix = "." + shortened(name) + temporaryMarker
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+    let now = Date().timeIntervalSince1970
+    for candidate in names where candidate.hasPrefix(prefix) {
+      let rest = candidate.dropFirst(prefix.count)
+      guard let dash = rest.firstIndex(of: "-"), let pid = Int32(rest[..<dash]), pid > 0 else {
+        continue
+      }
+      let path = folder + "/" + candidate
+      var info = stat()
+      guard lstat(path, &info) == 0, info.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG) else {
+        continue
+      }
+      let age = now - TimeInterval(modificationSeconds(info))
+      let writerIsGone = pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH
+      if writerIsGone || age > staleAge {
+        unlink(path)
+      }
+    }
+  }
+
+  private static func modificationSeconds(_ info: stat) -> Int {
+    #if canImport(Darwin)
+      Int(info.st_mtimespec.tv_sec)
+    #else
+      Int(info.st_mtim.tv_sec)
+    #endif
+  }
+
+  // MARK: - System calls
+
+  private static func writeAll(_ data: Data, to descriptor: Int32, target: URL) throws {
+    try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
+      guard let base = buffer.baseAddress else { return }
+      var offset = 0
+      while offset < buffer.count {
+        let count = write(descriptor, base + offset, buffer.count - offset)
+        if count < 0 {
+          if errno == EINTR { continue }
+          throw failure(errno, writing: target, doing: "write the new file")
+        }
+        offset += count
+      }
+    }
+  }
+
+  /// Flushes the folder so that the rename survives a power cut. Some file systems cannot
+  /// flush a folder; the rename has happened all the same, so that is not an error.
+  private static func syncFolder(_ folder: String) {
+    let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard descriptor >= 0 else { return }
+    _ = fsync(descriptor)
+    close(descriptor)
+  }
+
+  /// Where the link at `path` points, as a path (relative targets resolve against the link's
+  /// folder).
+  private static func linkTarget(of path: String, naming url: URL) throws -> String {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let count = readlink(path, &buffer, buffer.count - 1)
+    guard count >= 0 else {
+      throw StepFailure(
+        "cannot write '\(url.path)': cannot read the symbolic link '\(path)' (\(describeErrno(errno)))"
+      )
+    }
+    let target = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    if target.hasPrefix("/") { return target }
+    return (path as NSString).deletingLastPathComponent + "/" + target
+  }
+
+  private static func describeType(_ type: mode_t) -> String {
+    switch type {
+    case mode_t(S_IFDIR): "a folder"
+    case mode_t(S_IFCHR): "a character device"
+    case mode_t(S_IFBLK): "a block device"
+    case mode_t(S_IFIFO): "a FIFO (named pipe)"
+    case mode_t(S_IFSOCK): "a socket"
+    default: "a special file"
+    }
+  }
+
+  private static func describeErrno(_ code: Int32) -> String {
+    String(cString: strerror(code))
+  }
+
+  /// A failed system call as an error people can act on: a missing or unwritable folder and
+  /// a full disk are named as such, anything else with the system's reason.
+  private static func failure(_ code: Int32, writing target: URL, doing action: String)
+    -> StepFailure
+  {
+    let folder = target.deletingLastPathComponent()
+    if code == ENOENT {
+      return StepFailure(
+        "cannot write '\(target.path)': its folder '\(folder.path)' does not exist; create it first"
+      )
+    }
+    if let problem = writeProblem(in: folder) {
+      return StepFailure(
+        "cannot rewrite '\(target.path)': \(problem.reason), so the file was left as it was;"
+          + " \(problem.advice)")
+    }
+    return StepFailure(
+      "cannot rewrite '\(target.path)': could not \(action) (\(describeErrno(code))), so the file"
+        + " was left as it was")
   }
 }

@@ -1,0 +1,26 @@
+/// The command line of `orchestrate plan`.
+package struct PlanOptions: CommandOptions {
+  package static let configuration = CommandConfiguration(
+    name: "plan",
+    abstract: "Predicts a launch without running it: start order, critical path, milestone times.",
+    discussion: """
+      Step durations come from an earlier report (--durations), or else from each step's \
+      expectedDuration; steps with neither count as taking no time. The prediction follows the \
+      same rules as a real launch: priorities, the concurrency limit, delays, deferral and timeouts.
+      """)
+
+  @Argument("manifest", help: "The launch manifest (JSON).")
+  package var manifest: String
+
+  @Option(
+    "--durations", valueName: "report",
+    help: "Take step durations from this report of an earlier run.")
+  package var durations: String?
+
+  @Option(
+    "--max-concurrency", valueName: "n", help: "Plan for at most this many steps at once.",
+    parse: .positiveInteger)
+  package var maxConcurrency: Int?
+
+  package init() {}
+}

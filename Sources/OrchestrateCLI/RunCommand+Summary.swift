@@ -1,0 +1,105 @@
+import Foundation
+import LaunchOrchestrator
+
+extension RunCommand {
+  /// The outcome line, milestones, timeline, critical path and where the files went.
+  func printSummary(_ report: LaunchReport, routedBy: String?) {
+    let headline: String
+    if report.outcome == .routed, let route = report.route {
+      let by = routedBy.map { " by '\($0)'" } ?? ""
+      headline = "\(report.name): routed to '\(route)'\(by) in \(TimeText.seconds(report.duration))"
+    } else {
+      headline =
+        "\(report.name): \(report.outcome.rawValue) in \(TimeText.seconds(report.duration))"
+    }
+    guard !options.quiet else {
+      console.out(headline)
+      return
+    }
+    console.out("")
+    console.out(headline)
+    let width = (report.milestones.map(\.name.count).max() ?? 0) + 2
+    for milestone in report.milestones {
+      let name = milestone.name.padding(toLength: width, withPad: " ", startingAt: 0)
+      let time = milestone.time.map(TimeText.seconds) ?? "not reached"
+      let budget =
+        options.budgets.last { $0.milestone == milestone.name }.map {
+          " (budget \(DurationText.format($0.limit)))"
+        } ?? ""
+      console.out("  \(name)\(time)\(budget)")
+    }
+    console.out("")
+    for line in Timeline.render(report) { console.out(line) }
+    if !report.criticalPath.isEmpty {
+      console.out("")
+      console.out("critical path: \(report.criticalPath.joined(separator: " -> "))")
+    }
+    if let path = options.report {
+      console.out("report: \(path == "-" ? "standard output" : path)")
+    }
+    if let path = options.trace {
+      let place = path == "-" ? "standard output" : path
+      console.out("trace: \(place) (open it in Perfetto or chrome://tracing)")
+    }
+  }
+
+  /// Warnings and errors about the outcome and the budgets, on stderr.
+  func printProblems(_ report: LaunchReport) {
+    switch report.outcome {
+    case .degraded:
+      let problems = report.steps.filter { $0.state != .succeeded }.map {
+        "'\($0.id)' \($0.state.rawValue)"
+      }
+      console.err("Warning: the launch was degraded: \(problems.joined(separator: ", ")).")
+    case .failed:
+      let failed = report.steps.filter { $0.state == .failed || $0.state == .timedOut }
+      let details = failed.map {
+        "'\($0.id)' \($0.state == .timedOut ? "timed out" : "failed"): \($0.error ?? "")"
+      }
+      console.err("Error: the launch failed: \(details.joined(separator: "; ")).")
+    case .cancelled:
+      console.err("Error: the launch was interrupted.")
+    case .succeeded, .routed:
+      break
+    }
+    for violation in budgetViolations(report) {
+      console.err("Error: \(violation)")
+    }
+  }
+
+  /// The status for the outcome: a launch cancelled by a signal exits as shells report a
+  /// death by it (130 for Ctrl-C, 129 for SIGHUP, 143 for SIGTERM).
+  func exitCode(for report: LaunchReport, signal: Int32?) -> ExitCode {
+    switch report.outcome {
+    case .failed: return .failure
+    case .cancelled: return signal.map(ExitCode.signalled) ?? .interrupted
+    case .succeeded, .degraded, .routed:
+      return budgetViolations(report).isEmpty ? .success : .budgetExceeded
+    }
+  }
+
+  private func budgetViolations(_ report: LaunchReport) -> [String] {
+    options.budgets.compactMap { budget in
+      let limit = DurationText.format(budget.limit)
+      guard case .some(.some(let time)) = report.time(ofMilestone: budget.milestone) else {
+        return "The milestone '\(budget.milestone)' was never reached; its budget is \(limit)."
+      }
+      guard time > budget.limit else { return nil }
+      return
+        "The milestone '\(budget.milestone)' was reached at \(TimeText.seconds(time)), over its budget of \(limit)."
+    }
+  }
+
+  /// Refuses, before the launch, a budget for a milestone the manifest does not declare.
+  func checkBudgetMilestones(in plan: LaunchPlan) throws(CLIError) {
+    let names = plan.milestones.map(\.name)
+    for budget in options.budgets where !names.contains(budget.milestone) {
+      let hint = Suggestions.didYouMean(budget.milestone, in: names)
+      let known =
+        names.isEmpty ? "it declares none" : "it declares \(names.joined(separator: ", "))"
+      throw .usage(
+        "The manifest has no milestone '\(budget.milestone)' for '\(options.$budgets.name)'.\(hint) (\(known))",
+        command: RunOptions.spec)
+    }
+  }
+}

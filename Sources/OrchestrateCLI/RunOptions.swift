@@ -1,0 +1,88 @@
+import LaunchOrchestrator
+
+/// The command line of `orchestrate run`.
+package struct RunOptions: CommandOptions {
+  package static let configuration = CommandConfiguration(
+    name: "run", abstract: "Runs a launch manifest and reports what happened.",
+    discussion: """
+      Exits 0 when the launch succeeded, was degraded (with a warning) or was routed; 1 when it \
+      failed; 3 when a budget was exceeded; 65 for an invalid manifest; 66 for a missing one; \
+      73 when --report or --trace names a file it may not replace (a folder, device or FIFO); \
+      130, 129 or 143 when interrupted by Ctrl-C, SIGHUP or SIGTERM (the report and trace are \
+      still written). A report or trace of '-' goes to standard output, and progress to stderr.
+      """)
+
+  @Argument("manifest", help: "The launch manifest (JSON).")
+  package var manifest: String
+
+  @Option(
+    "--report", valueName: "file", help: "Write the JSON report to this file ('-' for stdout).")
+  package var report: String?
+
+  @Option(
+    "--trace", valueName: "file",
+    help: "Write a Chrome trace (for Perfetto) to this file ('-' for stdout).")
+  package var trace: String?
+
+  @Option(
+    "--max-concurrency", valueName: "n",
+    help: "Run at most this many steps at once (overrides the manifest).", parse: .positiveInteger)
+  package var maxConcurrency: Int?
+
+  @RepeatedOption(
+    "--budget", valueName: "milestone=duration",
+    help: "Fail with exit code 3 when the milestone is reached later than this, or never.",
+    parse: .budget)
+  package var budgets: [Budget]
+
+  @Flag("--quiet", help: "Print only the outcome line.")
+  package var quiet: Bool
+
+  @Flag("--json", help: "Print the report JSON on stdout instead of progress lines.")
+  package var json: Bool
+
+  package init() {}
+
+  package func validate() throws(CLIError) {
+    if quiet, json {
+      throw .invalidValue("'\($quiet.name)' and '\($json.name)' cannot be used together.")
+    }
+  }
+
+  /// Whether the run prints no event lines: `--quiet` and `--json` print only at the end.
+  var printsEvents: Bool { !quiet && !json }
+}
+
+/// A `--budget`: the latest time a milestone may be reached.
+package struct Budget: Sendable, Equatable {
+  package var milestone: String
+  package var limit: Duration
+
+  /// A budget of `limit` for `milestone`.
+  package init(milestone: String, limit: Duration) {
+    self.milestone = milestone
+    self.limit = limit
+  }
+}
+
+extension ValueParser where Value == Budget {
+  /// `interactive=2s`; a bare number is seconds.
+  package static var budget: Self {
+    Self { text, option throws(CLIError) in
+      let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
+      guard parts.count == 2, !parts[0].isEmpty else {
+        throw .invalidValue(
+          "The value '\(text)' for '\(option.name)' must look like 'interactive=2s'.")
+      }
+      guard
+        let limit = DurationText.parse(parts[1])
+          ?? Double(parts[1]).flatMap(DurationText.seconds)
+      else {
+        throw .invalidValue(
+          "The budget '\(parts[1])' for '\(parts[0])' is not a duration; write it like '250ms', '2s' or '1.5m'."
+        )
+      }
+      return Budget(milestone: parts[0], limit: limit)
+    }
+  }
+}

@@ -1,0 +1,38 @@
+/// Text from a manifest, a file or a plugin made safe to print: a step id with an escape
+/// sequence must not clear the screen, retitle the window or hide the lines before it.
+package enum TerminalText {
+  /// `text` with control characters written out the way Swift writes them (`\u{1B}`, `\r`,
+  /// `\t`, `\n`). Bidirectional overrides are escaped too, since they reorder what is shown.
+  ///
+  /// - Parameter keepingNewlines: whether `text` is several lines of the CLI's own making
+  ///   (help, a graph); otherwise it is one line, and a newline in it would let a step id
+  ///   forge the lines after it.
+  package static func escaped(_ text: String, keepingNewlines: Bool = false) -> String {
+    func needsEscaping(_ scalar: Unicode.Scalar) -> Bool {
+      scalar == "\n" ? !keepingNewlines : isControl(scalar)
+    }
+    guard text.unicodeScalars.contains(where: needsEscaping) else { return text }
+    var result = ""
+    for scalar in text.unicodeScalars {
+      guard needsEscaping(scalar) else {
+        result.unicodeScalars.append(scalar)
+        continue
+      }
+      switch scalar {
+      case "\n": result += "\\n"
+      case "\t": result += "\\t"
+      case "\r": result += "\\r"
+      default: result += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+      }
+    }
+    return result
+  }
+
+  private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar.value {
+    case 0x00...0x1F, 0x7F...0x9F: true
+    case 0x202A...0x202E, 0x2066...0x2069: true
+    default: false
+    }
+  }
+}

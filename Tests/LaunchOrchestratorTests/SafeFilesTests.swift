@@ -1,0 +1,272 @@
+import Foundation
+import LaunchOrchestrator
+import Testing
+
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#endif
+
+@Suite("SafeFiles")
+struct SafeFilesTests {
+  /// A real folder under the temporary directory, removed with the value.
+  final class Folder {
+    let url: URL
+
+    init() throws {
+      url = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "safefiles-\(UUID().uuidString.prefix(8))")
+      try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit {
+      try? FileManager.default.removeItem(at: url)
+    }
+
+    func file(_ name: String) -> URL { url.appendingPathComponent(name) }
+
+    @discardableResult
+    func write(_ name: String, _ text: String) throws -> URL {
+      try Data(text.utf8).write(to: file(name))
+      return file(name)
+    }
+
+    var names: [String] {
+      ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []).sorted()
+    }
+  }
+
+  private func text(_ url: URL) throws -> String {
+    try String(contentsOf: url, encoding: .utf8)
+  }
+
+  private func info(_ url: URL) throws -> stat {
+    var info = stat()
+    try #require(lstat(url.path, &info) == 0, "lstat '\(url.path)'")
+    return info
+  }
+
+  private func isLink(_ url: URL) throws -> Bool {
+    try info(url).st_mode & mode_t(S_IFMT) == mode_t(S_IFLNK)
+  }
+
+  private func message(_ body: () throws -> Void) -> String? {
+    do {
+      try body()
+      return nil
+    } catch {
+      return "\(error)"
+    }
+  }
+
+  @Test func replacesARegularFileByRenameAndLeavesNoTemporaryFile() throws {
+    let folder = try Folder()
+    let file = try folder.write("report.json", "old")
+    let before = try info(file).st_ino
+    try SafeFiles.writeAtomically(Data("new".utf8), to: file)
+    #expect(try text(file) == "new")
+    #expect(try info(file).st_ino != before)
+    #expect(folder.names == ["report.json"])
+  }
+
+  @Test func createsAFileThatDoesNotExistYet() throws {
+    let folder = try Folder()
+    try SafeFiles.writeAtomically(Data("fresh".utf8), to: folder.file("new.json"))
+    #expect(try text(folder.file("new.json")) == "fresh")
+    #expect(folder.names == ["new.json"])
+  }
+
+  @Test func writesThroughASymlinkChainToTheRegularFileAndKeepsTheLinks() throws {
+    let folder = try Folder()
+    try FileManager.default.createDirectory(
+      at: folder.file("real"), withIntermediateDirectories: true)
+    let target = try folder.write("real/queue.json", "old")
+    // A relative link to an absolute one: both kinds of link text are followed.
+    try FileManager.default.createSymbolicLink(
+      atPath: folder.file("middle.json").path, withDestinationPath: target.path)
+    try FileManager.default.createSymbolicLink(
+      atPath: folder.file("queue.json").path, withDestinationPath: "middle.json")
+    #expect(try SafeFiles.checkReplaceable(folder.file("queue.json")).path == target.path)
+    try SafeFiles.writeAtomically(Data("new".utf8), to: folder.file("queue.json"))
+    #expect(try isLink(folder.file("queue.json")))
+    #expect(try isLink(folder.file("middle.json")))
+    #expect(try text(target) == "new")
+    #expect(folder.names == ["middle.json", "queue.json", "real"])
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: folder.file("real").path) == [
+        "queue.json"
+      ])
+  }
+
+  @Test func keepsTheTargetsPermissions() throws {
+    let folder = try Folder()
+    let file = try folder.write("secret.json", "old")
+    try #require(chmod(file.path, 0o600) == 0)
+    try SafeFiles.writeAtomically(Data("new".utf8), to: file)
+    #expect(try info(file).st_mode & 0o7777 == 0o600)
+    try #require(chmod(file.path, 0o640) == 0)
+    try SafeFiles.writeAtomically(Data("newer".utf8), to: file)
+    #expect(try info(file).st_mode & 0o7777 == 0o640)
+  }
+
+  @Test(.enabled(if: geteuid() == 0, "only root may give a file away"))
+  func keepsTheTargetsOwner() throws {
+    let folder = try Folder()
+    let file = try folder.write("shared.json", "old")
+    try #require(chown(file.path, 4242, 4343) == 0)
+    try SafeFiles.writeAtomically(Data("new".utf8), to: file)
+    #expect(try info(file).st_uid == 4242)
+    #expect(try info(file).st_gid == 4343)
+  }
+
+  @Test func refusesAFolderWithAnErrorThatNamesIt() throws {
+    let folder = try Folder()
+    let reports = folder.file("reports")
+    try FileManager.default.createDirectory(at: reports, withIntermediateDirectories: true)
+    try folder.write("reports/keep.json", "kept")
+    let expected =
+      "cannot write '\(reports.path)': it is a folder, not a regular file, and replacing it could destroy it; name a regular file instead"
+    #expect(message { _ = try SafeFiles.checkReplaceable(reports) } == expected)
+    #expect(message { try SafeFiles.writeAtomically(Data("x".utf8), to: reports) } == expected)
+    #expect(try text(folder.file("reports/keep.json")) == "kept")
+    #expect(folder.names == ["reports"])
+  }
+
+  @Test func refusesAFIFOAndKeepsIt() throws {
+    let folder = try Folder()
+    let fifo = folder.file("pipe")
+    try #require(mkfifo(fifo.path, 0o600) == 0)
+    #expect(
+      message { try SafeFiles.writeAtomically(Data("x".utf8), to: fifo) }
+        == "cannot write '\(fifo.path)': it is a FIFO (named pipe), not a regular file, and replacing it could destroy it; name a regular file instead"
+    )
+    #expect(try info(fifo).st_mode & mode_t(S_IFMT) == mode_t(S_IFIFO))
+    #expect(folder.names == ["pipe"])
+  }
+
+  @Test func refusesASocketAndKeepsIt() throws {
+    let folder = try Folder()
+    let path = folder.file("socket").path
+    #if canImport(Darwin)
+      let descriptor = socket(AF_UNIX, SOCK_STREAM, 0)
+    #else
+      let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    #endif
+    try #require(descriptor >= 0)
+    defer { close(descriptor) }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+      buffer.copyBytes(from: Array(path.utf8) + [0])
+    }
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    try #require(bound == 0)
+    #expect(
+      message { try SafeFiles.writeAtomically(Data("x".utf8), to: URL(fileURLWithPath: path)) }
+        == "cannot write '\(path)': it is a socket, not a regular file, and replacing it could destroy it; name a regular file instead"
+    )
+    #expect(try info(URL(fileURLWithPath: path)).st_mode & mode_t(S_IFMT) == mode_t(S_IFSOCK))
+  }
+
+  @Test func refusesALinkToADeviceAndKeepsTheLink() throws {
+    let folder = try Folder()
+    let link = folder.file("out.json")
+    try FileManager.default.createSymbolicLink(
+      atPath: link.path, withDestinationPath: "/dev/null")
+    #expect(
+      message { try SafeFiles.writeAtomically(Data("x".utf8), to: link) }
+        == "cannot write '\(link.path)': it is a symbolic link to '/dev/null', which is a character device, not a regular file, and replacing it could destroy it; name a regular file instead"
+    )
+    #expect(try isLink(link))
+    #expect(folder.names == ["out.json"])
+  }
+
+  @Test func refusesALinkToNothingAndALoopOfLinks() throws {
+    let folder = try Folder()
+    let dangling = folder.file("dangling.json")
+    try FileManager.default.createSymbolicLink(
+      atPath: dangling.path, withDestinationPath: folder.file("missing.json").path)
+    #expect(
+      message { _ = try SafeFiles.checkReplaceable(dangling) }
+        == "cannot write '\(dangling.path)': it is a symbolic link to '\(folder.file("missing.json").path)', which does not exist; create that file first or name a regular file"
+    )
+    let loop = folder.file("loop.json")
+    try FileManager.default.createSymbolicLink(atPath: loop.path, withDestinationPath: "loop.json")
+    #expect(
+      message { try SafeFiles.writeAtomically(Data("x".utf8), to: loop) }
+        == "cannot write '\(loop.path)': it is a chain of more than 32 symbolic links (a loop?); name a regular file instead"
+    )
+    #expect(folder.names == ["dangling.json", "loop.json"])
+  }
+
+  @Test func checkingATargetThatDoesNotExistYetReturnsItAndWritesNothing() throws {
+    let folder = try Folder()
+    let file = folder.file("report.json")
+    #expect(try SafeFiles.checkReplaceable(file) == file)
+    #expect(folder.names == [])
+  }
+
+  @Test func namesAFolderThatDoesNotExist() throws {
+    let folder = try Folder()
+    let file = folder.file("missing/report.json")
+    #expect(
+      message { try SafeFiles.writeAtomically(Data("x".utf8), to: file) }
+        == "cannot write '\(file.path)': its folder '\(folder.file("missing").path)' does not exist; create it first"
+    )
+  }
+
+  /// Runs `sleep` and returns it, running.
+  private func sleeper() throws -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/sleep")
+    process.arguments = ["60"]
+    try process.run()
+    return process
+  }
+
+  @Test func removesTheTemporaryFileAWriterKilledMidWriteLeftBehind() async throws {
+    let folder = try Folder()
+    let file = try folder.write("report.json", "old")
+    // A writer that dies by kill -9 leaves its temporary file, named after its process id.
+    let writer = try sleeper()
+    let leftover = SafeFiles.temporaryName(
+      for: "report.json", pid: writer.processIdentifier, tag: "1f2e")
+    try folder.write(leftover, "half a rep")
+    kill(writer.processIdentifier, SIGKILL)
+    writer.waitUntilExit()
+    // A writer still running keeps its temporary file, as do other targets' files.
+    let running = try sleeper()
+    defer {
+      kill(running.processIdentifier, SIGKILL)
+      running.waitUntilExit()
+    }
+    let inFlight = SafeFiles.temporaryName(
+      for: "report.json", pid: running.processIdentifier, tag: "2a")
+    try folder.write(inFlight, "in flight")
+    let otherTarget = SafeFiles.temporaryName(
+      for: "trace.json", pid: writer.processIdentifier, tag: "3b")
+    try folder.write(otherTarget, "not ours to judge")
+
+    try SafeFiles.writeAtomically(Data("new".utf8), to: file)
+    #expect(leftover == ".report.json.writing-\(writer.processIdentifier)-1f2e")
+    #expect(folder.names == [inFlight, otherTarget, "report.json"].sorted())
+    #expect(try text(file) == "new")
+  }
+
+  @Test func removesATemporaryFileOlderThanAnHourEvenIfItsProcessIdIsInUse() throws {
+    let folder = try Folder()
+    let file = folder.file("report.json")
+    // Process ids are reused: an hour-old file of a running process is not a write in flight.
+    let stale = try folder.write(
+      SafeFiles.temporaryName(for: "report.json", pid: getpid(), tag: "9"), "stale")
+    try FileManager.default.setAttributes(
+      [.modificationDate: Date().addingTimeInterval(-7200)], ofItemAtPath: stale.path)
+    try SafeFiles.writeAtomically(Data("new".utf8), to: file)
+    #expect(folder.names == ["report.json"])
+  }
+}

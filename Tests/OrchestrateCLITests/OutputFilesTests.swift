@@ -1,0 +1,187 @@
+import Foundation
+import LaunchOrchestrator
+import Testing
+
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#endif
+
+/// `--report` and `--trace` never destroy what they were not asked to write: each target is
+/// checked before the launch starts, links are written through, permissions kept.
+@Suite("orchestrate run: output files", .timeLimit(.minutes(2)))
+struct OutputFilesTests {
+  private let manifestText = """
+    { "version": 1, "steps": [
+      { "id": "a", "plugin": "simulate", "params": { "duration": "10ms" } },
+      { "id": "b", "plugin": "simulate", "dependsOn": ["a"] }
+    ] }
+    """
+
+  private func fileType(_ path: String) -> mode_t? {
+    var info = stat()
+    guard lstat(path, &info) == 0 else { return nil }
+    return info.st_mode & mode_t(S_IFMT)
+  }
+
+  @Test func refusesTheManifestItselfHoweverItIsSpelledBeforeTheLaunch() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.write("app.json", manifestText)
+    try FileManager.default.createDirectory(
+      atPath: folder.path("sub"), withIntermediateDirectories: false)
+    try FileManager.default.createSymbolicLink(
+      atPath: folder.path("alias.json"), withDestinationPath: manifest)
+    for target in [manifest, folder.path("sub/../app.json"), folder.path("alias.json")] {
+      let result = try await Orchestrate.run(["run", manifest, "--report", target])
+      #expect(result.status == 64)
+      #expect(result.stdout.isEmpty, "the launch must not start")
+      #expect(
+        result.stderr.hasPrefix(
+          "Error: '--report \(target)' is the manifest '\(manifest)'; writing there would destroy it. Name another file.\n"
+        ))
+      #expect(try String(contentsOfFile: manifest, encoding: .utf8) == manifestText)
+    }
+  }
+
+  @Test func refusesAReportAndATraceThatAreOneFile() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.write("app.json", manifestText)
+    try FileManager.default.createDirectory(
+      atPath: folder.path("sub"), withIntermediateDirectories: false)
+    try FileManager.default.createSymbolicLink(
+      atPath: folder.path("link.json"), withDestinationPath: folder.path("out.json"))
+    try folder.write("out.json", "keep")
+    for trace in [folder.path("sub/../out.json"), folder.path("link.json")] {
+      let result = try await Orchestrate.run([
+        "run", manifest, "--report", folder.path("out.json"), "--trace", trace,
+      ])
+      #expect(result.status == 64)
+      #expect(result.stdout.isEmpty)
+      #expect(
+        result.stderr.hasPrefix(
+          "Error: '--trace \(trace)' is the same file as '--report \(folder.path("out.json"))'; one would overwrite the other. Name two different files.\n"
+        ))
+      #expect(try String(contentsOfFile: folder.path("out.json"), encoding: .utf8) == "keep")
+    }
+  }
+
+  @Test func refusesAFolderBeforeTheLaunchInsteadOfFailingAfterIt() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.write("app.json", manifestText)
+    try FileManager.default.createDirectory(
+      atPath: folder.path("reports"), withIntermediateDirectories: false)
+    let result = try await Orchestrate.run(["run", manifest, "--report", folder.path("reports")])
+    #expect(result.status == 73)
+    #expect(result.stdout.isEmpty, "the launch must not start")
+    #expect(
+      result.stderr
+        == "Error: Refusing '--report \(folder.path("reports"))' before the launch: cannot write '\(folder.path("reports"))': it is a folder, not a regular file, and replacing it could destroy it; name a regular file instead.\n"
+    )
+  }
+
+  @Test func refusesAFIFOAndLeavesItAFIFO() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.write("app.json", manifestText)
+    let fifo = folder.path("pipe")
+    try #require(mkfifo(fifo, 0o644) == 0)
+    let result = try await Orchestrate.run(["run", manifest, "--trace", fifo])
+    #expect(result.status == 73)
+    #expect(result.stdout.isEmpty)
+    #expect(result.stderr.contains("it is a FIFO (named pipe), not a regular file"))
+    #expect(fileType(fifo) == mode_t(S_IFIFO))
+  }
+
+  @Test func refusesALinkToNothing() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.write("app.json", manifestText)
+    try FileManager.default.createSymbolicLink(
+      atPath: folder.path("dangling.json"), withDestinationPath: folder.path("gone/r.json"))
+    let result = try await Orchestrate.run([
+      "run", manifest, "--report", folder.path("dangling.json"),
+    ])
+    #expect(result.status == 73)
+    #expect(result.stdout.isEmpty)
+    #expect(result.stderr.contains("which does not exist"))
+    #expect(fileType(folder.path("dangling.json")) == mode_t(S_IFLNK))
+  }
+
+  @Test func writesThroughALinkToARegularFileKeepingTheLinkAndSaysSo() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.write("app.json", manifestText)
+    try FileManager.default.createDirectory(
+      atPath: folder.path("kept"), withIntermediateDirectories: false)
+    let real = try folder.write("kept/report.json", "{}")
+    try FileManager.default.createSymbolicLink(
+      atPath: folder.path("latest.json"), withDestinationPath: real)
+    let result = try await Orchestrate.run([
+      "run", manifest, "--report", folder.path("latest.json"), "--quiet",
+    ])
+    #expect(result.status == 0)
+    #expect(
+      result.stderr
+        == "Note: '--report \(folder.path("latest.json"))' is a symbolic link; its target '\(real)' will be written, and the link kept.\n"
+    )
+    #expect(fileType(folder.path("latest.json")) == mode_t(S_IFLNK))
+    let report = try LaunchReport(jsonText: String(contentsOfFile: real, encoding: .utf8))
+    #expect(report.steps.map(\.id) == ["a", "b"])
+  }
+
+  @Test func keepsTheReportsPermissions() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.write("app.json", manifestText)
+    let report = try folder.write("report.json", "{}")
+    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: report)
+    let result = try await Orchestrate.run(["run", manifest, "--report", report, "--quiet"])
+    #expect(result.status == 0)
+    let permissions = try FileManager.default.attributesOfItem(atPath: report)[.posixPermissions]
+    #expect(permissions as? Int == 0o600)
+    #expect(try String(contentsOfFile: report, encoding: .utf8).contains("\"outcome\""))
+  }
+
+  @Test func removesTheTemporaryFileARunKilledWhileWritingLeftBehind() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.write("app.json", manifestText)
+    // A process id that surely belongs to no one: a process that has just ended.
+    let ended = Process()
+    ended.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    ended.arguments = ["true"]
+    let (exited, exit) = AsyncStream.makeStream(of: Void.self)
+    ended.terminationHandler = { _ in exit.finish() }
+    try ended.run()
+    for await _ in exited {}
+    let leftover = try folder.write(
+      SafeFiles.temporaryName(for: "report.json", pid: ended.processIdentifier, tag: "1f"),
+      "{ \"half\": ")
+    let result = try await Orchestrate.run([
+      "run", manifest, "--report", folder.path("report.json"), "--quiet",
+    ])
+    #expect(result.status == 0)
+    #expect(!FileManager.default.fileExists(atPath: leftover))
+    #expect(FileManager.default.fileExists(atPath: folder.path("report.json")))
+  }
+
+  @Test func aDashSendsTheReportToStandardOutputAndProgressToStandardError() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.write("app.json", manifestText)
+    let result = try await Orchestrate.run(["run", manifest, "--report", "-"], in: folder.url)
+    #expect(result.status == 0)
+    let report = try LaunchReport(jsonText: result.stdout)
+    #expect(report.steps.map(\.id) == ["a", "b"])
+    #expect(result.stderr.contains("start      a"))
+    #expect(result.stderr.contains("report: standard output"))
+    #expect(!FileManager.default.fileExists(atPath: folder.path("-")))
+
+    let both = try await Orchestrate.run(["run", manifest, "--report", "-", "--trace", "-"])
+    #expect(both.status == 64)
+    #expect(
+      both.stderr.hasPrefix(
+        "Error: '--report -' and '--trace -' both ask for standard output; send one of them to a file.\n"
+      ))
+    let json = try await Orchestrate.run(["run", manifest, "--trace", "-", "--json"])
+    #expect(json.status == 64)
+    #expect(
+      json.stderr.hasPrefix(
+        "Error: '--trace -' and '--json' both print on standard output; use one of them.\n"))
+  }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import LaunchOrchestrator
+import Testing
+
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#endif
+
+/// Closed and full output streams, hang-ups, and hostile text on the terminal, through the
+/// real binary.
+@Suite("orchestrate: streams, signals and terminal safety", .timeLimit(.minutes(2)))
+struct StreamsAndSignalsTests {
+  @Test func aReaderThatGoesAwayStopsThePrintingButNotTheLaunch() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.write(
+      "slow.json",
+      """
+      { "version": 1, "steps": [
+        { "id": "a", "plugin": "simulate", "params": { "duration": "100ms" } },
+        { "id": "b", "plugin": "simulate", "dependsOn": ["a"], "params": { "duration": "100ms" } },
+        { "id": "c", "plugin": "simulate", "dependsOn": ["b"], "params": { "duration": "100ms" } }
+      ] }
+      """)
+    let process = Process()
+    process.executableURL = Orchestrate.buildFolder.appendingPathComponent("orchestrate")
+    process.arguments = ["run", manifest, "--report", folder.path("r.json")]
+    process.environment = ProcessInfo.processInfo.environment.merging(["CI": "true"]) { $1 }
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    let (exited, exit) = AsyncStream.makeStream(of: Void.self)
+    process.terminationHandler = { _ in exit.finish() }
+    try process.run()
+    // `| head -1`: one line, then the reader is gone while the launch still prints.
+    var first = Data()
+    while !first.contains(UInt8(ascii: "\n")),
+      let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty
+    {
+      first += byte
+    }
+    try output.fileHandleForReading.close()
+    for await _ in exited {}
+    #expect(String(decoding: first, as: UTF8.self).contains("start      a"))
+    #expect(process.terminationReason == .exit, "killed by SIGPIPE")
+    #expect(process.terminationStatus == 0)
+    let report = try LaunchReport(
+      jsonText: String(contentsOfFile: folder.path("r.json"), encoding: .utf8))
+    #expect(report.steps.allSatisfy { $0.state == .succeeded })
+  }
+
+  @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/full")))
+  func aFullStandardOutputIsAnErrorNotACrash() async throws {
+    let process = Process()
+    process.executableURL = Orchestrate.buildFolder.appendingPathComponent("orchestrate")
+    process.arguments = ["schema"]
+    process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full"))
+    let errors = Pipe()
+    process.standardError = errors
+    let (exited, exit) = AsyncStream.makeStream(of: Void.self)
+    process.terminationHandler = { _ in exit.finish() }
+    try process.run()
+    let stderr = try errors.fileHandleForReading.readToEnd() ?? Data()
+    for await _ in exited {}
+    #expect(process.terminationReason == .exit)
+    #expect(process.terminationStatus == 74)
+    #expect(
+      String(decoding: stderr, as: UTF8.self)
+        == "Error: standard output could not be written: No space left on device.\n")
+  }
+
+  @Test func escapesControlCharactersAndNewlinesFromTheManifestBeforeTheTerminal() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.write(
+      "evil.json",
+      #"""
+      { "version": 1, "name": "Evil\u001b[2J\nforged line", "steps": [
+        { "id": "a\u001b]0;owned\u0007", "plugin": "simulate", "params": { "fail": true } },
+        { "id": "b\r", "plugin": "simulate", "dependsOn": ["a\u001b]0;owned\u0007"] }
+      ] }
+      """#)
+    let run = try await Orchestrate.run(["run", manifest])
+    #expect(run.status == 1)
+    let invalid = try folder.write(
+      "invalid.json",
+      #"{ "version": 1, "steps": [ { "id": "x", "plugin": "sim\u001b[31mulate" } ] }"#)
+    let validate = try await Orchestrate.run(["validate", invalid])
+    #expect(validate.status == 65)
+    for text in [run.stdout, run.stderr, validate.stdout, validate.stderr] {
+      #expect(!text.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" || $0.value == 0x7F })
+      #expect(!text.contains("\nforged"))
+    }
+    #expect(run.stdout.contains("Evil\\u{1B}[2J\\nforged line: failed in "))
+    #expect(run.stdout.contains("start      a\\u{1B}]0;owned\\u{7}"))
+    #expect(run.stdout.contains("skipped    b\\r"))
+    #expect(validate.stdout.contains("'sim\\u{1B}[31mulate'"))
+  }
+}
