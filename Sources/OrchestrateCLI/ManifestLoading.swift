@@ -1,3 +1,4 @@
+import Foundation
 import LaunchOrchestrator
 
 /// Loads a manifest for a command, printing its problems the way compilers do.
@@ -6,9 +7,11 @@ struct ManifestLoading {
   let console: Console
 
   /// The plan, with warnings printed to stderr; or a ``CLIError`` after printing every problem.
-  func load(_ path: String) throws(CLIError) -> LaunchPlan {
+  /// Relative data paths resolve against `dataDirectory`, or the manifest's folder.
+  func load(_ path: String, dataDirectory: String? = nil) throws(CLIError) -> LaunchPlan {
     do {
-      let plan = try ManifestLoader(registry: registry).load(path: path)
+      let plan = try ManifestLoader(registry: registry).load(
+        path: path, dataDirectory: dataDirectory.map { URL(fileURLWithPath: $0) })
       for warning in plan.warnings { console.err(warning.description) }
       return plan
     } catch {

@@ -16,6 +16,10 @@ struct PluginsCommand: Command {
       if !required.isEmpty {
         notes.append("needs \(required.joined(separator: ", ")) from a dependency")
       }
+      let fromApp = plugin.requirements.filter(\.isRequired).map(\.typeName)
+      if !fromApp.isEmpty {
+        notes.append("requires \(fromApp.joined(separator: ", ")) from the app")
+      }
       if !notes.isEmpty { console.out("  (\(notes.joined(separator: "; ")))") }
       if plugin.parameters.isEmpty { continue }
       let rows = plugin.parameters.map { parameter in

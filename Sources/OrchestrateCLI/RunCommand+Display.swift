@@ -4,12 +4,14 @@ extension RunCommand {
   /// Runs the launch, showing its events live on a terminal or as lines elsewhere, and
   /// returns its report with the step that routed it, if one did.
   func run(
-    _ plan: LaunchPlan, in handle: Locked<LaunchHandle>
+    _ plan: LaunchPlan, environment: LaunchEnvironment, in handle: Locked<LaunchHandle>
   ) async -> (report: LaunchReport, routedBy: String?) {
     let (events, continuation) = LaunchEvents.makeStream()
     let engine = LaunchEngine(options: LaunchOptions(maxConcurrency: options.maxConcurrency))
     // Unstructured so that the signal handler can cancel it; it is awaited right below.
-    let launch = Task { await engine.run(plan, events: continuation) }
+    let launch = Task {
+      await engine.run(plan, environment: environment, events: continuation)
+    }
     handle.withLock { $0.attach(launch) }
     let display =
       options.printsEvents && console.isInteractive

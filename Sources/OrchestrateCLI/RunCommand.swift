@@ -22,11 +22,13 @@ struct RunCommand: Command {
 
   func execute() async throws(CLIError) -> ExitCode {
     let outputs = try OutputFiles(options)
-    let plan = try ManifestLoading(registry: registry, console: console).load(options.manifest)
+    let plan = try ManifestLoading(registry: registry, console: console).load(
+      options.manifest, dataDirectory: try checkedDataDirectory())
     try checkBudgetMilestones(in: plan)
+    let environment = try environment(for: plan)
     for note in outputs.notes { console.err(note) }
     let ((report, routedBy), signal) = await withSignalsCancelling { handle in
-      await run(plan, in: handle)
+      await run(plan, environment: environment, in: handle)
     }
     try outputs.write(report, console: console)
     if options.json {
@@ -36,5 +38,46 @@ struct RunCommand: Command {
     }
     printProblems(report)
     return exitCode(for: report, signal: signal)
+  }
+}
+
+extension RunCommand {
+  /// The values the launch gets from the command line: `--app-version` as its ``AppInfo``.
+  ///
+  /// A value some step requires and the run cannot provide stops it before anything runs,
+  /// naming the step, its kind, the type and, for ``AppInfo``, the option that provides it.
+  func environment(for plan: LaunchPlan) throws(CLIError) -> LaunchEnvironment {
+    var environment = LaunchEnvironment()
+    environment[AppInfo.self] = options.appVersion
+    guard let missing = plan.missingRequirements(in: environment).first else {
+      return environment
+    }
+    let sentence =
+      "Step '\(missing.step)' (\(missing.plugin)) requires \(missing.typeName), which this run does not have"
+    if missing.typeName == String(describing: AppInfo.self) {
+      throw CLIError(
+        message:
+          "\(sentence); pass '\(options.$appVersion.name) 1.2.3' (or '1.2.3+45'), or give the manifest an \"app\": { \"version\": \"1.2.3\" } default. Nothing was run.",
+        exitCode: .usage)
+    }
+    throw CLIError(
+      message:
+        "\(sentence); only an app (or a custom orchestrate binary) can provide it, through its LaunchEnvironment. Nothing was run.",
+      exitCode: .failure)
+  }
+
+  /// `--data-dir`, which must be an existing folder: data written elsewhere than asked would
+  /// be lost to the user.
+  func checkedDataDirectory() throws(CLIError) -> String? {
+    guard let folder = options.dataDirectory else { return nil }
+    var isFolder: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue
+    else {
+      throw CLIError(
+        message:
+          "The data folder '\(folder)' given to '\(options.$dataDirectory.name)' is not a folder; create it first.",
+        exitCode: .missingInput)
+    }
+    return folder
   }
 }

@@ -6,7 +6,9 @@ package struct RunOptions: CommandOptions {
     name: "run", abstract: "Runs a launch manifest and reports what happened.",
     discussion: """
       Exits 0 when the launch succeeded, was degraded (with a warning) or was routed; 1 when it \
-      failed; 3 when a budget was exceeded; 65 for an invalid manifest; 66 for a missing one; \
+      failed; 3 when a budget was exceeded; 64 for a wrong command line or a value a step \
+      requires that the run lacks (--app-version); 65 for an invalid manifest; 66 for a \
+      missing one; \
       73 when --report or --trace names a file it may not replace (a folder, device or FIFO); \
       130, 129 or 143 when interrupted by Ctrl-C, SIGHUP or SIGTERM (the report and trace are \
       still written). A report or trace of '-' goes to standard output, and progress to stderr.
@@ -35,6 +37,19 @@ package struct RunOptions: CommandOptions {
     parse: .budget)
   package var budgets: [Budget]
 
+  @Option(
+    "--app-version", valueName: "version[+build]",
+    help:
+      "The app's version for steps that read AppInfo (gate.version); else the manifest's app default.",
+    parse: .appInfo)
+  package var appVersion: AppInfo?
+
+  @Option(
+    "--data-dir", valueName: "folder",
+    help: "Resolve relative data paths in params against this folder, not the manifest's.",
+    parse: .path)
+  package var dataDirectory: String?
+
   @Flag("--quiet", help: "Print only the outcome line.")
   package var quiet: Bool
 
@@ -51,6 +66,19 @@ package struct RunOptions: CommandOptions {
 
   /// Whether the run prints no event lines: `--quiet` and `--json` print only at the end.
   var printsEvents: Bool { !quiet && !json }
+}
+
+extension ValueParser where Value == AppInfo {
+  /// `1.9.0` or `1.9.0+41`.
+  package static var appInfo: Self {
+    Self { text, option throws(CLIError) in
+      guard let app = AppInfo(parsing: text) else {
+        throw .invalidValue(
+          "The value '\(text)' for '\(option.name)' must look like '1.9.0' or '1.9.0+41'.")
+      }
+      return app
+    }
+  }
 }
 
 /// A `--budget`: the latest time a milestone may be reached.

@@ -1,22 +1,25 @@
 import Foundation
 import LaunchOrchestrator
 
-/// A text Gantt chart of a launch: every step on one shared time axis, failures marked.
+/// A text Gantt chart of a launch: every step on one shared time axis, failures marked, and
+/// for a manifest with a `splash`, the splash (`░`) and skeleton (`▓`) the app would show.
 enum Timeline {
   /// The chart's lines; `width` is the number of columns of the time axis.
   static func render(_ report: LaunchReport, width: Int = 48) -> [String] {
+    let splashEnd = report.splash.flatMap { $0.contentAt ?? $0.skeletonFrom }
     let total = max(
-      report.duration.seconds, report.steps.compactMap { $0.end?.seconds }.max() ?? 0, 1e-6)
-    let nameWidth = report.steps.map(\.id.count).max() ?? 0
+      report.duration.seconds, report.steps.compactMap { $0.end?.seconds }.max() ?? 0,
+      splashEnd?.seconds ?? 0, 1e-6)
+    let nameWidth = max(
+      report.steps.map(\.id.count).max() ?? 0, report.splash == nil ? 0 : splashRow.count)
     func column(_ duration: Duration) -> Int {
       min(width - 1, Int((duration.seconds / total * Double(width)).rounded(.down)))
     }
+    // The axis spans the launch, or the splash when the app would show it for longer.
+    let span = splashEnd.map { max($0, report.duration) } ?? report.duration
     let axis =
-      "0s"
-      + String(repeating: " ", count: max(1, width - 2 - TimeText.seconds(report.duration).count))
-    var lines = [
-      "  \(String(repeating: " ", count: nameWidth))  \(axis)\(TimeText.seconds(report.duration))"
-    ]
+      "0s" + String(repeating: " ", count: max(1, width - 2 - TimeText.seconds(span).count))
+    var lines = ["  \(String(repeating: " ", count: nameWidth))  \(axis)\(TimeText.seconds(span))"]
     for step in report.steps {
       let name = step.id.padding(toLength: nameWidth, withPad: " ", startingAt: 0)
       guard let start = step.start, let end = step.end else {
@@ -33,8 +36,22 @@ enum Timeline {
         + String(repeating: " ", count: width - to)
       lines.append("  \(name)  \(bar)  \(TimeText.seconds(end - start))\(note(for: step))")
     }
+    if let splash = report.splash {
+      let name = splashRow.padding(toLength: nameWidth, withPad: " ", startingAt: 0)
+      let skeletonFrom = splash.skeletonFrom.map(column) ?? width
+      let contentAt = splash.contentAt.map { min(width, column($0) + 1) } ?? skeletonFrom
+      let bar =
+        String(repeating: "░", count: min(skeletonFrom, contentAt))
+        + String(repeating: "▓", count: max(0, contentAt - skeletonFrom))
+      var note = splash.contentAt.map { "content at \(TimeText.seconds($0))" } ?? "no content"
+      if let from = splash.skeletonFrom { note += ", skeleton from \(TimeText.seconds(from))" }
+      lines.append(
+        "  \(name)  \(bar.padding(toLength: width, withPad: " ", startingAt: 0))  \(note)")
+    }
     return lines
   }
+
+  private static let splashRow = "(splash)"
 
   private static func note(for step: LaunchReport.Step) -> String {
     var note = ""

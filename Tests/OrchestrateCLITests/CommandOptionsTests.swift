@@ -17,7 +17,7 @@ struct CommandOptionsTests {
   }
 
   private let runUsage =
-    "orchestrate run <manifest> [--report <file>] [--trace <file>] [--max-concurrency <n>] [--budget <milestone=duration> ...] [--quiet] [--json]"
+    "orchestrate run <manifest> [--report <file>] [--trace <file>] [--max-concurrency <n>] [--budget <milestone=duration> ...] [--app-version <version[+build]>] [--data-dir <folder>] [--quiet] [--json]"
 
   @Test func turnsEveryDeclaredOptionIntoItsTypedProperty() throws {
     let options = try #require(
@@ -52,7 +52,7 @@ struct CommandOptionsTests {
     #expect(RunOptions.spec.usageLine == runUsage)
     #expect(ValidateOptions.spec.usageLine == "orchestrate validate <manifest> ...")
     #expect(
-      RunOptions.spec.help.contains("  --report <file>                  Write the JSON report"))
+      RunOptions.spec.help.contains("  --report <file>                    Write the JSON report"))
     #expect(
       PluginsOptions.spec.help.hasSuffix(
         "OPTIONS:\n  -h, --help            Show help information.\n"))

@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+/// What `orchestrate run` hands a launch in place of an app: its version and a data folder,
+/// and what it shows of the splash.
+@Suite("orchestrate run: app values", .timeLimit(.minutes(2)))
+struct AppValuesTests {
+  @Test func anAppVersionFromTheCommandLineRoutesToTheUpdateScreen() async throws {
+    let routed = try await Orchestrate.run(
+      ["run", "manifests/gated.json", "--app-version", "1.9.0", "--quiet"])
+    #expect(routed.status == 0)
+    #expect(routed.stdout.contains("KeepItFresh: routed to 'updateRequired' by 'version'"))
+    // Without the flag, the manifest's default (1.10.0) is above the minimum (1.9.2).
+    let through = try await Orchestrate.run(["run", "manifests/gated.json", "--quiet"])
+    #expect(through.status == 0)
+    #expect(through.stdout.contains("KeepItFresh: succeeded"))
+  }
+
+  @Test func aMissingAppVersionStopsTheRunBeforeAnyStepNamingTheFlag() async throws {
+    let folder = try TemporaryFolder()
+    let gated = try String(
+      contentsOf: Orchestrate.packageRoot.appendingPathComponent("manifests/gated.json"),
+      encoding: .utf8)
+    let withoutDefault = gated.replacingOccurrences(
+      of: #""app": { "version": "1.10.0" },"#, with: "")
+    #expect(withoutDefault != gated)
+    let manifest = folder.url.appendingPathComponent("gated.json")
+    try withoutDefault.write(to: manifest, atomically: true, encoding: .utf8)
+    let result = try await Orchestrate.run(["run", manifest.path])
+    #expect(result.status == 64)
+    #expect(result.stdout.isEmpty)
+    #expect(
+      result.stderr
+        == "Error: Step 'version' (gate.version) requires AppInfo, which this run does not have; pass '--app-version 1.2.3' (or '1.2.3+45'), or give the manifest an \"app\": { \"version\": \"1.2.3\" } default. Nothing was run.\n"
+    )
+    let malformed = try await Orchestrate.run(["run", manifest.path, "--app-version", "1.9+"])
+    #expect(malformed.status == 64)
+    #expect(
+      malformed.stderr.hasPrefix(
+        "Error: The value '1.9+' for '--app-version' must look like '1.9.0' or '1.9.0+41'."))
+  }
+
+  @Test func dataPathsResolveAgainstTheDataFolderAndTheSplashIsCharted() async throws {
+    let data = try TemporaryFolder()
+    let report = data.url.appendingPathComponent("report.json")
+    let result = try await Orchestrate.run(
+      ["run", "manifests/music.json", "--data-dir", data.url.path, "--report", report.path])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(
+      FileManager.default.fileExists(
+        atPath: data.url.appendingPathComponent(".data/music.sqlite").path))
+    // music.json holds its splash for 300ms, longer than this launch takes.
+    #expect(result.stdout.contains("(splash)    ░░░░"))
+    #expect(result.stdout.contains("content at 0.300s"))
+    let json = try String(contentsOf: report, encoding: .utf8)
+    #expect(json.contains(#""contentAt": 0.3"#))
+    #expect(json.contains(#""skeletonFrom": null"#))
+
+    let missing = try await Orchestrate.run(
+      ["run", "manifests/music.json", "--data-dir", data.url.appendingPathComponent("nope").path])
+    #expect(missing.status == 66)
+    #expect(
+      missing.stderr
+        == "Error: The data folder '\(data.url.path)/nope' given to '--data-dir' is not a folder; create it first.\n"
+    )
+  }
+}
