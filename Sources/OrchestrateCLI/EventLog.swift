@@ -3,13 +3,17 @@ import LaunchOrchestrator
 /// Prints launch events as plain timestamped lines, for pipes, CI logs and files.
 struct EventLog {
   let console: Console
+  /// The manifest's splash, whose moments the dismiss milestone's line adds.
+  var splash: SplashPolicy?
 
   func print(_ event: LaunchEvent) {
-    guard let line = Self.line(for: event) else { return }
+    guard let line = Self.line(for: event, splash: splash) else { return }
     console.out("\(TimeText.padded(event.time))  \(line)")
   }
 
-  static func line(for event: LaunchEvent) -> String? {
+  /// The event's line; the splash's dismiss milestone also says when the app's splash (and
+  /// skeleton) would give way to the content.
+  static func line(for event: LaunchEvent, splash: SplashPolicy? = nil) -> String? {
     switch event.kind {
     case .started(let step, let attempt):
       return attempt == 1 ? "start      \(step)" : "start      \(step) (attempt \(attempt))"
@@ -34,7 +38,11 @@ struct EventLog {
     case .cancelled(let step):
       return "cancelled  \(step)"
     case .milestone(let name):
-      return "milestone  \(name)"
+      guard let splash, splash.dismissOn == name else { return "milestone  \(name)" }
+      let timing = SplashTiming(policy: splash, readyAt: event.time, endedAt: event.time)
+      let skeleton = timing.skeletonFrom.map { ", skeleton from \(TimeText.seconds($0))" } ?? ""
+      return
+        "milestone  \(name) (splash: content at \(TimeText.seconds(timing.contentAt ?? event.time))\(skeleton))"
     case .routed(let route, let step):
       return "routed     to '\(route)' by \(step)"
     case .finished:

@@ -26,8 +26,11 @@ final class LiveDisplay: Sendable {
   private let started = ContinuousClock.now
   private let screen: Locked<Screen>
 
-  init(console: Console, stepCount: Int) {
+  private let splash: SplashPolicy?
+
+  init(console: Console, stepCount: Int, splash: SplashPolicy? = nil) {
     self.console = console
+    self.splash = splash
     screen = Locked(Screen(state: State(total: stepCount)))
   }
 
@@ -58,7 +61,8 @@ final class LiveDisplay: Sendable {
       }
       let line =
         event.kind.isProgress
-        ? nil : EventLog.line(for: event).map { "\(TimeText.padded(event.time))  \($0)" }
+        ? nil
+        : EventLog.line(for: event, splash: splash).map { "\(TimeText.padded(event.time))  \($0)" }
       redraw(&screen, printing: line)
     }
   }

@@ -15,8 +15,9 @@ extension RunCommand {
     handle.withLock { $0.attach(launch) }
     let display =
       options.printsEvents && console.isInteractive
-      ? LiveDisplay(console: console, stepCount: plan.steps.count) : nil
-    let log = options.printsEvents ? EventLog(console: console) : nil
+      ? LiveDisplay(console: console, stepCount: plan.steps.count, splash: plan.manifest.splash)
+      : nil
+    let log = options.printsEvents ? EventLog(console: console, splash: plan.manifest.splash) : nil
     var routedBy: String?
     await withDiscardingTaskGroup { group in
       if let display {

@@ -50,6 +50,7 @@ struct AppValuesTests {
       FileManager.default.fileExists(
         atPath: data.url.appendingPathComponent(".data/music.sqlite").path))
     // music.json holds its splash for 300ms, longer than this launch takes.
+    #expect(result.stdout.contains("milestone  interactive (splash: content at 0.300s)"))
     #expect(result.stdout.contains("(splash)    ░░░░"))
     #expect(result.stdout.contains("content at 0.300s"))
     let json = try String(contentsOf: report, encoding: .utf8)
