@@ -128,6 +128,10 @@ struct LaunchEngineTests {
     await clock.waitForSleepers(1)
     #expect(clock.sleeperDeadlines == [.seconds(5)])
     clock.advance(to: .seconds(5))
+    await recorder.waitFor("done next")
+    // The launch is over only when the stubborn attempt has stopped or its grace period
+    // (1s) has passed; then it is named as abandoned.
+    clock.advance(to: .seconds(6))
     let report = await launch.value
     await recorder.drained()
     release.open()
@@ -138,7 +142,54 @@ struct LaunchEngineTests {
     #expect(report.step("hang")?.state == .timedOut)
     #expect(report.step("hang")?.end == .seconds(5))
     #expect(report.step("hang")?.error == "timed out after 5s")
+    #expect(
+      report.step("hang")?.notes == [
+        "attempt 1 did not stop within 1s of its timeout and was abandoned"
+      ])
+    #expect(report.duration == .seconds(6))
     #expect(report.outcome == .degraded)
+  }
+
+  @Test func aTimedOutAttemptKeepsItsSlotUntilItStopsSoTheLimitHolds() async throws {
+    let release = Gate()
+    let running = Locked((now: 0, peak: 0))
+    var registry = PluginRegistry.testKinds
+    for kind in ["stubborn", "quick"] {
+      registry.register(kind: kind, isBlocking: true) { context in
+        running.withLock {
+          $0.now += 1
+          $0.peak = max($0.peak, $0.now)
+        }
+        // The first stubborn attempt ignores its cancellation until the test lets it go.
+        if kind == "stubborn", context.attempt == 1 { release.wait() }
+        running.withLock { $0.now -= 1 }
+      }
+    }
+    let clock = ManualClock()
+    let plan = try loadPlan(
+      """
+      { "version": 1, "maxConcurrency": 1, "steps": [
+        { "id": "slow", "plugin": "stubborn", "timeout": "1s", "retry": { "attempts": 2 } },
+        { "id": "other", "plugin": "quick" }
+      ] }
+      """, registry: registry)
+    let recorder = EventRecorder()
+    let launch = recorder.start(plan, on: LaunchEngine(clock: clock))
+    await clock.waitForSleepers(1)
+    clock.advance(to: .seconds(1))
+    await recorder.waitFor("retry slow#2 in 0s after: timed out after 1s")
+    // Still held by the first attempt: neither the retry nor the other step may start.
+    #expect(recorder.lines == ["start slow", "retry slow#2 in 0s after: timed out after 1s"])
+    release.open()
+    let report = await launch.value
+    await recorder.drained()
+    #expect(report.outcome == .succeeded)
+    #expect(running.withLock { $0.peak } == 1)
+    #expect(
+      recorder.lines == [
+        "start slow", "retry slow#2 in 0s after: timed out after 1s", "start slow#2",
+        "done slow", "start other", "done other", "finish succeeded",
+      ])
   }
 
   @Test func blockingStepsNeitherStarveOtherStepsNorTheirOwnTimeouts() async throws {
@@ -165,6 +216,8 @@ struct LaunchEngineTests {
     clock.advance(to: .milliseconds(100))
     await recorder.waitFor("done async")
     clock.advance(to: .seconds(1))
+    await recorder.waitFor("timeout b4 1s")
+    clock.advance(to: .seconds(2))
     let report = await launch.value
     await recorder.drained()
     release.open(4)

@@ -220,7 +220,7 @@ struct LaunchSchedulerTests {
     #expect(launch.scheduler.records[0].error == "timed out after 5s")
   }
 
-  @Test func givesEachRetryItsOwnTimeout() throws {
+  @Test func givesEachRetryItsOwnTimeoutOnceThePreviousAttemptHasEnded() throws {
     var launch = try SchedulerHarness(
       """
       { "version": 1, "steps": [
@@ -229,29 +229,55 @@ struct LaunchSchedulerTests {
       """)
     launch.start()
     launch.advance(to: .seconds(1))
-    launch.advance(to: .milliseconds(1500))
-    #expect(launch.nextDeadline() == .milliseconds(2500))
-    launch.advance(to: .milliseconds(2500))
+    // The timed-out attempt is cancelled; the next waits for it to end (or its grace period).
+    #expect(launch.nextDeadline() == .seconds(2))
+    launch.finishAbandoned(token: 0, at: .milliseconds(1200))
+    #expect(launch.nextDeadline() == .milliseconds(1700))
+    launch.advance(to: .milliseconds(1700))
+    #expect(launch.nextDeadline() == .milliseconds(2700))
+    launch.advance(to: .milliseconds(2700))
+    // The last attempt ignores its cancellation: the launch ends when its grace period does.
+    launch.advance(to: .milliseconds(3700))
     #expect(
       launch.takeLog() == [
-        "0s start a", "1s retry a#2 in 500ms after: timed out after 1s", "1.5s start a#2",
-        "2.5s timeout a 1s",
-        "2.5s finish failed",
+        "0s start a", "1s retry a#2 in 500ms after: timed out after 1s", "1.7s start a#2",
+        "2.7s timeout a 1s", "3.7s finish failed",
+      ])
+    #expect(
+      launch.scheduler.records[0].notes == [
+        "attempt 2 did not stop within 1s of its timeout and was abandoned"
       ])
   }
 
-  @Test func freesTheConcurrencySlotOfATimedOutStep() throws {
+  @Test func holdsTheConcurrencySlotOfATimedOutStepUntilItStops() throws {
     var launch = try SchedulerHarness(
       """
       { "version": 1, "maxConcurrency": 1, "steps": [
-        { "id": "hang", "plugin": "noop", "timeout": "2s", "onFailure": "continue" },
-        { "id": "waiting", "plugin": "noop" }
+        { "id": "hang", "plugin": "noop", "timeout": "2s", "onFailure": "continue",
+          "expectedDuration": "5s" },
+        { "id": "waiting", "plugin": "noop" },
+        { "id": "last", "plugin": "noop", "timeout": "1s", "onFailure": "continue", "after": ["waiting"] }
       ] }
       """)
     launch.start()
     #expect(launch.runningSteps == ["hang"])
     launch.advance(to: .seconds(2))
+    #expect(launch.runningSteps == [])
+    launch.finishAbandoned(token: 0, at: .milliseconds(2300))
     #expect(launch.runningSteps == ["waiting"])
+    launch.succeed("waiting", at: .milliseconds(2400))
+    // One that never stops frees its slot when its grace period ends, and is named.
+    launch.advance(to: .milliseconds(3400))
+    launch.advance(to: .milliseconds(4400))
+    #expect(
+      launch.takeLog() == [
+        "0s start hang", "2s timeout hang 2s", "2.3s start waiting", "2.4s done waiting",
+        "2.4s start last", "3.4s timeout last 1s", "4.4s finish degraded",
+      ])
+    #expect(
+      launch.scheduler.records[2].notes == [
+        "attempt 1 did not stop within 1s of its timeout and was abandoned"
+      ])
   }
 
   @Test func waitsForADelayAfterBecomingReady() throws {

@@ -48,6 +48,9 @@ struct LaunchScheduler {
 
   private enum Phase {
     case waiting, delayed, ready, running, backingOff, cancelling, done
+    /// Its timed-out attempt still holds its slot; the next attempt waits for it to end,
+    /// then for `retryDelays[step]`.
+    case waitingForTimedOutAttempt
   }
 
   private struct ReadyEntry: Comparable {
@@ -101,6 +104,11 @@ struct LaunchScheduler {
   private var deadlineSequence = 0
   /// The attempt of each step whose result still matters, if any.
   private var liveAttempts: [Attempt?]
+  /// Each step's attempt that timed out but has not ended yet: its result no longer matters,
+  /// but it keeps its concurrency slot until it ends or its grace period runs out.
+  private var timedOutAttempts: [Attempt?]
+  private var timedOutCount = 0
+  private var retryDelays: [Duration]
   /// The step of each token handed out; tokens count up from 0.
   private var tokenSteps: [Int] = []
   private var running = 0
@@ -133,6 +141,8 @@ struct LaunchScheduler {
     onFallback = Array(repeating: false, count: count)
     milestoneRemaining = plan.milestones.map(\.steps.count)
     liveAttempts = Array(repeating: nil, count: count)
+    timedOutAttempts = Array(repeating: nil, count: count)
+    retryDelays = Array(repeating: .zero, count: count)
     unfinished = count
   }
 
@@ -189,6 +199,10 @@ struct LaunchScheduler {
 
   /// An attempt's code returned.
   mutating func attemptFinished(token: Int, result: AttemptResult, at now: Duration) {
+    if releaseTimedOut(token, at: now) != nil {
+      settle(at: now)
+      return
+    }
     guard let attempt = release(token) else { return }
     let step = attempt.step
     if phase[step] == .cancelling {
@@ -260,7 +274,9 @@ struct LaunchScheduler {
   private mutating func settle(at now: Duration) {
     drainFinishQueue(at: now)
     dispatch(at: now)
-    if unfinished == 0, !isFinished {
+    // The launch is over once every step has its state and every attempt it started has
+    // ended or been abandoned: nothing it started outlives it unreported.
+    if unfinished == 0, timedOutCount == 0, !isFinished {
       isFinished = true
       emit(.finished(outcome: outcome), at: now)
     }
@@ -331,21 +347,17 @@ struct LaunchScheduler {
         .retrying(
           step: id, nextAttempt: attempt.number + 1, error: error, delay: delay, fallback: false),
         at: now)
-      if delay > .zero {
-        // Kept for the report, should the launch end during the backoff.
-        records[step].error = error
-        phase[step] = .backingOff
-        schedule(.backoffElapsed(step: step), at: now + delay)
-      } else {
-        enqueue(step)
-      }
+      // Kept for the report, should the launch end before the next attempt.
+      records[step].error = error
+      retry(step, after: delay, at: now)
     } else if !attempt.isFallback, planned.hasFallback {
       onFallback[step] = true
       emit(
         .retrying(
           step: id, nextAttempt: attempt.number + 1, error: error, delay: .zero, fallback: true),
         at: now)
-      enqueue(step)
+      records[step].error = error
+      retry(step, after: .zero, at: now)
     } else {
       finish(step, timedOut ? .timedOut : .failed, error: error)
       if planned.onFailure == .abort {
@@ -355,11 +367,46 @@ struct LaunchScheduler {
     }
   }
 
+  /// Starts the step's next attempt after `delay`, once a timed-out attempt of it, if any, has
+  /// ended: two attempts of one step never run at once.
+  private mutating func retry(_ step: Int, after delay: Duration, at now: Duration) {
+    if timedOutAttempts[step] != nil {
+      phase[step] = .waitingForTimedOutAttempt
+      retryDelays[step] = delay
+    } else if delay > .zero {
+      phase[step] = .backingOff
+      schedule(.backoffElapsed(step: step), at: now + delay)
+    } else {
+      enqueue(step)
+    }
+  }
+
+  /// Frees the slot of a timed-out attempt that ended (or was abandoned), and lets its step's
+  /// next attempt go ahead; `nil` if `token` is no such attempt.
+  private mutating func releaseTimedOut(_ token: Int, at now: Duration) -> Attempt? {
+    guard tokenSteps.indices.contains(token), let attempt = timedOutAttempts[tokenSteps[token]],
+      attempt.token == token
+    else { return nil }
+    timedOutAttempts[attempt.step] = nil
+    timedOutCount -= 1
+    running -= 1
+    if phase[attempt.step] == .waitingForTimedOutAttempt, ending == nil {
+      retry(attempt.step, after: retryDelays[attempt.step], at: now)
+    }
+    return attempt
+  }
+
   private mutating func fire(_ kind: Deadline.Kind, at now: Duration) {
     guard !isStale(kind) else { return }
     switch kind {
     case .timeout(let token):
-      guard let attempt = release(token) else { return }
+      guard let attempt = liveAttempt(token) else { return }
+      // Its result no longer counts, but it keeps its slot until it really ends: a plugin
+      // that ignores cancellation must not let the launch exceed its concurrency limit.
+      liveAttempts[attempt.step] = nil
+      timedOutAttempts[attempt.step] = attempt
+      timedOutCount += 1
+      schedule(.grace(token: token), at: now + gracePeriod)
       actions.append(.cancel(attempt))
       if phase[attempt.step] == .cancelling {
         finish(attempt.step, .cancelled, error: nil)
@@ -370,7 +417,16 @@ struct LaunchScheduler {
         )
       }
     case .grace(let token):
+      if let attempt = releaseTimedOut(token, at: now) {
+        records[attempt.step].notes.append(
+          "attempt \(attempt.number) did not stop within \(DurationText.format(gracePeriod)) of its timeout and was abandoned"
+        )
+        return
+      }
       guard let attempt = release(token) else { return }
+      records[attempt.step].notes.append(
+        "attempt \(attempt.number) did not stop within \(DurationText.format(gracePeriod)) of the launch's end and was abandoned"
+      )
       finish(attempt.step, .cancelled, error: nil)
     case .delayElapsed(let step), .backoffElapsed(let step):
       enqueue(step)
@@ -380,7 +436,9 @@ struct LaunchScheduler {
 
   private func isStale(_ kind: Deadline.Kind) -> Bool {
     switch kind {
-    case .timeout(let token), .grace(let token): liveAttempt(token) == nil
+    case .timeout(let token): liveAttempt(token) == nil
+    case .grace(let token):
+      liveAttempt(token) == nil && timedOutAttempts[tokenSteps[token]]?.token != token
     case .delayElapsed(let step): phase[step] != .delayed
     case .backoffElapsed(let step): phase[step] != .backingOff
     }
@@ -479,7 +537,7 @@ struct LaunchScheduler {
       switch phase[step] {
       case .waiting, .delayed, .ready:
         finish(step, .skipped, error: skipReason)
-      case .backingOff:
+      case .backingOff, .waitingForTimedOutAttempt:
         // Not running, so not cancelled: its attempts so far failed and no more will come.
         let attempts = records[step].attempts
         finish(
