@@ -165,7 +165,7 @@ struct FaultInjectionTests {
       name,
       """
       { "version": 1, "steps": [
-        { "id": "store", "plugin": "store.init", "params": { "path": "\(store)" } },
+        { "id": "store", "plugin": "store.init", "params": { "path": "\(store)", "createFolders": true } },
         { "id": "queue", "plugin": "queue.validate", "params": { "path": "\(queue)" },
           "dependsOn": ["store"] }
       ] }
