@@ -211,6 +211,9 @@ public final class SQLiteConnection {
     }
   }
 
+  /// How many rows the connection's statements inserted, updated or deleted so far.
+  public var totalChanges: Int { Int(sqlite3_total_changes(handle)) }
+
   /// `PRAGMA application_id`: which application's format the file holds, 0 when unset.
   public func applicationID() throws(SQLiteError) -> Int32 {
     Int32(truncatingIfNeeded: try integer("PRAGMA application_id") ?? 0)
