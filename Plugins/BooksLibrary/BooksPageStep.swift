@@ -34,12 +34,41 @@ public struct BooksPageStep: StepPlugin {
   enum Order: String, CaseIterable {
     case recentlyAdded, alphabetical
 
+    /// The joins, driven from the table whose index gives the order, so that SQLite walks
+    /// that index and stops after the page (`CROSS JOIN` keeps the order of the tables).
+    var from: String {
+      switch self {
+      case .recentlyAdded:
+        """
+        library_entries
+        JOIN editions ON editions.id = library_entries.edition_id
+        JOIN works ON works.id = editions.work_id
+        """
+      case .alphabetical:
+        """
+        works
+        CROSS JOIN editions ON editions.work_id = works.id
+        CROSS JOIN library_entries ON library_entries.edition_id = editions.id
+        """
+      }
+    }
+
     var orderBy: String {
       switch self {
       case .recentlyAdded: "library_entries.added_at DESC, library_entries.id"
       case .alphabetical: "works.title COLLATE NOCASE, library_entries.id"
       }
     }
+  }
+
+  /// The page query for `order`, ending in `LIMIT ? OFFSET ?`.
+  static func query(_ order: Order) -> String {
+    """
+    SELECT library_entries.id, works.title, authors.name, library_entries.status
+    FROM \(order.from)
+    LEFT JOIN authors ON authors.id = works.author_id
+    ORDER BY \(order.orderBy) LIMIT ? OFFSET ?
+    """
   }
 
   /// What a manifest gives the step.
@@ -70,21 +99,15 @@ public struct BooksPageStep: StepPlugin {
         "'books.page' needs a books store, and its store holds a \(store.schema.name) library; give store.init \"schema\": \"books\""
       )
     }
-    let page = try Page.load(
-      try store.connect(),
-      sql: """
-        SELECT library_entries.id, works.title, authors.name, library_entries.status
-        FROM library_entries
-        JOIN editions ON editions.id = library_entries.edition_id
-        JOIN works ON works.id = editions.work_id
-        LEFT JOIN authors ON authors.id = works.author_id
-        ORDER BY \(order.orderBy) LIMIT ? OFFSET ?
-        """,
-      window: window
-    ) { row in
-      LibraryBook(
-        id: row.integer(0), title: row.text(1) ?? "", author: row.text(2), status: row.text(3) ?? ""
-      )
+    let page: Page<LibraryBook>
+    do {
+      page = try Page.load(try store.connect(), sql: Self.query(order), window: window) { row in
+        LibraryBook(
+          id: row.integer(0), title: row.text(1) ?? "", author: row.text(2),
+          status: row.text(3) ?? "")
+      }
+    } catch let error as SQLiteError {
+      throw store.failure(error)
     }
     context.log(
       "loaded \(page.items.count) books by \(order.rawValue) from offset \(window.offset) (hasMore: \(page.hasMore))"

@@ -39,14 +39,21 @@ enum MusicStore {
       playCount: row.integer(4))
   }
 
-  /// The store a music step reads, after checking that it holds a music library.
-  static func connection(for context: StepContext, kind: String) throws -> SQLiteConnection {
+  /// Runs `body` on a connection to the music store the step reads, after checking that it
+  /// holds a music library; damage found on the way is recorded for the next launch.
+  static func read<Result>(
+    for context: StepContext, kind: String, _ body: (SQLiteConnection) throws -> Result
+  ) throws -> Result {
     let store = try context.input(StoreHandle.self)
     guard store.schema == .music else {
       throw StepFailure(
         "'\(kind)' needs a music store, and its store holds a \(store.schema.name) library; give store.init \"schema\": \"music\""
       )
     }
-    return try store.connect()
+    do {
+      return try body(try store.connect())
+    } catch let error as SQLiteError {
+      throw store.failure(error)
+    }
   }
 }

@@ -43,11 +43,12 @@ public struct MusicPageStep: StepPlugin {
 
   /// Loads the page.
   public func run(_ context: StepContext) async throws -> Page<Song> {
-    let connection = try MusicStore.connection(for: context, kind: Self.kind)
-    let page = try Page.load(
-      connection,
-      sql: "SELECT \(MusicStore.columns) FROM songs ORDER BY \(order.orderBy) LIMIT ? OFFSET ?",
-      window: window, row: MusicStore.song)
+    let page = try MusicStore.read(for: context, kind: Self.kind) { connection in
+      try Page.load(
+        connection,
+        sql: "SELECT \(MusicStore.columns) FROM songs ORDER BY \(order.orderBy) LIMIT ? OFFSET ?",
+        window: window, row: MusicStore.song)
+    }
     context.log(
       "loaded \(page.items.count) songs by \(order.rawValue) from offset \(window.offset) (hasMore: \(page.hasMore))"
     )

@@ -107,6 +107,11 @@ public struct StoreSchema: Sendable, Equatable {
           CREATE INDEX works_title ON works (title COLLATE NOCASE, id);
           CREATE INDEX editions_work ON editions (work_id);
           """),
+      Migration(
+        version: 4, summary: "index library entries by edition",
+        sql: """
+          CREATE INDEX library_entries_edition ON library_entries (edition_id);
+          """),
     ])
 
   /// A music library: songs, indexed for every page order, with full-text search.

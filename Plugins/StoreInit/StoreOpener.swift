@@ -49,7 +49,7 @@ struct StoreOpener {
     let marker = StoreHandle.damageMarker(for: url)
     if FileManager.default.fileExists(atPath: marker.path) {
       let finding = (try? String(contentsOf: marker, encoding: .utf8)) ?? "no details"
-      return try recover(from: "a check found it damaged: \(finding)", shm: nil)
+      return try recover(from: "recorded by an earlier launch: \(finding)", shm: nil)
     }
     let shm = readOnly ? nil : sharedMemorySnapshot()
     let state: State
@@ -108,6 +108,13 @@ struct StoreOpener {
 
   /// Refuses a store this schema cannot open; returns whether migrations are pending.
   private func judge(_ state: State) throws -> Bool {
+    if state.applicationID != schema.applicationID,
+      let owner = StoreSchema.all.first(where: { $0.applicationID == state.applicationID })
+    {
+      throw StepFailure(
+        "'\(url.path)' holds a \(owner.name) store at version \(state.version), not a \(schema.name) store; give store.init the schema it was created with, or another path"
+      )
+    }
     guard state.version <= schema.latestVersion else {
       throw StepFailure(
         "the store '\(url.path)' is at schema version \(state.version), newer than this build knows (\(schema.latestVersion)); update the app"
@@ -128,8 +135,7 @@ struct StoreOpener {
       if !missing.isEmpty {
         let other = StoreSchema.all.first { other in
           other != schema && other.latestVersion >= state.version
-            && (state.applicationID == other.applicationID
-              || (try? other.tables(atVersion: state.version))?.isSubset(of: state.tables) == true)
+            && (try? other.tables(atVersion: state.version))?.isSubset(of: state.tables) == true
         }
         throw StepFailure(
           "'\(url.path)' holds \(other.map { "a \($0.name) store" } ?? "a store of another schema") at version \(state.version), without the tables \(Self.list(missing)) of the \(schema.name) schema; give store.init the schema it was created with, or another path"

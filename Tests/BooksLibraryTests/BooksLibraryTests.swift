@@ -1,10 +1,12 @@
-import BooksLibraryPlugin
 import Foundation
 import LaunchOrchestrator
 import PluginTestSupport
+import SQLiteStore
 import SampleDataPlugin
 import StoreInitPlugin
 import Testing
+
+@testable import BooksLibraryPlugin
 
 @Suite("books.page", .timeLimit(.minutes(1)))
 struct BooksLibraryTests {
@@ -30,6 +32,32 @@ struct BooksLibraryTests {
     #expect(
       last.step("page")?.notes == ["loaded 2 books by recentlyAdded from offset 5 (hasMore: false)"]
     )
+  }
+
+  @Test(arguments: BooksPageStep.Order.allCases)
+  func walksAnIndexForEveryOrderWithoutScanningATable(order: BooksPageStep.Order) async throws {
+    let folder = try ScratchFolder()
+    _ = try await launch(
+      #"{ "version": 1, "steps": [ { "id": "store", "plugin": "store.init", "params": { "path": "library.sqlite" } } ] }"#,
+      in: folder, plugins: [StoreInitStep.self])
+    let store = StoreHandle(
+      url: folder.file("library.sqlite"), schema: .books, version: 4, isReadOnly: true,
+      busyTimeout: .seconds(1))
+    let plan = try store.connect().query(
+      "EXPLAIN QUERY PLAN " + BooksPageStep.query(order),
+      [
+        51, 0,
+      ]
+    ) { $0.text(3) ?? "" }
+    // The first table is walked through the index of the order and the walk stops after the
+    // page; every other table is reached by a key. Nothing is read whole or sorted whole.
+    #expect(
+      plan.first?.hasPrefix("SCAN ") == true && plan.first?.contains(" USING ") == true, "\(plan)")
+    #expect(
+      plan.dropFirst().allSatisfy {
+        $0.hasPrefix("SEARCH ") || $0.contains("RIGHT PART OF ORDER BY")
+      }, "\(plan)")
+    #expect(!plan.contains { $0.contains("AUTOMATIC") }, "\(plan)")
   }
 
   @Test func rejectsAnUnknownSort() {

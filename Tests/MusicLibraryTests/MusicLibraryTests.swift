@@ -119,6 +119,39 @@ struct MusicLibraryTests {
     #expect(syntax.outcome == .succeeded)
   }
 
+  @Test func aPageReadOnADamagedStoreRecordsItAndTheNextLaunchRecovers() async throws {
+    let folder = try await library(songs: 2000)
+    let url = folder.file("music.sqlite")
+    // Every page but the first, which holds the schema: opening the store reads no table, so
+    // the damage shows when the page is read.
+    let size = try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int ?? 0
+    let handle = try FileHandle(forWritingTo: url)
+    for page in 1..<(size / 4096) {
+      try handle.seek(toOffset: UInt64(page * 4096))
+      try handle.write(contentsOf: Data(repeating: 0xFF, count: 16))
+    }
+    try handle.close()
+
+    let damaged = try await page(#"{ "limit": 50 }"#, in: folder)
+    #expect(damaged.step("store")?.state == .succeeded)
+    #expect(
+      damaged.step("page")?.error
+        == "the store '\(url.path)' is damaged (database disk image is malformed); the next launch moves it aside and creates a new one"
+    )
+    #expect(FileManager.default.fileExists(atPath: url.path + ".damaged"))
+
+    let recovered = try await page(#"{ "limit": 50 }"#, in: folder)
+    #expect(recovered.outcome == .succeeded)
+    #expect(
+      recovered.step("store")?.notes.first?.hasPrefix(
+        "the store was damaged (recorded by an earlier launch: database disk image is malformed); moved it aside to music.sqlite.corrupt-"
+      ) == true)
+    #expect(
+      recovered.step("page")?.notes == [
+        "loaded 0 songs by mostPlayed from offset 0 (hasMore: false)"
+      ])
+  }
+
   @Test func failsClearlyOnABooksStore() async throws {
     let folder = try ScratchFolder()
     let report = try await launch(

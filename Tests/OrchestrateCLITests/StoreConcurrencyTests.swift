@@ -37,9 +37,9 @@ struct StoreConcurrencyTests {
     let migrations = reports.flatMap { $0.step("store")?.notes ?? [] }.filter {
       $0.hasPrefix("migrated the store")
     }
-    #expect(migrations == ["migrated the store from version \(startVersion) to 3"])
+    #expect(migrations == ["migrated the store from version \(startVersion) to 4"])
     let connection = try SQLiteConnection(url: store, mode: .readOnly)
-    #expect(try connection.userVersion() == 3)
+    #expect(try connection.userVersion() == 4)
     #expect(try connection.journalMode() == "wal")
   }
 }

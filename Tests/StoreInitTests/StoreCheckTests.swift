@@ -68,7 +68,7 @@ struct StoreCheckTests {
       })
     #expect(
       second.step("store")?.notes.first
-        == "the store was damaged (a check found it damaged: \(finding)); moved it aside to \(asideName) and created a new one"
+        == "the store was damaged (recorded by an earlier launch: \(finding)); moved it aside to \(asideName) and created a new one"
     )
     #expect(try Data(contentsOf: folder.file(asideName)) == bytes)
     #expect(try String(contentsOf: folder.file(asideName + ".damaged"), encoding: .utf8) == finding)

@@ -31,7 +31,7 @@ struct StoreInitTests {
     let connection = try SQLiteConnection(url: source, mode: .create)
     try connection.execute("PRAGMA journal_mode = WAL")
     for migration in StoreSchema.books.migrations { try connection.execute(migration.sql) }
-    try connection.execute("PRAGMA user_version = 3")
+    try connection.execute("PRAGMA user_version = \(StoreSchema.books.latestVersion)")
     try connection.execute("INSERT INTO authors (name) VALUES ('Ursula K. Le Guin')")
     try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     try connection.execute("PRAGMA wal_autocheckpoint = 0")
@@ -70,9 +70,10 @@ struct StoreInitTests {
       progress == [
         "Migrating to version 1: create the library...",
         "Migrating to version 2: track scanned covers...",
-        "Migrating to version 3: index the library for paging...", "store at version 3",
+        "Migrating to version 3: index the library for paging...",
+        "Migrating to version 4: index library entries by edition...", "store at version 4",
       ])
-    #expect(report.step("store")?.notes.last == "migrated the store from version 0 to 3")
+    #expect(report.step("store")?.notes.last == "migrated the store from version 0 to 4")
   }
 
   @Test func opensAnUpToDateStoreWithoutMigrating() async throws {
@@ -91,9 +92,9 @@ struct StoreInitTests {
     let (report, _) = try await launch(
       manifest(#"{ "path": "library.sqlite" }"#), in: folder, plugins: [StoreInitStep.self])
     #expect(report.outcome == .succeeded)
-    #expect(report.step("store")?.notes == ["migrated the store from version 1 to 3"])
+    #expect(report.step("store")?.notes == ["migrated the store from version 1 to 4"])
     let connection = try open(url)
-    #expect(try connection.userVersion() == 3)
+    #expect(try connection.userVersion() == 4)
     #expect(
       try connection.query("SELECT name FROM authors") { $0.text(0) } == ["Ursula K. Le Guin"])
     #expect(try connection.integer("SELECT count(*) FROM sqlite_master WHERE name = 'scans'") == 1)
@@ -158,7 +159,7 @@ struct StoreInitTests {
     let note = try #require(report.step("store")?.notes.first)
     #expect(note.hasPrefix("the store was damaged (database disk image is malformed"))
     #expect(note.hasSuffix("moved it aside to \(asideName) and created a new one"))
-    #expect(try open(url).userVersion() == 3)
+    #expect(try open(url).userVersion() == 4)
     #expect(try open(url).integer("SELECT count(*) FROM authors") == 0)
   }
 
@@ -203,7 +204,7 @@ struct StoreInitTests {
       manifest(#"{ "path": "library.sqlite" }"#), in: folder, plugins: [StoreInitStep.self])
     #expect(
       report.step("store")?.error
-        == "the store '\(folder.file("library.sqlite").path)' is at schema version 99, newer than this build knows (3); update the app"
+        == "the store '\(folder.file("library.sqlite").path)' is at schema version 99, newer than this build knows (4); update the app"
     )
     #expect(try open(folder.file("library.sqlite")).journalMode() == "delete", "left as it was")
   }
