@@ -302,6 +302,19 @@ public final class SQLiteStatement {
     return String(cString: pointer)
   }
 
+  /// How many columns each row has.
+  public var columnCount: Int32 { sqlite3_column_count(statement) }
+
+  /// Column `index` of the current row, as the type SQLite stored it in (blobs as NULL).
+  public func value(_ index: Int32) -> SQLiteValue {
+    switch sqlite3_column_type(statement, index) {
+    case SQLITE_INTEGER: .integer(integer(index))
+    case SQLITE_FLOAT: .real(real(index))
+    case SQLITE_TEXT: text(index).map { .text($0) } ?? .null
+    default: .null
+    }
+  }
+
   /// Whether column `index` of the current row is NULL.
   public func isNull(_ index: Int32) -> Bool {
     sqlite3_column_type(statement, index) == SQLITE_NULL
