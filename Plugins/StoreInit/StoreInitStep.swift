@@ -153,6 +153,6 @@ public struct StoreInitStep: StepPlugin {
       url: context.resolve(path), schema: schema, readOnly: readOnly, create: create,
       createFolders: createFolders, adopt: adopt, busyTimeout: busyTimeout,
       integrityCheck: integrityCheck, context: context)
-    return try opener.open()
+    return try opener.openStore()
   }
 }

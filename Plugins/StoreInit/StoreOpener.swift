@@ -24,7 +24,35 @@ struct StoreOpener {
     var journalMode: String
   }
 
-  func open() throws -> StoreHandle {
+  /// Opens the store. Launches opening a store hold a shared lock on its folder while they
+  /// look at it and open it, and one that moves a damaged store aside holds it exclusively,
+  /// so no launch sees a store half moved aside, or creates a new one beside the old WAL.
+  func openStore(movedAside: URL? = nil) throws -> StoreHandle {
+    if try StoreFile.at(url) == .missing {
+      guard create || movedAside != nil else {
+        throw StepFailure(
+          "the store '\(url.path)' does not exist; set \"create\": true to create it")
+      }
+      try prepareFolder()
+    }
+    let lock = try FolderLock(url.deletingLastPathComponent())
+    lock.lock(exclusive: false)
+    switch try openLocked(movedAside: movedAside) {
+    case .opened(let handle):
+      return handle
+    case .damaged(let reason, let shm, let found):
+      lock.unlock()
+      return try recover(from: reason, shm: shm, found: found)
+    }
+  }
+
+  private enum Opening {
+    case opened(StoreHandle)
+    /// `found` is the file's number when it was found damaged.
+    case damaged(reason: String, shm: Data?, found: Int?)
+  }
+
+  private func openLocked(movedAside: URL?) throws -> Opening {
     switch try StoreFile.at(url) {
     case .folder:
       throw StepFailure(
@@ -35,28 +63,28 @@ struct StoreOpener {
         "'\(url.path)' is not a SQLite database (it starts with \(start)); give another path or move it yourself"
       )
     case .missing:
-      guard create else {
+      guard create || movedAside != nil else {
         throw StepFailure(
           "the store '\(url.path)' does not exist; set \"create\": true to create it")
       }
-      try prepareFolder()
       context.log("created a new \(schema.name) store at \(url.path)")
-      return try openForWriting(movedAside: nil)
+      return .opened(try openForWriting(movedAside: movedAside))
     case .sqlite:
       break
     }
+    let found = Self.identity(of: url)
 
     let marker = StoreHandle.damageMarker(for: url)
     if FileManager.default.fileExists(atPath: marker.path) {
       let finding = (try? String(contentsOf: marker, encoding: .utf8)) ?? "no details"
-      return try recover(from: "recorded by an earlier launch: \(finding)", shm: nil)
+      return .damaged(reason: "recorded by an earlier launch: \(finding)", shm: nil, found: found)
     }
     let shm = readOnly ? nil : sharedMemorySnapshot()
     let state: State
     do {
       state = try probe()
     } catch let error as SQLiteError where error.isCorruption {
-      return try recover(from: error.message, shm: shm)
+      return .damaged(reason: error.message, shm: shm, found: found)
     } catch let error as SQLiteError {
       throw explain(error)
     }
@@ -70,10 +98,10 @@ struct StoreOpener {
     } else if needsMigration || state.journalMode != "wal"
       || state.applicationID != schema.applicationID
     {
-      return try openForWriting(movedAside: nil)
+      return .opened(try openForWriting(movedAside: movedAside))
     }
     context.reportProgress(1, "store is up to date (version \(state.version))")
-    return handle(version: state.version, movedAside: nil)
+    return .opened(handle(version: state.version, movedAside: movedAside))
   }
 
   private func handle(version: Int, movedAside: URL?) -> StoreHandle {
@@ -208,16 +236,34 @@ struct StoreOpener {
   }
 
   /// Moves the damaged store aside with its WAL and creates a new one in its place.
-  private func recover(from reason: String, shm: Data?) throws -> StoreHandle {
+  ///
+  /// `found` is the file this launch found damaged: when the file at the path is no longer
+  /// that one, another launch recovered the store first, and its new store is opened instead
+  /// of being moved aside in turn.
+  private func recover(from reason: String, shm: Data?, found: Int?) throws -> StoreHandle {
     guard !readOnly else {
       throw StepFailure(
         "the store '\(url.path)' is damaged (\(reason)); nothing was changed in read-only mode")
     }
-    let destination = try StoreFile.moveAside(url, shm: shm)
+    let destination: URL?
+    do {
+      let lock = try FolderLock(url.deletingLastPathComponent())
+      lock.lock(exclusive: true)
+      destination =
+        Self.identity(of: url) == found ? try StoreFile.moveAside(url, shm: shm) : nil
+    }
+    guard let destination else { return try openStore() }
     context.log(
       "the store was damaged (\(reason)); moved it aside to \(destination.lastPathComponent) and created a new one"
     )
-    return try openForWriting(movedAside: destination)
+    return try openStore(movedAside: destination)
+  }
+
+  /// The file system's number for the file at `url`, which a rename keeps and a new file
+  /// does not share.
+  private static func identity(of url: URL) -> Int? {
+    let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
+    return (attributes?[.systemFileNumber] as? NSNumber)?.intValue
   }
 
   /// The `-shm` file's bytes, read before SQLite opens the store and changes them; it is as

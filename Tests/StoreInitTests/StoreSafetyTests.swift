@@ -192,4 +192,37 @@ struct StoreSafetyTests {
     let store = try SQLiteConnection(url: folder.file("library.sqlite"), mode: .readOnly)
     #expect(try store.userVersion() == 4)
   }
+
+  @Test func manyLaunchesAtOnceOnADamagedStoreMoveItAsideOnce() async throws {
+    let folder = try ScratchFolder()
+    let url = folder.file("library.sqlite")
+    _ = try await launch(
+      storeManifest(#"{ "path": "library.sqlite" }"#), in: folder, plugins: plugins)
+    try damageFirstPage(of: url)
+    let bytes = try Data(contentsOf: url)
+    _ = try folder.write("launch.json", storeManifest(#"{ "path": "library.sqlite" }"#))
+    let reports = try await withThrowingTaskGroup(of: LaunchReport.self) { group in
+      for _ in 0..<16 {
+        group.addTask {
+          var registry = PluginRegistry()
+          registry.register(StoreInitStep.self)
+          let plan = try ManifestLoader(registry: registry).load(
+            path: folder.file("launch.json").path)
+          return await LaunchEngine().run(plan)
+        }
+      }
+      return try await group.reduce(into: []) { $0.append($1) }
+    }
+    #expect(reports.filter { $0.outcome != .succeeded }.map { storeError($0) } == [])
+    let moved = reports.flatMap { $0.step("store")?.notes ?? [] }.filter {
+      $0.hasPrefix("the store was damaged")
+    }
+    #expect(moved.count == 1)
+    let aside = try names(in: folder).filter {
+      $0.hasPrefix("library.sqlite.corrupt-") && !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm")
+    }
+    #expect(aside.count == 1, "\(aside)")
+    #expect(try aside.map { try Data(contentsOf: folder.file($0)) } == [bytes])
+    #expect(try SQLiteConnection(url: url, mode: .readOnly).userVersion() == 4)
+  }
 }
