@@ -25,6 +25,10 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
     code == SQLITE_NOTADB || code == SQLITE_CORRUPT
   }
 
+  /// Whether the statement was stopped before it finished (see
+  /// ``SQLiteConnection/interruptsWhenCancelled()``).
+  public var isInterrupted: Bool { code == SQLITE_INTERRUPT }
+
   /// Whether another connection held a lock for longer than the busy timeout.
   public var isBusy: Bool {
     code == SQLITE_BUSY || code == SQLITE_LOCKED
@@ -160,6 +164,13 @@ public final class SQLiteConnection {
       scan += 1
     }
     return line
+  }
+
+  /// Makes a long statement stop with `SQLITE_INTERRUPT` soon after the task running it is
+  /// cancelled: SQLite asks every 1,000 steps of its virtual machine. A check reading a whole
+  /// store then ends with the launch instead of holding its thread to the end.
+  public func interruptsWhenCancelled() {
+    sqlite3_progress_handler(handle, 1000, { _ in Task.isCancelled ? 1 : 0 }, nil)
   }
 
   /// Prepares one statement.

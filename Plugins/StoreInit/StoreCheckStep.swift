@@ -43,11 +43,14 @@ public struct StoreCheckStep: StepPlugin {
     do {
       let connection = try SQLiteConnection(
         url: store.url, mode: .readOnly, busyTimeout: store.busyTimeout)
+      connection.interruptsWhenCancelled()
       problems = try connection.query("PRAGMA \(pragma)") { $0.text(0) ?? "" }.filter {
         $0 != "ok"
       }
     } catch let error as SQLiteError where error.isCorruption {
       problems = [error.message]
+    } catch let error as SQLiteError where error.isInterrupted {
+      throw CancellationError()
     }
     guard !problems.isEmpty else {
       context.log("the store passed PRAGMA \(pragma)")

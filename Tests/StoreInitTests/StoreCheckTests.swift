@@ -2,8 +2,9 @@ import Foundation
 import LaunchOrchestrator
 import PluginTestSupport
 import SQLiteStore
-import StoreInitPlugin
 import Testing
+
+@testable import StoreInitPlugin
 
 @Suite("store.check", .timeLimit(.minutes(1)))
 struct StoreCheckTests {
@@ -75,6 +76,27 @@ struct StoreCheckTests {
     #expect(!FileManager.default.fileExists(atPath: marker.path))
     let store = try SQLiteConnection(url: url, mode: .readOnly)
     #expect(try store.integer("SELECT count(*) FROM works") == 0)
+  }
+
+  @Test func stopsReadingTheStoreWhenCancelled() async throws {
+    let folder = try ScratchFolder()
+    _ = try await launch(
+      storeManifest(#"{ "path": "library.sqlite" }"#), in: folder, plugins: plugins)
+    try SQLiteConnection(url: folder.file("library.sqlite"), mode: .readWrite).execute(
+      """
+      WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
+      INSERT INTO works (title) SELECT 'Work ' || i FROM n;
+      """)
+    let store = StoreHandle(
+      url: folder.file("library.sqlite"), schema: .books, version: 4, isReadOnly: false,
+      busyTimeout: .seconds(1))
+    let check = Task {
+      // Cancelled before it starts: the first progress callback stops the check.
+      withUnsafeCurrentTask { $0?.cancel() }
+      return try await StoreCheckStep(parameters: .init(full: true)).run(
+        StepContext(stepID: "check", manifestDirectory: folder.url, outputs: { [store] }))
+    }
+    await #expect(throws: CancellationError.self) { try await check.value }
   }
 
   @Test func integrityCheckAtOpenStillFindsTheDamageWhenAskedFor() async throws {
