@@ -3,7 +3,7 @@ import LaunchOrchestrator
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let usage =
-  "usage: orchestrate-bench [--quick] [--json] | only BENCHMARK [--quick] | engine [STEPS] [--timeouts] [--no-events | --async-stream] | fuzz [--cases N] [--seed S] | music-page LIBRARY"
+  "usage: orchestrate-bench [--quick] [--json] | only BENCHMARK [--quick] | engine [STEPS] [--timeouts] [--no-events | --async-stream] | fuzz [--cases N] [--seed S] | music-page LIBRARY | music-launch LIBRARY"
 
 func emit(_ text: String, json: Bool) {
   // With --json, stdout carries only the JSON object; progress goes to stderr.
@@ -19,6 +19,9 @@ do {
   case "music-page":
     guard arguments.count == 2 else { throw BenchmarkError(usage) }
     try await Benchmarks(quick: true).firstPage(of: arguments[1])
+  case "music-launch":
+    guard arguments.count == 2 else { throw BenchmarkError(usage) }
+    try await Benchmarks(quick: true).launchInteractive(of: arguments[1])
   case "fuzz":
     try await runFuzz(Array(arguments.dropFirst()))
   case "engine":
@@ -39,6 +42,7 @@ do {
       "noopDAG": { try await $0.noopDAG(sizes: [10_000]) }, "sleepDAG": { try await $0.sleepDAG() },
       "manifest": { try await $0.manifest() }, "seedReplay": { try await $0.seedReplay() },
       "cliStart": { try await $0.cliStart() }, "musicPage": { try await $0.musicPage() },
+      "musicLaunch": { try await $0.musicLaunch() },
     ]
     guard arguments.count >= 2, let benchmark = chosen[arguments[1]] else {
       throw BenchmarkError("name one of: \(chosen.keys.sorted().joined(separator: ", ")); \(usage)")
@@ -60,6 +64,7 @@ do {
     let all: [(Benchmarks) async throws -> Result] = [
       { try await $0.noopDAG() }, { try await $0.sleepDAG() }, { try await $0.manifest() },
       { try await $0.seedReplay() }, { try await $0.cliStart() }, { try await $0.musicPage() },
+      { try await $0.musicLaunch() },
     ]
     for benchmark in all {
       let result = try await benchmark(benchmarks)

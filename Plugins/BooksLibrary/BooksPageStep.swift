@@ -34,12 +34,49 @@ public struct BooksPageStep: StepPlugin {
   enum Order: String, CaseIterable {
     case recentlyAdded, alphabetical
 
-    var orderBy: String {
+    /// The joins, driven from the table whose index gives the order, so that SQLite walks
+    /// that index and stops after the page (`CROSS JOIN` keeps the order of the tables).
+    var from: String {
       switch self {
-      case .recentlyAdded: "library_entries.added_at DESC, library_entries.id"
-      case .alphabetical: "works.title COLLATE NOCASE, library_entries.id"
+      case .recentlyAdded:
+        """
+        library_entries
+        JOIN editions ON editions.id = library_entries.edition_id
+        JOIN works ON works.id = editions.work_id
+        """
+      case .alphabetical:
+        """
+        works
+        CROSS JOIN editions ON editions.work_id = works.id
+        CROSS JOIN library_entries ON library_entries.edition_id = editions.id
+        """
       }
     }
+
+    var keyset: KeysetOrder {
+      switch self {
+      case .recentlyAdded:
+        KeysetOrder(
+          name: rawValue, key: "library_entries.added_at", descending: true,
+          id: "library_entries.id")
+      case .alphabetical:
+        KeysetOrder(
+          name: rawValue, key: "works.title", descending: false, id: "library_entries.id",
+          collation: "NOCASE")
+      }
+    }
+
+    /// The tables of a page in this order.
+    var tables: String { "\(from) LEFT JOIN authors ON authors.id = works.author_id" }
+  }
+
+  static let columns =
+    "library_entries.id, works.title, authors.name, library_entries.status"
+
+  static func book(_ row: SQLiteStatement) -> LibraryBook {
+    LibraryBook(
+      id: row.integer(0), title: row.text(1) ?? "", author: row.text(2),
+      status: row.text(3) ?? "")
   }
 
   /// What a manifest gives the step.
@@ -64,31 +101,45 @@ public struct BooksPageStep: StepPlugin {
 
   /// Loads the page.
   public func run(_ context: StepContext) async throws -> Page<LibraryBook> {
-    let store = try context.input(StoreHandle.self)
+    let page = try Self.load(
+      order, window: window, after: nil, from: try context.input(StoreHandle.self))
+    context.log(
+      "loaded \(page.items.count) books by \(order.rawValue) from offset \(window.offset) (hasMore: \(page.hasMore))"
+    )
+    return page
+  }
+
+  /// The page after `cursor` (a page's ``Page/next``) from the books `store`, in the
+  /// cursor's order and size, found through the order's index.
+  /// - Throws: ``StepFailure`` for a cursor of another listing or a store that is not a
+  ///   books store; ``SQLiteError`` when the store cannot be read.
+  public static func page(after cursor: PageCursor, in store: StoreHandle) throws
+    -> Page<LibraryBook>
+  {
+    guard let order = Order(rawValue: cursor.order) else {
+      throw StepFailure(
+        "the cursor is for the order '\(cursor.order)', which books are not listed in; use a cursor from a books.page page"
+      )
+    }
+    let window = try PageWindow(
+      limit: cursor.limit, offset: cursor.offset, defaultLimit: 50, maximumLimit: 1000)
+    return try load(order, window: window, after: cursor, from: store)
+  }
+
+  private static func load(
+    _ order: Order, window: PageWindow, after cursor: PageCursor?, from store: StoreHandle
+  ) throws -> Page<LibraryBook> {
     guard store.schema == .books else {
       throw StepFailure(
         "'books.page' needs a books store, and its store holds a \(store.schema.name) library; give store.init \"schema\": \"books\""
       )
     }
-    let page = try Page.load(
-      try store.connect(),
-      sql: """
-        SELECT library_entries.id, works.title, authors.name, library_entries.status
-        FROM library_entries
-        JOIN editions ON editions.id = library_entries.edition_id
-        JOIN works ON works.id = editions.work_id
-        LEFT JOIN authors ON authors.id = works.author_id
-        ORDER BY \(order.orderBy) LIMIT ? OFFSET ?
-        """,
-      window: window
-    ) { row in
-      LibraryBook(
-        id: row.integer(0), title: row.text(1) ?? "", author: row.text(2), status: row.text(3) ?? ""
-      )
+    do {
+      return try Page.load(
+        try store.connect(), select: columns, from: order.tables, order: order.keyset,
+        window: window, after: cursor, row: book)
+    } catch let error as SQLiteError {
+      throw store.failure(error)
     }
-    context.log(
-      "loaded \(page.items.count) books by \(order.rawValue) from offset \(window.offset) (hasMore: \(page.hasMore))"
-    )
-    return page
   }
 }

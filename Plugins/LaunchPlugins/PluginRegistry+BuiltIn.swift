@@ -26,7 +26,8 @@ extension PluginRegistry {
 
   /// The built-in plugin types, in the order `orchestrate plugins` lists them.
   public static let builtInPlugins: [any StepPlugin.Type] = [
-    StoreInitStep.self, SampleDataStep.self, QueueValidationStep.self, ImageCleanupStep.self,
+    StoreInitStep.self, StoreCheckStep.self, SampleDataStep.self, QueueValidationStep.self,
+    ImageCleanupStep.self,
     BooksPageStep.self, MusicPageStep.self, MusicSearchStep.self, MaintenanceGate.self,
     VersionGate.self, SessionGate.self, HouseholdGate.self, SimulateStep.self,
   ]

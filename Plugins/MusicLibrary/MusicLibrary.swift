@@ -16,16 +16,23 @@ public struct Song: Sendable, Equatable {
   public var playCount: Int64
 }
 
-/// The orders a page of songs can come in, each backed by an index.
+/// The orders a page of songs can come in, each backed by an index on its key and the id.
 enum SongOrder: String, CaseIterable {
   case mostPlayed, recentlyPlayed, recentlyAdded, alphabetical
 
-  var orderBy: String {
+  var keyset: KeysetOrder {
     switch self {
-    case .mostPlayed: "play_count DESC, id"
-    case .recentlyPlayed: "last_played_at DESC, id"
-    case .recentlyAdded: "added_at DESC, id"
-    case .alphabetical: "title COLLATE NOCASE, id"
+    case .mostPlayed:
+      KeysetOrder(name: rawValue, key: "songs.play_count", descending: true, id: "songs.id")
+    case .recentlyPlayed:
+      KeysetOrder(
+        name: rawValue, key: "songs.last_played_at", descending: true, nullable: true,
+        id: "songs.id")
+    case .recentlyAdded:
+      KeysetOrder(name: rawValue, key: "songs.added_at", descending: true, id: "songs.id")
+    case .alphabetical:
+      KeysetOrder(
+        name: rawValue, key: "songs.title", descending: false, id: "songs.id", collation: "NOCASE")
     }
   }
 }
@@ -39,14 +46,27 @@ enum MusicStore {
       playCount: row.integer(4))
   }
 
-  /// The store a music step reads, after checking that it holds a music library.
-  static func connection(for context: StepContext, kind: String) throws -> SQLiteConnection {
-    let store = try context.input(StoreHandle.self)
+  /// Runs `body` on a connection to the music store the step reads, after checking that it
+  /// holds a music library; damage found on the way is recorded for the next launch.
+  static func read<Result>(
+    for context: StepContext, kind: String, _ body: (SQLiteConnection) throws -> Result
+  ) throws -> Result {
+    try read(try context.input(StoreHandle.self), kind: kind, body)
+  }
+
+  /// Runs `body` on a connection to `store`, as ``read(for:kind:_:)`` does.
+  static func read<Result>(
+    _ store: StoreHandle, kind: String, _ body: (SQLiteConnection) throws -> Result
+  ) throws -> Result {
     guard store.schema == .music else {
       throw StepFailure(
         "'\(kind)' needs a music store, and its store holds a \(store.schema.name) library; give store.init \"schema\": \"music\""
       )
     }
-    return try store.connect()
+    do {
+      return try body(try store.connect())
+    } catch let error as SQLiteError {
+      throw store.failure(error)
+    }
   }
 }

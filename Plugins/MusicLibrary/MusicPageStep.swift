@@ -43,14 +43,34 @@ public struct MusicPageStep: StepPlugin {
 
   /// Loads the page.
   public func run(_ context: StepContext) async throws -> Page<Song> {
-    let connection = try MusicStore.connection(for: context, kind: Self.kind)
-    let page = try Page.load(
-      connection,
-      sql: "SELECT \(MusicStore.columns) FROM songs ORDER BY \(order.orderBy) LIMIT ? OFFSET ?",
-      window: window, row: MusicStore.song)
+    let page = try MusicStore.read(for: context, kind: Self.kind) { connection in
+      try Page.load(
+        connection, select: MusicStore.columns, from: "songs", order: order.keyset,
+        window: window, row: MusicStore.song)
+    }
     context.log(
       "loaded \(page.items.count) songs by \(order.rawValue) from offset \(window.offset) (hasMore: \(page.hasMore))"
     )
     return page
+  }
+
+  /// The page after `cursor` (a page's ``Page/next``) from the music `store`, in the
+  /// cursor's order and size: found through the order's index, so page 1,000 costs what
+  /// page 2 does.
+  /// - Throws: ``StepFailure`` for a cursor of another listing or a store that is not a
+  ///   music store; ``SQLiteError`` when the store cannot be read.
+  public static func page(after cursor: PageCursor, in store: StoreHandle) throws -> Page<Song> {
+    guard let order = SongOrder(rawValue: cursor.order) else {
+      throw StepFailure(
+        "the cursor is for the order '\(cursor.order)', which songs are not listed in; use a cursor from a music.page page"
+      )
+    }
+    let window = try PageWindow(
+      limit: cursor.limit, offset: cursor.offset, defaultLimit: 50, maximumLimit: 1000)
+    return try MusicStore.read(store, kind: kind) { connection in
+      try Page.load(
+        connection, select: MusicStore.columns, from: "songs", order: order.keyset,
+        window: window, after: cursor, row: MusicStore.song)
+    }
   }
 }

@@ -46,14 +46,15 @@ public struct MusicSearchStep: StepPlugin {
 
   /// Runs the search.
   public func run(_ context: StepContext) async throws -> Page<Song> {
-    let connection = try MusicStore.connection(for: context, kind: Self.kind)
-    let page = try Page.load(
-      connection,
-      sql: """
-        SELECT \(MusicStore.columns) FROM songs_search JOIN songs ON songs.id = songs_search.rowid
-        WHERE songs_search MATCH ? ORDER BY songs_search.rank, songs.id LIMIT ? OFFSET ?
-        """,
-      values: [.text(query)], window: window, row: MusicStore.song)
+    let page = try MusicStore.read(for: context, kind: Self.kind) { connection in
+      try Page.load(
+        connection,
+        sql: """
+          SELECT \(MusicStore.columns) FROM songs_search JOIN songs ON songs.id = songs_search.rowid
+          WHERE songs_search MATCH ? ORDER BY songs_search.rank, songs.id LIMIT ? OFFSET ?
+          """,
+        values: [.text(query)], window: window, row: MusicStore.song)
+    }
     context.log("found \(page.items.count) songs for '\(term)' (hasMore: \(page.hasMore))")
     return page
   }

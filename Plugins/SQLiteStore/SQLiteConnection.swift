@@ -7,11 +7,14 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
   public var code: Int32
   /// SQLite's message.
   public var message: String
+  /// The line of a script the failing statement starts on, from 1; `nil` outside scripts.
+  public var line: Int?
 
   /// Creates an error.
-  public init(code: Int32, message: String) {
+  public init(code: Int32, message: String, line: Int? = nil) {
     self.code = code
     self.message = message
+    self.line = line
   }
 
   /// The result code for a damaged database.
@@ -21,6 +24,10 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
   public var isCorruption: Bool {
     code == SQLITE_NOTADB || code == SQLITE_CORRUPT
   }
+
+  /// Whether the statement was stopped before it finished (see
+  /// ``SQLiteConnection/interruptsWhenCancelled()``).
+  public var isInterrupted: Bool { code == SQLITE_INTERRUPT }
 
   /// Whether another connection held a lock for longer than the busy timeout.
   public var isBusy: Bool {
@@ -65,17 +72,29 @@ public final class SQLiteConnection {
   private let handle: OpaquePointer
 
   /// Opens the database at `url`.
-  public init(url: URL, mode: Mode, busyTimeout: Duration = .seconds(5)) throws(SQLiteError) {
+  public convenience init(url: URL, mode: Mode, busyTimeout: Duration = .seconds(5))
+    throws(SQLiteError)
+  {
     var flags: Int32 = SQLITE_OPEN_NOMUTEX
     switch mode {
     case .readOnly: flags |= SQLITE_OPEN_READONLY
     case .readWrite: flags |= SQLITE_OPEN_READWRITE
     case .create: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
     }
+    try self.init(path: url.path, flags: flags, busyTimeout: busyTimeout)
+  }
+
+  /// A new, empty database in memory, gone when the connection is.
+  public static func inMemory() throws(SQLiteError) -> SQLiteConnection {
+    try SQLiteConnection(
+      path: ":memory:", flags: SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_READWRITE, busyTimeout: .zero)
+  }
+
+  private init(path: String, flags: Int32, busyTimeout: Duration) throws(SQLiteError) {
     var pointer: OpaquePointer?
-    let result = sqlite3_open_v2(url.path, &pointer, flags, nil)
+    let result = sqlite3_open_v2(path, &pointer, flags, nil)
     guard result == SQLITE_OK, let pointer else {
-      let message = pointer.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open \(url.path)"
+      let message = pointer.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open \(path)"
       sqlite3_close_v2(pointer)
       throw SQLiteError(code: result, message: message)
     }
@@ -98,6 +117,60 @@ public final class SQLiteConnection {
       sqlite3_free(errorMessage)
       throw SQLiteError(code: result & 0xFF, message: message)
     }
+  }
+
+  /// Runs a script of statements one by one, so that a failure names the line its statement
+  /// starts on (``SQLiteError/line``).
+  public func executeScript(_ sql: String) throws(SQLiteError) {
+    let bytes = Array(sql.utf8CString)
+    let failure = bytes.withUnsafeBufferPointer { buffer -> SQLiteError? in
+      guard let base = buffer.baseAddress else { return nil }
+      var start = base
+      while start.pointee != 0 {
+        var statement: OpaquePointer?
+        var next: UnsafePointer<CChar>?
+        var result = sqlite3_prepare_v2(handle, start, -1, &statement, &next)
+        if result == SQLITE_OK, let statement {
+          repeat { result = sqlite3_step(statement) } while result == SQLITE_ROW
+          sqlite3_finalize(statement)
+          if result == SQLITE_DONE { result = SQLITE_OK }
+        }
+        guard result == SQLITE_OK else {
+          let line = Self.line(of: start, in: base)
+          return SQLiteError(code: result & 0xFF, message: lastErrorMessage, line: line)
+        }
+        guard let next, next > start else { return nil }
+        start = next
+      }
+      return nil
+    }
+    if let failure { throw failure }
+  }
+
+  /// The line of the first character of `statement` that is not a blank or in a `--` comment.
+  private static func line(of statement: UnsafePointer<CChar>, in script: UnsafePointer<CChar>)
+    -> Int
+  {
+    var cursor = statement
+    while true {
+      while [0x20, 0x09, 0x0A, 0x0D].contains(cursor.pointee) { cursor += 1 }
+      guard cursor.pointee == 0x2D, cursor[1] == 0x2D else { break }
+      while cursor.pointee != 0, cursor.pointee != 0x0A { cursor += 1 }
+    }
+    var line = 1
+    var scan = script
+    while scan < cursor {
+      if scan.pointee == 0x0A { line += 1 }
+      scan += 1
+    }
+    return line
+  }
+
+  /// Makes a long statement stop with `SQLITE_INTERRUPT` soon after the task running it is
+  /// cancelled: SQLite asks every 1,000 steps of its virtual machine. A check reading a whole
+  /// store then ends with the launch instead of holding its thread to the end.
+  public func interruptsWhenCancelled() {
+    sqlite3_progress_handler(handle, 1000, { _ in Task.isCancelled ? 1 : 0 }, nil)
   }
 
   /// Prepares one statement.
@@ -147,6 +220,33 @@ public final class SQLiteConnection {
       try? execute("ROLLBACK")
       throw error
     }
+  }
+
+  /// How many rows the connection's statements inserted, updated or deleted so far.
+  public var totalChanges: Int { Int(sqlite3_total_changes(handle)) }
+
+  /// `PRAGMA application_id`: which application's format the file holds, 0 when unset.
+  public func applicationID() throws(SQLiteError) -> Int32 {
+    Int32(truncatingIfNeeded: try integer("PRAGMA application_id") ?? 0)
+  }
+
+  /// `PRAGMA journal_mode`, in lower case.
+  public func journalMode() throws(SQLiteError) -> String {
+    let statement = try prepare("PRAGMA journal_mode")
+    return try statement.step() ? (statement.text(0) ?? "").lowercased() : ""
+  }
+
+  /// The names of the tables and virtual tables the schema declares, SQLite's own tables and
+  /// the shadow tables of full-text indexes left out; reads only the schema, never the tables.
+  public func tableNames() throws(SQLiteError) -> Set<String> {
+    let statement = try prepare(
+      """
+      SELECT name FROM pragma_table_list WHERE schema = 'main' AND type IN ('table', 'virtual')
+      AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
+      """)
+    var names: Set<String> = []
+    while try statement.step() { names.insert(statement.text(0) ?? "") }
+    return names
   }
 
   /// `PRAGMA user_version`: the schema version stored in the file.
@@ -211,6 +311,19 @@ public final class SQLiteStatement {
   public func text(_ index: Int32) -> String? {
     guard let pointer = sqlite3_column_text(statement, index) else { return nil }
     return String(cString: pointer)
+  }
+
+  /// How many columns each row has.
+  public var columnCount: Int32 { sqlite3_column_count(statement) }
+
+  /// Column `index` of the current row, as the type SQLite stored it in (blobs as NULL).
+  public func value(_ index: Int32) -> SQLiteValue {
+    switch sqlite3_column_type(statement, index) {
+    case SQLITE_INTEGER: .integer(integer(index))
+    case SQLITE_FLOAT: .real(real(index))
+    case SQLITE_TEXT: text(index).map { .text($0) } ?? .null
+    default: .null
+    }
   }
 
   /// Whether column `index` of the current row is NULL.

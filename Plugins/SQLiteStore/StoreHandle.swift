@@ -1,4 +1,5 @@
 import Foundation
+import LaunchOrchestrator
 
 /// An opened, migrated library store: what `store.init` hands to the steps that use the store.
 ///
@@ -31,9 +32,46 @@ public final class StoreHandle: Sendable {
     self.movedAside = movedAside
   }
 
+  /// Where a finding of damage is written for the next launch: `store.init` then moves the
+  /// store aside and creates a new one. Beside the store, named after it.
+  public var damageMarker: URL { Self.damageMarker(for: url) }
+
+  /// The damage marker of the store at `url`.
+  public static func damageMarker(for url: URL) -> URL {
+    URL(fileURLWithPath: url.path + ".damaged")
+  }
+
+  /// Writes `finding` to ``damageMarker``, so that the next launch recovers the store.
+  ///
+  /// Steps call it when a query fails with `SQLITE_CORRUPT` or `SQLITE_NOTADB`, and
+  /// `store.check` when its integrity check fails; the store itself is not touched while in use.
+  public func recordDamage(_ finding: String) throws {
+    try SafeFiles.writeAtomically(Data(finding.utf8), to: damageMarker)
+  }
+
+  /// A step's failure for `error` from a query of the store: for damage, also records it (see
+  /// ``recordDamage(_:)``) and says that the next launch recovers the store.
+  public func failure(_ error: SQLiteError) -> any Error {
+    guard error.isCorruption, !isReadOnly else { return error }
+    do {
+      try recordDamage(error.message)
+    } catch {
+      return error
+    }
+    return StepFailure(
+      "the store '\(url.path)' is damaged (\(error.message)); the next launch moves it aside and creates a new one"
+    )
+  }
+
   /// A new connection to the store, read-only when the store is.
+  ///
+  /// Automatic indexes are off: SQLite builds one by reading a whole table, on every query
+  /// that lacks a real index, so a missing index shows up in `EXPLAIN QUERY PLAN` as a SCAN
+  /// instead of hiding a cost that grows with the data.
   public func connect() throws(SQLiteError) -> SQLiteConnection {
-    try SQLiteConnection(
+    let connection = try SQLiteConnection(
       url: url, mode: isReadOnly ? .readOnly : .readWrite, busyTimeout: busyTimeout)
+    try connection.execute("PRAGMA automatic_index = OFF")
+    return connection
   }
 }

@@ -1,7 +1,11 @@
-/// The versioned schema of a library store: the tables the store plugins share.
+import Foundation
+
+/// The versioned schema of a store: a list of migrations, built in (`books`, `music`) or read
+/// from an app's folder of numbered `.sql` files.
 ///
 /// `store.init` applies the migrations; `sample.data`, `queue.validate`, `images.cleanup` and
-/// the paging plugins read and write these tables. Versions live in `PRAGMA user_version`.
+/// the paging plugins read and write these tables. Versions live in `PRAGMA user_version`;
+/// the schema's identity in `PRAGMA application_id`.
 public struct StoreSchema: Sendable, Equatable {
   /// One step from a version to the next.
   public struct Migration: Sendable, Equatable {
@@ -11,15 +15,57 @@ public struct StoreSchema: Sendable, Equatable {
     public var summary: String
     /// The statements it runs.
     public var sql: String
+    /// The file it was read from; `nil` for a built-in migration.
+    public var file: URL?
+
+    /// Describes a migration.
+    public init(version: Int, summary: String, sql: String, file: URL? = nil) {
+      self.version = version
+      self.summary = summary
+      self.sql = sql
+      self.file = file
+    }
+
+    /// `'003_add_tags.sql'` or `3 (index the library for paging)`, for messages.
+    public var label: String {
+      file.map { "'\($0.lastPathComponent)'" } ?? "\(version) (\(summary))"
+    }
   }
 
-  /// The schema's name in params: `books` or `music`.
+  /// The schema's name: `books`, `music`, or the name of the app's migrations folder.
   public var name: String
   /// Its migrations, oldest first; versions count from 1 without gaps.
   public var migrations: [Migration]
 
+  /// Describes a schema.
+  public init(name: String, migrations: [Migration]) {
+    self.name = name
+    self.migrations = migrations
+  }
+
   /// The newest version.
   public var latestVersion: Int { migrations.last?.version ?? 0 }
+
+  /// The value `store.init` writes to `PRAGMA application_id`: a hash of the name, so a store
+  /// opened with another schema is recognised without reading its tables.
+  public var applicationID: Int32 {
+    // FNV-1a: stable across processes and builds, unlike `Hasher`.
+    var hash: UInt32 = 2_166_136_261
+    for byte in "LaunchOrchestrator.\(name)".utf8 {
+      hash = (hash ^ UInt32(byte)) &* 16_777_619
+    }
+    return Int32(bitPattern: hash == 0 ? 1 : hash)
+  }
+
+  /// The tables a store of this schema has at `version`, found by applying the migrations up
+  /// to it to an empty database in memory; costs the same whatever the store's size.
+  public func tables(atVersion version: Int) throws(SQLiteError) -> Set<String> {
+    let memory = try SQLiteConnection.inMemory()
+    for migration in migrations where migration.version <= version {
+      try memory.executeScript(migration.sql)
+    }
+    return try memory.tableNames()
+  }
 
   /// Every schema by name.
   public static let all = [books, music]
@@ -60,6 +106,11 @@ public struct StoreSchema: Sendable, Equatable {
           CREATE INDEX library_entries_added ON library_entries (added_at DESC, id);
           CREATE INDEX works_title ON works (title COLLATE NOCASE, id);
           CREATE INDEX editions_work ON editions (work_id);
+          """),
+      Migration(
+        version: 4, summary: "index library entries by edition",
+        sql: """
+          CREATE INDEX library_entries_edition ON library_entries (edition_id);
           """),
     ])
 

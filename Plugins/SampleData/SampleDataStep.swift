@@ -2,7 +2,8 @@ import Foundation
 import LaunchOrchestrator
 import SQLiteStore
 
-/// `sample.data`: fills an empty library with a small sample one, once.
+/// `sample.data`: fills an empty library with a small sample one, once: the built-in books or
+/// songs, or the app's own `.sql` file for its own schema.
 ///
 /// Emptiness is checked with `LIMIT 1` (never counting or loading the library), inside the
 /// same write transaction as the inserts, so two launches at once cannot both seed it.
@@ -11,12 +12,75 @@ public struct SampleDataStep: StepPlugin {
   public static let kind = "sample.data"
   /// What the step does.
   public static let summary =
-    "Seeds a small sample library when the store's library is empty, never twice."
+    "Seeds sample data when the store's library is empty (a LIMIT 1 check), never twice: built-in books or songs, or the app's own .sql file."
   /// It needs the store.
   public static let inputs: [StepInput] = [.required(StoreHandle.self)]
+  /// The parameters.
+  public static let parameterDescriptions: [ParameterDescription] = [
+    .init(
+      "file", .path,
+      "A .sql file shipped with the manifest (relative to its folder), run in one transaction; for a store with its own migrations."
+    ),
+    .init(
+      "whenEmpty", .string,
+      "The table whose emptiness means the library is empty; required with 'file'."),
+  ]
 
-  /// Takes no parameters.
-  public init(parameters: NoParameters) {}
+  /// What a manifest gives the step.
+  public struct Parameters: Decodable, Sendable {
+    var file: String?
+    var whenEmpty: String?
+    /// Where the manifest is, to check the file when it loads.
+    var manifestDirectory: URL?
+
+    private enum CodingKeys: String, CodingKey {
+      case file, whenEmpty
+    }
+
+    /// Decodes the params, noting the manifest's folder.
+    public init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: CodingKeys.self)
+      file = try container.decodeIfPresent(String.self, forKey: .file)
+      whenEmpty = try container.decodeIfPresent(String.self, forKey: .whenEmpty)
+      manifestDirectory = decoder.userInfo[.manifestDirectory] as? URL
+    }
+  }
+
+  /// The app's own sample: a script, and the table that must be empty for it to run.
+  private struct Script: Sendable {
+    var file: String
+    var table: String
+  }
+
+  private let script: Script?
+
+  /// Checks that `file` and `whenEmpty` come together, name a table, and that the file exists.
+  public init(parameters: Parameters) throws {
+    switch (parameters.file, parameters.whenEmpty) {
+    case (nil, nil):
+      script = nil
+    case (nil, _?):
+      throw ParameterError("file", "'whenEmpty' needs 'file', the .sql file to run.")
+    case (_?, nil):
+      throw ParameterError(
+        "whenEmpty", "'file' needs 'whenEmpty', the table that must have no row for it to run.")
+    case (let file?, let table?):
+      guard table.first.map({ $0.isLetter || $0 == "_" }) == true,
+        table.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") })
+      else {
+        throw ParameterError(
+          "whenEmpty", "'whenEmpty' must be a table name (letters, digits, _), not '\(table)'.")
+      }
+      if let directory = parameters.manifestDirectory {
+        let url = StepContext(stepID: "", manifestDirectory: directory).resolveResource(file)
+        guard FileManager.default.isReadableFile(atPath: url.path) else {
+          throw ParameterError(
+            "file", "the sample data file '\(url.path)' does not exist or cannot be read.")
+        }
+      }
+      script = Script(file: file, table: table)
+    }
+  }
 
   /// SQLite calls block their thread.
   public var isBlocking: Bool { true }
@@ -27,20 +91,67 @@ public struct SampleDataStep: StepPlugin {
     guard !store.isReadOnly else {
       throw StepFailure("the store is read-only; sample data cannot be added")
     }
+    if let script {
+      return try runScript(script, on: store, context: context)
+    }
     let connection = try store.connect()
     let inserted = try connection.immediateTransaction { () throws -> Int in
-      switch store.schema.name {
-      case StoreSchema.music.name:
+      switch store.schema {
+      case .music:
         guard try connection.integer("SELECT 1 FROM songs LIMIT 1") == nil else { return 0 }
         return try insertSongs(connection)
-      default:
+      case .books:
         guard try connection.integer("SELECT 1 FROM works LIMIT 1") == nil else { return 0 }
         return try insertBooks(connection)
+      default:
+        throw StepFailure(
+          "sample.data has no built-in sample for the store's own schema '\(store.schema.name)'; give 'file', a .sql file of sample rows, and 'whenEmpty', the table it fills"
+        )
       }
     }
     context.log(
       inserted == 0
         ? "the library already has items; no sample data added" : "added \(inserted) sample items")
+    return SampleDataResult(inserted: inserted)
+  }
+
+  /// Runs the app's file in one write transaction, only when its table has no row.
+  private func runScript(_ script: Script, on store: StoreHandle, context: StepContext) throws
+    -> SampleDataResult
+  {
+    let url = context.resolveResource(script.file)
+    let sql: String
+    do {
+      sql = try String(contentsOf: url, encoding: .utf8)
+    } catch {
+      throw StepFailure(
+        "cannot read the sample data file '\(url.path)': \(error.localizedDescription)")
+    }
+    let connection = try store.connect()
+    let inserted = try connection.immediateTransaction { () throws -> Int in
+      let hasRow: Bool
+      do {
+        hasRow = try connection.integer("SELECT 1 FROM \"\(script.table)\" LIMIT 1") != nil
+      } catch let error as SQLiteError {
+        throw StepFailure(
+          "the table '\(script.table)' named by 'whenEmpty' is not in the store '\(store.url.path)' (\(error.message)); name a table the store's migrations create"
+        )
+      }
+      guard !hasRow else { return 0 }
+      let before = connection.totalChanges
+      do {
+        try connection.executeScript(sql)
+      } catch let error as SQLiteError {
+        throw StepFailure(
+          "the sample data file '\(url.path):\(error.line ?? 1)' failed: \(error.message); nothing was added"
+        )
+      }
+      return connection.totalChanges - before
+    }
+    context.log(
+      inserted == 0
+        ? "'\(script.table)' already has rows; no sample data added"
+        : "added \(inserted) sample rows from \(url.lastPathComponent)")
     return SampleDataResult(inserted: inserted)
   }
 
@@ -119,6 +230,7 @@ public struct SampleDataStep: StepPlugin {
 
 /// What `sample.data` did.
 public struct SampleDataResult: Sendable, Equatable {
-  /// How many works or songs it inserted; 0 when the library already had items.
+  /// How many works or songs it inserted, or rows its file did; 0 when the library already
+  /// had items.
   public var inserted: Int
 }

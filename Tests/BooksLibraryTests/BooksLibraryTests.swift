@@ -1,10 +1,12 @@
-import BooksLibraryPlugin
 import Foundation
 import LaunchOrchestrator
 import PluginTestSupport
+import SQLiteStore
 import SampleDataPlugin
 import StoreInitPlugin
 import Testing
+
+@testable import BooksLibraryPlugin
 
 @Suite("books.page", .timeLimit(.minutes(1)))
 struct BooksLibraryTests {
@@ -30,6 +32,75 @@ struct BooksLibraryTests {
     #expect(
       last.step("page")?.notes == ["loaded 2 books by recentlyAdded from offset 5 (hasMore: false)"]
     )
+  }
+
+  @Test(arguments: BooksPageStep.Order.allCases)
+  func walksAnIndexForEveryOrderWithoutScanningATable(order: BooksPageStep.Order) async throws {
+    let folder = try ScratchFolder()
+    _ = try await launch(
+      #"{ "version": 1, "steps": [ { "id": "store", "plugin": "store.init", "params": { "path": "library.sqlite" } } ] }"#,
+      in: folder, plugins: [StoreInitStep.self])
+    let store = StoreHandle(
+      url: folder.file("library.sqlite"), schema: .books, version: 4, isReadOnly: true,
+      busyTimeout: .seconds(1))
+    let connection = try store.connect()
+    let query = order.keyset.query(
+      select: BooksPageStep.columns, from: order.tables, after: nil)
+    let plan = try connection.query("EXPLAIN QUERY PLAN " + query, [51, 0]) { $0.text(3) ?? "" }
+    // The first table is walked through the index of the order and the walk stops after the
+    // page; every other table is reached by a key. Nothing is read whole or sorted whole.
+    #expect(
+      plan.first?.hasPrefix("SCAN ") == true && plan.first?.contains(" USING ") == true, "\(plan)")
+    #expect(
+      plan.dropFirst().allSatisfy {
+        $0.hasPrefix("SEARCH ") || $0.contains("RIGHT PART OF ORDER BY")
+      }, "\(plan)")
+    #expect(!plan.contains { $0.contains("AUTOMATIC") }, "\(plan)")
+
+    let cursor = PageCursor(order: order.rawValue, key: "Kindred", id: 3, offset: 50, limit: 50)
+    let later = try connection.query(
+      "EXPLAIN QUERY PLAN "
+        + order.keyset.query(select: BooksPageStep.columns, from: order.tables, after: cursor),
+      ["Kindred", 3, 51]
+    ) { $0.text(3) ?? "" }
+    // Every table is reached through an index, from the cursor's key on.
+    let reads = later.filter { $0.hasPrefix("SCAN ") || $0.hasPrefix("SEARCH ") }
+    #expect(
+      reads.allSatisfy { $0.hasPrefix("SEARCH ") || $0.hasPrefix("SCAN (subquery") }, "\(later)")
+    #expect(!later.contains { $0.contains("AUTOMATIC") }, "\(later)")
+  }
+
+  @Test(arguments: BooksPageStep.Order.allCases)
+  func pagesByCursorAsOneListing(order: BooksPageStep.Order) async throws {
+    let folder = try ScratchFolder()
+    let report = try await launch(
+      """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "store.init", "params": { "path": "library.sqlite" } },
+        { "id": "sample", "plugin": "sample.data", "dependsOn": ["store"] },
+        { "id": "page", "plugin": "books.page", "dependsOn": ["store"], "after": ["sample"],
+          "params": { "limit": 50, "sort": "\(order.rawValue)" } }
+      ] }
+      """, in: folder, plugins: [StoreInitStep.self, SampleDataStep.self, BooksPageStep.self]
+    ).report
+    #expect(report.outcome == .succeeded)
+    let store = StoreHandle(
+      url: folder.file("library.sqlite"), schema: .books, version: 4, isReadOnly: true,
+      busyTimeout: .seconds(1))
+    let context = StepContext(stepID: "page", manifestDirectory: folder.url, outputs: { [store] })
+    let whole = try await BooksPageStep(
+      parameters: .init(limit: 50, offset: nil, sort: order.rawValue)
+    ).run(context).items
+    var page = try await BooksPageStep(
+      parameters: .init(limit: 2, offset: nil, sort: order.rawValue)
+    ).run(context)
+    var books = page.items
+    while let next = page.next {
+      page = try BooksPageStep.page(after: next, in: store)
+      books += page.items
+    }
+    #expect(whole.count == 7)
+    #expect(books == whole)
   }
 
   @Test func rejectsAnUnknownSort() {

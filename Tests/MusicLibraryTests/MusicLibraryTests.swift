@@ -96,16 +96,64 @@ struct MusicLibraryTests {
     #expect(played.items.map(\.id) == [299, 298])
   }
 
+  private func handle(_ folder: ScratchFolder) -> StoreHandle {
+    StoreHandle(
+      url: folder.file("music.sqlite"), schema: .music, version: 3, isReadOnly: true,
+      busyTimeout: .seconds(1))
+  }
+
   @Test(arguments: SongOrder.allCases)
   func servesEveryOrderFromAnIndexWithoutSorting(order: SongOrder) async throws {
     let folder = try await library(songs: 10)
-    let connection = try SQLiteConnection(url: folder.file("music.sqlite"), mode: .readOnly)
-    let plan = try connection.query(
-      "EXPLAIN QUERY PLAN SELECT \(MusicStore.columns) FROM songs ORDER BY \(order.orderBy) LIMIT 51 OFFSET 0"
+    let connection = try handle(folder).connect()
+    let first = try connection.query(
+      "EXPLAIN QUERY PLAN "
+        + order.keyset.query(select: MusicStore.columns, from: "songs", after: nil), [51, 0]
     ) { $0.text(3) ?? "" }
     // An index scan that stops after the page: the first page costs the same for any library size.
-    #expect(plan.contains { $0.contains("USING INDEX") }, "\(plan)")
-    #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
+    #expect(first.count == 1 && first[0].hasPrefix("SCAN songs USING "), "\(first)")
+    #expect(first[0].contains("INDEX songs_"), "\(first)")
+
+    // A NULL key only comes from an order whose key may be missing.
+    let keys: [SQLiteValue] = order.keyset.isNullable ? [.integer(5), .null] : [.integer(5)]
+    for key in keys {
+      let cursor = PageCursor(order: order.rawValue, key: key, id: 3, offset: 50, limit: 50)
+      let later = try connection.query(
+        "EXPLAIN QUERY PLAN "
+          + order.keyset.query(select: MusicStore.columns, from: "songs", after: cursor),
+        [key, 3, 51]
+      ) { $0.text(3) ?? "" }
+      // Each range seeks into the index and stops after the page; only those few rows are
+      // sorted together.
+      let reads = later.filter { $0.contains("songs") && !$0.contains("subquery") }
+      #expect(!reads.isEmpty, "\(later)")
+      #expect(
+        reads.allSatisfy { $0.hasPrefix("SEARCH songs USING ") && $0.contains("INDEX songs_") },
+        "\(later)")
+    }
+  }
+
+  @Test(arguments: SongOrder.allCases)
+  func pagesByCursorThroughTiesAndMissingKeysAsOneListing(order: SongOrder) async throws {
+    let folder = try await library(songs: 120)
+    let store = handle(folder)
+    let whole = try store.connect().query(
+      "SELECT songs.id FROM songs ORDER BY \(order.keyset.orderBy)"
+    ) { $0.integer(0) }
+    let context = StepContext(stepID: "page", manifestDirectory: folder.url, outputs: { [store] })
+    var page = try await MusicPageStep(
+      parameters: .init(limit: 7, offset: nil, sort: order.rawValue)
+    ).run(context)
+    var ids = page.items.map(\.id)
+    var offsets = [page.offset]
+    while let next = page.next {
+      page = try MusicPageStep.page(after: next, in: store)
+      ids += page.items.map(\.id)
+      offsets.append(page.offset)
+    }
+    #expect(ids == whole)
+    #expect(offsets == Array(stride(from: 0, to: 120, by: 7)))
+    #expect(!page.hasMore)
   }
 
   @Test func searchesByPrefixAcrossTitleArtistAndAlbum() async throws {
@@ -117,6 +165,39 @@ struct MusicLibraryTests {
     #expect(byArtist.step("page")?.notes == ["found 5 songs for 'nina' (hasMore: true)"])
     let syntax = try await page(#"{ "term": "\"OR NEAR(" }"#, in: folder, kind: "music.search")
     #expect(syntax.outcome == .succeeded)
+  }
+
+  @Test func aPageReadOnADamagedStoreRecordsItAndTheNextLaunchRecovers() async throws {
+    let folder = try await library(songs: 2000)
+    let url = folder.file("music.sqlite")
+    // Every page but the first, which holds the schema: opening the store reads no table, so
+    // the damage shows when the page is read.
+    let size = try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int ?? 0
+    let handle = try FileHandle(forWritingTo: url)
+    for page in 1..<(size / 4096) {
+      try handle.seek(toOffset: UInt64(page * 4096))
+      try handle.write(contentsOf: Data(repeating: 0xFF, count: 16))
+    }
+    try handle.close()
+
+    let damaged = try await page(#"{ "limit": 50 }"#, in: folder)
+    #expect(damaged.step("store")?.state == .succeeded)
+    #expect(
+      damaged.step("page")?.error
+        == "the store '\(url.path)' is damaged (database disk image is malformed); the next launch moves it aside and creates a new one"
+    )
+    #expect(FileManager.default.fileExists(atPath: url.path + ".damaged"))
+
+    let recovered = try await page(#"{ "limit": 50 }"#, in: folder)
+    #expect(recovered.outcome == .succeeded)
+    #expect(
+      recovered.step("store")?.notes.first?.hasPrefix(
+        "the store was damaged (recorded by an earlier launch: database disk image is malformed); moved it aside to music.sqlite.corrupt-"
+      ) == true)
+    #expect(
+      recovered.step("page")?.notes == [
+        "loaded 0 songs by mostPlayed from offset 0 (hasMore: false)"
+      ])
   }
 
   @Test func failsClearlyOnABooksStore() async throws {

@@ -17,8 +17,10 @@ struct SampleDataTests {
     """
   }
 
-  private func count(_ table: String, in folder: ScratchFolder) throws -> Int64? {
-    try SQLiteConnection(url: folder.file("library.sqlite"), mode: .readOnly).integer(
+  private func count(_ table: String, in folder: ScratchFolder, store: String = "library.sqlite")
+    throws -> Int64?
+  {
+    try SQLiteConnection(url: folder.file(store), mode: .readOnly).integer(
       "SELECT count(*) FROM \(table)")
   }
 
@@ -60,5 +62,105 @@ struct SampleDataTests {
         == [
           "steps[0].dependsOn: step 'sample' ('sample.data') needs a StoreHandle from a dependency, and none of its 'dependsOn' steps provides one; add a step of kind 'store.init' to its 'dependsOn'."
         ])
+  }
+
+  /// The shipped example's folder, `manifests/`.
+  private let shipped = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("manifests")
+
+  @Test func runsTheShippedScreenSortExampleSeedingItsOwnSchemaOnce() async throws {
+    let folder = try ScratchFolder()
+    try FileManager.default.copyItem(
+      at: shipped.appendingPathComponent("migrations"), to: folder.file("migrations"))
+    let manifest = try String(
+      contentsOf: shipped.appendingPathComponent("screensort.json"), encoding: .utf8)
+    let plugins: [any StepPlugin.Type] = [
+      StoreInitStep.self, StoreCheckStep.self, SampleDataStep.self,
+    ]
+    let first = try await launch(manifest, in: folder, plugins: plugins).report
+    #expect(first.outcome == .succeeded)
+    #expect(first.step("store")?.notes.last == "migrated the store from version 0 to 2")
+    #expect(first.step("sampleData")?.notes == ["added 7 sample rows from sample.sql"])
+    #expect(first.step("check")?.notes == ["the store passed PRAGMA quick_check"])
+    let second = try await launch(manifest, in: folder, plugins: plugins).report
+    #expect(
+      second.step("sampleData")?.notes == ["'results' already has rows; no sample data added"])
+    let store = try SQLiteConnection(url: folder.file(".data/screensort.sqlite"), mode: .readOnly)
+    #expect(try store.integer("SELECT count(*) FROM results") == 4)
+  }
+
+  private func scriptManifest(_ sample: String) -> String {
+    """
+    { "version": 1, "steps": [
+      { "id": "store", "plugin": "store.init", "params": { "path": "app.sqlite", "migrations": "schema" } },
+      { "id": "sample", "plugin": "sample.data", "dependsOn": ["store"], "params": \(sample) }
+    ] }
+    """
+  }
+
+  @Test func aFailingSampleFileNamesItsLineAndAddsNothing() async throws {
+    let folder = try ScratchFolder()
+    try folder.write(
+      "schema/001_create.sql", "CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT);")
+    let file = try folder.write(
+      "schema/sample.sql",
+      "INSERT INTO items (name) VALUES ('a');\nINSERT INTO item (name) VALUES ('b');")
+    let report = try await launch(
+      scriptManifest(#"{ "file": "schema/sample.sql", "whenEmpty": "items" }"#), in: folder,
+      plugins: [StoreInitStep.self, SampleDataStep.self]
+    ).report
+    #expect(
+      report.step("sample")?.error
+        == "the sample data file '\(file.path):2' failed: no such table: item; nothing was added")
+    #expect(try count("items", in: folder, store: "app.sqlite") == 0)
+
+    let unknownTable = try await launch(
+      scriptManifest(#"{ "file": "schema/sample.sql", "whenEmpty": "things" }"#), in: folder,
+      plugins: [StoreInitStep.self, SampleDataStep.self]
+    ).report
+    #expect(
+      unknownTable.step("sample")?.error
+        == "the table 'things' named by 'whenEmpty' is not in the store '\(folder.file("app.sqlite").path)' (no such table: things); name a table the store's migrations create"
+    )
+  }
+
+  @Test func asksForAFileForAStoreWithItsOwnSchema() async throws {
+    let folder = try ScratchFolder()
+    try folder.write("schema/001_create.sql", "CREATE TABLE items (id INTEGER PRIMARY KEY);")
+    let report = try await launch(
+      scriptManifest("{}"), in: folder, plugins: [StoreInitStep.self, SampleDataStep.self]
+    ).report
+    #expect(
+      report.step("sample")?.error
+        == "sample.data has no built-in sample for the store's own schema 'schema'; give 'file', a .sql file of sample rows, and 'whenEmpty', the table it fills"
+    )
+  }
+
+  @Test func checksFileAndWhenEmptyWhenTheManifestLoads() {
+    func problems(_ params: String) -> [String] {
+      loadProblems(
+        """
+        { "version": 1, "steps": [
+          { "id": "store", "plugin": "store.init", "params": { "path": "a.sqlite" } },
+          { "id": "sample", "plugin": "sample.data", "dependsOn": ["store"], "params": \(params) }
+        ] }
+        """, plugins: [StoreInitStep.self, SampleDataStep.self])
+    }
+    #expect(
+      problems(#"{ "file": "/nowhere/sample.sql", "whenEmpty": "items" }"#) == [
+        "steps[1].params.file: the sample data file '/nowhere/sample.sql' does not exist or cannot be read."
+      ])
+    #expect(
+      problems(#"{ "file": "sample.sql" }"#) == [
+        "steps[1].params.whenEmpty: 'file' needs 'whenEmpty', the table that must have no row for it to run."
+      ])
+    #expect(
+      problems(#"{ "whenEmpty": "items" }"#) == [
+        "steps[1].params.file: 'whenEmpty' needs 'file', the .sql file to run."
+      ])
+    #expect(
+      problems(#"{ "file": "/nowhere/sample.sql", "whenEmpty": "items; DROP TABLE x" }"#) == [
+        "steps[1].params.whenEmpty: 'whenEmpty' must be a table name (letters, digits, _), not 'items; DROP TABLE x'."
+      ])
   }
 }

@@ -23,10 +23,35 @@ struct StoreInitTests {
     return connection
   }
 
+  /// A books store with an author, whose last change is still in its WAL (as a crash leaves
+  /// it), and whose first page is then damaged; the WAL does not hold that page.
+  private func damagedStoreWithLiveWAL(at url: URL) throws {
+    let folder = url.deletingLastPathComponent()
+    let source = folder.appendingPathComponent("source.sqlite")
+    let connection = try SQLiteConnection(url: source, mode: .create)
+    try connection.execute("PRAGMA journal_mode = WAL")
+    for migration in StoreSchema.books.migrations { try connection.execute(migration.sql) }
+    try connection.execute("PRAGMA user_version = \(StoreSchema.books.latestVersion)")
+    try connection.execute("INSERT INTO authors (name) VALUES ('Ursula K. Le Guin')")
+    try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    try connection.execute("PRAGMA wal_autocheckpoint = 0")
+    try connection.execute("UPDATE authors SET name = 'Octavia E. Butler'")
+    // Copied while the connection is open: closing it would checkpoint the WAL away.
+    for suffix in ["", "-wal", "-shm"] {
+      try FileManager.default.copyItem(
+        atPath: source.path + suffix, toPath: url.path + suffix)
+    }
+    try damageFirstPage(of: url)
+    for suffix in ["", "-wal", "-shm"] {
+      try FileManager.default.removeItem(atPath: source.path + suffix)
+    }
+  }
+
   @Test func createsAFreshStoreAtTheLatestVersionInWALMode() async throws {
     let folder = try ScratchFolder()
     let (report, events) = try await launch(
-      manifest(#"{ "path": "data/library.sqlite" }"#), in: folder, plugins: [StoreInitStep.self])
+      manifest(#"{ "path": "data/library.sqlite", "createFolders": true }"#), in: folder,
+      plugins: [StoreInitStep.self])
     #expect(report.outcome == .succeeded)
     let connection = try open(folder.file("data/library.sqlite"))
     #expect(try connection.userVersion() == StoreSchema.books.latestVersion)
@@ -45,9 +70,10 @@ struct StoreInitTests {
       progress == [
         "Migrating to version 1: create the library...",
         "Migrating to version 2: track scanned covers...",
-        "Migrating to version 3: index the library for paging...", "store at version 3",
+        "Migrating to version 3: index the library for paging...",
+        "Migrating to version 4: index library entries by edition...", "store at version 4",
       ])
-    #expect(report.step("store")?.notes.last == "migrated the store from version 0 to 3")
+    #expect(report.step("store")?.notes.last == "migrated the store from version 0 to 4")
   }
 
   @Test func opensAnUpToDateStoreWithoutMigrating() async throws {
@@ -66,9 +92,9 @@ struct StoreInitTests {
     let (report, _) = try await launch(
       manifest(#"{ "path": "library.sqlite" }"#), in: folder, plugins: [StoreInitStep.self])
     #expect(report.outcome == .succeeded)
-    #expect(report.step("store")?.notes == ["migrated the store from version 1 to 3"])
+    #expect(report.step("store")?.notes == ["migrated the store from version 1 to 4"])
     let connection = try open(url)
-    #expect(try connection.userVersion() == 3)
+    #expect(try connection.userVersion() == 4)
     #expect(
       try connection.query("SELECT name FROM authors") { $0.text(0) } == ["Ursula K. Le Guin"])
     #expect(try connection.integer("SELECT count(*) FROM sqlite_master WHERE name = 'scans'") == 1)
@@ -113,38 +139,48 @@ struct StoreInitTests {
     #expect(try open(url).userVersion() == StoreSchema.books.latestVersion)
   }
 
-  @Test func movesADamagedStoreAsideKeepingItsBytesAndStartsAnew() async throws {
+  @Test func movesADamagedStoreAsideWithItsLiveWALByteForByteAndStartsAnew() async throws {
     let folder = try ScratchFolder()
-    let garbage = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
-    try garbage.write(to: folder.file("library.sqlite"))
+    let url = folder.file("library.sqlite")
+    try damagedStoreWithLiveWAL(at: url)
+    let files = ["", "-wal", "-shm"]
+    let before = try files.map { try Data(contentsOf: URL(fileURLWithPath: url.path + $0)) }
+
     let (report, _) = try await launch(
       manifest(#"{ "path": "library.sqlite" }"#), in: folder, plugins: [StoreInitStep.self])
+
     #expect(report.outcome == .succeeded)
     let asideName = try #require(
       try FileManager.default.contentsOfDirectory(atPath: folder.url.path).first {
-        $0.hasPrefix("library.sqlite.corrupt-")
+        $0.hasPrefix("library.sqlite.corrupt-") && !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm")
       })
-    #expect(try Data(contentsOf: folder.file(asideName)) == garbage)
+    let after = try files.map { try Data(contentsOf: folder.file(asideName + $0)) }
+    #expect(after == before, "the store, its WAL and its -shm are kept as they were found")
     let note = try #require(report.step("store")?.notes.first)
-    #expect(note.hasPrefix("the store was damaged ("))
+    #expect(note.hasPrefix("the store was damaged (database disk image is malformed"))
     #expect(note.hasSuffix("moved it aside to \(asideName) and created a new one"))
-    #expect(try open(folder.file("library.sqlite")).userVersion() == 3)
+    #expect(try open(url).userVersion() == 4)
+    #expect(try open(url).integer("SELECT count(*) FROM authors") == 0)
   }
 
   @Test func neverTouchesADamagedStoreInReadOnlyMode() async throws {
     let folder = try ScratchFolder()
-    let garbage = Data(repeating: 0x42, count: 2048)
-    try garbage.write(to: folder.file("library.sqlite"))
+    let url = folder.file("library.sqlite")
+    try damagedStoreWithLiveWAL(at: url)
+    let names = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted()
+    let bytes = try Data(contentsOf: url)
     let (report, _) = try await launch(
       manifest(#"{ "path": "library.sqlite", "readOnly": true }"#), in: folder,
       plugins: [StoreInitStep.self])
     #expect(report.outcome == .failed)
-    #expect(report.step("store")?.error?.contains("nothing was changed in read-only mode") == true)
     #expect(
-      try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == [
-        "launch.json", "library.sqlite",
-      ])
-    #expect(try Data(contentsOf: folder.file("library.sqlite")) == garbage)
+      report.step("store")?.error
+        == "the store '\(url.path)' is damaged (database disk image is malformed); nothing was changed in read-only mode"
+    )
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted()
+        == (names + ["launch.json"]).sorted())
+    #expect(try Data(contentsOf: url) == bytes)
   }
 
   @Test func failsOnAMissingStoreItMayNotCreate() async throws {
@@ -168,14 +204,16 @@ struct StoreInitTests {
       manifest(#"{ "path": "library.sqlite" }"#), in: folder, plugins: [StoreInitStep.self])
     #expect(
       report.step("store")?.error
-        == "the store is at schema version 99, newer than this build knows (3); update the app")
+        == "the store '\(folder.file("library.sqlite").path)' is at schema version 99, newer than this build knows (4); update the app"
+    )
+    #expect(try open(folder.file("library.sqlite")).journalMode() == "delete", "left as it was")
   }
 
   @Test func rejectsBadParametersWhenTheManifestLoads() {
     #expect(
       loadProblems(
         manifest(#"{ "path": "a.sqlite", "schema": "bookz" }"#), plugins: [StoreInitStep.self]) == [
-          "steps[0].params.schema: unknown schema 'bookz'. Did you mean 'books'? Use one of: books, music."
+          "steps[0].params.schema: unknown schema 'bookz'. Did you mean 'books'? Use one of: books, music, or give 'migrations', a folder of your own."
         ])
     #expect(
       loadProblems(

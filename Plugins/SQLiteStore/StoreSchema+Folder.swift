@@ -1,0 +1,77 @@
+import Foundation
+import LaunchOrchestrator
+
+extension StoreSchema {
+  /// Reads an app's schema from a folder of migration files named `NNN_name.sql`, numbered
+  /// from 1 without gaps; the folder's name is the schema's name.
+  ///
+  /// Files that do not start with a digit (a `sample.sql`, a README) are not migrations and
+  /// are left alone.
+  /// - Throws: ``StepFailure`` naming the folder or file and what to change: a missing or
+  ///   empty folder, a misnamed file, a number used twice, a gap.
+  public init(folder: URL) throws(StepFailure) {
+    var isFolder: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder) else {
+      throw StepFailure(
+        "the migrations folder '\(folder.path)' does not exist; give the folder of NNN_name.sql files shipped with the manifest"
+      )
+    }
+    guard isFolder.boolValue else {
+      throw StepFailure(
+        "'\(folder.path)' is a file, not a folder; 'migrations' names a folder of NNN_name.sql files"
+      )
+    }
+    let names: [String]
+    do {
+      names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+    } catch {
+      throw StepFailure("cannot read the migrations folder '\(folder.path)': \(error)")
+    }
+    var numbered: [(number: Int, name: String, summary: String)] = []
+    for name in names.sorted()
+    where name.hasSuffix(".sql") && name.first.map(\.isASCII) == true
+      && name.first?.isNumber == true
+    {
+      let stem = name.dropLast(4)
+      let digits = stem.prefix { $0.isASCII && $0.isNumber }
+      let rest = stem.dropFirst(digits.count)
+      guard let number = Int(digits), rest.first == "_", rest.count > 1 else {
+        throw StepFailure(
+          "the migration file '\(folder.appendingPathComponent(name).path)' is not named NNN_name.sql; rename it to its number, an underscore and a name, such as '004_add_tags.sql'"
+        )
+      }
+      let summary = rest.dropFirst().replacingOccurrences(of: "_", with: " ")
+      numbered.append((number, name, summary))
+    }
+    numbered.sort { ($0.number, $0.name) < ($1.number, $1.name) }
+    guard !numbered.isEmpty else {
+      throw StepFailure(
+        "the migrations folder '\(folder.path)' holds no migration files; add the first one as '001_create.sql'"
+      )
+    }
+    var migrations: [Migration] = []
+    for (index, file) in numbered.enumerated() {
+      let expected = index + 1
+      if let previous = numbered[..<index].last, previous.number == file.number {
+        throw StepFailure(
+          "'\(previous.name)' and '\(file.name)' in '\(folder.path)' both have number \(file.number); give each migration its own number"
+        )
+      }
+      guard file.number == expected else {
+        let after = index == 0 ? "" : " after '\(numbered[index - 1].name)'"
+        throw StepFailure(
+          "the migrations in '\(folder.path)' skip number \(expected)\(after) (the next is '\(file.name)'); number them from 1 without gaps"
+        )
+      }
+      let url = folder.appendingPathComponent(file.name)
+      let sql: String
+      do {
+        sql = try String(contentsOf: url, encoding: .utf8)
+      } catch {
+        throw StepFailure("cannot read the migration '\(url.path)' as UTF-8 text: \(error)")
+      }
+      migrations.append(Migration(version: expected, summary: file.summary, sql: sql, file: url))
+    }
+    self.init(name: folder.lastPathComponent, migrations: migrations)
+  }
+}

@@ -1,0 +1,320 @@
+import Foundation
+import LaunchOrchestrator
+import SQLiteStore
+
+/// One opening of a store by `store.init`: looks before it writes, reads only the header and
+/// the schema (never the tables), and writes only inside one `BEGIN IMMEDIATE` transaction
+/// that reads the version again, so any number of launches at once migrate it exactly once.
+struct StoreOpener {
+  let url: URL
+  let schema: StoreSchema
+  let readOnly: Bool
+  let create: Bool
+  let createFolders: Bool
+  let adopt: Bool
+  let busyTimeout: Duration
+  let integrityCheck: Bool
+  let context: StepContext
+
+  /// What the header and the schema say, read without touching a table.
+  struct State {
+    var version: Int
+    var applicationID: Int32
+    var tables: Set<String>
+    var journalMode: String
+  }
+
+  /// Opens the store. Launches opening a store hold a shared lock on its folder while they
+  /// look at it and open it, and one that moves a damaged store aside holds it exclusively,
+  /// so no launch sees a store half moved aside, or creates a new one beside the old WAL.
+  func openStore(movedAside: URL? = nil) throws -> StoreHandle {
+    if try StoreFile.at(url) == .missing {
+      guard create || movedAside != nil else {
+        throw StepFailure(
+          "the store '\(url.path)' does not exist; set \"create\": true to create it")
+      }
+      try prepareFolder()
+    }
+    let lock = try FolderLock(url.deletingLastPathComponent())
+    lock.lock(exclusive: false)
+    switch try openLocked(movedAside: movedAside) {
+    case .opened(let handle):
+      return handle
+    case .damaged(let reason, let shm, let found):
+      lock.unlock()
+      return try recover(from: reason, shm: shm, found: found)
+    }
+  }
+
+  private enum Opening {
+    case opened(StoreHandle)
+    /// `found` is the file's number when it was found damaged.
+    case damaged(reason: String, shm: Data?, found: Int?)
+  }
+
+  private func openLocked(movedAside: URL?) throws -> Opening {
+    switch try StoreFile.at(url) {
+    case .folder:
+      throw StepFailure(
+        "'\(url.path)' is a folder; 'path' names the store's file in it, such as '\(url.appendingPathComponent("library.sqlite").path)'"
+      )
+    case .foreign(let start):
+      throw StepFailure(
+        "'\(url.path)' is not a SQLite database (it starts with \(start)); give another path or move it yourself"
+      )
+    case .missing:
+      guard create || movedAside != nil else {
+        throw StepFailure(
+          "the store '\(url.path)' does not exist; set \"create\": true to create it")
+      }
+      context.log("created a new \(schema.name) store at \(url.path)")
+      return .opened(try openForWriting(movedAside: movedAside))
+    case .sqlite:
+      break
+    }
+    let found = Self.identity(of: url)
+
+    let marker = StoreHandle.damageMarker(for: url)
+    if FileManager.default.fileExists(atPath: marker.path) {
+      let finding = (try? String(contentsOf: marker, encoding: .utf8)) ?? "no details"
+      return .damaged(reason: "recorded by an earlier launch: \(finding)", shm: nil, found: found)
+    }
+    let shm = readOnly ? nil : sharedMemorySnapshot()
+    let state: State
+    do {
+      state = try probe()
+    } catch let error as SQLiteError where error.isCorruption {
+      return .damaged(reason: error.message, shm: shm, found: found)
+    } catch let error as SQLiteError {
+      throw explain(error)
+    }
+    let needsMigration = try judge(state)
+    if readOnly {
+      guard !needsMigration else {
+        throw StepFailure(
+          "the read-only store '\(url.path)' is at version \(state.version) and needs migrating to \(schema.latestVersion); open it read-write"
+        )
+      }
+    } else if needsMigration || state.journalMode != "wal"
+      || state.applicationID != schema.applicationID
+    {
+      return .opened(try openForWriting(movedAside: movedAside))
+    }
+    context.reportProgress(1, "store is up to date (version \(state.version))")
+    return .opened(handle(version: state.version, movedAside: movedAside))
+  }
+
+  private func handle(version: Int, movedAside: URL?) -> StoreHandle {
+    StoreHandle(
+      url: url, schema: schema, version: version, isReadOnly: readOnly, busyTimeout: busyTimeout,
+      movedAside: movedAside)
+  }
+
+  /// Reads the store through a read-only connection, which never checkpoints its WAL into
+  /// the file when it closes: a damaged store stays byte for byte as it was found.
+  private func probe() throws -> State {
+    let connection = try SQLiteConnection(url: url, mode: .readOnly, busyTimeout: busyTimeout)
+    let state = try Self.inspect(connection)
+    if integrityCheck {
+      let result = try connection.query("PRAGMA quick_check") { $0.text(0) ?? "" }
+      if result != ["ok"] {
+        throw SQLiteError(
+          code: SQLiteError.corruptCode,
+          message: "integrity check failed: \(result.prefix(3).joined(separator: "; "))")
+      }
+    }
+    return state
+  }
+
+  /// Reading the schema first makes a damaged first page fail here, with `SQLITE_CORRUPT`.
+  private static func inspect(_ connection: SQLiteConnection) throws(SQLiteError) -> State {
+    let tables = try connection.tableNames()
+    return State(
+      version: try connection.userVersion(), applicationID: try connection.applicationID(),
+      tables: tables, journalMode: try connection.journalMode())
+  }
+
+  /// Refuses a store this schema cannot open; returns whether migrations are pending.
+  private func judge(_ state: State) throws -> Bool {
+    if state.applicationID != schema.applicationID,
+      let owner = StoreSchema.all.first(where: { $0.applicationID == state.applicationID })
+    {
+      throw StepFailure(
+        "'\(url.path)' holds a \(owner.name) store at version \(state.version), not a \(schema.name) store; give store.init the schema it was created with, or another path"
+      )
+    }
+    guard state.version <= schema.latestVersion else {
+      throw StepFailure(
+        "the store '\(url.path)' is at schema version \(state.version), newer than this build knows (\(schema.latestVersion)); update the app"
+      )
+    }
+    if state.version == 0 {
+      guard state.tables.isEmpty || adopt else {
+        throw StepFailure(
+          "'\(url.path)' is a database this schema did not create: it has the tables \(Self.list(state.tables)) and no schema version; give another path, or set \"adopt\": true to add the \(schema.name) schema's tables to it"
+        )
+      }
+      return schema.latestVersion > 0
+    }
+    if state.applicationID != schema.applicationID {
+      // Stores made before the schema's identity was recorded are told by their tables.
+      let expected = try schema.tables(atVersion: state.version)
+      let missing = expected.subtracting(state.tables)
+      if !missing.isEmpty {
+        let other = StoreSchema.all.first { other in
+          other != schema && other.latestVersion >= state.version
+            && (try? other.tables(atVersion: state.version))?.isSubset(of: state.tables) == true
+        }
+        throw StepFailure(
+          "'\(url.path)' holds \(other.map { "a \($0.name) store" } ?? "a store of another schema") at version \(state.version), without the tables \(Self.list(missing)) of the \(schema.name) schema; give store.init the schema it was created with, or another path"
+        )
+      }
+    }
+    return state.version < schema.latestVersion
+  }
+
+  private static func list(_ names: Set<String>) -> String {
+    let sorted = names.sorted()
+    let shown = sorted.prefix(5).joined(separator: ", ")
+    return sorted.count > 5 ? "\(shown) and \(sorted.count - 5) more" : shown
+  }
+
+  /// Switches to WAL, then migrates inside one write transaction that reads the state again:
+  /// another launch may have migrated the store while this one waited for the lock.
+  private func openForWriting(movedAside: URL?) throws -> StoreHandle {
+    let result: (from: Int, to: Int)
+    do {
+      let connection = try SQLiteConnection(url: url, mode: .create, busyTimeout: busyTimeout)
+      if try connection.journalMode() != "wal" {
+        try connection.execute("PRAGMA journal_mode = WAL")
+      }
+      result = try connection.immediateTransaction {
+        let state = try Self.inspect(connection)
+        _ = try judge(state)
+        let pending = schema.migrations.filter { $0.version > state.version }
+        for (index, migration) in pending.enumerated() {
+          try context.checkCancellation()
+          context.reportProgress(
+            Double(index) / Double(pending.count),
+            "Migrating to version \(migration.version): \(migration.summary)...")
+          do {
+            try connection.executeScript(migration.sql)
+          } catch let error as SQLiteError {
+            throw failure(error, in: migration, leftAt: state.version)
+          }
+          try connection.execute("PRAGMA user_version = \(migration.version)")
+        }
+        if state.applicationID != schema.applicationID {
+          try connection.execute("PRAGMA application_id = \(schema.applicationID)")
+        }
+        return (state.version, max(state.version, schema.latestVersion))
+      }
+    } catch let error as SQLiteError {
+      throw explain(error)
+    }
+    if result.from == result.to {
+      context.reportProgress(1, "store is up to date (version \(result.to))")
+    } else {
+      context.reportProgress(1, "store at version \(result.to)")
+      context.log("migrated the store from version \(result.from) to \(result.to)")
+    }
+    return handle(version: result.to, movedAside: movedAside)
+  }
+
+  private func failure(
+    _ error: SQLiteError, in migration: StoreSchema.Migration, leftAt version: Int
+  )
+    -> StepFailure
+  {
+    let line = error.line.map { ":\($0)" } ?? ""
+    let location =
+      migration.file.map { "the migration '\($0.path)\(line)'" }
+      ?? "migration \(migration.version) (\(migration.summary)) of the \(schema.name) schema at line \(error.line ?? 1)"
+    return StepFailure(
+      "\(location) failed: \(error.message); the store '\(url.path)' was left as it was, at version \(version)"
+    )
+  }
+
+  /// Moves the damaged store aside with its WAL and creates a new one in its place.
+  ///
+  /// `found` is the file this launch found damaged: when the file at the path is no longer
+  /// that one, another launch recovered the store first, and its new store is opened instead
+  /// of being moved aside in turn.
+  private func recover(from reason: String, shm: Data?, found: Int?) throws -> StoreHandle {
+    guard !readOnly else {
+      throw StepFailure(
+        "the store '\(url.path)' is damaged (\(reason)); nothing was changed in read-only mode")
+    }
+    let destination: URL?
+    do {
+      let lock = try FolderLock(url.deletingLastPathComponent())
+      lock.lock(exclusive: true)
+      destination =
+        Self.identity(of: url) == found ? try StoreFile.moveAside(url, shm: shm) : nil
+    }
+    guard let destination else { return try openStore() }
+    context.log(
+      "the store was damaged (\(reason)); moved it aside to \(destination.lastPathComponent) and created a new one"
+    )
+    return try openStore(movedAside: destination)
+  }
+
+  /// The file system's number for the file at `url`, which a rename keeps and a new file
+  /// does not share.
+  private static func identity(of url: URL) -> Int? {
+    let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
+    return (attributes?[.systemFileNumber] as? NSNumber)?.intValue
+  }
+
+  /// The `-shm` file's bytes, read before SQLite opens the store and changes them; it is as
+  /// small as the WAL is short (32 KiB per 4,096 pages), whatever the store's size.
+  private func sharedMemorySnapshot() -> Data? {
+    let shm = URL(fileURLWithPath: url.path + "-shm")
+    guard FileManager.default.fileExists(atPath: url.path + "-wal") else { return nil }
+    return try? Data(contentsOf: shm)
+  }
+
+  /// A new store's folder must exist unless `createFolders` says to make it: a typo in `path`
+  /// should not silently start an empty library somewhere else.
+  private func prepareFolder() throws {
+    let folder = url.deletingLastPathComponent()
+    var isFolder: ObjCBool = false
+    if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder) {
+      guard isFolder.boolValue else {
+        throw StepFailure(
+          "'\(folder.path)' is a file, not a folder, so the store '\(url.path)' cannot be created in it; give another path"
+        )
+      }
+      return
+    }
+    guard createFolders else {
+      throw StepFailure(
+        "the folder '\(folder.path)' for the store '\(url.path)' does not exist; create it, or set \"createFolders\": true"
+      )
+    }
+    do {
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    } catch {
+      throw StepFailure(
+        "cannot create the folder '\(folder.path)' for the store '\(url.path)': \(error.localizedDescription)"
+      )
+    }
+  }
+
+  /// SQLite says "database is locked", "unable to open database file" or "disk I/O error";
+  /// another writer, a folder it cannot write to or a full disk is the cause people can act
+  /// on, so it is named.
+  private func explain(_ error: SQLiteError) -> any Error {
+    if error.isBusy {
+      return StepFailure(
+        "the store '\(url.path)' stayed locked by another connection for all of 'busyTimeout' (\(DurationText.format(busyTimeout))); close the other writer, or raise 'busyTimeout'"
+      )
+    }
+    guard let problem = SafeFiles.writeProblem(in: url.deletingLastPathComponent()) else {
+      return error
+    }
+    return StepFailure(
+      "cannot open the store '\(url.path)': \(problem.reason), and SQLite writes its journal beside the store, even to read it (\(error.message)); \(problem.advice)"
+    )
+  }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import LaunchOrchestrator
+import PluginTestSupport
+import SQLiteStore
+import StoreInitPlugin
+import Testing
+
+/// An app's own schema as a folder of numbered `.sql` files.
+@Suite("store.init with a migrations folder", .timeLimit(.minutes(1)))
+struct StoreMigrationsTests {
+  private let plugins: [any StepPlugin.Type] = [StoreInitStep.self]
+  private let params = #"{ "path": "app.sqlite", "migrations": "migrations/notes" }"#
+
+  private func progress(_ events: [LaunchEvent]) -> [String] {
+    events.compactMap { event in
+      if case .progress(_, _, let message?) = event.kind { return message }
+      return nil
+    }
+  }
+
+  @Test func appliesTheFilesInOrderThenOnlyNewOnes() async throws {
+    let folder = try ScratchFolder()
+    try folder.write(
+      "migrations/notes/001_create_notes.sql",
+      "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL);")
+    try folder.write(
+      "migrations/notes/002_add_pinned.sql",
+      "ALTER TABLE notes ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0;")
+    try folder.write("migrations/notes/README.md", "not a migration")
+    let (first, events) = try await launch(storeManifest(params), in: folder, plugins: plugins)
+    #expect(first.outcome == .succeeded)
+    #expect(
+      progress(events) == [
+        "Migrating to version 1: create notes...", "Migrating to version 2: add pinned...",
+        "store at version 2",
+      ])
+    let url = folder.file("app.sqlite")
+    try SQLiteConnection(url: url, mode: .readWrite).run(
+      "INSERT INTO notes (text, pinned) VALUES ('kept', 1)")
+
+    let (again, _) = try await launch(storeManifest(params), in: folder, plugins: plugins)
+    #expect(again.step("store")?.notes == [])
+
+    try folder.write(
+      "migrations/notes/003_index_pinned.sql", "CREATE INDEX notes_pinned ON notes (pinned, id);")
+    let (third, thirdEvents) = try await launch(
+      storeManifest(params), in: folder, plugins: plugins)
+    #expect(third.step("store")?.notes == ["migrated the store from version 2 to 3"])
+    #expect(progress(thirdEvents).first == "Migrating to version 3: index pinned...")
+    let connection = try SQLiteConnection(url: url, mode: .readOnly)
+    #expect(try connection.userVersion() == 3)
+    #expect(
+      try connection.applicationID() == StoreSchema(name: "notes", migrations: []).applicationID)
+    #expect(try connection.query("SELECT text FROM notes") { $0.text(0) } == ["kept"])
+  }
+
+  @Test func aFailingFileNamesItsLineAndLeavesTheStoreAsItWas() async throws {
+    let folder = try ScratchFolder()
+    try folder.write(
+      "migrations/notes/001_create_notes.sql",
+      "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL);")
+    _ = try await launch(storeManifest(params), in: folder, plugins: plugins)
+    let broken = try folder.write(
+      "migrations/notes/002_add_tags.sql",
+      """
+      -- Tags for notes.
+      CREATE TABLE tags (id INTEGER PRIMARY KEY, name TEXT);
+
+      INSERT INTO tag (name) VALUES ('first');
+      """)
+    try folder.write("migrations/notes/003_more.sql", "CREATE TABLE more (id INTEGER);")
+    let (report, _) = try await launch(storeManifest(params), in: folder, plugins: plugins)
+    #expect(
+      storeError(report)
+        == "the migration '\(broken.path):4' failed: no such table: tag; the store '\(folder.file("app.sqlite").path)' was left as it was, at version 1"
+    )
+    let connection = try SQLiteConnection(url: folder.file("app.sqlite"), mode: .readOnly)
+    #expect(try connection.userVersion() == 1)
+    #expect(try connection.tableNames() == ["notes"])
+  }
+
+  @Test func refusesAStoreNewerThanItsNewestFile() async throws {
+    let folder = try ScratchFolder()
+    try folder.write("migrations/notes/001_create_notes.sql", "CREATE TABLE notes (id INTEGER);")
+    try folder.write("migrations/notes/002_more.sql", "CREATE TABLE more (id INTEGER);")
+    _ = try await launch(storeManifest(params), in: folder, plugins: plugins)
+    try FileManager.default.removeItem(at: folder.file("migrations/notes/002_more.sql"))
+    let (report, _) = try await launch(storeManifest(params), in: folder, plugins: plugins)
+    #expect(
+      storeError(report)
+        == "the store '\(folder.file("app.sqlite").path)' is at schema version 2, newer than this build knows (1); update the app"
+    )
+  }
+
+  @Test func checksTheFolderWhenTheManifestLoads() throws {
+    let folder = try ScratchFolder()
+    func problems(_ files: [String]) throws -> [String] {
+      let migrations = folder.file("m-\(UUID().uuidString)")
+      try FileManager.default.createDirectory(at: migrations, withIntermediateDirectories: true)
+      for file in files { try folder.write("\(migrations.lastPathComponent)/\(file)", "SELECT 1;") }
+      return loadProblems(
+        storeManifest(#"{ "path": "a.sqlite", "migrations": "\#(migrations.path)" }"#),
+        plugins: plugins
+      ).map { $0.replacingOccurrences(of: migrations.path, with: "M") }
+    }
+    #expect(
+      try problems(["001_a.sql", "003_c.sql"]) == [
+        "steps[0].params.migrations: the migrations in 'M' skip number 2 after '001_a.sql' (the next is '003_c.sql'); number them from 1 without gaps."
+      ])
+    #expect(
+      try problems(["002_b.sql"]) == [
+        "steps[0].params.migrations: the migrations in 'M' skip number 1 (the next is '002_b.sql'); number them from 1 without gaps."
+      ])
+    #expect(
+      try problems(["001_a.sql", "002_b.sql", "002_c.sql"]) == [
+        "steps[0].params.migrations: '002_b.sql' and '002_c.sql' in 'M' both have number 2; give each migration its own number."
+      ])
+    #expect(
+      try problems(["001_a.sql", "2-b.sql"]) == [
+        "steps[0].params.migrations: the migration file 'M/2-b.sql' is not named NNN_name.sql; rename it to its number, an underscore and a name, such as '004_add_tags.sql'."
+      ])
+    #expect(
+      try problems(["sample.sql"]) == [
+        "steps[0].params.migrations: the migrations folder 'M' holds no migration files; add the first one as '001_create.sql'."
+      ])
+    #expect(
+      loadProblems(
+        storeManifest(#"{ "path": "a.sqlite", "migrations": "/nowhere/migrations" }"#),
+        plugins: plugins)
+        == [
+          "steps[0].params.migrations: the migrations folder '/nowhere/migrations' does not exist; give the folder of NNN_name.sql files shipped with the manifest."
+        ])
+    #expect(
+      loadProblems(
+        storeManifest(#"{ "path": "a.sqlite", "schema": "books", "migrations": "m" }"#),
+        plugins: plugins)
+        == [
+          "steps[0].params.migrations: give either 'schema' (a built-in schema) or 'migrations', not both."
+        ])
+  }
+}

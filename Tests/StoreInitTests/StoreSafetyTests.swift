@@ -1,0 +1,228 @@
+import Foundation
+import LaunchOrchestrator
+import PluginTestSupport
+import SQLiteStore
+import StoreInitPlugin
+import Testing
+
+/// Files `store.init` did not create, paths that name no store, and many launches at once:
+/// each is refused before anything is written, or migrated exactly once.
+@Suite("store.init with foreign files, bad paths and concurrent launches", .timeLimit(.minutes(1)))
+struct StoreSafetyTests {
+  private let plugins: [any StepPlugin.Type] = [StoreInitStep.self]
+
+  @Test func refusesATextFileAndLeavesItAsItWas() async throws {
+    let folder = try ScratchFolder()
+    let url = try folder.write("library.sqlite", "my shopping list\nmilk\n")
+    let (report, _) = try await launch(
+      storeManifest(#"{ "path": "library.sqlite" }"#), in: folder, plugins: plugins)
+    #expect(report.outcome == .failed)
+    #expect(
+      storeError(report)
+        == "'\(url.path)' is not a SQLite database (it starts with 'my shopping list'); give another path or move it yourself"
+    )
+    #expect(try String(contentsOf: url, encoding: .utf8) == "my shopping list\nmilk\n")
+    #expect(try names(in: folder) == ["launch.json", "library.sqlite"])
+  }
+
+  @Test func refusesABinaryFileNamingItsFirstBytes() async throws {
+    let folder = try ScratchFolder()
+    let url = folder.file("library.sqlite")
+    let bytes = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+    try bytes.write(to: url)
+    let (report, _) = try await launch(
+      storeManifest(#"{ "path": "library.sqlite" }"#), in: folder, plugins: plugins)
+    #expect(
+      storeError(report)
+        == "'\(url.path)' is not a SQLite database (it starts with the bytes 07 26 45 64 83 a2 c1 e0 ff 1e 3d 5c 7b 9a b9 d8); give another path or move it yourself"
+    )
+    #expect(try Data(contentsOf: url) == bytes)
+    #expect(try names(in: folder) == ["launch.json", "library.sqlite"])
+  }
+
+  @Test func refusesTheManifestItselfAsItsPath() async throws {
+    let folder = try ScratchFolder()
+    let manifest = storeManifest(#"{ "path": "launch.json" }"#)
+    let (report, _) = try await launch(manifest, in: folder, plugins: plugins)
+    #expect(
+      storeError(report)
+        == "'\(folder.file("launch.json").path)' is not a SQLite database (it starts with '{ \"version\": 1, '); give another path or move it yourself"
+    )
+    #expect(try String(contentsOf: folder.file("launch.json"), encoding: .utf8) == manifest)
+    #expect(try names(in: folder) == ["launch.json"])
+  }
+
+  @Test func refusesAFolderAsItsPath() async throws {
+    let folder = try ScratchFolder()
+    try FileManager.default.createDirectory(
+      at: folder.file("data"), withIntermediateDirectories: true)
+    let (report, _) = try await launch(
+      storeManifest(#"{ "path": "data" }"#), in: folder, plugins: plugins)
+    #expect(
+      storeError(report)
+        == "'\(folder.file("data").path)' is a folder; 'path' names the store's file in it, such as '\(folder.file("data/library.sqlite").path)'"
+    )
+  }
+
+  @Test func failsOnAMissingParentFolderUnlessToldToCreateIt() async throws {
+    let folder = try ScratchFolder()
+    let (report, _) = try await launch(
+      storeManifest(#"{ "path": "data/library.sqlite" }"#), in: folder, plugins: plugins)
+    #expect(
+      storeError(report)
+        == "the folder '\(folder.file("data").path)' for the store '\(folder.file("data/library.sqlite").path)' does not exist; create it, or set \"createFolders\": true"
+    )
+    #expect(try names(in: folder) == ["launch.json"])
+
+    let (created, _) = try await launch(
+      storeManifest(#"{ "path": "data/library.sqlite", "createFolders": true }"#), in: folder,
+      plugins: plugins)
+    #expect(created.outcome == .succeeded)
+    #expect(FileManager.default.fileExists(atPath: folder.file("data/library.sqlite").path))
+  }
+
+  /// A database of another app: two tables of its own, no schema version.
+  private func foreignDatabase(at url: URL) throws {
+    let connection = try SQLiteConnection(url: url, mode: .create)
+    try connection.execute(
+      """
+      CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT);
+      CREATE TABLE tags (id INTEGER PRIMARY KEY, name TEXT);
+      INSERT INTO notes (text) VALUES ('keep me');
+      """)
+  }
+
+  @Test func refusesAForeignDatabaseWithoutWritingToIt() async throws {
+    let folder = try ScratchFolder()
+    let url = folder.file("library.sqlite")
+    try foreignDatabase(at: url)
+    let bytes = try Data(contentsOf: url)
+    let (report, _) = try await launch(
+      storeManifest(#"{ "path": "library.sqlite" }"#), in: folder, plugins: plugins)
+    #expect(
+      storeError(report)
+        == "'\(url.path)' is a database this schema did not create: it has the tables notes, tags and no schema version; give another path, or set \"adopt\": true to add the books schema's tables to it"
+    )
+    #expect(try Data(contentsOf: url) == bytes)
+    #expect(try names(in: folder) == ["launch.json", "library.sqlite"], "not even switched to WAL")
+  }
+
+  @Test func adoptsAForeignDatabaseWhenToldTo() async throws {
+    let folder = try ScratchFolder()
+    let url = folder.file("library.sqlite")
+    try foreignDatabase(at: url)
+    let (report, _) = try await launch(
+      storeManifest(#"{ "path": "library.sqlite", "adopt": true }"#), in: folder, plugins: plugins)
+    #expect(report.outcome == .succeeded)
+    let connection = try SQLiteConnection(url: url, mode: .readOnly)
+    #expect(try connection.userVersion() == 4)
+    #expect(try connection.query("SELECT text FROM notes") { $0.text(0) } == ["keep me"])
+    #expect(try connection.tableNames().isSuperset(of: ["works", "notes", "tags"]))
+  }
+
+  @Test func refusesABooksStoreOpenedAsMusicBeforeWritingAnything() async throws {
+    let folder = try ScratchFolder()
+    let url = folder.file("library.sqlite")
+    _ = try await launch(
+      storeManifest(#"{ "path": "library.sqlite" }"#), in: folder, plugins: plugins)
+    let bytes = try Data(contentsOf: url)
+    let (report, _) = try await launch(
+      storeManifest(#"{ "path": "library.sqlite", "schema": "music" }"#), in: folder,
+      plugins: plugins)
+    #expect(
+      storeError(report)
+        == "'\(url.path)' holds a books store at version 4, not a music store; give store.init the schema it was created with, or another path"
+    )
+    #expect(try Data(contentsOf: url) == bytes)
+  }
+
+  @Test func tellsTheSchemaOfAStoreMadeBeforeItsIdentityWasRecorded() async throws {
+    let folder = try ScratchFolder()
+    let url = folder.file("library.sqlite")
+    // As earlier builds made them: the version, and no application id.
+    do {
+      let connection = try SQLiteConnection(url: url, mode: .create)
+      try connection.execute("PRAGMA journal_mode = WAL")
+      for migration in StoreSchema.music.migrations { try connection.execute(migration.sql) }
+      try connection.execute("PRAGMA user_version = 3")
+    }
+    let (asBooks, _) = try await launch(
+      storeManifest(#"{ "path": "library.sqlite" }"#), in: folder, plugins: plugins)
+    #expect(
+      storeError(asBooks)
+        == "'\(url.path)' holds a music store at version 3, without the tables authors, editions, library_entries, scans, works of the books schema; give store.init the schema it was created with, or another path"
+    )
+    let (asMusic, _) = try await launch(
+      storeManifest(#"{ "path": "library.sqlite", "schema": "music" }"#), in: folder,
+      plugins: plugins)
+    #expect(asMusic.outcome == .succeeded)
+    #expect(asMusic.step("store")?.notes == [], "nothing to migrate")
+    let connection = try SQLiteConnection(url: url, mode: .readOnly)
+    #expect(try connection.applicationID() == StoreSchema.music.applicationID)
+  }
+
+  @Test(arguments: [0, 1])
+  func manyLaunchesAtOnceAllSucceedAndOneMigrates(startVersion: Int) async throws {
+    let folder = try ScratchFolder()
+    if startVersion > 0 {
+      let connection = try SQLiteConnection(url: folder.file("library.sqlite"), mode: .create)
+      try connection.execute(StoreSchema.books.migrations[0].sql)
+      try connection.execute("PRAGMA user_version = 1")
+    }
+    let manifest = storeManifest(#"{ "path": "library.sqlite", "busyTimeout": "30s" }"#)
+    // Each launch loads the same manifest file: write it once, before they start.
+    _ = try folder.write("launch.json", manifest)
+    let reports = try await withThrowingTaskGroup(of: LaunchReport.self) { group in
+      for _ in 0..<24 {
+        group.addTask {
+          var registry = PluginRegistry()
+          registry.register(StoreInitStep.self)
+          let plan = try ManifestLoader(registry: registry).load(
+            path: folder.file("launch.json").path)
+          return await LaunchEngine().run(plan)
+        }
+      }
+      return try await group.reduce(into: []) { $0.append($1) }
+    }
+    #expect(reports.filter { $0.outcome != .succeeded }.map { storeError($0) } == [])
+    let migrated = reports.filter {
+      $0.step("store")?.notes.contains { $0.hasPrefix("migrated the store") } == true
+    }
+    #expect(migrated.count == 1)
+    let store = try SQLiteConnection(url: folder.file("library.sqlite"), mode: .readOnly)
+    #expect(try store.userVersion() == 4)
+  }
+
+  @Test func manyLaunchesAtOnceOnADamagedStoreMoveItAsideOnce() async throws {
+    let folder = try ScratchFolder()
+    let url = folder.file("library.sqlite")
+    _ = try await launch(
+      storeManifest(#"{ "path": "library.sqlite" }"#), in: folder, plugins: plugins)
+    try damageFirstPage(of: url)
+    let bytes = try Data(contentsOf: url)
+    _ = try folder.write("launch.json", storeManifest(#"{ "path": "library.sqlite" }"#))
+    let reports = try await withThrowingTaskGroup(of: LaunchReport.self) { group in
+      for _ in 0..<16 {
+        group.addTask {
+          var registry = PluginRegistry()
+          registry.register(StoreInitStep.self)
+          let plan = try ManifestLoader(registry: registry).load(
+            path: folder.file("launch.json").path)
+          return await LaunchEngine().run(plan)
+        }
+      }
+      return try await group.reduce(into: []) { $0.append($1) }
+    }
+    #expect(reports.filter { $0.outcome != .succeeded }.map { storeError($0) } == [])
+    let moved = reports.flatMap { $0.step("store")?.notes ?? [] }.filter {
+      $0.hasPrefix("the store was damaged")
+    }
+    #expect(moved.count == 1)
+    let aside = try names(in: folder).filter {
+      $0.hasPrefix("library.sqlite.corrupt-") && !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm")
+    }
+    #expect(aside.count == 1, "\(aside)")
+    #expect(try aside.map { try Data(contentsOf: folder.file($0)) } == [bytes])
+    #expect(try SQLiteConnection(url: url, mode: .readOnly).userVersion() == 4)
+  }
+}
