@@ -124,12 +124,17 @@ public struct QueueValidationStep: StepPlugin {
 
   /// Makes `backup` hold the original: a hard link (instant, same permissions and owner), or
   /// a private copy where the file system has no hard links. An existing `backup` is never
-  /// replaced: it is an interrupted rewrite's or the user's.
+  /// replaced, unless it is another name of the queue file itself (a rewrite killed before
+  /// it replaced anything): removing that name loses nothing.
   private static func keep(
     _ file: URL, as backup: String, originalBytes: [UInt8], shownAs url: URL
   ) throws {
     if link(file.path, backup) == 0 { return }
-    let code = errno
+    var code = errno
+    if code == EEXIST, isSameFile(backup, file.path), unlink(backup) == 0 {
+      if link(file.path, backup) == 0 { return }
+      code = errno
+    }
     if code == EEXIST {
       throw StepFailure(
         "cannot rewrite the queue '\(url.path)': '\(backup)' already exists (the backup of an "
@@ -158,6 +163,16 @@ public struct QueueValidationStep: StepPlugin {
       unlink(backup)
       throw failure
     }
+  }
+
+  /// Whether the two paths name the same regular file (device and inode), without following
+  /// a link at `backup`.
+  private static func isSameFile(_ backup: String, _ path: String) -> Bool {
+    var backupInfo = stat()
+    var fileInfo = stat()
+    guard lstat(backup, &backupInfo) == 0, stat(path, &fileInfo) == 0 else { return false }
+    return backupInfo.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG)
+      && backupInfo.st_dev == fileInfo.st_dev && backupInfo.st_ino == fileInfo.st_ino
   }
 
   /// Why the backup could not be made, in the words ``SafeFiles`` uses for the same folder

@@ -241,6 +241,17 @@ struct QueueValidationSafetyTests {
     #expect(try String(contentsOf: backup, encoding: .utf8) == "the user's own backup")
   }
 
+  @Test func replacesABackupThatIsOnlyAnotherNameOfTheQueue() async throws {
+    let folder = try await folderWithStore()
+    let queue = try folder.write("queue.json", #"[{"workId": 1}, {"workId": 7}]"#)
+    // What a rewrite killed after making its backup, before replacing the queue, leaves.
+    try #require(link(queue.path, folder.file("queue.json.bak").path) == 0)
+    let report = try await launch(manifest, in: folder, plugins: plugins).report
+    #expect(report.outcome == .succeeded)
+    #expect(try String(contentsOf: queue, encoding: .utf8) == #"[{"workId": 1}]"#)
+    #expect(try names(folder) == ["queue.json"])
+  }
+
   @Test func refusesAFIFOInsteadOfWaitingOnIt() async throws {
     let folder = try await folderWithStore()
     let fifo = folder.file("queue.json")
