@@ -2,13 +2,24 @@ import Foundation
 import LaunchOrchestrator
 import SQLiteStore
 
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#endif
+
 /// `images.cleanup`: removes images of reviewed scans, and orphaned files older than `maxAge`,
 /// from one directory.
 ///
-/// It only ever removes entries it found by walking its own directory with `lstat`: it never
-/// leaves the directory, never descends through a symbolic link, and removes a link itself at
-/// most, never its target. With a store among its dependencies, images its scans still
-/// reference are kept; without one, every file older than `maxAge` counts as orphaned.
+/// It opens its directory one component at a time without following links, then works only
+/// through that open folder's descriptor (`openat`, `fstatat`, `unlinkat`, never a path), so
+/// a folder swapped for a link while it runs cannot lead it elsewhere; it removes a link
+/// itself at most, never its target. Each file's identity and age are checked again right
+/// before it is removed. It refuses `/`, the home folder, system folders, and any folder
+/// that is or holds the manifest's folder, the data folder or the store. Names that are not
+/// UTF-8 and files that vanish are skipped and counted. With a store among its dependencies,
+/// images its scans still reference are kept, and with a read-only store the reviewed ones
+/// too; without a store, every file older than `maxAge` counts as orphaned.
 public struct ImageCleanupStep: StepPlugin {
   /// The kind name.
   public static let kind = "images.cleanup"
@@ -51,19 +62,38 @@ public struct ImageCleanupStep: StepPlugin {
 
   /// Cleans the directory.
   public func run(_ context: StepContext) async throws -> ImageCleanupResult {
-    let root = context.resolve(directory)
-    let files = FileManager.default
-    guard let rootType = try? files.attributesOfItem(atPath: root.path)[.type] as? FileAttributeType
-    else {
-      context.log("no directory at \(root.path); nothing to clean")
-      return ImageCleanupResult(removedFiles: 0, removedBytes: 0, dryRun: dryRun)
-    }
-    guard rootType == .typeDirectory else {
-      throw StepFailure(
-        "'\(root.path)' is not a directory (a symbolic link is not followed); name the real folder")
+    let root = directory.hasPrefix("/") ? directory : context.dataDirectory.path + "/" + directory
+    let shown = context.resolve(directory).path
+    let store = context.inputs(StoreHandle.self).first
+    let folder: DirectoryHandle
+    do {
+      let (handle, physicalPath) = try DirectoryHandle.openFolder(atPath: root)
+      let protected = ProtectedFolders(
+        manifestDirectory: context.manifestDirectory, dataDirectory: context.dataDirectory,
+        store: store?.url, home: NSHomeDirectory())
+      if let reason = protected.reason(for: handle, physicalPath: physicalPath) {
+        throw StepFailure(
+          "images.cleanup will not clean '\(shown)': \(reason), and it deletes files in the "
+            + "folder it is given; name the images folder itself (a folder that holds only images)")
+      }
+      folder = handle
+    } catch let failure as DirectoryHandle.PathFailure {
+      switch failure {
+      case .missing:
+        context.log("no directory at \(shown); nothing to clean")
+        return ImageCleanupResult(removedFiles: 0, removedBytes: 0, dryRun: dryRun)
+      case .symbolicLink(let link):
+        throw StepFailure(
+          "'\(shown)' passes through the symbolic link '\(link)', and images.cleanup never "
+            + "follows links (one swapped in could lead it to delete elsewhere); name the real folder"
+        )
+      case .notADirectory(let path):
+        throw StepFailure("'\(path)' is not a directory; name the images folder")
+      case .system(let code, let path):
+        throw StepFailure("cannot open '\(path)': \(String(cString: strerror(code)))")
+      }
     }
 
-    let store = context.inputs(StoreHandle.self).first
     var referenced: Set<String> = []
     var reviewed: [String: [Int64]] = [:]
     if let store {
@@ -82,78 +112,46 @@ public struct ImageCleanupStep: StepPlugin {
       }
     }
 
-    let cutoff = Date().addingTimeInterval(-maxAge.seconds)
-    var removed = (reviewed: 0, orphaned: 0, bytes: Int64(0))
-    var clearedScans: [Int64] = []
-    for entry in try walk(root) {
-      let isReviewed = reviewed[entry.relativePath] != nil
-      let isOrphaned =
-        !isReviewed && !referenced.contains(entry.relativePath) && entry.modified < cutoff
-      guard isReviewed || isOrphaned else { continue }
-      if !dryRun {
-        // unlink never follows a link and never removes a directory.
-        guard unlink(entry.url.path) == 0 else {
-          context.log("could not remove \(entry.relativePath): \(String(cString: strerror(errno)))")
-          continue
-        }
-      }
-      removed.bytes += entry.size
-      if isReviewed {
-        removed.reviewed += 1
-        clearedScans += reviewed[entry.relativePath] ?? []
-      } else {
-        removed.orphaned += 1
-      }
-    }
-    if let store, !dryRun, !clearedScans.isEmpty, !store.isReadOnly {
+    var cleaner = ImageCleaner(
+      cutoff: Date().timeIntervalSince1970 - maxAge.seconds, dryRun: dryRun,
+      reviewed: reviewed, referenced: referenced,
+      // A read-only store cannot forget a removed image, so its scans' images stay.
+      keepsReviewed: store?.isReadOnly ?? false, log: { context.log($0) })
+    cleaner.checkCancellation = { try context.checkCancellation() }
+    try cleaner.clean(folder)
+
+    if let store, !dryRun, !cleaner.clearedScans.isEmpty, !store.isReadOnly {
       let connection = try store.connect()
       try connection.immediateTransaction {
-        for id in clearedScans {
+        for id in cleaner.clearedScans {
           try connection.run("UPDATE scans SET image_path = NULL WHERE id = ?", [.integer(id)])
         }
       }
     }
-    let count = removed.reviewed + removed.orphaned
-    let size = ByteCountFormatter.string(fromByteCount: removed.bytes, countStyle: .file)
+    let count = cleaner.removedReviewed + cleaner.removedOrphans
+    let size = ByteCountFormatter.string(fromByteCount: cleaner.removedBytes, countStyle: .file)
     context.log(
       "\(dryRun ? "dry run: would remove" : "removed") \(count) files (\(size)): "
-        + "\(removed.reviewed) reviewed scan images, \(removed.orphaned) orphaned files")
-    return ImageCleanupResult(removedFiles: count, removedBytes: removed.bytes, dryRun: dryRun)
-  }
-
-  private struct Entry {
-    var url: URL
-    var relativePath: String
-    var modified: Date
-    var size: Int64
-  }
-
-  /// Regular files and links below `root`, found with `lstat`; real subdirectories are
-  /// walked, linked ones are not.
-  private func walk(_ root: URL) throws -> [Entry] {
-    let files = FileManager.default
-    var entries: [Entry] = []
-    var pending = [(url: root, relative: "")]
-    while let (folder, relative) = pending.popLast() {
-      for name in try files.contentsOfDirectory(atPath: folder.path).sorted() {
-        let url = folder.appendingPathComponent(name)
-        let path = relative.isEmpty ? name : "\(relative)/\(name)"
-        let attributes = try files.attributesOfItem(atPath: url.path)
-        switch attributes[.type] as? FileAttributeType {
-        case .typeDirectory?:
-          pending.append((url, path))
-        case .typeRegular?, .typeSymbolicLink?:
-          entries.append(
-            Entry(
-              url: url, relativePath: path,
-              modified: attributes[.modificationDate] as? Date ?? .distantFuture,
-              size: (attributes[.size] as? NSNumber)?.int64Value ?? 0))
-        default:
-          continue
-        }
-      }
+        + "\(cleaner.removedReviewed) reviewed scan images, \(cleaner.removedOrphans) orphaned files"
+    )
+    if cleaner.keptForReadOnlyStore > 0 {
+      context.log(
+        "kept \(cleaner.keptForReadOnlyStore) reviewed scan images: the store is read-only, so "
+          + "their scans would still name them")
     }
-    return entries
+    if cleaner.skippedNames > 0 {
+      context.log(
+        "skipped \(cleaner.skippedNames) entries whose names are not UTF-8; rename them to clean them"
+      )
+    }
+    if cleaner.skippedChanged > 0 {
+      context.log(
+        "skipped \(cleaner.skippedChanged) entries that vanished, were replaced or changed while "
+          + "cleaning")
+    }
+    return ImageCleanupResult(
+      removedFiles: count, removedBytes: cleaner.removedBytes, dryRun: dryRun,
+      skipped: cleaner.skippedNames + cleaner.skippedChanged + cleaner.skippedFailed)
   }
 }
 
@@ -165,4 +163,7 @@ public struct ImageCleanupResult: Sendable, Equatable {
   public var removedBytes: Int64
   /// Whether nothing was actually removed.
   public var dryRun: Bool
+  /// Entries left alone: names that are not UTF-8, files that vanished or changed while
+  /// cleaning, and files that could not be removed.
+  public var skipped: Int = 0
 }

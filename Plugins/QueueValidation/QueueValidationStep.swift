@@ -2,11 +2,21 @@ import Foundation
 import LaunchOrchestrator
 import SQLiteStore
 
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#endif
+
 /// `queue.validate`: drops persisted enrichment-queue entries whose work no longer exists in
 /// the store, and rewrites the queue file atomically.
 ///
-/// The queue is a JSON array of objects, each with an integer `workId`; other members are kept
-/// as they are. A missing queue is an empty one; an unreadable one is moved aside, never lost.
+/// The queue is a JSON array of objects, each with an integer `workId`; the entries it keeps
+/// stay byte for byte as written (numbers, escapes, layout), only the dropped ones are cut
+/// out. A missing queue is an empty one; an unreadable one is moved aside, never lost; a key
+/// repeated within an entry fails the step and leaves the file alone. The rewrite follows a
+/// symbolic link to its file, keeps its permissions and owner, and keeps the original as
+/// `<file>.bak` until the new file is in place (see ``SafeFiles/writeAtomically(_:to:)``).
 public struct QueueValidationStep: StepPlugin {
   /// The kind name.
   public static let kind = "queue.validate"
@@ -41,25 +51,37 @@ public struct QueueValidationStep: StepPlugin {
   /// Validates the queue against the store.
   public func run(_ context: StepContext) async throws -> QueueValidationResult {
     let url = context.resolve(path)
-    guard FileManager.default.fileExists(atPath: url.path) else {
+    // A link is followed to the file it names; a folder, FIFO or device is refused before it
+    // is read (reading a FIFO would block the launch).
+    let file = try SafeFiles.checkReplaceable(url)
+    guard FileManager.default.fileExists(atPath: file.path) else {
       context.log("no queue at \(url.path); nothing to validate")
       return QueueValidationResult(kept: 0, dropped: 0, movedAside: nil)
     }
-    let entries: [(workId: Int64, value: JSONValue)]
+    let bytes = Array(try Data(contentsOf: file))
+    let queue: Queue
     do {
-      entries = try Self.read(Array(try Data(contentsOf: url)))
-    } catch let problem as QueueFormatProblem {
+      queue = try Queue(bytes)
+    } catch {
       let aside = try SafeFiles.moveAside(url, label: "unreadable")
       context.log(
-        "the queue was unreadable (\(problem.reason)); moved it aside to \(aside.lastPathComponent)"
+        "the queue was unreadable (\(error.reason)); moved it aside to \(aside.lastPathComponent)"
       )
       return QueueValidationResult(kept: 0, dropped: 0, movedAside: aside)
+    }
+    if let repeated = queue.repeatedKeys.first {
+      let position = SourceText(bytes: bytes).position(of: repeated.offset)
+      let more = queue.repeatedKeys.count > 1 ? " (and \(queue.repeatedKeys.count - 1) more)" : ""
+      throw StepFailure(
+        "the queue '\(url.path)' has the key '\(repeated.key)' twice in one entry at line "
+          + "\(position.line), column \(position.column)\(more); which one counts is ambiguous, so "
+          + "the queue was left as it was; remove the repeated key and run again")
     }
 
     let store = try context.input(StoreHandle.self)
     let connection = try store.connect()
     var existing: Set<Int64> = []
-    let ids = Array(Set(entries.map(\.workId)))
+    let ids = Array(Set(queue.workIds))
     for start in stride(from: 0, to: ids.count, by: 500) {
       let chunk = ids[start..<min(start + 500, ids.count)]
       let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
@@ -70,45 +92,197 @@ public struct QueueValidationStep: StepPlugin {
           $0.integer(0)
         })
     }
-    let kept = entries.filter { existing.contains($0.workId) }
-    let dropped = entries.count - kept.count
-    if dropped > 0 {
-      let text = JSONWriter.prettyPrinted(JSONValue(.array(kept.map(\.value))))
-      try SafeFiles.writeAtomically(Data(text.utf8), to: url)
-      context.log(
-        "dropped \(dropped) queue entries whose work no longer exists; kept \(kept.count)")
-    } else {
-      context.log("all \(kept.count) queue entries are valid")
+    let dropped = Set(queue.workIds.indices.filter { !existing.contains(queue.workIds[$0]) })
+    let kept = queue.workIds.count - dropped.count
+    guard !dropped.isEmpty else {
+      context.log("all \(kept) queue entries are valid")
+      return QueueValidationResult(kept: kept, dropped: 0, movedAside: nil)
     }
-    return QueueValidationResult(kept: kept.count, dropped: dropped, movedAside: nil)
+    let text = try queue.removing(dropped, path: url)
+    try Self.replace(file, with: text, originalBytes: bytes, shownAs: url)
+    context.log(
+      "dropped \(dropped.count) queue entries whose work no longer exists; kept \(kept)")
+    return QueueValidationResult(kept: kept, dropped: dropped.count, movedAside: nil)
   }
 
-  private struct QueueFormatProblem: Error {
-    var reason: String
-  }
-
-  private static func read(_ bytes: [UInt8]) throws(QueueFormatProblem) -> [(
-    workId: Int64, value: JSONValue
-  )] {
-    let root: JSONValue
+  /// Replaces `file` with `bytes`, keeping the original as `<file>.bak` until the new file is
+  /// in place, so even a crash mid-way leaves the queue's old bytes on disk.
+  private static func replace(
+    _ file: URL, with bytes: [UInt8], originalBytes: [UInt8], shownAs url: URL
+  ) throws {
+    let backup = file.path + ".bak"
+    try keep(file, as: backup, originalBytes: originalBytes, shownAs: url)
     do {
-      root = try JSONParser.parse(bytes).root
+      try SafeFiles.writeAtomically(Data(bytes), to: file)
+    } catch {
+      // The original is still in place, so the copy is not needed.
+      unlink(backup)
+      throw error
+    }
+    unlink(backup)
+  }
+
+  /// Makes `backup` hold the original: a hard link (instant, same permissions and owner), or
+  /// a private copy where the file system has no hard links. An existing `backup` is never
+  /// replaced, unless it is another name of the queue file itself (a rewrite killed before
+  /// it replaced anything): removing that name loses nothing.
+  private static func keep(
+    _ file: URL, as backup: String, originalBytes: [UInt8], shownAs url: URL
+  ) throws {
+    if link(file.path, backup) == 0 { return }
+    var code = errno
+    if code == EEXIST, isSameFile(backup, file.path), unlink(backup) == 0 {
+      if link(file.path, backup) == 0 { return }
+      code = errno
+    }
+    if code == EEXIST {
+      throw StepFailure(
+        "cannot rewrite the queue '\(url.path)': '\(backup)' already exists (the backup of an "
+          + "interrupted rewrite, or a file of yours), and it is never replaced; compare the two, "
+          + "keep what you need, remove '\(backup)' and run again")
+    }
+    let descriptor = open(backup, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    guard descriptor >= 0 else {
+      throw backupFailure(errno, file: file, backup: backup)
+    }
+    defer { close(descriptor) }
+    let complete = originalBytes.withUnsafeBytes { buffer -> Bool in
+      var offset = 0
+      while offset < buffer.count, let base = buffer.baseAddress {
+        let count = write(descriptor, base + offset, buffer.count - offset)
+        if count < 0 {
+          if errno == EINTR { continue }
+          return false
+        }
+        offset += count
+      }
+      return fsync(descriptor) == 0
+    }
+    guard complete else {
+      let failure = backupFailure(errno, file: file, backup: backup)
+      unlink(backup)
+      throw failure
+    }
+  }
+
+  /// Whether the two paths name the same regular file (device and inode), without following
+  /// a link at `backup`.
+  private static func isSameFile(_ backup: String, _ path: String) -> Bool {
+    var backupInfo = stat()
+    var fileInfo = stat()
+    guard lstat(backup, &backupInfo) == 0, stat(path, &fileInfo) == 0 else { return false }
+    return backupInfo.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG)
+      && backupInfo.st_dev == fileInfo.st_dev && backupInfo.st_ino == fileInfo.st_ino
+  }
+
+  /// Why the backup could not be made, in the words ``SafeFiles`` uses for the same folder
+  /// problems (not writable, full), or with the system's reason.
+  private static func backupFailure(_ code: Int32, file: URL, backup: String) -> StepFailure {
+    if let problem = SafeFiles.writeProblem(in: file.deletingLastPathComponent()) {
+      return StepFailure(
+        "cannot rewrite '\(file.path)': \(problem.reason), so the file was left as it was; "
+          + problem.advice)
+    }
+    return StepFailure(
+      "cannot rewrite '\(file.path)': cannot keep its original as '\(backup)' "
+        + "(\(String(cString: strerror(code)))), so the file was left as it was")
+  }
+}
+
+private struct QueueFormatProblem: Error {
+  var reason: String
+}
+
+/// A parsed queue file: its bytes, where each entry starts, and each entry's work id.
+private struct Queue {
+  let bytes: [UInt8]
+  let workIds: [Int64]
+  let repeatedKeys: [JSONDocument.DuplicateKey]
+  /// Where each entry's text starts, and where the root array's `[` and `]` are.
+  private let starts: [Int]
+  private let open: Int
+  private let close: Int
+
+  init(_ bytes: [UInt8]) throws(QueueFormatProblem) {
+    let document: JSONDocument
+    do {
+      document = try JSONParser.parse(bytes)
     } catch {
       throw QueueFormatProblem(reason: "invalid JSON: \(error.message)")
     }
+    let root = document.root
     guard let elements = root.elements else {
       throw QueueFormatProblem(
         reason: "expected an array of entries, found \(root.typeDescription)")
     }
-    var entries: [(workId: Int64, value: JSONValue)] = []
+    var workIds: [Int64] = []
+    var starts: [Int] = []
     for (index, element) in elements.enumerated() {
-      guard case .number(let number)? = element["workId"]?.kind, let workId = Int64(exactly: number)
+      guard let workId = element["workId"]?.exactInteger(Int64.self), let start = element.offset
       else {
         throw QueueFormatProblem(reason: "entry \(index) has no integer 'workId'")
       }
-      entries.append((workId, element))
+      workIds.append(workId)
+      starts.append(start)
     }
-    return entries
+    // The parser accepts only whitespace after the root, so its last other byte is the `]`.
+    guard let open = root.offset,
+      let close = bytes.lastIndex(where: { !Self.isWhitespace($0) })
+    else {
+      throw QueueFormatProblem(reason: "expected an array of entries")
+    }
+    self.bytes = bytes
+    self.workIds = workIds
+    self.repeatedKeys = document.duplicateKeys
+    self.starts = starts
+    self.open = open
+    self.close = close
+  }
+
+  private static func isWhitespace(_ byte: UInt8) -> Bool {
+    byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+  }
+
+  /// The first byte after entry `index`'s own text (before the whitespace and `,` or `]`
+  /// that follow it).
+  private func end(of index: Int) -> Int {
+    var cursor = index + 1 < starts.count ? starts[index + 1] : close
+    while Self.isWhitespace(bytes[cursor - 1]) { cursor -= 1 }
+    if index + 1 < starts.count {
+      // Step back over the `,` and the whitespace before it.
+      cursor -= 1
+      while Self.isWhitespace(bytes[cursor - 1]) { cursor -= 1 }
+    }
+    return cursor
+  }
+
+  /// The file's text without the entries at `dropped`; every other byte is copied as it was,
+  /// so numbers, key order, escapes and layout stay exactly as written.
+  func removing(_ dropped: Set<Int>, path url: URL) throws -> [UInt8] {
+    let kept = starts.indices.filter { !dropped.contains($0) }
+    var output: [UInt8] = []
+    output.reserveCapacity(bytes.count)
+    if let last = kept.last {
+      let lastOfAll = starts.count - 1
+      output += bytes[..<starts[0]]
+      for index in kept.dropLast() {
+        // The entry, then its own separator up to the next entry's start.
+        output += bytes[starts[index]..<(index + 1 < starts.count ? starts[index + 1] : close)]
+      }
+      output += bytes[starts[last]..<end(of: last)]
+      output += bytes[end(of: lastOfAll)...]
+    } else {
+      // Nothing is kept: the `[`, then what followed the last entry.
+      output += bytes[...open]
+      output += bytes[end(of: starts.count - 1)...]
+    }
+    // Whatever the layout, the result must be the kept entries and nothing else.
+    guard let check = try? JSONParser.parse(output).root.elements, check.count == kept.count else {
+      throw StepFailure(
+        "cannot rewrite the queue '\(url.path)': removing entries would not leave valid JSON, "
+          + "so the queue was left as it was; remove the entries of missing works by hand")
+    }
+    return output
   }
 }
 

@@ -1,10 +1,17 @@
 import Foundation
-import ImageCleanupPlugin
 import LaunchOrchestrator
 import PluginTestSupport
 import SQLiteStore
 import StoreInitPlugin
 import Testing
+
+@testable import ImageCleanupPlugin
+
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#endif
 
 @Suite("images.cleanup", .timeLimit(.minutes(1)))
 struct ImageCleanupTests {
@@ -143,5 +150,253 @@ struct ImageCleanupTests {
       loadProblems(cleanup(#"{ "maxAge": "1h" }"#), plugins: plugins) == [
         "steps[0].params: 'images.cleanup' needs the parameter 'directory'."
       ])
+  }
+}
+
+@Suite("images.cleanup stays in its folder", .timeLimit(.minutes(1)))
+struct ImageCleanupSafetyTests {
+  private let plugins: [any StepPlugin.Type] = [StoreInitStep.self, ImageCleanupStep.self]
+
+  private func cleanup(_ params: String, store: String? = nil) -> String {
+    let storeStep = store.map {
+      #"{ "id": "store", "plugin": "store.init", "params": \#($0) },"#
+    }
+    return """
+      { "version": 1, "steps": [ \(storeStep ?? "")
+        { "id": "clean", "plugin": "images.cleanup", \(store == nil ? "" : #""dependsOn": ["store"],"#) "params": \(params) }
+      ] }
+      """
+  }
+
+  private func age(_ url: URL, days: Double) throws {
+    try FileManager.default.setAttributes(
+      [.modificationDate: Date().addingTimeInterval(-days * 86_400)], ofItemAtPath: url.path)
+  }
+
+  private func exists(_ url: URL) -> Bool {
+    (try? FileManager.default.attributesOfItem(atPath: url.path)) != nil
+  }
+
+  /// Refused before anything is listed; dry runs with an age no file has, so that even code
+  /// that would not refuse removes nothing.
+  @Test(arguments: [
+    ("/", "it is the root folder"), ("/etc", "it is the system folder '/etc'"),
+    ("/usr/share", "it is inside the system folder '/usr'"),
+    (NSHomeDirectory(), "it is the home folder"),
+  ])
+  func refusesTheRootTheHomeAndSystemFolders(directory: String, reason: String) async throws {
+    let folder = try ScratchFolder()
+    let report = try await launch(
+      cleanup(#"{ "directory": "\#(directory)", "maxAge": "36500d", "dryRun": true }"#),
+      in: folder, plugins: plugins
+    ).report
+    #expect(report.outcome == .failed)
+    #expect(
+      report.step("clean")?.error
+        == "images.cleanup will not clean '\(directory)': \(reason), and it deletes files in the folder it is given; name the images folder itself (a folder that holds only images)"
+    )
+  }
+
+  @Test func refusesTheManifestsFolderAndKeepsTheManifest() async throws {
+    let folder = try ScratchFolder()
+    let photo = try folder.write("old.jpg", "old")
+    try age(photo, days: 3)
+    let report = try await launch(
+      cleanup(#"{ "directory": ".", "maxAge": "1h" }"#), in: folder, plugins: plugins
+    ).report
+    #expect(report.outcome == .failed)
+    #expect(
+      report.step("clean")?.error
+        == "images.cleanup will not clean '\(folder.url.path)': it is the manifest's folder '\(folder.url.path)', and it deletes files in the folder it is given; name the images folder itself (a folder that holds only images)"
+    )
+    #expect(exists(photo))
+    #expect(exists(folder.file("launch.json")))
+  }
+
+  @Test func refusesAFolderThatHoldsTheManifestWhateverItIsCalled() async throws {
+    let folder = try ScratchFolder()
+    let photo = try folder.write("app/old.jpg", "old")
+    try age(photo, days: 3)
+    let manifest = try folder.write(
+      "app/launch/launch.json",
+      cleanup(#"{ "directory": "../../app/launch/..", "maxAge": "1h" }"#))
+    var registry = PluginRegistry()
+    registry.register(plugins)
+    let plan = try ManifestLoader(registry: registry).load(path: manifest.path)
+    let report = await LaunchEngine().run(plan)
+    #expect(
+      report.step("clean")?.error?.contains(
+        "it holds the manifest's folder '\(folder.file("app/launch").path)'") == true)
+    #expect(exists(photo))
+  }
+
+  @Test func refusesTheStoresFolderAndKeepsTheStore() async throws {
+    let folder = try ScratchFolder()
+    let report = try await launch(
+      cleanup(
+        #"{ "directory": "data", "maxAge": 0 }"#,
+        store: #"{ "path": "data/library.sqlite", "createFolders": true }"#),
+      in: folder, plugins: plugins
+    ).report
+    #expect(report.step("store")?.state == .succeeded)
+    #expect(report.outcome == .failed)
+    #expect(
+      report.step("clean")?.error?.hasPrefix(
+        "images.cleanup will not clean '\(folder.file("data").path)': it is the folder of the store '\(folder.file("data").path)'"
+      ) == true)
+    #expect(exists(folder.file("data/library.sqlite")))
+  }
+
+  @Test func neverFollowsALinkInTheMiddleOfItsDirectorysPath() async throws {
+    let folder = try ScratchFolder()
+    let elsewhere = try folder.write("elsewhere/images/old.jpg", "keep me")
+    try age(elsewhere, days: 3)
+    try FileManager.default.createSymbolicLink(
+      atPath: folder.file("data").path, withDestinationPath: folder.file("elsewhere").path)
+    let report = try await launch(
+      cleanup(#"{ "directory": "data/images", "maxAge": "1h" }"#), in: folder, plugins: plugins
+    ).report
+    #expect(report.outcome == .failed)
+    #expect(
+      report.step("clean")?.error
+        == "'\(folder.file("data/images").path)' passes through the symbolic link '\(folder.file("data").path)', and images.cleanup never follows links (one swapped in could lead it to delete elsewhere); name the real folder"
+    )
+    #expect(exists(elsewhere))
+  }
+
+  @Test func skipsAndCountsNamesThatAreNotUTF8() async throws {
+    let folder = try ScratchFolder()
+    let old = try folder.write("images/old.jpg", "old")
+    try age(old, days: 3)
+    // 0xFF never appears in UTF-8; the file system takes any bytes but '/' and NUL.
+    let name =
+      folder.file("images").path.utf8.map { CChar(bitPattern: $0) } + [
+        47, -1, -2, 46, 106, 112, 103, 0,
+      ]
+    let descriptor = open(name, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+    try #require(descriptor >= 0)
+    close(descriptor)
+    var times = [timespec(tv_sec: 0, tv_nsec: 0), timespec(tv_sec: 0, tv_nsec: 0)]
+    try #require(utimensat(AT_FDCWD, name, &times, 0) == 0)
+    let report = try await launch(
+      cleanup(#"{ "directory": "images", "maxAge": "1h" }"#), in: folder, plugins: plugins
+    ).report
+    #expect(report.outcome == .succeeded)
+    #expect(!exists(old))
+    var info = stat()
+    #expect(lstat(name, &info) == 0)
+    #expect(
+      report.step("clean")?.notes == [
+        "removed 1 files (3 bytes): 0 reviewed scan images, 1 orphaned files",
+        "skipped 1 entries whose names are not UTF-8; rename them to clean them",
+      ])
+  }
+
+  @Test func keepsReviewedImagesAReadOnlyStoreStillNames() async throws {
+    let folder = try ScratchFolder()
+    _ = try await launch(
+      #"{ "version": 1, "steps": [ { "id": "store", "plugin": "store.init", "params": { "path": "library.sqlite" } } ] }"#,
+      in: folder, plugins: plugins)
+    let reviewed = try folder.write("images/reviewed.jpg", "r")
+    let orphan = try folder.write("images/orphan.jpg", "o")
+    try age(orphan, days: 3)
+    let connection = try SQLiteConnection(url: folder.file("library.sqlite"), mode: .readWrite)
+    try connection.run(
+      "INSERT INTO scans (id, image_path, reviewed, created_at) VALUES (1, 'reviewed.jpg', 1, 0)")
+    let report = try await launch(
+      cleanup(
+        #"{ "directory": "images", "maxAge": "1h" }"#,
+        store: #"{ "path": "library.sqlite", "readOnly": true }"#),
+      in: folder, plugins: plugins
+    ).report
+    #expect(report.outcome == .succeeded)
+    #expect(exists(reviewed))
+    #expect(!exists(orphan))
+    #expect(
+      try connection.integer("SELECT count(*) FROM scans WHERE image_path = 'reviewed.jpg'") == 1)
+    #expect(
+      report.step("clean")?.notes == [
+        "removed 1 files (1 byte): 0 reviewed scan images, 1 orphaned files",
+        "kept 1 reviewed scan images: the store is read-only, so their scans would still name them",
+      ])
+  }
+
+  /// A cleaner over `folder/images` that removes files older than an hour.
+  private func cleaner(_ folder: ScratchFolder) throws -> (ImageCleaner, DirectoryHandle) {
+    let handle = try DirectoryHandle.openFolder(atPath: folder.file("images").path).0
+    let cleaner = ImageCleaner(
+      cutoff: Date().timeIntervalSince1970 - 3600, dryRun: false, reviewed: [:], referenced: [],
+      keepsReviewed: false, log: { _ in })
+    return (cleaner, handle)
+  }
+
+  @Test func keepsAFileSavedAgainBetweenTheListingAndItsRemoval() throws {
+    let folder = try ScratchFolder()
+    let photo = try folder.write("images/photo.jpg", "old")
+    try age(photo, days: 3)
+    var (cleaner, handle) = try cleaner(folder)
+    cleaner.willRemove = { _ in try? Data("saved again".utf8).write(to: photo) }
+    try cleaner.clean(handle)
+    #expect(try String(contentsOf: photo, encoding: .utf8) == "saved again")
+    #expect(cleaner.removedOrphans == 0)
+    #expect(cleaner.skippedChanged == 1)
+  }
+
+  @Test func keepsAFileReplacedBetweenTheListingAndItsRemovalEvenIfOld() throws {
+    let folder = try ScratchFolder()
+    let photo = try folder.write("images/photo.jpg", "old")
+    try age(photo, days: 3)
+    let replacement = try folder.write("replacement.jpg", "another file, just as old")
+    try age(replacement, days: 3)
+    var (cleaner, handle) = try cleaner(folder)
+    cleaner.willRemove = { _ in rename(replacement.path, photo.path) }
+    try cleaner.clean(handle)
+    #expect(
+      try String(contentsOf: photo, encoding: .utf8) == "another file, just as old")
+    #expect(cleaner.skippedChanged == 1)
+  }
+
+  @Test func skipsAndCountsAFileThatVanishesWhileCleaning() throws {
+    let folder = try ScratchFolder()
+    let gone = try folder.write("images/a.jpg", "a")
+    let other = try folder.write("images/b.jpg", "b")
+    try age(gone, days: 3)
+    try age(other, days: 3)
+    var (cleaner, handle) = try cleaner(folder)
+    cleaner.willRemove = { path in
+      if path == "a.jpg" { unlink(gone.path) }
+    }
+    try cleaner.clean(handle)
+    #expect(!exists(other))
+    #expect(cleaner.removedOrphans == 1)
+    #expect(cleaner.skippedChanged == 1)
+  }
+
+  @Test func aSubfolderSwappedForALinkWhileCleaningNeverLeadsOutside() throws {
+    let folder = try ScratchFolder()
+    var outside: [URL] = []
+    for index in 0..<50 {
+      let inside = try folder.write("images/album/\(index).jpg", "in")
+      try age(inside, days: 3)
+      let precious = try folder.write("precious/album/\(index).jpg", "keep")
+      try age(precious, days: 3)
+      outside.append(precious)
+    }
+    let album = folder.file("images/album")
+    var (cleaner, handle) = try cleaner(folder)
+    // Once the cleaner is inside the album, the album is moved away and a link to the
+    // precious one takes its name: every later removal is still in the open album.
+    cleaner.willRemove = { path in
+      guard path == "album/0.jpg" else { return }
+      rename(album.path, folder.file("images/moved").path)
+      symlink(folder.file("precious/album").path, album.path)
+    }
+    try cleaner.clean(handle)
+    for file in outside {
+      #expect(try String(contentsOf: file, encoding: .utf8) == "keep")
+    }
+    #expect(cleaner.removedOrphans == 50)
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: folder.file("images/moved").path) == [])
   }
 }

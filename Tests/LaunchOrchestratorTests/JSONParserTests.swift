@@ -58,6 +58,33 @@ struct JSONParserTests {
     #expect(try parse(JSONWriter.compact(try parse(text))) == (try parse(text)))
     #expect(JSONWriter.prettyPrinted(["a": [1]]) == "{\n  \"a\": [\n    1\n  ]\n}\n")
   }
+
+  @Test func keepsEachNumbersTextAsWritten() throws {
+    let root = try parse(
+      #"[1e-7, 9007199254740993, -0.0, 1E+2, 0.1000000000000000055511151231257827]"#)
+    #expect(
+      root.elements?.map(\.numberText) == [
+        "1e-7", "9007199254740993", "-0.0", "1E+2", "0.1000000000000000055511151231257827",
+      ])
+    // The kind stays a Double, as before, and equality still compares values.
+    #expect(root.elements?[1].kind == .number(9_007_199_254_740_992))
+    #expect(try parse("1.0") == 1)
+  }
+
+  @Test func readsIntegersExactlyBeyondTwoToThe53() throws {
+    #expect(try parse("9007199254740993").exactInteger(Int64.self) == 9_007_199_254_740_993)
+    #expect(try parse("18446744073709551615").exactInteger(UInt64.self) == .max)
+    #expect(try parse("-9223372036854775808").exactInteger(Int64.self) == .min)
+    #expect(try parse("1e2").exactInteger(Int.self) == 100)
+    #expect(try parse("1.0").exactInteger(Int8.self) == 1)
+    #expect(try parse("128").exactInteger(Int8.self) == nil)
+    #expect(try parse("1.5").exactInteger(Int.self) == nil)
+    // Written as a float beyond 2^53, the digits are gone: no integer is claimed.
+    #expect(try parse("9.007199254740993e15").exactInteger(Int64.self) == nil)
+    // Built in code, a value has no text; a Double up to 2^53 is still exact.
+    #expect(JSONValue(.number(42)).exactInteger(Int.self) == 42)
+    #expect(try parse(#""1""#).exactInteger(Int.self) == nil)
+  }
 }
 
 @Suite("Durations")

@@ -157,6 +157,9 @@ struct SafeFilesTests {
     defer { close(descriptor) }
     var address = sockaddr_un()
     address.sun_family = sa_family_t(AF_UNIX)
+    #if canImport(Darwin)
+      address.sun_len = UInt8(MemoryLayout<sockaddr_un>.size)
+    #endif
     withUnsafeMutableBytes(of: &address.sun_path) { buffer in
       buffer.copyBytes(from: Array(path.utf8) + [0])
     }

@@ -6,6 +6,12 @@ import SQLiteStore
 import StoreInitPlugin
 import Testing
 
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#endif
+
 @Suite("queue.validate", .timeLimit(.minutes(1)))
 struct QueueValidationTests {
   private let manifest = """
@@ -84,5 +90,177 @@ struct QueueValidationTests {
     #expect(try String(contentsOf: folder.file(aside), encoding: .utf8) == contents)
     #expect(report.step("queue")?.notes.first?.hasSuffix("moved it aside to \(aside)") == true)
     #expect(!FileManager.default.fileExists(atPath: folder.file("queue.json").path))
+  }
+}
+
+@Suite("queue.validate keeps what it does not drop", .timeLimit(.minutes(1)))
+struct QueueValidationSafetyTests {
+  private let manifest = """
+    { "version": 1, "steps": [
+      { "id": "store", "plugin": "store.init", "params": { "path": "library.sqlite" } },
+      { "id": "queue", "plugin": "queue.validate", "dependsOn": ["store"], "params": { "path": "queue.json" } }
+    ] }
+    """
+  private let plugins: [any StepPlugin.Type] = [StoreInitStep.self, QueueValidationStep.self]
+
+  /// A store with works 1, 2 and 2^53 + 1 (which a `Double` cannot tell from 2^53).
+  private func folderWithStore() async throws -> ScratchFolder {
+    let folder = try ScratchFolder()
+    _ = try await launch(
+      #"{ "version": 1, "steps": [ { "id": "store", "plugin": "store.init", "params": { "path": "library.sqlite" } } ] }"#,
+      in: folder, plugins: [StoreInitStep.self])
+    let connection = try SQLiteConnection(url: folder.file("library.sqlite"), mode: .readWrite)
+    try connection.run(
+      "INSERT INTO works (id, title) VALUES (1, 'Kindred'), (2, 'Beloved'), (9007199254740993, 'Jazz')"
+    )
+    return folder
+  }
+
+  private func names(_ folder: ScratchFolder) throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter {
+      $0.hasPrefix("queue") || $0.hasPrefix(".queue")
+    }.sorted()
+  }
+
+  private func mode(_ path: String) throws -> Int {
+    try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
+  }
+
+  @Test func keepsTheEntriesItKeepsByteForByte() async throws {
+    let folder = try await folderWithStore()
+    let queue = try folder.write(
+      "queue.json",
+      """
+      [
+        {"workId": 1, "score": 1e-7, "big": 12345678901234567890, "ratio": 0.1000000000000000055511151231257827, "name": "caf\\u00e9"},
+        { "workId": 7 },
+      \t{"workId":9007199254740993,"attempts":3}   ,
+        {"workId": 9007199254740992}
+      ]
+
+      """)
+    let report = try await launch(manifest, in: folder, plugins: plugins).report
+    #expect(report.outcome == .succeeded)
+    #expect(
+      report.step("queue")?.notes == ["dropped 2 queue entries whose work no longer exists; kept 2"]
+    )
+    #expect(
+      try String(contentsOf: queue, encoding: .utf8) == """
+        [
+          {"workId": 1, "score": 1e-7, "big": 12345678901234567890, "ratio": 0.1000000000000000055511151231257827, "name": "caf\\u00e9"},
+          {"workId":9007199254740993,"attempts":3}
+        ]
+
+        """)
+    // The backup is gone once the new file is in place, and no temporary file is left.
+    #expect(try names(folder) == ["queue.json"])
+  }
+
+  @Test(arguments: [
+    (#"[{"workId":7},{"workId":1}]"#, #"[{"workId":1}]"#),
+    (#"[{"workId":1}, {"workId":7}]"#, #"[{"workId":1}]"#),
+    ("[ {\"workId\":7} ,\n {\"workId\":8} ]\n", "[ ]\n"),
+    (#"[{"workId":1},{"workId":7},{"workId":8},{"workId":2}]"#, #"[{"workId":1},{"workId":2}]"#),
+  ])
+  func cutsOutOnlyTheDroppedEntries(queue: String, expected: String) async throws {
+    let folder = try await folderWithStore()
+    let file = try folder.write("queue.json", queue)
+    let report = try await launch(manifest, in: folder, plugins: plugins).report
+    #expect(report.outcome == .succeeded)
+    #expect(try String(contentsOf: file, encoding: .utf8) == expected)
+  }
+
+  @Test func failsOnARepeatedKeyNamingItsLineAndLeavesTheFileAlone() async throws {
+    let folder = try await folderWithStore()
+    let text = """
+      [
+        {"workId": 1},
+        {"workId": 7, "workId": 1}
+      ]
+      """
+    let queue = try folder.write("queue.json", text)
+    let report = try await launch(manifest, in: folder, plugins: plugins).report
+    #expect(report.outcome == .failed)
+    #expect(
+      report.step("queue")?.error
+        == "the queue '\(queue.path)' has the key 'workId' twice in one entry at line 3, column 17; which one counts is ambiguous, so the queue was left as it was; remove the repeated key and run again"
+    )
+    #expect(try String(contentsOf: queue, encoding: .utf8) == text)
+    #expect(try names(folder) == ["queue.json"])
+  }
+
+  @Test func keepsThePermissionsOfTheQueue() async throws {
+    let folder = try await folderWithStore()
+    let queue = try folder.write("queue.json", #"[{"workId": 1}, {"workId": 7}]"#)
+    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: queue.path)
+    _ = try await launch(manifest, in: folder, plugins: plugins)
+    #expect(try String(contentsOf: queue, encoding: .utf8) == #"[{"workId": 1}]"#)
+    #expect(try mode(queue.path) == 0o600)
+  }
+
+  @Test(.enabled(if: geteuid() == 0, "only root may give a file away"))
+  func keepsTheOwnerOfTheQueue() async throws {
+    let folder = try await folderWithStore()
+    let queue = try folder.write("queue.json", #"[{"workId": 1}, {"workId": 7}]"#)
+    try #require(chown(queue.path, 4242, 4343) == 0)
+    _ = try await launch(manifest, in: folder, plugins: plugins)
+    let attributes = try FileManager.default.attributesOfItem(atPath: queue.path)
+    #expect(attributes[.ownerAccountID] as? Int == 4242)
+    #expect(attributes[.groupOwnerAccountID] as? Int == 4343)
+  }
+
+  @Test func rewritesTheFileASymlinkNamesAndKeepsTheLink() async throws {
+    let folder = try await folderWithStore()
+    let real = try folder.write("shared/real-queue.json", #"[{"workId": 7}, {"workId": 2}]"#)
+    try FileManager.default.createSymbolicLink(
+      atPath: folder.file("queue.json").path, withDestinationPath: "shared/real-queue.json")
+    let report = try await launch(manifest, in: folder, plugins: plugins).report
+    #expect(report.outcome == .succeeded)
+    #expect(
+      try FileManager.default.destinationOfSymbolicLink(atPath: folder.file("queue.json").path)
+        == "shared/real-queue.json")
+    #expect(try String(contentsOf: real, encoding: .utf8) == #"[{"workId": 2}]"#)
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: folder.file("shared").path) == [
+        "real-queue.json"
+      ])
+  }
+
+  @Test func neverReplacesAnExistingBackup() async throws {
+    let folder = try await folderWithStore()
+    let text = #"[{"workId": 1}, {"workId": 7}]"#
+    let queue = try folder.write("queue.json", text)
+    let backup = try folder.write("queue.json.bak", "the user's own backup")
+    let report = try await launch(manifest, in: folder, plugins: plugins).report
+    #expect(report.outcome == .failed)
+    #expect(
+      report.step("queue")?.error
+        == "cannot rewrite the queue '\(queue.path)': '\(backup.path)' already exists (the backup of an interrupted rewrite, or a file of yours), and it is never replaced; compare the two, keep what you need, remove '\(backup.path)' and run again"
+    )
+    #expect(try String(contentsOf: queue, encoding: .utf8) == text)
+    #expect(try String(contentsOf: backup, encoding: .utf8) == "the user's own backup")
+  }
+
+  @Test func replacesABackupThatIsOnlyAnotherNameOfTheQueue() async throws {
+    let folder = try await folderWithStore()
+    let queue = try folder.write("queue.json", #"[{"workId": 1}, {"workId": 7}]"#)
+    // What a rewrite killed after making its backup, before replacing the queue, leaves.
+    try #require(link(queue.path, folder.file("queue.json.bak").path) == 0)
+    let report = try await launch(manifest, in: folder, plugins: plugins).report
+    #expect(report.outcome == .succeeded)
+    #expect(try String(contentsOf: queue, encoding: .utf8) == #"[{"workId": 1}]"#)
+    #expect(try names(folder) == ["queue.json"])
+  }
+
+  @Test func refusesAFIFOInsteadOfWaitingOnIt() async throws {
+    let folder = try await folderWithStore()
+    let fifo = folder.file("queue.json")
+    try #require(mkfifo(fifo.path, 0o600) == 0)
+    let report = try await launch(manifest, in: folder, plugins: plugins).report
+    #expect(report.outcome == .failed)
+    #expect(
+      report.step("queue")?.error
+        == "cannot write '\(fifo.path)': it is a FIFO (named pipe), not a regular file, and replacing it could destroy it; name a regular file instead"
+    )
   }
 }

@@ -78,7 +78,8 @@ public struct JSONParser {
       try expectLiteral("null")
       return JSONValue(.null, offset: start)
     case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-      return JSONValue(.number(try parseNumber()), offset: start)
+      let (number, text) = try parseNumber()
+      return JSONValue(number: number, text: text, offset: start)
     default:
       throw JSONSyntaxError(
         offset: index, message: "unexpected \(describeCurrent()); expected a value")
@@ -302,7 +303,7 @@ public struct JSONParser {
     return value
   }
 
-  private mutating func parseNumber() throws(JSONSyntaxError) -> Double {
+  private mutating func parseNumber() throws(JSONSyntaxError) -> (Double, String) {
     let start = index
     if peek() == UInt8(ascii: "-") { index += 1 }
     guard let first = peek(), isDigit(first) else {
@@ -336,7 +337,7 @@ public struct JSONParser {
     guard let value = Double(text), value.isFinite else {
       throw JSONSyntaxError(offset: start, message: "the number \(text.prefix(40)) is out of range")
     }
-    return value
+    return (value, text)
   }
 
   private mutating func expectLiteral(_ literal: StaticString) throws(JSONSyntaxError) {

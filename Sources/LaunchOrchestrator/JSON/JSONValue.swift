@@ -9,7 +9,8 @@ public struct JSONValue: Sendable, Equatable {
     case null
     /// `true` or `false`.
     case bool(Bool)
-    /// A number, kept as a `Double` (integers up to 2^53 are exact).
+    /// A number, kept as a `Double` (integers up to 2^53 are exact); a parsed number also
+    /// keeps its text in ``JSONValue/numberText``, exact beyond that.
     case number(Double)
     /// A string.
     case string(String)
@@ -23,11 +24,21 @@ public struct JSONValue: Sendable, Equatable {
   public var kind: Kind
   /// The UTF-8 byte offset of the value's first character in its source, if it was parsed.
   public var offset: Int?
+  /// A parsed number's text exactly as written (`"9007199254740993"`, `"1e-7"`), which a
+  /// `Double` cannot always hold; `nil` for other kinds and for values built in code.
+  public var numberText: String?
 
   /// Creates a value, optionally at a source offset.
   public init(_ kind: Kind, offset: Int? = nil) {
     self.kind = kind
     self.offset = offset
+  }
+
+  /// Creates a parsed number: its nearest `Double` and its text as written.
+  public init(number: Double, text: String, offset: Int? = nil) {
+    self.kind = .number(number)
+    self.offset = offset
+    self.numberText = text
   }
 
   /// The members of an object, or `nil` for any other kind.
@@ -51,6 +62,18 @@ public struct JSONValue: Sendable, Equatable {
   /// The value of the member named `key`, when this is an object that has one.
   public subscript(key: String) -> JSONValue? {
     members?.first { $0.key == key }?.value
+  }
+
+  /// The number as a `T`, exactly, or `nil` when this is not a whole number `T` can hold.
+  ///
+  /// A parsed number is read from its text, so integers beyond 2^53 keep every digit;
+  /// `1.0` and `1e2` count as whole numbers.
+  public func exactInteger<T: FixedWidthInteger>(_ type: T.Type = T.self) -> T? {
+    guard case .number(let number) = kind else { return nil }
+    if let numberText, let exact = T(numberText) { return exact }
+    // Beyond 2^53 a Double stands for several integers, so it names none of them exactly.
+    guard number.magnitude < 9_007_199_254_740_992 else { return nil }
+    return T(exactly: number)
   }
 
   /// The value found by following `path` from this value.

@@ -1,5 +1,13 @@
+import Foundation
+
 /// Decodes `Decodable` types straight from a ``JSONValue`` tree, remembering which object keys
 /// the type read so that keys it does not know can be reported.
+///
+/// Scalars: `String`, `Bool`, every fixed-width integer (`Int8` through `UInt64`, `Int128`,
+/// `UInt128`; exact, read from the number's text, so beyond 2^53 too), `Double`, `Float`,
+/// `Decimal` (exact), `Data` as a base64 string and `URL` as a string (as `JSONDecoder` does),
+/// `Date` as an ISO 8601 string or a number of seconds since 1970. A type with no JSON form
+/// is a decoding error, never a recursion.
 struct JSONValueDecoder {
   /// An object key that the decoded type never asked for.
   struct UnusedKey {
@@ -14,14 +22,15 @@ struct JSONValueDecoder {
     _ type: T.Type, from value: JSONValue, userInfo: [CodingUserInfoKey: any Sendable] = [:]
   ) throws -> (value: T, unusedKeys: [UnusedKey]) {
     let tracker = KeyTracker(recordsAskedKeys: false, userInfo: userInfo)
-    let decoded = try T(
-      from: ValueDecoder(value: value, parentPath: [], key: nil, tracker: tracker))
+    let decoded = try ValueDecoder(value: value, parentPath: [], key: nil, tracker: tracker)
+      .decodeScalar(type)
     guard tracker.hasUnusedKeys else { return (decoded, []) }
     // Suggestions for unknown keys need every key the type asked for, found or not. The fast
     // pass above does not keep them; decoding again is deterministic and only happens for
     // params with a mistake in them.
     let diagnosing = KeyTracker(recordsAskedKeys: true, userInfo: userInfo)
-    _ = try T(from: ValueDecoder(value: value, parentPath: [], key: nil, tracker: diagnosing))
+    _ = try ValueDecoder(value: value, parentPath: [], key: nil, tracker: diagnosing)
+      .decodeScalar(type)
     return (decoded, diagnosing.unusedKeys())
   }
 }
@@ -146,6 +155,9 @@ private final class ValueDecoder: Decoder {
   let parentPath: [any CodingKey]
   let key: (any CodingKey)?
   let tracker: KeyTracker
+  /// The types this decoder is decoding through `init(from:)`, to catch one that asks for
+  /// itself again.
+  private var selfDecoding: [ObjectIdentifier] = []
 
   init(value: JSONValue, parentPath: [any CodingKey], key: (any CodingKey)?, tracker: KeyTracker) {
     self.value = value
@@ -199,7 +211,7 @@ private final class ValueDecoder: Decoder {
 
   func decodeScalar<T: Decodable>(_ type: T.Type) throws -> T {
     // Metatype identity, not `is` casts: this runs for every parameter of every step, in
-    // code the compiler cannot specialize.
+    // code the compiler cannot specialize. The common types come first.
     let id = ObjectIdentifier(type)
     if id == ObjectIdentifier(String.self) {
       guard case .string(let string) = value.kind else {
@@ -215,13 +227,45 @@ private final class ValueDecoder: Decoder {
     }
     if id == ObjectIdentifier(Double.self) { return try number(type) as! T }
     if id == ObjectIdentifier(Int.self) { return try integer(Int.self) as! T }
-    if id == ObjectIdentifier(Float.self) { return Float(try number(type)) as! T }
-    if id == ObjectIdentifier(Int64.self) { return try integer(Int64.self) as! T }
-    if id == ObjectIdentifier(Int32.self) { return try integer(Int32.self) as! T }
-    if id == ObjectIdentifier(UInt.self) { return try integer(UInt.self) as! T }
-    if id == ObjectIdentifier(UInt64.self) { return try integer(UInt64.self) as! T }
-    if id == ObjectIdentifier(UInt32.self) { return try integer(UInt32.self) as! T }
+    if let integer = try fixedWidthInteger(type, id) { return integer }
+    if id == ObjectIdentifier(Float.self) { return try float() as! T }
+    if id == ObjectIdentifier(Decimal.self) { return try decimal() as! T }
+    if id == ObjectIdentifier(Data.self) { return try data() as! T }
+    if id == ObjectIdentifier(URL.self) { return try url() as! T }
+    if id == ObjectIdentifier(Date.self) { return try date() as! T }
+    // A type that asks this very decoder for a single value of its own type (as Int128 and
+    // UInt128 would on an older runtime, or a type written that way) has no JSON form here:
+    // asking it to decode itself again would recurse forever.
+    if selfDecoding.contains(id) {
+      throw DecodingError.typeMismatch(
+        type,
+        .init(
+          codingPath: codingPath,
+          debugDescription:
+            "\(T.self) has no JSON form this decoder knows; use a string, number, boolean, Data (base64), URL or Date instead"
+        ))
+    }
+    selfDecoding.append(id)
+    defer { selfDecoding.removeLast() }
     return try T(from: self)
+  }
+
+  /// The other fixed-width integers, or `nil` when `type` is none of them.
+  private func fixedWidthInteger<T>(_ type: T.Type, _ id: ObjectIdentifier) throws -> T? {
+    switch id {
+    case ObjectIdentifier(Int64.self): try integer(Int64.self) as? T
+    case ObjectIdentifier(Int32.self): try integer(Int32.self) as? T
+    case ObjectIdentifier(Int16.self): try integer(Int16.self) as? T
+    case ObjectIdentifier(Int8.self): try integer(Int8.self) as? T
+    case ObjectIdentifier(UInt.self): try integer(UInt.self) as? T
+    case ObjectIdentifier(UInt64.self): try integer(UInt64.self) as? T
+    case ObjectIdentifier(UInt32.self): try integer(UInt32.self) as? T
+    case ObjectIdentifier(UInt16.self): try integer(UInt16.self) as? T
+    case ObjectIdentifier(UInt8.self): try integer(UInt8.self) as? T
+    case ObjectIdentifier(Int128.self): try integer(Int128.self) as? T
+    case ObjectIdentifier(UInt128.self): try integer(UInt128.self) as? T
+    default: nil
+    }
   }
 
   private func number<T>(_ type: T.Type) throws -> Double {
@@ -229,16 +273,84 @@ private final class ValueDecoder: Decoder {
     return number
   }
 
-  private func integer<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
-    let number = try number(type)
-    guard number == number.rounded(), let exact = T(exactly: number) else {
+  /// Read from the number's text when there is one: text to `Float` rounds once, text to
+  /// `Double` to `Float` may round twice.
+  private func float() throws -> Float {
+    let number = try number(Float.self)
+    let float = value.numberText.flatMap { Float($0) } ?? Float(number)
+    guard float.isFinite else {
       throw DecodingError.dataCorrupted(
         .init(
           codingPath: codingPath,
-          debugDescription: "expected a whole number between \(T.min) and \(T.max), found \(number)"
+          debugDescription: "the number \(value.numberText ?? "\(number)") is too large for a Float"
+        ))
+    }
+    return float
+  }
+
+  private func decimal() throws -> Decimal {
+    let number = try number(Decimal.self)
+    if let text = value.numberText, let exact = Decimal(string: text, locale: nil) { return exact }
+    return Decimal(number)
+  }
+
+  private func integer<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
+    let number = try number(type)
+    guard let exact = value.exactInteger(T.self) else {
+      throw DecodingError.dataCorrupted(
+        .init(
+          codingPath: codingPath,
+          debugDescription:
+            "expected a whole number between \(T.min) and \(T.max), found \(value.numberText ?? "\(number)")"
         ))
     }
     return exact
+  }
+
+  /// As `JSONDecoder` does by default: a base64 string.
+  private func data() throws -> Data {
+    guard case .string(let string) = value.kind else {
+      throw mismatch(Data.self, expected: "a base64 string")
+    }
+    guard let data = Data(base64Encoded: string) else {
+      throw DecodingError.dataCorrupted(
+        .init(codingPath: codingPath, debugDescription: "expected base64, found '\(string)'"))
+    }
+    return data
+  }
+
+  /// As `JSONDecoder` does: the string, parsed by `URL(string:)`.
+  private func url() throws -> URL {
+    guard case .string(let string) = value.kind else {
+      throw mismatch(URL.self, expected: "a URL string")
+    }
+    guard let url = URL(string: string) else {
+      throw DecodingError.dataCorrupted(
+        .init(codingPath: codingPath, debugDescription: "'\(string)' is not a valid URL"))
+    }
+    return url
+  }
+
+  /// An ISO 8601 string (`"2026-11-23T13:45:00Z"`, fractional seconds and offsets allowed),
+  /// or a number of seconds since 1970-01-01T00:00:00Z. `JSONDecoder`'s default, seconds
+  /// since 2001, is nobody's JSON convention, so it is not followed.
+  private func date() throws -> Date {
+    switch value.kind {
+    case .number(let seconds):
+      return Date(timeIntervalSince1970: seconds)
+    case .string(let string):
+      if let date = try? Date.ISO8601FormatStyle().parse(string) { return date }
+      if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(string) {
+        return date
+      }
+      throw DecodingError.dataCorrupted(
+        .init(
+          codingPath: codingPath,
+          debugDescription:
+            "expected an ISO 8601 date such as '2026-11-23T13:45:00Z', found '\(string)'"))
+    default:
+      throw mismatch(Date.self, expected: "an ISO 8601 date string or seconds since 1970")
+    }
   }
 }
 
@@ -298,6 +410,27 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     return try child(member, key: key).decodeScalar(type)
   }
 
+  // The protocol gives the 128-bit integers default requirements that throw, and those win
+  // over the generic method above; these take their place.
+
+  func decode(_ type: Int128.Type, forKey key: Key) throws -> Int128 {
+    try child(try member(key), key: key).decodeScalar(type)
+  }
+
+  func decode(_ type: UInt128.Type, forKey key: Key) throws -> UInt128 {
+    try child(try member(key), key: key).decodeScalar(type)
+  }
+
+  func decodeIfPresent(_ type: Int128.Type, forKey key: Key) throws -> Int128? {
+    guard let member = lookUp(key), member.kind != .null else { return nil }
+    return try child(member, key: key).decodeScalar(type)
+  }
+
+  func decodeIfPresent(_ type: UInt128.Type, forKey key: Key) throws -> UInt128? {
+    guard let member = lookUp(key), member.kind != .null else { return nil }
+    return try child(member, key: key).decodeScalar(type)
+  }
+
   func nestedContainer<NestedKey: CodingKey>(
     keyedBy type: NestedKey.Type, forKey key: Key
   ) throws -> KeyedDecodingContainer<NestedKey> {
@@ -350,6 +483,14 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
     try next().decodeScalar(type)
   }
 
+  mutating func decode(_ type: Int128.Type) throws -> Int128 {
+    try next().decodeScalar(type)
+  }
+
+  mutating func decode(_ type: UInt128.Type) throws -> UInt128 {
+    try next().decodeScalar(type)
+  }
+
   mutating func nestedContainer<NestedKey: CodingKey>(
     keyedBy type: NestedKey.Type
   ) throws -> KeyedDecodingContainer<NestedKey> {
@@ -372,6 +513,14 @@ private struct SingleValueContainer: SingleValueDecodingContainer {
   func decodeNil() -> Bool { decoder.value.kind == .null }
 
   func decode<T: Decodable>(_ type: T.Type) throws -> T {
+    try decoder.decodeScalar(type)
+  }
+
+  func decode(_ type: Int128.Type) throws -> Int128 {
+    try decoder.decodeScalar(type)
+  }
+
+  func decode(_ type: UInt128.Type) throws -> UInt128 {
     try decoder.decodeScalar(type)
   }
 }

@@ -1,0 +1,146 @@
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#endif
+
+/// An open folder: every lookup, stat and removal goes through its descriptor, so a folder
+/// renamed or swapped for a link after it was opened cannot redirect them.
+final class DirectoryHandle {
+  /// A file's identity: it changes when a file is replaced, whatever its name.
+  struct Identity: Hashable {
+    var device: UInt64
+    var inode: UInt64
+
+    init(_ info: stat) {
+      device = UInt64(truncatingIfNeeded: info.st_dev)
+      inode = UInt64(truncatingIfNeeded: info.st_ino)
+    }
+  }
+
+  /// What `lstat` says about an entry, in the terms cleanup needs.
+  struct Status {
+    var identity: Identity
+    var kind: Kind
+    var size: Int64
+    var owner: UInt32
+    /// Seconds since 1970.
+    var modified: Double
+
+    enum Kind { case directory, regular, symbolicLink, other }
+
+    init(_ info: stat) {
+      identity = Identity(info)
+      switch info.st_mode & mode_t(S_IFMT) {
+      case mode_t(S_IFDIR): kind = .directory
+      case mode_t(S_IFREG): kind = .regular
+      case mode_t(S_IFLNK): kind = .symbolicLink
+      default: kind = .other
+      }
+      size = Int64(info.st_size)
+      owner = UInt32(info.st_uid)
+      #if canImport(Darwin)
+        modified = Double(info.st_mtimespec.tv_sec) + Double(info.st_mtimespec.tv_nsec) / 1e9
+      #else
+        modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+      #endif
+    }
+  }
+
+  /// Why opening an entry failed.
+  enum OpenFailure: Error {
+    /// Nothing has that name (any more).
+    case missing
+    /// It is a symbolic link, which is never followed.
+    case symbolicLink
+    /// It is not a folder.
+    case notADirectory
+    /// Anything else, with its errno.
+    case system(Int32)
+  }
+
+  let descriptor: Int32
+
+  private init(descriptor: Int32) {
+    self.descriptor = descriptor
+  }
+
+  deinit {
+    close(descriptor)
+  }
+
+  /// The root folder, `/`.
+  static func root() throws(OpenFailure) -> DirectoryHandle {
+    let descriptor = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard descriptor >= 0 else { throw .system(errno) }
+    return DirectoryHandle(descriptor: descriptor)
+  }
+
+  /// The folder `name` inside this one, never through a symbolic link.
+  func openDirectory(_ name: [CChar]) throws(OpenFailure) -> DirectoryHandle {
+    let descriptor = openat(self.descriptor, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+    guard descriptor >= 0 else {
+      let code = errno
+      switch code {
+      case ENOENT: throw .missing
+      case ELOOP: throw .symbolicLink
+      case ENOTDIR:
+        // Some systems say ENOTDIR for a link opened with O_NOFOLLOW | O_DIRECTORY.
+        if status(of: name)?.kind == .symbolicLink { throw .symbolicLink }
+        throw .notADirectory
+      default: throw .system(code)
+      }
+    }
+    return DirectoryHandle(descriptor: descriptor)
+  }
+
+  /// This folder's own status.
+  func ownStatus() -> Status? {
+    var info = stat()
+    guard fstat(descriptor, &info) == 0 else { return nil }
+    return Status(info)
+  }
+
+  /// The status of the entry `name`, not following a link; `nil` when it is gone.
+  func status(of name: [CChar]) -> Status? {
+    var info = stat()
+    guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
+    return Status(info)
+  }
+
+  /// Where the link `name` points, as written in the link.
+  func linkText(_ name: [CChar]) -> String? {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let count = readlinkat(descriptor, name, &buffer, buffer.count - 1)
+    guard count >= 0 else { return nil }
+    return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+
+  /// Removes the entry `name` (a file or a link, never a folder); the errno on failure.
+  func remove(_ name: [CChar]) -> Int32? {
+    unlinkat(descriptor, name, 0) == 0 ? nil : errno
+  }
+
+  /// The names of the entries in this folder (without `.` and `..`), as raw bytes: a name
+  /// need not be UTF-8.
+  func entryNames() throws(OpenFailure) -> [[CChar]] {
+    // fdopendir takes over its descriptor, so it gets a copy of ours.
+    let copy = dup(descriptor)
+    guard copy >= 0 else { throw .system(errno) }
+    guard let stream = fdopendir(copy) else {
+      let code = errno
+      close(copy)
+      throw .system(code)
+    }
+    defer { closedir(stream) }
+    var names: [[CChar]] = []
+    while let entry = readdir(stream) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+        Array(bytes.prefix { $0 != 0 }.map { CChar(bitPattern: $0) }) + [0]
+      }
+      if name == [46, 0] || name == [46, 46, 0] { continue }
+      names.append(name)
+    }
+    return names
+  }
+}

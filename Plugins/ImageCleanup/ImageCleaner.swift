@@ -1,0 +1,129 @@
+import Foundation
+
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#endif
+
+/// Walks one open folder at a time and removes what qualifies: reviewed scan images, and
+/// files older than the cutoff that no scan references, each file checked again
+/// (identity and age) right before it goes.
+struct ImageCleaner {
+  /// Folders nested deeper than this are left alone: the walk holds one descriptor a level.
+  static let maximumDepth = 64
+
+  let cutoff: Double
+  let dryRun: Bool
+  let reviewed: [String: [Int64]]
+  let referenced: Set<String>
+  let keepsReviewed: Bool
+  let log: (String) -> Void
+  /// Called with each file's path between its listing and the check right before its
+  /// removal: the moment another process may replace or touch it (tests do exactly that).
+  var willRemove: (String) -> Void = { _ in }
+  /// Throws when the launch no longer wants the cleanup.
+  var checkCancellation: () throws -> Void = {}
+
+  var removedReviewed = 0
+  var removedOrphans = 0
+  var removedBytes: Int64 = 0
+  var clearedScans: [Int64] = []
+  var keptForReadOnlyStore = 0
+  var skippedNames = 0
+  var skippedChanged = 0
+  var skippedFailed = 0
+
+  /// Cleans `folder`, reached as `relativePath` from the images directory, and the folders
+  /// in it.
+  mutating func clean(_ folder: DirectoryHandle, relativePath: String = "", depth: Int = 0) throws {
+    let names: [[CChar]]
+    do {
+      names = try folder.entryNames()
+    } catch {
+      skippedFailed += 1
+      log("could not list \(relativePath.isEmpty ? "the directory" : relativePath)")
+      return
+    }
+    for name in names.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+      try checkCancellation()
+      guard
+        let text = String(
+          validating: name.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      else {
+        skippedNames += 1
+        continue
+      }
+      let path = relativePath.isEmpty ? text : "\(relativePath)/\(text)"
+      guard let listed = folder.status(of: name) else {
+        skippedChanged += 1
+        continue
+      }
+      switch listed.kind {
+      case .directory:
+        guard depth < Self.maximumDepth else {
+          skippedFailed += 1
+          log("left \(path) alone: folders nest deeper than \(Self.maximumDepth) levels")
+          continue
+        }
+        let child: DirectoryHandle
+        do {
+          child = try folder.openDirectory(name)
+        } catch {
+          // Swapped for a link or removed since it was listed: not ours to follow.
+          skippedChanged += 1
+          continue
+        }
+        guard child.ownStatus()?.identity == listed.identity else {
+          skippedChanged += 1
+          continue
+        }
+        try clean(child, relativePath: path, depth: depth + 1)
+      case .regular, .symbolicLink:
+        remove(name, path: path, listed: listed, in: folder)
+      case .other:
+        continue
+      }
+    }
+  }
+
+  private func qualifies(_ path: String, _ status: DirectoryHandle.Status) -> Bool {
+    reviewed[path] != nil || (!referenced.contains(path) && status.modified < cutoff)
+  }
+
+  private mutating func remove(
+    _ name: [CChar], path: String, listed: DirectoryHandle.Status, in folder: DirectoryHandle
+  ) {
+    guard qualifies(path, listed) else { return }
+    let isReviewed = reviewed[path] != nil
+    if isReviewed && keepsReviewed {
+      keptForReadOnlyStore += 1
+      return
+    }
+    willRemove(path)
+    // Checked again right before removal: a file replaced or saved again since it was
+    // listed is not the file that qualified.
+    guard let current = folder.status(of: name), current.identity == listed.identity,
+      current.kind == listed.kind, qualifies(path, current)
+    else {
+      skippedChanged += 1
+      return
+    }
+    if !dryRun, let code = folder.remove(name) {
+      if code == ENOENT {
+        skippedChanged += 1
+      } else {
+        skippedFailed += 1
+        log("could not remove \(path): \(String(cString: strerror(code)))")
+      }
+      return
+    }
+    removedBytes += current.size
+    if isReviewed {
+      removedReviewed += 1
+      clearedScans += reviewed[path] ?? []
+    } else {
+      removedOrphans += 1
+    }
+  }
+}

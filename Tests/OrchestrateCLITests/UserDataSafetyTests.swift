@@ -1,0 +1,242 @@
+import Foundation
+import SQLiteStore
+import Synchronization
+import Testing
+
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#endif
+
+/// What `queue.validate` and `images.cleanup` promise about the user's files, through the
+/// real binary the way a user runs it (docs/reliability.md names these tests).
+@Suite("User data safety", .timeLimit(.minutes(2)))
+struct UserDataSafetyTests {
+  /// A store with works 1 and 2^53 + 1, created by the binary itself.
+  private func store(in folder: TemporaryFolder) async throws {
+    let manifest = try folder.write(
+      "store.json",
+      #"{ "version": 1, "steps": [ { "id": "store", "plugin": "store.init", "params": { "path": "library.sqlite" } } ] }"#
+    )
+    let result = try await Orchestrate.run(["run", manifest, "--quiet"])
+    try #require(result.status == 0, "\(result.stderr)")
+    let connection = try SQLiteConnection(
+      url: folder.url.appendingPathComponent("library.sqlite"), mode: .readWrite)
+    try connection.run(
+      "INSERT INTO works (id, title) VALUES (1, 'Kindred'), (9007199254740993, 'Jazz')")
+  }
+
+  private func manifest(_ folder: TemporaryFolder, step: String) throws -> String {
+    try folder.write(
+      "app.json",
+      """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "store.init", "params": { "path": "library.sqlite" } },
+        \(step)
+      ] }
+      """)
+  }
+
+  private func queueManifest(_ folder: TemporaryFolder) throws -> String {
+    try manifest(
+      folder,
+      step:
+        #"{ "id": "queue", "plugin": "queue.validate", "dependsOn": ["store"], "params": { "path": "queue.json" } }"#
+    )
+  }
+
+  private func age(_ path: String, days: Double) throws {
+    try FileManager.default.setAttributes(
+      [.modificationDate: Date().addingTimeInterval(-days * 86_400)], ofItemAtPath: path)
+  }
+
+  @Test func queueValidateRewritesALinkedPrivateQueueKeepingEveryByteItKeeps() async throws {
+    let folder = try TemporaryFolder()
+    try await store(in: folder)
+    try FileManager.default.createDirectory(
+      at: folder.url.appendingPathComponent("shared"), withIntermediateDirectories: true)
+    let real = try folder.write(
+      "shared/queue.json",
+      """
+      [
+        {"workId": 1, "score": 1e-7, "big": 12345678901234567890},
+        {"workId": 9007199254740992},
+        {"workId": 9007199254740993, "ratio": 0.1000000000000000055511151231257827}
+      ]
+
+      """)
+    try #require(chmod(real, 0o600) == 0)
+    try FileManager.default.createSymbolicLink(
+      atPath: folder.path("queue.json"), withDestinationPath: "shared/queue.json")
+
+    let result = try await Orchestrate.run(["run", try queueManifest(folder), "--quiet"])
+
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(
+      try String(contentsOfFile: real, encoding: .utf8) == """
+        [
+          {"workId": 1, "score": 1e-7, "big": 12345678901234567890},
+          {"workId": 9007199254740993, "ratio": 0.1000000000000000055511151231257827}
+        ]
+
+        """)
+    #expect(
+      try FileManager.default.destinationOfSymbolicLink(atPath: folder.path("queue.json"))
+        == "shared/queue.json")
+    #expect(
+      try FileManager.default.attributesOfItem(atPath: real)[.posixPermissions] as? Int == 0o600)
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: folder.path("shared")) == ["queue.json"])
+  }
+
+  @Test func queueValidateFailsOnARepeatedKeyAndLeavesTheFileAlone() async throws {
+    let folder = try TemporaryFolder()
+    try await store(in: folder)
+    let text = "[\n  {\"workId\": 5, \"workId\": 1}\n]\n"
+    let queue = try folder.write("queue.json", text)
+
+    let result = try await Orchestrate.run(["run", try queueManifest(folder), "--quiet"])
+
+    #expect(result.status == 1)
+    #expect(
+      result.stderr
+        == "Error: the launch failed: 'queue' failed: the queue '\(queue)' has the key 'workId' twice in one entry at line 2, column 17; which one counts is ambiguous, so the queue was left as it was; remove the repeated key and run again.\n"
+    )
+    #expect(try String(contentsOfFile: queue, encoding: .utf8) == text)
+  }
+
+  @Test func theNextRewriteRemovesTheTemporaryFileOfAWriterKilledMidWrite() async throws {
+    let folder = try TemporaryFolder()
+    try await store(in: folder)
+    try folder.write("queue.json", #"[{"workId": 1}, {"workId": 7}]"#)
+    // A writer killed with kill -9 mid-write leaves its temporary file, named after its pid.
+    let writer = Process()
+    writer.executableURL = URL(fileURLWithPath: "/bin/sleep")
+    writer.arguments = ["60"]
+    try writer.run()
+    let leftover = try folder.write(
+      ".queue.json.writing-\(writer.processIdentifier)-5eed", "[{\"workId\": 1}, {\"wo")
+    kill(writer.processIdentifier, SIGKILL)
+    writer.waitUntilExit()
+
+    let result = try await Orchestrate.run(["run", try queueManifest(folder), "--quiet"])
+
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: leftover))
+    #expect(
+      try String(contentsOfFile: folder.path("queue.json"), encoding: .utf8) == #"[{"workId": 1}]"#)
+  }
+
+  @Test func imagesCleanupRefusesTheManifestsFolderAndDeletesNothing() async throws {
+    let folder = try TemporaryFolder()
+    try await store(in: folder)
+    let photo = try folder.write("old.jpg", "old")
+    try age(photo, days: 3)
+    let manifest = try manifest(
+      folder,
+      step:
+        #"{ "id": "images", "plugin": "images.cleanup", "dependsOn": ["store"], "params": { "directory": ".", "maxAge": "1h" } }"#
+    )
+    let before = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted()
+
+    let result = try await Orchestrate.run(["run", manifest, "--quiet"])
+
+    #expect(result.status == 1)
+    #expect(
+      result.stderr
+        == "Error: the launch failed: 'images' failed: images.cleanup will not clean '\(folder.url.path)': it is the manifest's folder '\(folder.url.path)', and it deletes files in the folder it is given; name the images folder itself (a folder that holds only images).\n"
+    )
+    // Nothing is gone (the store may have gained its WAL files by opening).
+    let after = try FileManager.default.contentsOfDirectory(atPath: folder.url.path)
+    #expect(Set(before).isSubset(of: Set(after)))
+  }
+
+  @Test func imagesCleanupNeverFollowsALinkInItsDirectorysPath() async throws {
+    let folder = try TemporaryFolder()
+    try await store(in: folder)
+    try FileManager.default.createDirectory(
+      at: folder.url.appendingPathComponent("elsewhere/images"), withIntermediateDirectories: true)
+    let precious = try folder.write("elsewhere/images/precious.jpg", "keep")
+    try age(precious, days: 3)
+    try FileManager.default.createSymbolicLink(
+      atPath: folder.path("data"), withDestinationPath: "elsewhere")
+    let manifest = try manifest(
+      folder,
+      step:
+        #"{ "id": "images", "plugin": "images.cleanup", "dependsOn": ["store"], "params": { "directory": "data/images", "maxAge": "1h" } }"#
+    )
+
+    let result = try await Orchestrate.run(["run", manifest, "--quiet"])
+
+    #expect(result.status == 1)
+    #expect(result.stderr.contains("passes through the symbolic link '\(folder.path("data"))'"))
+    #expect(try String(contentsOfFile: precious, encoding: .utf8) == "keep")
+  }
+
+  /// Flips `album` between the real folder and a link to `target` until told to stop.
+  private final class Swapper: Sendable {
+    let stop = Atomic<Bool>(false)
+    let finished = Atomic<Bool>(false)
+    let swaps = Atomic<Int>(0)
+
+    func start(album: String, moved: String, target: String) {
+      Thread { [self] in
+        // Each round ends with the real folder back in place.
+        while !stop.load(ordering: .relaxed) {
+          rename(album, moved)
+          symlink(target, album)
+          usleep(1000)
+          unlink(album)
+          rename(moved, album)
+          swaps.add(1, ordering: .relaxed)
+          usleep(1000)
+        }
+        finished.store(true, ordering: .relaxed)
+      }.start()
+    }
+  }
+
+  @Test func imagesCleanupNeverDeletesOutsideWhileASubfolderIsSwappedForALink() async throws {
+    let folder = try TemporaryFolder()
+    try await store(in: folder)
+    let album = folder.url.appendingPathComponent("images/album")
+    let precious = folder.url.appendingPathComponent("precious")
+    try FileManager.default.createDirectory(at: album, withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(at: precious, withIntermediateDirectories: true)
+    // The same names inside and outside: a removal that went through the link would hit one.
+    for index in 0..<1000 {
+      for (folder, text) in [(album, "in"), (precious, "keep")] {
+        let file = folder.appendingPathComponent("\(index).jpg")
+        try Data(text.utf8).write(to: file)
+        try age(file.path, days: 3)
+      }
+    }
+    let manifest = try manifest(
+      folder,
+      step:
+        #"{ "id": "images", "plugin": "images.cleanup", "dependsOn": ["store"], "params": { "directory": "images", "maxAge": "1h" } }"#
+    )
+    let swapper = Swapper()
+    swapper.start(
+      album: album.path, moved: folder.path("images/moved"), target: precious.path)
+    // Stops it also when the run throws, so it never outlives the test.
+    defer { swapper.stop.store(true, ordering: .relaxed) }
+
+    let result = try await Orchestrate.run(["run", manifest, "--quiet"])
+    swapper.stop.store(true, ordering: .relaxed)
+    while !swapper.finished.load(ordering: .relaxed) {
+      try await Task.sleep(for: .milliseconds(1))
+    }
+
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(swapper.swaps.load(ordering: .relaxed) > 0)
+    let kept = try FileManager.default.contentsOfDirectory(atPath: precious.path)
+    #expect(kept.count == 1000)
+    for name in kept {
+      #expect(
+        try String(contentsOfFile: precious.appendingPathComponent(name).path, encoding: .utf8)
+          == "keep")
+    }
+  }
+}
