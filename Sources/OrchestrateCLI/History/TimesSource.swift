@@ -32,7 +32,7 @@ enum TimesSource {
     func refuse(_ problem: String) -> CLIError {
       CLIError(
         message:
-          "The file '\(path)' given to '\(option)' is not a launch report (\(problem)); write one with 'orchestrate run --report' or '--history'.",
+          "The file '\(path)' given to '\(option)' is not a launch report (\(problem)); write one with 'orchestrate run --report'.",
         exitCode: .invalidManifest)
     }
     if let root = try? JSONParser.parse(Array(data)).root {
