@@ -15,7 +15,6 @@ struct CompareCommand: Command {
     /// What to show instead of a missing time: `not reached`, `skipped`.
     var missing: String
     var figure: Baseline.Figure?
-    var inBaseline: Bool
   }
 
   func execute() async throws(CLIError) -> ExitCode {
@@ -25,11 +24,7 @@ struct CompareCommand: Command {
     let isHistory: Bool
     switch try TimesSource.read(options.baseline, for: options.$baseline.synopsis) {
     case .report(let other):
-      baseline = Baseline([
-        HistoryEntry(
-          recordedAt: "", manifestPath: other.manifest, manifestHash: "",
-          machine: Machine(host: "", system: "", cores: 0), report: other)
-      ])
+      baseline = Baseline([other])
       heading = "'\(options.baseline)' (\(describe(other)))"
       isHistory = false
     case .history(let folder):
@@ -41,14 +36,14 @@ struct CompareCommand: Command {
         )
       }
       for note in notes { console.err(note) }
-      guard !figures.runs.isEmpty else {
+      guard !figures.reports.isEmpty else {
         throw CLIError(
           message:
             "The history '\(folder.path)' has no run that succeeded or was degraded to compare with; add some with 'orchestrate run <manifest> --history \(folder.path)'.",
           exitCode: .invalidManifest)
       }
       baseline = figures
-      heading = "the median of \(Grammar.count(figures.runs.count, "run")) in '\(folder.path)'"
+      heading = "the median of \(Grammar.count(figures.reports.count, "run")) in '\(folder.path)'"
       isHistory = true
     }
     console.out("Comparing '\(options.report)' (\(describe(report))) with \(heading).")
@@ -58,20 +53,20 @@ struct CompareCommand: Command {
       report.milestones.map {
         Line(
           name: $0.name, time: $0.time, missing: "not reached",
-          figure: baseline.milestone($0.name), inBaseline: baseline.milestone($0.name) != nil)
+          figure: baseline.milestone($0.name))
       }
       + baseline.milestones.filter { !milestoneNames.contains($0.name) }.map {
-        Line(name: $0.name, time: nil, missing: "-", figure: $0.figure, inBaseline: true)
+        Line(name: $0.name, time: nil, missing: "-", figure: $0.figure)
       }
     let stepIds = report.steps.map(\.id)
     let steps =
       report.steps.map {
         Line(
           name: $0.id, time: $0.duration, missing: $0.state.rawValue,
-          figure: baseline.step($0.id), inBaseline: baseline.step($0.id) != nil)
+          figure: baseline.step($0.id))
       }
       + baseline.steps.filter { !stepIds.contains($0.id) }.map {
-        Line(name: $0.id, time: nil, missing: "-", figure: $0.figure, inBaseline: true)
+        Line(name: $0.id, time: nil, missing: "-", figure: $0.figure)
       }
     let baselineHeader = isHistory ? "median" : "baseline"
     for (title, lines) in [("milestone", milestones), ("step (ran for)", steps)]
@@ -88,9 +83,9 @@ struct CompareCommand: Command {
       console.out(
         "Nothing is flagged: one report against another says nothing of run-to-run noise. Compare with a history folder ('orchestrate run --history <folder>') for that."
       )
-    } else if baseline.runs.count < Baseline.minimumRuns {
+    } else if baseline.reports.count < Baseline.minimumRuns {
       console.out(
-        "Nothing is flagged: \(Grammar.count(baseline.runs.count, "run")) cannot say what is noise; at least \(Baseline.minimumRuns) are needed."
+        "Nothing is flagged: \(Grammar.count(baseline.reports.count, "run")) cannot say what is noise; at least \(Baseline.minimumRuns) are needed."
       )
     } else {
       console.out(
@@ -116,9 +111,9 @@ struct CompareCommand: Command {
       if let noise = figure.noise, size > noise {
         verdict = difference > .zero ? "slower" : "faster"
       }
-    } else if line.time != nil, !line.inBaseline {
+    } else if line.time != nil {
       change = "new"
-    } else if line.time == nil, line.inBaseline, line.missing == "-" {
+    } else if line.figure != nil, line.missing == "-" {
       change = "gone"
     }
     guard showsNoise else { return [line.name, time, median, change, share] }

@@ -11,8 +11,8 @@ package struct CompareOptions: CommandOptions {
       the runs, times 3 × 1.4826 (about three standard deviations, but robust to one odd run), \
       and at least 1ms. A change larger than that is flagged 'slower' or 'faster'. With fewer \
       than 5 runs, or against a single report, nothing is flagged: one run cannot say what is \
-      noise. Exits 0 when it compared; 65 when a file is not a report; 66 when one cannot be \
-      read.
+      noise. Exits 0 when it compared; 64 when the report named is a folder; 65 when a file is \
+      not a report; 66 when one cannot be read.
       """)
 
   @Argument("report", help: "The report to judge: a --report file or one history entry.")

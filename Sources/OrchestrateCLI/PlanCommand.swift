@@ -140,15 +140,15 @@ struct PlanCommand: Command {
     case .history(let folder):
       let (baseline, notes) = folder.baseline()
       for note in notes { console.err(note) }
-      guard !baseline.runs.isEmpty else {
+      guard !baseline.reports.isEmpty else {
         throw CLIError(
           message:
             "The history '\(path)' given to '\(options.$durations.name)' has no run that succeeded or was degraded; add some with 'orchestrate run \(options.manifest) --history \(path)'.",
           exitCode: .invalidManifest)
       }
-      let median = baseline.medianReport(named: baseline.runs.last?.report.name ?? "")
+      let median = baseline.medianReport(named: baseline.reports.last?.name ?? "")
       return (
-        median, "the median of \(Grammar.count(baseline.runs.count, "run")) in '\(path)'", true
+        median, "the median of \(Grammar.count(baseline.reports.count, "run")) in '\(path)'", true
       )
     }
   }

@@ -57,6 +57,34 @@ struct HistoryCommandsTests {
     #expect(names.count == 3)  // older, the new run, and the lookalike
     #expect(FileManager.default.fileExists(atPath: fixture.folder.path("h/notes.txt")))
     #expect(FileManager.default.fileExists(atPath: fixture.folder.path(lookalike)))
+    let compared = try await Orchestrate.run(
+      ["compare", try #require(names.last), "."], in: fixture.folder.url.appendingPathComponent("h")
+    )
+    #expect(compared.status == 0)
+    #expect(
+      compared.stderr.contains(
+        "Note: skipped './\(URL(fileURLWithPath: lookalike).lastPathComponent)' in the history: it is not marked as a history entry ('orchestrateHistory')."
+      ))
+    #expect(compared.stderr.contains("is one of the runs in '.'; it is left out of the median"))
+    #expect(compared.stdout.contains("with the median of 1 run in '.'"))
+  }
+
+  @Test func comparingWithAHistoryFromSeveralMachinesSaysSo() async throws {
+    let fixture = try HistoryFixture()
+    try fixture.addEntry(fixture.report(load: 0.1, page: 0.1), index: 0, host: "laptop")
+    try fixture.addEntry(fixture.report(load: 0.1, page: 0.1), index: 1, hash: "new")
+    try fixture.folder.write("a.json", fixture.report(load: 0.1, page: 0.1).jsonText)
+    let result = try await Orchestrate.run(["compare", "a.json", "h"], in: fixture.folder.url)
+    #expect(result.status == 0)
+    #expect(
+      result.stderr.contains(
+        "Note: the runs in 'h' come from 2 machines (laptop (Linux 6.8.0 x86_64, 2 cores); ci-1 (Linux 6.8.0 x86_64, 2 cores))"
+      ))
+    #expect(
+      result.stderr.contains(
+        "Note: the runs in 'h' ran 2 versions of the manifest (by SHA-256); all count in the median."
+      ))
+    #expect(result.stdout.contains("Nothing is flagged: 2 runs cannot say what is noise"))
   }
 
   @Test func twoRunsAtOnceBothLand() async throws {
@@ -264,6 +292,13 @@ struct HistoryCommandsTests {
     #expect(
       bad.stderr.hasPrefix(
         "Error: The file 'bad.json' given to '<report>' is not a launch report ("))
+    let folderFirst = try await Orchestrate.run(
+      ["compare", "empty", "a.json"], in: fixture.folder.url)
+    #expect(folderFirst.status == 64)
+    #expect(
+      folderFirst.stderr
+        == "Error: 'empty' given to '<report>' is a folder; name a report file (a history folder can only be the baseline).\n"
+    )
     let empty = try await Orchestrate.run(["compare", "a.json", "empty"], in: fixture.folder.url)
     #expect(empty.status == 65)
     #expect(empty.stderr.contains("The history 'empty' has no run that succeeded or was degraded"))

@@ -39,18 +39,17 @@ package struct Baseline: Sendable {
     }
   }
 
-  /// The runs the figures come from.
-  package var runs: [HistoryEntry]
+  /// The reports of the runs the figures come from, oldest first.
+  package var reports: [LaunchReport]
   /// Per milestone, in the order the newest run lists them; milestones never reached in any
   /// run are left out.
   package var milestones: [(name: String, figure: Figure)]
   /// Per step, how long it ran (end - start), in the order the newest run lists them.
   package var steps: [(id: String, figure: Figure)]
 
-  /// The figures of `runs`.
-  package init(_ runs: [HistoryEntry]) {
-    self.runs = runs
-    let reports = runs.map(\.report)
+  /// The figures of the runs in `reports`.
+  package init(_ reports: [LaunchReport]) {
+    self.reports = reports
     let milestoneNames = Self.names(reports.map { $0.milestones.map(\.name) })
     milestones = milestoneNames.compactMap { name in
       let times = reports.compactMap { $0.time(ofMilestone: name) ?? nil }
@@ -76,7 +75,7 @@ package struct Baseline: Sendable {
   /// reads a duration from.
   package func medianReport(named name: String) -> LaunchReport {
     LaunchReport(
-      manifest: runs.last?.report.manifest ?? "", name: name, outcome: .succeeded, route: nil,
+      manifest: reports.last?.manifest ?? "", name: name, outcome: .succeeded, route: nil,
       duration: steps.map(\.figure.median).max() ?? .zero,
       milestones: milestones.map { LaunchReport.Milestone(name: $0.name, time: $0.figure.median) },
       criticalPath: [],

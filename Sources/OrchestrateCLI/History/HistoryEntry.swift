@@ -99,6 +99,7 @@ package struct HistoryEntry: Sendable {
 
 /// Why a file marked as a history entry cannot be read.
 struct HistoryFormatError: Error {
+  /// What is wrong, to follow "it": `it is not valid JSON (...)`.
   var message: String
 
   init(_ message: String) {

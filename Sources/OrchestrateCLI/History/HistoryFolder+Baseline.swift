@@ -56,7 +56,7 @@ extension HistoryFolder {
         )
       }
     }
-    return (Baseline(runs), notes)
+    return (Baseline(runs.map(\.report)), notes)
   }
 
   /// The path of entry `name` in the folder, as the user would type it.

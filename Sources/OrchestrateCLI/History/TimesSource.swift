@@ -20,6 +20,13 @@ enum TimesSource {
 
   /// Reads a report file, or the report in a history entry.
   static func readReport(_ path: String, for option: String) throws(CLIError) -> LaunchReport {
+    var isFolder: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+      throw CLIError(
+        message:
+          "'\(path)' given to '\(option)' is a folder; name a report file (a history folder can only be the baseline).",
+        exitCode: .usage)
+    }
     let data: Data
     do {
       data = try Data(contentsOf: URL(fileURLWithPath: path))
