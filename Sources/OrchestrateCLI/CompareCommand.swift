@@ -18,7 +18,7 @@ struct CompareCommand: Command {
   }
 
   func execute() async throws(CLIError) -> ExitCode {
-    let report = try TimesSource.readReport(options.report, for: options.$report.synopsis)
+    let (report, entry) = try TimesSource.readRun(options.report, for: options.$report.synopsis)
     let baseline: Baseline
     let heading: String
     let isHistory: Bool
@@ -29,7 +29,9 @@ struct CompareCommand: Command {
       isHistory = false
     case .history(let folder):
       let excluded = entryName(of: options.report, in: folder)
-      let (figures, notes) = folder.baseline(excluding: excluded)
+      // An entry says which manifest and machine it ran, so the notes can compare with those.
+      let (figures, notes) = folder.baseline(
+        manifestHash: entry?.manifestHash, machine: entry?.machine, excluding: excluded)
       if excluded != nil {
         console.err(
           "Note: '\(options.report)' is one of the runs in '\(folder.path)'; it is left out of the median it is compared with."

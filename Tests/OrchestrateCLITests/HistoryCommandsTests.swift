@@ -69,6 +69,44 @@ struct HistoryCommandsTests {
     #expect(compared.stdout.contains("with the median of 1 run in '.'"))
   }
 
+  @Test func jsonOutputStaysPureJsonWithAHistoryAndAGate() async throws {
+    let fixture = try HistoryFixture()
+    for index in 0..<5 { try fixture.addEntry(fixture.report(load: 9, page: 0), index: index) }
+    let result = try await Orchestrate.run([
+      "run", try fixture.manifest(load: "0ms"), "--history", fixture.folder.path("h"),
+      "--regression", "10%", "--json",
+    ])
+    #expect(result.status == 0)
+    let report = try LaunchReport(jsonText: result.stdout)
+    #expect(report.outcome == .succeeded)
+    #expect(!result.stdout.contains("history:") && !result.stdout.contains("regression:"))
+    #expect(try fixture.entries().count == 6)
+  }
+
+  @Test func comparingAnEntryNotesRunsOfOtherManifestsMachinesAndLaunches() async throws {
+    let fixture = try HistoryFixture()
+    try fixture.addEntry(fixture.report(load: 0.1, page: 0.1), index: 0, hash: "old")
+    var other = fixture.report(load: 0.1, page: 0.1)
+    other.name = "Other"
+    try fixture.addEntry(other, index: 1, host: "laptop")
+    let entry = try fixture.addEntry(
+      fixture.report(load: 0.2, page: 0.1), index: 2, to: "mine")
+    let result = try await Orchestrate.run(["compare", entry, "h"], in: fixture.folder.url)
+    #expect(result.status == 0)
+    #expect(
+      result.stderr.contains(
+        "Note: 1 of the 2 runs in 'h' ran another version of the manifest (its SHA-256 differs)"))
+    #expect(
+      result.stderr.contains(
+        "Note: 1 of the 2 runs in 'h' ran on another machine than ci-1 (Linux 6.8.0 x86_64, 2 cores)"
+      ))
+    #expect(
+      result.stderr.contains(
+        "Note: the runs in 'h' are of 2 launches ('Fixture', 'Other'); their steps and milestones are matched by name."
+      ))
+    #expect(result.stdout.contains("  load            0.200s  0.100s  +0.100s  +100.0%"))
+  }
+
   @Test func comparingWithAHistoryFromSeveralMachinesSaysSo() async throws {
     let fixture = try HistoryFixture()
     try fixture.addEntry(fixture.report(load: 0.1, page: 0.1), index: 0, host: "laptop")

@@ -44,7 +44,7 @@ extension HistoryFolder {
       let other = runs.filter { $0.machine != machine }
       if !other.isEmpty {
         notes.append(
-          "Note: \(other.count) of the \(Grammar.count(runs.count, "run")) in '\(path)' ran on another machine than this one, \(machine.description); times from different machines differ for reasons of their own."
+          "Note: \(other.count) of the \(Grammar.count(runs.count, "run")) in '\(path)' ran on another machine than \(machine.description); times from different machines differ for reasons of their own."
         )
       }
     } else {
@@ -55,6 +55,13 @@ extension HistoryFolder {
           "Note: the runs in '\(path)' come from \(machines.count) machines (\(machines.map(\.description).joined(separator: "; "))); times from different machines differ for reasons of their own."
         )
       }
+    }
+    var launches: [String] = []
+    for run in runs where !launches.contains(run.report.name) { launches.append(run.report.name) }
+    if launches.count > 1 {
+      notes.append(
+        "Note: the runs in '\(path)' are of \(launches.count) launches (\(launches.map { "'\($0)'" }.joined(separator: ", "))); their steps and milestones are matched by name."
+      )
     }
     return (Baseline(runs.map(\.report)), notes)
   }

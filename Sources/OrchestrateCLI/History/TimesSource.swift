@@ -20,6 +20,13 @@ enum TimesSource {
 
   /// Reads a report file, or the report in a history entry.
   static func readReport(_ path: String, for option: String) throws(CLIError) -> LaunchReport {
+    try readRun(path, for: option).report
+  }
+
+  /// Reads a report file, or a history entry and the report in it.
+  static func readRun(_ path: String, for option: String) throws(CLIError) -> (
+    report: LaunchReport, entry: HistoryEntry?
+  ) {
     var isFolder: ObjCBool = false
     if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
       throw CLIError(
@@ -44,13 +51,13 @@ enum TimesSource {
     }
     if let root = try? JSONParser.parse(Array(data)).root {
       do {
-        if let entry = try HistoryEntry.read(root) { return entry.report }
+        if let entry = try HistoryEntry.read(root) { return (entry.report, entry) }
       } catch {
         throw refuse(error.message)
       }
     }
     do {
-      return try LaunchReport(jsonText: String(decoding: data, as: UTF8.self))
+      return (try LaunchReport(jsonText: String(decoding: data, as: UTF8.self)), nil)
     } catch {
       throw refuse("\(error)")
     }
