@@ -125,15 +125,25 @@ struct HistoryCommandsTests {
     #expect(result.stdout.contains("Nothing is flagged: 2 runs cannot say what is noise"))
   }
 
-  @Test func twoRunsAtOnceBothLand() async throws {
+  @Test func runsRecordingAtOnceNeverCollideAndPruningKeepsTheNewest() async throws {
     let fixture = try HistoryFixture()
     let manifest = try fixture.manifest(load: "50ms")
     let history = fixture.folder.path("h")
-    async let first = Orchestrate.run(["run", manifest, "--history", history, "--quiet"])
-    async let second = Orchestrate.run(["run", manifest, "--history", history, "--quiet"])
-    let results = try await [first, second]
-    #expect(results.map(\.status) == [0, 0])
-    #expect(try fixture.entries().count == 2)
+    let arguments = ["run", manifest, "--history", history, "--quiet"]
+    async let first = Orchestrate.run(arguments)
+    async let second = Orchestrate.run(arguments)
+    async let third = Orchestrate.run(arguments)
+    async let fourth = Orchestrate.run(arguments)
+    let results = try await [first, second, third, fourth]
+    #expect(results.map(\.status) == [0, 0, 0, 0])
+    #expect(results.allSatisfy { $0.stderr.isEmpty }, "\(results.map(\.stderr))")
+    let four = try fixture.entries()
+    #expect(four.count == 4)
+    let last = try await Orchestrate.run(arguments + ["--keep", "2"])
+    #expect(last.status == 0)
+    let kept = try fixture.entries()
+    #expect(kept.count == 2)
+    #expect(kept.first == four.last)
   }
 
   @Test func refusesAHistoryThatCannotBeWrittenBeforeTheLaunch() async throws {

@@ -39,7 +39,9 @@ package struct HistoryFolder: Sendable {
     for name in names.filter(Self.isEntryName).sorted() {
       let file = file(name)
       do {
-        entries.append((name, try Self.readEntry(file)))
+        // Gone since the listing: another process recording into the folder pruned it.
+        guard let entry = try Self.readEntry(file) else { continue }
+        entries.append((name, entry))
       } catch {
         unreadable.append((name, error.message))
       }
@@ -155,15 +157,22 @@ package struct HistoryFolder: Sendable {
       && rest[1].count == 8 && rest[1].allSatisfy(\.isHexDigit)
   }
 
-  private static func readEntry(_ file: String) throws(HistoryFormatError) -> HistoryEntry {
+  /// The entry in `file`; `nil` when there is no longer a file.
+  private static func readEntry(_ file: String) throws(HistoryFormatError) -> HistoryEntry? {
     var info = stat()
-    guard lstat(file, &info) == 0, info.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG) else {
+    guard lstat(file, &info) == 0 else {
+      if errno == ENOENT { return nil }
+      throw HistoryFormatError("it cannot be read (\(String(cString: strerror(errno))))")
+    }
+    guard info.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG) else {
       throw HistoryFormatError("it is not a regular file")
     }
     let root: JSONValue
     do {
       let data = try Data(contentsOf: URL(fileURLWithPath: file))
       root = try JSONParser.parse(Array(data)).root
+    } catch CocoaError.fileReadNoSuchFile {
+      return nil
     } catch let error as JSONSyntaxError {
       throw HistoryFormatError("it is not valid JSON (\(error.message))")
     } catch {
