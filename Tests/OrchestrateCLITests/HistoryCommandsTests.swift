@@ -146,6 +146,27 @@ struct HistoryCommandsTests {
     #expect(kept.first == four.last)
   }
 
+  @Test func anInterruptedRunIsRecordedAsCancelled() async throws {
+    let fixture = try HistoryFixture()
+    let manifest = try fixture.manifest(load: "30s")
+    let result = try await Orchestrate.run([
+      "run", manifest, "--history", fixture.folder.path("h"),
+    ]) { process, stdout in
+      let deadline = Date().addingTimeInterval(60)
+      while !((try? String(contentsOf: stdout, encoding: .utf8))?.contains("start      load")
+        ?? false), Date() < deadline
+      {
+        try await Task.sleep(for: .milliseconds(2))
+      }
+      kill(process.processIdentifier, SIGINT)
+    }
+    #expect(result.status == 130)
+    let name = try #require(try fixture.entries().first)
+    let text = try String(contentsOfFile: fixture.folder.path("h/\(name)"), encoding: .utf8)
+    let root = try JSONParser.parse(Array(text.utf8)).root
+    #expect(root["report"]?["outcome"]?.stringValue == "cancelled")
+  }
+
   @Test func refusesAHistoryThatCannotBeWrittenBeforeTheLaunch() async throws {
     let fixture = try HistoryFixture()
     let manifest = try fixture.manifest(load: "0ms")
