@@ -12,7 +12,7 @@ public struct ExitCode: Sendable, Hashable {
   public static let success = ExitCode(0)
   /// The launch failed.
   public static let failure = ExitCode(1)
-  /// A `--budget` was exceeded.
+  /// A `--budget` or a `--regression` limit was exceeded.
   public static let budgetExceeded = ExitCode(3)
   /// The command line was wrong (EX_USAGE).
   public static let usage = ExitCode(64)

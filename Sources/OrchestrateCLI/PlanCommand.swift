@@ -8,16 +8,19 @@ struct PlanCommand: Command {
   let console: Console
 
   func execute() async throws(CLIError) -> ExitCode {
-    let earlier = try readDurations()
+    var (earlier, origin, isHistory) = try readDurations()
     let plan = try ManifestLoading(registry: registry, console: console).load(options.manifest)
-    if let earlier, let path = options.durations { try check(earlier, from: path, against: plan) }
+    if isHistory, let median = earlier { earlier = fitted(median, to: plan) }
+    if let earlier, let path = options.durations {
+      try check(earlier, from: path, against: plan, isHistory: isHistory)
+    }
     let prediction = LaunchForecast.predict(
       plan, durations: earlier, maxConcurrency: options.maxConcurrency)
     let report = prediction.report
 
     let counts = Dictionary(grouping: prediction.sources, by: { $0 }).mapValues(\.count)
     var sources: [String] = []
-    if let count = counts[.report] { sources.append("\(count) from the report") }
+    if let count = counts[.report] { sources.append("\(count) from \(origin)") }
     if let count = counts[.hint] { sources.append("\(count) from expectedDuration") }
     if let count = counts[.none] { sources.append("\(count) with no duration, counted as 0s") }
     console.out(
@@ -73,12 +76,17 @@ struct PlanCommand: Command {
   /// Refuses a report that cannot describe this manifest's steps: one of another manifest,
   /// one naming steps this manifest lacks, or one whose times are impossible.
   private func check(
-    _ report: LaunchReport, from path: String, against plan: LaunchPlan
+    _ report: LaunchReport, from path: String, against plan: LaunchPlan, isHistory: Bool
   ) throws(CLIError) {
     func refuse(_ problem: String) -> CLIError {
-      CLIError(
+      let source = isHistory ? "history" : "report"
+      let remedy =
+        isHistory
+        ? "add runs of this manifest with 'orchestrate run \(options.manifest) --history <folder>'"
+        : "write a new one with 'orchestrate run \(options.manifest) --report <file>'"
+      return CLIError(
         message:
-          "The report '\(path)' given to '\(options.$durations.name)' \(problem); write a new one with 'orchestrate run \(options.manifest) --report <file>'.",
+          "The \(source) '\(path)' given to '\(options.$durations.name)' \(problem); \(remedy).",
         exitCode: .invalidManifest)
     }
     let declared = Set(plan.steps.map(\.id))
@@ -105,23 +113,43 @@ struct PlanCommand: Command {
     }
   }
 
-  private func readDurations() throws(CLIError) -> LaunchReport? {
-    guard let path = options.durations else { return nil }
-    let text: String
-    do {
-      text = try String(contentsOfFile: path, encoding: .utf8)
-    } catch {
-      throw CLIError(
-        message: "Cannot read the report '\(path)' given to '--durations'.", exitCode: .missingInput
+  /// A history's medians without the steps this manifest no longer has: runs of an earlier
+  /// version of it are still good for the steps that remain. A history none of whose steps
+  /// remain is kept whole, for ``check(_:from:against:isHistory:)`` to refuse.
+  private func fitted(_ median: LaunchReport, to plan: LaunchPlan) -> LaunchReport {
+    let declared = Set(plan.steps.map(\.id))
+    let gone = median.steps.filter { !declared.contains($0.id) }.map(\.id)
+    guard !gone.isEmpty, gone.count < median.steps.count else { return median }
+    console.err(
+      "Note: the history has steps this manifest no longer declares (\(gone.map { "'\($0)'" }.joined(separator: ", "))); their times are not used."
+    )
+    var fitted = median
+    fitted.steps.removeAll { !declared.contains($0.id) }
+    return fitted
+  }
+
+  /// The earlier times, what the summary calls them, and whether they are a history
+  /// folder's medians (as a report).
+  private func readDurations() throws(CLIError) -> (
+    LaunchReport?, origin: String, isHistory: Bool
+  ) {
+    guard let path = options.durations else { return (nil, "", false) }
+    switch try TimesSource.read(path, for: options.$durations.name) {
+    case .report(let report):
+      return (report, "the report", false)
+    case .history(let folder):
+      let (baseline, notes) = folder.baseline()
+      for note in notes { console.err(note) }
+      guard !baseline.reports.isEmpty else {
+        throw CLIError(
+          message:
+            "The history '\(path)' given to '\(options.$durations.name)' has no run that succeeded or was degraded; add some with 'orchestrate run \(options.manifest) --history \(path)'.",
+          exitCode: .invalidManifest)
+      }
+      let median = baseline.medianReport(named: baseline.reports.last?.name ?? "")
+      return (
+        median, "the median of \(Grammar.count(baseline.reports.count, "run")) in '\(path)'", true
       )
-    }
-    do {
-      return try LaunchReport(jsonText: text)
-    } catch {
-      throw CLIError(
-        message:
-          "The file '\(path)' given to '--durations' is not a launch report (\(error)); write one with 'orchestrate run --report'.",
-        exitCode: .invalidManifest)
     }
   }
 }

@@ -4,7 +4,8 @@ package struct PlanOptions: CommandOptions {
     name: "plan",
     abstract: "Predicts a launch without running it: start order, critical path, milestone times.",
     discussion: """
-      Step durations come from an earlier report (--durations), or else from each step's \
+      Step durations come from an earlier report (--durations), or the medians of a history \
+      folder that 'orchestrate run --history' keeps, or else from each step's \
       expectedDuration; steps with neither count as taking no time. The prediction follows the \
       same rules as a real launch: priorities, the concurrency limit, delays, deferral and timeouts.
       """)
@@ -13,8 +14,10 @@ package struct PlanOptions: CommandOptions {
   package var manifest: String
 
   @Option(
-    "--durations", valueName: "report",
-    help: "Take step durations from this report of an earlier run.")
+    "--durations", valueName: "report|folder",
+    help:
+      "Take step durations from this report of an earlier run, or the medians of this history folder."
+  )
   package var durations: String?
 
   @Option(

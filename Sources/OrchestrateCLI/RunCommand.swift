@@ -25,19 +25,24 @@ struct RunCommand: Command {
     let plan = try ManifestLoading(registry: registry, console: console).load(
       options.manifest, dataDirectory: try checkedDataDirectory())
     try checkBudgetMilestones(in: plan)
+    let history = try HistoryRecorder(options, plan: plan, console: console)
     let environment = try environment(for: plan)
     for note in outputs.notes { console.err(note) }
     let ((report, routedBy), signal) = await withSignalsCancelling { handle in
       await run(plan, environment: environment, in: handle)
     }
     try outputs.write(report, console: console)
+    let recorded = try history?.record(report)
     if options.json {
       console.text(report.jsonText.trimmingCharacters(in: .newlines))
     } else {
       printSummary(report, routedBy: routedBy)
     }
+    if let recorded, options.printsEvents { console.out(recorded) }
     printProblems(report)
-    return exitCode(for: report, signal: signal)
+    let regressed = history?.checkRegressions(report) ?? false
+    let code = exitCode(for: report, signal: signal)
+    return code == .success && regressed ? .budgetExceeded : code
   }
 }
 

@@ -6,12 +6,20 @@ package struct RunOptions: CommandOptions {
     name: "run", abstract: "Runs a launch manifest and reports what happened.",
     discussion: """
       Exits 0 when the launch succeeded, was degraded (with a warning) or was routed; 1 when it \
-      failed; 3 when a budget was exceeded; 64 for a wrong command line or a value a step \
+      failed; 3 when a budget or a regression limit was exceeded; 64 for a wrong command line or a value a step \
       requires that the run lacks (--app-version); 65 for an invalid manifest; 66 for a \
       missing one; \
-      73 when --report or --trace names a file it may not replace (a folder, device or FIFO); \
+      73 when --report or --trace names a file it may not replace (a folder, device or FIFO), or \
+      the --history folder cannot be written; \
       130, 129 or 143 when interrupted by Ctrl-C, SIGHUP or SIGTERM (the report and trace are \
       still written). A report or trace of '-' goes to standard output, and progress to stderr.
+
+      --history keeps each run's report in a folder, with the SHA-256 of the manifest and the \
+      machine (host, system, cores), at most --keep runs (oldest removed first; other files \
+      in the folder are never touched). --regression compares this run with the median of \
+      the runs already there that succeeded or were degraded, runs of an earlier manifest \
+      included (with a note); with fewer than 5 such runs it is not checked, and says so, \
+      rather than fail. Both gates can be given together.
       """)
 
   @Argument("manifest", help: "The launch manifest (JSON).")
@@ -38,6 +46,26 @@ package struct RunOptions: CommandOptions {
   package var budgets: [Budget]
 
   @Option(
+    "--history", valueName: "folder",
+    help:
+      "Add this run to a history folder (created if missing), for --regression and 'orchestrate compare'."
+  )
+  package var history: String?
+
+  @Option(
+    "--keep", valueName: "n",
+    help: "Keep at most this many runs in --history, removing the oldest (default 50).",
+    parse: .positiveInteger)
+  package var keep: Int?
+
+  @RepeatedOption(
+    "--regression", valueName: "share",
+    help:
+      "Fail with exit code 3 when interactive is reached later than the --history median by more than this share ('10%'); another milestone: 'searchReady=15%'.",
+    parse: .regression)
+  package var regressions: [Regression]
+
+  @Option(
     "--app-version", valueName: "version[+build]",
     help:
       "The app's version for steps that read AppInfo (gate.version); else the manifest's app default.",
@@ -61,6 +89,11 @@ package struct RunOptions: CommandOptions {
   package func validate() throws(CLIError) {
     if quiet, json {
       throw .invalidValue("'\($quiet.name)' and '\($json.name)' cannot be used together.")
+    }
+    for (given, name) in [(!regressions.isEmpty, $regressions.name), (keep != nil, $keep.name)]
+    where given && history == nil {
+      throw .invalidValue(
+        "'\(name)' works on the runs in a history folder; give '\($history.synopsis)' too.")
     }
   }
 

@@ -20,6 +20,12 @@ struct CommandLineTests {
     try expectMatchesGolden(result.stdout, "run-help.txt")
   }
 
+  @Test func printsCompareHelp() async throws {
+    let result = try await Orchestrate.run(["compare", "--help"])
+    #expect(result.status == 0)
+    try expectMatchesGolden(result.stdout, "compare-help.txt")
+  }
+
   @Test func printsValidateHelp() async throws {
     let result = try await Orchestrate.run(["validate", "--help"])
     #expect(result.status == 0)

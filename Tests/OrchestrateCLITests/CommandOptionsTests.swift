@@ -17,7 +17,7 @@ struct CommandOptionsTests {
   }
 
   private let runUsage =
-    "orchestrate run <manifest> [--report <file>] [--trace <file>] [--max-concurrency <n>] [--budget <milestone=duration> ...] [--app-version <version[+build]>] [--data-dir <folder>] [--quiet] [--json]"
+    "orchestrate run <manifest> [--report <file>] [--trace <file>] [--max-concurrency <n>] [--budget <milestone=duration> ...] [--history <folder>] [--keep <n>] [--regression <share> ...] [--app-version <version[+build]>] [--data-dir <folder>] [--quiet] [--json]"
 
   @Test func turnsEveryDeclaredOptionIntoItsTypedProperty() throws {
     let options = try #require(
@@ -110,7 +110,7 @@ struct CommandOptionsTests {
         == "The value for '--report <file>' is empty; name a file.")
     #expect(
       error(PlanOptions.self, ["app.json", "--durations", ""])?.message
-        == "The value for '--durations <report>' is empty; name a file.")
+        == "The value for '--durations <report|folder>' is empty; name a file.")
     #expect(
       error(RunOptions.self, ["app.json", "--quiet=yes"])?.message
         == "The option '--quiet' takes no value.")

@@ -21,7 +21,8 @@ package struct CommandSpec: Sendable {
   package var help: String {
     var text = "OVERVIEW: \(configuration.abstract)\n"
     if let discussion = configuration.discussion {
-      text += "\n\(HelpTable.wrap(discussion, width: 80))\n"
+      let paragraphs = discussion.split(separator: "\n\n").map(String.init)
+      text += "\n\(paragraphs.map { HelpTable.wrap($0, width: 80) }.joined(separator: "\n\n"))\n"
     }
     text += "\nUSAGE: \(usageLine)\n"
     let argumentRows = arguments.map { ($0.label, $0.help) }

@@ -1,0 +1,215 @@
+import Foundation
+import LaunchOrchestrator
+
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#endif
+
+/// A folder of earlier runs, as `orchestrate run --history` keeps it: one file per run, named
+/// `launch-<UTC time to the microsecond>-<process id>-<random>.json`, so that names sort by
+/// time and two processes recording at once never pick the same one.
+///
+/// Only files with such a name that are marked as entries inside are the history's own: any
+/// other file in the folder is never read as a run and never removed.
+package struct HistoryFolder: Sendable {
+  /// The folder as the user named it.
+  package var path: String
+  /// The entries, oldest first, with their file names.
+  package private(set) var entries: [(name: String, entry: HistoryEntry)] = []
+  /// Files named like entries that could not be read, with why; left alone.
+  package private(set) var unreadable: [(name: String, reason: String)] = []
+
+  /// How many runs `--keep` keeps when not told.
+  package static let defaultKeep = 50
+
+  /// Reads every entry in the folder at `path`.
+  /// - Throws: a ``CLIError`` when `path` is not a readable folder.
+  package init(reading path: String) throws(CLIError) {
+    self.path = path
+    let names: [String]
+    do {
+      names = try FileManager.default.contentsOfDirectory(atPath: path)
+    } catch {
+      throw CLIError(
+        message: "Cannot read the history folder '\(path)': \(Self.reason(error)).",
+        exitCode: .missingInput)
+    }
+    for name in names.filter(Self.isEntryName).sorted() {
+      let file = file(name)
+      do {
+        // Gone since the listing: another process recording into the folder pruned it.
+        guard let entry = try Self.readEntry(file) else { continue }
+        entries.append((name, entry))
+      } catch {
+        unreadable.append((name, error.message))
+      }
+    }
+  }
+
+  /// The folder for `run --history`: created when it does not exist (its parent must), and
+  /// checked to be a writable folder, before the launch.
+  /// - Throws: a ``CLIError`` (exit 73) saying what is in the way.
+  package static func prepare(_ path: String, option: ArgumentDeclaration) throws(CLIError) {
+    var isFolder: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) {
+      guard isFolder.boolValue else {
+        throw CLIError(
+          message:
+            "'\(option.name) \(path)' is a file, not a folder; name a folder for the history (it is created if missing).",
+          exitCode: .cannotCreate)
+      }
+    } else {
+      let parentPath = parent(of: path)
+      guard FileManager.default.fileExists(atPath: parentPath, isDirectory: &isFolder),
+        isFolder.boolValue
+      else {
+        throw CLIError(
+          message:
+            "The folder for '\(option.name) \(path)' cannot be created: '\(parentPath)' does not exist; create it first.",
+          exitCode: .cannotCreate)
+      }
+      do {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+      } catch {
+        // Another process recording at the same moment may have made it first.
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder),
+          isFolder.boolValue
+        else {
+          throw CLIError(
+            message:
+              "Cannot create the history folder '\(path)' for '\(option.name)': \(reason(error)).",
+            exitCode: .cannotCreate)
+        }
+      }
+    }
+    guard access(path, W_OK | X_OK) == 0 else {
+      throw CLIError(
+        message:
+          "The history folder '\(path)' given to '\(option.name)' is not writable; make it writable or name another folder.",
+        exitCode: .cannotCreate)
+    }
+  }
+
+  /// Writes `entry` as the file `name` (made by ``entryName(at:pid:tag:)``), atomically.
+  package static func append(_ entry: HistoryEntry, to path: String, named name: String)
+    throws(CLIError)
+  {
+    let url = URL(fileURLWithPath: path).appendingPathComponent(name)
+    do {
+      try SafeFiles.writeAtomically(Data(entry.jsonText.utf8), to: url)
+    } catch {
+      throw CLIError(
+        message: "Cannot add this run to the history '\(path)': \(error).",
+        exitCode: .cannotCreate)
+    }
+  }
+
+  /// Removes the oldest entries beyond `keep`; returns the names that could not be removed,
+  /// with why. Only readable entries count and go: a file of the folder's own naming that is
+  /// not a readable entry may be someone's, so it stays.
+  package func prune(keeping keep: Int) -> [(name: String, reason: String)] {
+    var failures: [(String, String)] = []
+    for (name, _) in entries.dropLast(keep) {
+      if unlink(file(name)) != 0, errno != ENOENT {
+        failures.append((name, String(cString: strerror(errno))))
+      }
+    }
+    return failures
+  }
+
+  /// `launch-20261123T135726.123456Z-4242-0a1b2c3d.json`: fixed-width UTC time first, so
+  /// names sort by time; the process id and a random tag keep two writers apart.
+  package static func entryName(at date: Date, pid: Int32, tag: UInt32) -> String {
+    let seconds = date.timeIntervalSince1970
+    var whole = time_t(seconds.rounded(.down))
+    let micros = min(999_999, Int(((seconds - Double(whole)) * 1_000_000).rounded(.down)))
+    var parts = tm()
+    gmtime_r(&whole, &parts)
+    let stamp = String(
+      format: "%04d%02d%02dT%02d%02d%02d.%06dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+      Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), micros)
+    let hex = String(tag, radix: 16)
+    return "launch-\(stamp)-\(pid)-\(String(repeating: "0", count: 8 - hex.count))\(hex).json"
+  }
+
+  /// The ISO 8601 form of the time in an entry's name: `2026-11-23T13:57:26.123456Z`.
+  package static func recordedAt(fromName name: String) -> String {
+    let stamp = Array(name.dropFirst("launch-".count).prefix(22))
+    let text = { (range: Range<Int>) in String(stamp[range]) }
+    return
+      "\(text(0..<4))-\(text(4..<6))-\(text(6..<8))T\(text(9..<11)):\(text(11..<13)):\(text(13..<22))Z"
+  }
+
+  /// Whether `name` is one ``entryName(at:pid:tag:)`` makes.
+  package static func isEntryName(_ name: String) -> Bool {
+    guard name.hasPrefix("launch-"), name.hasSuffix(".json") else { return false }
+    let middle = Array(name.dropFirst("launch-".count).dropLast(".json".count))
+    let digits = Set("0123456789")
+    let shape = Array("00000000T000000.000000Z-")
+    guard middle.count > shape.count + 2 else { return false }
+    for (character, expected) in zip(middle, shape) {
+      if expected == "0" ? !digits.contains(character) : character != expected { return false }
+    }
+    let rest = middle.dropFirst(shape.count).split(separator: "-", omittingEmptySubsequences: false)
+    return rest.count == 2 && !rest[0].isEmpty && rest[0].allSatisfy(digits.contains)
+      && rest[1].count == 8 && rest[1].allSatisfy(\.isHexDigit)
+  }
+
+  /// The entry in `file`; `nil` when there is no longer a file.
+  private static func readEntry(_ file: String) throws(HistoryFormatError) -> HistoryEntry? {
+    var info = stat()
+    guard lstat(file, &info) == 0 else {
+      if errno == ENOENT { return nil }
+      throw HistoryFormatError("it cannot be read (\(String(cString: strerror(errno))))")
+    }
+    guard info.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG) else {
+      throw HistoryFormatError("it is not a regular file")
+    }
+    let root: JSONValue
+    do {
+      let data = try Data(contentsOf: URL(fileURLWithPath: file))
+      root = try JSONParser.parse(Array(data)).root
+    } catch CocoaError.fileReadNoSuchFile {
+      return nil
+    } catch let error as JSONSyntaxError {
+      throw HistoryFormatError("it is not valid JSON (\(error.message))")
+    } catch {
+      throw HistoryFormatError("it cannot be read (\(reason(error)))")
+    }
+    guard let entry = try HistoryEntry.read(root) else {
+      throw HistoryFormatError("it is not marked as a history entry ('\(HistoryEntry.formatKey)')")
+    }
+    return entry
+  }
+
+  /// The folder holding `path`, by its text: `.` for a bare name. (Foundation's
+  /// `deletingLastPathComponent` on `NSString` traps on some relative paths on Linux.)
+  private static func parent(of path: String) -> String {
+    var trimmed = Substring(path)
+    while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+    guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+    return slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
+  }
+
+  /// The system's words for a file error, without Foundation's wrapping: `it does not exist`.
+  static func reason(_ error: any Error) -> String {
+    let error = error as NSError
+    if let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError,
+      underlying.domain == NSPOSIXErrorDomain
+    {
+      return String(cString: strerror(Int32(underlying.code))).lowercased()
+    }
+    if error.domain == NSCocoaErrorDomain {
+      switch CocoaError.Code(rawValue: error.code) {
+      case .fileReadNoSuchFile, .fileNoSuchFile: return "it does not exist"
+      case .fileReadNoPermission, .fileWriteNoPermission: return "permission denied"
+      default: break
+      }
+    }
+    var text = error.localizedDescription
+    while text.hasSuffix(".") { text.removeLast() }
+    return text
+  }
+}

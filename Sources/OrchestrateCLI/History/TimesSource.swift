@@ -1,0 +1,65 @@
+import Foundation
+import LaunchOrchestrator
+
+/// Where `compare` and `plan --durations` take times from: one report (a `--report` file or
+/// one entry of a history folder) or a history folder, for its medians.
+enum TimesSource {
+  case report(LaunchReport)
+  case history(HistoryFolder)
+
+  /// Reads `path`, given to `option` (for messages: `--durations`, `<baseline>`); a folder
+  /// is read as a history.
+  /// - Throws: a ``CLIError``: 66 when it cannot be read, 65 when it is not a report.
+  static func read(_ path: String, for option: String) throws(CLIError) -> TimesSource {
+    var isFolder: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+      return .history(try HistoryFolder(reading: path))
+    }
+    return .report(try readReport(path, for: option))
+  }
+
+  /// Reads a report file, or the report in a history entry.
+  static func readReport(_ path: String, for option: String) throws(CLIError) -> LaunchReport {
+    try readRun(path, for: option).report
+  }
+
+  /// Reads a report file, or a history entry and the report in it.
+  static func readRun(_ path: String, for option: String) throws(CLIError) -> (
+    report: LaunchReport, entry: HistoryEntry?
+  ) {
+    var isFolder: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+      throw CLIError(
+        message:
+          "'\(path)' given to '\(option)' is a folder; name a report file (a history folder can only be the baseline).",
+        exitCode: .usage)
+    }
+    let data: Data
+    do {
+      data = try Data(contentsOf: URL(fileURLWithPath: path))
+    } catch {
+      throw CLIError(
+        message:
+          "Cannot read the report '\(path)' given to '\(option)': \(HistoryFolder.reason(error)).",
+        exitCode: .missingInput)
+    }
+    func refuse(_ problem: String) -> CLIError {
+      CLIError(
+        message:
+          "The file '\(path)' given to '\(option)' is not a launch report (\(problem)); write one with 'orchestrate run --report'.",
+        exitCode: .invalidManifest)
+    }
+    if let root = try? JSONParser.parse(Array(data)).root {
+      do {
+        if let entry = try HistoryEntry.read(root) { return (entry.report, entry) }
+      } catch {
+        throw refuse(error.message)
+      }
+    }
+    do {
+      return (try LaunchReport(jsonText: String(decoding: data, as: UTF8.self)), nil)
+    } catch {
+      throw refuse("\(error)")
+    }
+  }
+}
