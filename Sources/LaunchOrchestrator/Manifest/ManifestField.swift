@@ -85,12 +85,7 @@ extension ManifestField {
     into keyPath: any WritableKeyPath<Target, Value> & Sendable,
     read: @escaping @Sendable (inout ManifestReader, JSONValue, () -> JSONPath) -> Value?
   ) -> Self {
-    Self(
-      info: ManifestFieldInfo(
-        key: key, shape: shape, requirement: .optional(defaultText: defaultText), summary: summary)
-    ) { reader, value, path, target in
-      if let read = read(&reader, value, path) { target[keyPath: keyPath] = read }
-    }
+    field(key, shape, .optional(defaultText: defaultText), summary, into: keyPath, read: read)
   }
 
   /// A field the manifest must give; `missing` is the error when it does not.
@@ -99,9 +94,16 @@ extension ManifestField {
     into keyPath: any WritableKeyPath<Target, Value> & Sendable,
     read: @escaping @Sendable (inout ManifestReader, JSONValue, () -> JSONPath) -> Value?
   ) -> Self {
+    field(key, shape, .required(missing: missing), summary, into: keyPath, read: read)
+  }
+
+  private static func field<Value>(
+    _ key: String, _ shape: ManifestShape, _ requirement: ManifestFieldInfo.Requirement,
+    _ summary: String, into keyPath: any WritableKeyPath<Target, Value> & Sendable,
+    read: @escaping @Sendable (inout ManifestReader, JSONValue, () -> JSONPath) -> Value?
+  ) -> Self {
     Self(
-      info: ManifestFieldInfo(
-        key: key, shape: shape, requirement: .required(missing: missing), summary: summary)
+      info: ManifestFieldInfo(key: key, shape: shape, requirement: requirement, summary: summary)
     ) { reader, value, path, target in
       if let read = read(&reader, value, path) { target[keyPath: keyPath] = read }
     }
