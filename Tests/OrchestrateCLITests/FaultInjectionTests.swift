@@ -66,7 +66,12 @@ struct FaultInjectionTests {
   }
 
   @Test func killingTheProcessDuringAQueueRewriteLeavesTheOldOrTheNewFile() async throws {
-    for attempt in 0..<4 {
+    // The kill is aimed at the rewrite itself: the test waits for the writer's temporary file
+    // to appear, then kills. A kill that lands after the rename (the write was quicker than
+    // the test) proves nothing about a torn write, so it tries again; one that never lands
+    // mid-write in five tries fails the test instead of passing without testing anything.
+    var landedMidWrite = false
+    for _ in 0..<5 where !landedMidWrite {
       let folder = try TemporaryFolder()
       let manifest = try folder.write(
         "queue.json",
@@ -82,21 +87,30 @@ struct FaultInjectionTests {
       let entries = (0..<200_000).map { #"{"workId": \#($0 % 2 == 0 ? 1 : 2), "n": \#($0)}"# }
       let original = "[" + entries.joined(separator: ",") + "]"
       try folder.write("enrichment.json", original)
+      func temporaryFiles() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder.url.path)) ?? [])
+          .filter { $0.hasPrefix(".enrichment.json.writing-") }
+      }
       let result = try await Orchestrate.run(["run", manifest]) { process, stdout in
-        try await when("start      queue", in: stdout) {
-          usleep(UInt32(attempt * 15_000))
-          kill(process.processIdentifier, SIGKILL)
-        }
+        try await when("start      queue", in: stdout) {}
+        let deadline = Date().addingTimeInterval(30)
+        while temporaryFiles().isEmpty, Date() < deadline {}
+        kill(process.processIdentifier, SIGKILL)
       }
       #expect(result.status == 137 || result.status == 9 || result.status == 0)
       let after = try String(contentsOfFile: folder.path("enrichment.json"), encoding: .utf8)
-      if after != original {
+      if !temporaryFiles().isEmpty {
+        // Killed with the new file half written: the queue is the original, byte for byte.
+        landedMidWrite = true
+        #expect(after == original)
+      } else if after != original {
         let root = try JSONParser.parse(Array(after.utf8)).root
         let kept = try #require(root.elements)
         #expect(kept.count == 100_000)
         #expect(kept.allSatisfy { $0["workId"] == 1 })
       }
     }
+    #expect(landedMidWrite, "no kill landed during the rewrite in five tries")
   }
 
   @Test(arguments: [SIGINT, SIGKILL])
