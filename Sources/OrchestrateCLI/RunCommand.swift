@@ -25,8 +25,8 @@ struct RunCommand: Command {
     let plan = try ManifestLoading(registry: registry, console: console).load(
       options.manifest, dataDirectory: try checkedDataDirectory())
     try checkBudgetMilestones(in: plan)
-    let history = try HistoryRecorder(options, plan: plan, console: console)
     let environment = try environment(for: plan)
+    let history = try HistoryRecorder(options, plan: plan, console: console)
     for note in outputs.notes { console.err(note) }
     let ((report, routedBy), signal) = await withSignalsCancelling { handle in
       await run(plan, environment: environment, in: handle)
@@ -49,26 +49,25 @@ struct RunCommand: Command {
 extension RunCommand {
   /// The values the launch gets from the command line: `--app-version` as its ``AppInfo``.
   ///
-  /// A value some step requires and the run cannot provide stops it before anything runs,
-  /// naming the step, its kind, the type and, for ``AppInfo``, the option that provides it.
+  /// Values some step requires that the run cannot provide stop it before anything runs,
+  /// all named at once: the step, its kind, the type and, for ``AppInfo``, the option that
+  /// provides it.
   func environment(for plan: LaunchPlan) throws(CLIError) -> LaunchEnvironment {
     var environment = LaunchEnvironment()
     environment[AppInfo.self] = options.appVersion
-    guard let missing = plan.missingRequirements(in: environment).first else {
-      return environment
-    }
-    let sentence =
-      "Step '\(missing.step)' (\(missing.plugin)) requires \(missing.typeName), which this run does not have"
-    if missing.typeName == String(describing: AppInfo.self) {
-      throw CLIError(
-        message:
-          "\(sentence); pass '\(options.$appVersion.name) 1.2.3' (or '1.2.3+45'), or give the manifest an \"app\": { \"version\": \"1.2.3\" } default. Nothing was run.",
-        exitCode: .usage)
+    let missing = plan.missingRequirements(in: environment)
+    guard !missing.isEmpty else { return environment }
+    let appInfo = String(describing: AppInfo.self)
+    let sentences = missing.map { missing in
+      let sentence =
+        "Step '\(missing.step)' (\(missing.plugin)) requires \(missing.typeName), which this run does not have"
+      return missing.typeName == appInfo
+        ? "\(sentence); pass '\(options.$appVersion.name) 1.2.3' (or '1.2.3+45'), or give the manifest an \"app\": { \"version\": \"1.2.3\" } default."
+        : "\(sentence); only an app (or a custom orchestrate binary) can provide it, through its LaunchEnvironment."
     }
     throw CLIError(
-      message:
-        "\(sentence); only an app (or a custom orchestrate binary) can provide it, through its LaunchEnvironment. Nothing was run.",
-      exitCode: .failure)
+      message: sentences.joined(separator: " ") + " Nothing was run.",
+      exitCode: missing.allSatisfy { $0.typeName == appInfo } ? .usage : .failure)
   }
 
   /// `--data-dir`, which must be an existing folder: data written elsewhere than asked would
@@ -76,11 +75,13 @@ extension RunCommand {
   func checkedDataDirectory() throws(CLIError) -> String? {
     guard let folder = options.dataDirectory else { return nil }
     var isFolder: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue
-    else {
+    let exists = FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder)
+    guard exists, isFolder.boolValue else {
+      let problem =
+        exists ? "is a file, not a folder; name a folder" : "does not exist; create it first"
       throw CLIError(
         message:
-          "The data folder '\(folder)' given to '\(options.$dataDirectory.name)' is not a folder; create it first.",
+          "The data folder '\(folder)' given to '\(options.$dataDirectory.name)' \(problem).",
         exitCode: .missingInput)
     }
     return folder

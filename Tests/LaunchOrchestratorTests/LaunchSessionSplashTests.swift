@@ -1,3 +1,4 @@
+import Foundation
 import Observation
 import Testing
 
@@ -175,6 +176,72 @@ struct LaunchSessionSplashTests {
     #expect(report.step("token")?.usedFallback == true)
     #expect(session.output(of: "token", as: Token.self) == Token(value: "cached"))
     #expect(report.output(of: "token", as: Token.self) == Token(value: "cached"))
+  }
+
+  @Test func showsTheAbortingStepsFailureAtOnceNotTheFirstFailure() async throws {
+    let hold = DispatchSemaphore(value: 0)
+    var registry = PluginRegistry.testKinds
+    registry.register(kind: "broken") { context in
+      try await context.sleep(until: .milliseconds(10))
+      throw StepFailure("no disk")
+    }
+    registry.register(kind: "optional.broken") { _ in throw StepFailure("no network") }
+    // Ignores its cancellation until the test lets it go, as a plugin stuck in I/O would.
+    registry.register(kind: "stuck", isBlocking: true) { _ in hold.wait() }
+    let plan = try loadPlan(
+      """
+      { "version": 1, "splash": { "minimum": 0, "skeletonAfter": "1s" },
+        "milestones": { "interactive": ["critical"] },
+        "steps": [
+          { "id": "optional", "plugin": "optional.broken", "onFailure": "continue" },
+          { "id": "critical", "plugin": "broken" },
+          { "id": "stuck", "plugin": "stuck" }
+        ] }
+      """, registry: registry)
+    let clock = ManualClock()
+    let session = LaunchSession()
+    let run = Task { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.waitForSleepers(2)
+    clock.advance(to: .milliseconds(10))
+    await until({ session.screen.isSettled }, "the failure never showed")
+    #expect(session.screen == .failed("'critical' failed: no disk"))
+    #expect(session.error == "'critical' failed: no disk")
+    #expect(session.phase == .running)
+    hold.signal()
+    let report = await run.value
+    #expect(report.outcome == .failed)
+    #expect(session.screen == .failed("'critical' failed: no disk"))
+  }
+
+  @Test func aRefusedLaunchShowsWhatTheAppDidNotProvide() async throws {
+    var registry = PluginRegistry.testKinds
+    registry.register(kind: "needs.app", requirements: [.required(AppInfo.self)]) { _ in }
+    let plan = try loadPlan(
+      """
+      { "version": 1, "splash": {}, "milestones": { "interactive": ["v"] },
+        "steps": [ { "id": "v", "plugin": "needs.app" } ] }
+      """, registry: registry)
+    let session = LaunchSession()
+    let report = await session.run(plan, on: LaunchEngine())
+    let reason = try #require(report.error)
+    #expect(reason.contains("step 'v' (needs.app) requires AppInfo"))
+    #expect(session.error == reason)
+    #expect(session.screen == .failed(reason))
+  }
+
+  @Test func aRouteFromTheDismissStepNeverShowsTheContent() async throws {
+    var registry = PluginRegistry.testKinds
+    registry.register(kind: "gate.closed") { _ in throw LaunchRoute.maintenance }
+    let plan = try loadPlan(
+      """
+      { "version": 1, "splash": {}, "milestones": { "interactive": ["gate"] },
+        "steps": [ { "id": "gate", "plugin": "gate.closed" } ] }
+      """, registry: registry)
+    let session = LaunchSession()
+    let report = await session.run(plan, on: LaunchEngine(clock: ManualClock()))
+    #expect(session.screen == .routed(.maintenance))
+    #expect(!session.isReached("interactive"))
+    #expect(report.splash == SplashTiming(contentAt: nil, skeletonFrom: nil))
   }
 
   @Test func rejectsASplashNamingAnUnknownMilestoneOrABadDuration() {

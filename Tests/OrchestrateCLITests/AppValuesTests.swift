@@ -62,7 +62,7 @@ struct AppValuesTests {
     #expect(missing.status == 66)
     #expect(
       missing.stderr
-        == "Error: The data folder '\(data.url.path)/nope' given to '--data-dir' is not a folder; create it first.\n"
+        == "Error: The data folder '\(data.url.path)/nope' given to '--data-dir' does not exist; create it first.\n"
     )
   }
 }

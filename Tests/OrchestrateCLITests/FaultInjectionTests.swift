@@ -87,15 +87,24 @@ struct FaultInjectionTests {
       let entries = (0..<200_000).map { #"{"workId": \#($0 % 2 == 0 ? 1 : 2), "n": \#($0)}"# }
       let original = "[" + entries.joined(separator: ",") + "]"
       try folder.write("enrichment.json", original)
-      func temporaryFiles() -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: folder.url.path)) ?? [])
+      let folderPath = folder.url.path
+      @Sendable func temporaryFiles() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folderPath)) ?? [])
           .filter { $0.hasPrefix(".enrichment.json.writing-") }
       }
       let result = try await Orchestrate.run(["run", manifest]) { process, stdout in
         try await when("start      queue", in: stdout) {}
-        let deadline = Date().addingTimeInterval(30)
-        while temporaryFiles().isEmpty, Date() < deadline {}
-        kill(process.processIdentifier, SIGKILL)
+        // Watched from a thread of its own, every 0.1 ms: a wait on the test's task would
+        // hold one of the two cooperative threads the other tests need.
+        let pid = process.processIdentifier
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+          Thread {
+            let deadline = Date().addingTimeInterval(30)
+            while temporaryFiles().isEmpty, Date() < deadline { usleep(100) }
+            kill(pid, SIGKILL)
+            done.resume()
+          }.start()
+        }
       }
       #expect(result.status == 137 || result.status == 9 || result.status == 0)
       let after = try String(contentsOfFile: folder.path("enrichment.json"), encoding: .utf8)

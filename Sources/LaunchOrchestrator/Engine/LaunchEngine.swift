@@ -52,7 +52,7 @@ public struct LaunchEngine<C: Clock>: Sendable where C.Duration == Duration {
     _ plan: LaunchPlan, environment: LaunchEnvironment = LaunchEnvironment(),
     events: LaunchEvents.Continuation
   ) async -> LaunchReport {
-    await run(plan, environment: environment, sink: .events(events), onOutput: nil)
+    await run(plan, environment: environment, sink: .events(events))
   }
 
   /// Runs `plan` to its end and reports what happened, delivering events to an `AsyncStream`.
@@ -63,25 +63,27 @@ public struct LaunchEngine<C: Clock>: Sendable where C.Duration == Duration {
     _ plan: LaunchPlan, environment: LaunchEnvironment = LaunchEnvironment(),
     events: AsyncStream<LaunchEvent>.Continuation? = nil
   ) async -> LaunchReport {
-    await run(plan, environment: environment, sink: events.map(EventSink.stream), onOutput: nil)
+    await run(plan, environment: environment, sink: events.map(EventSink.stream))
   }
 
-  /// Runs `plan`, handing each step's output to `onOutput` as the step succeeds, before the
-  /// step's `succeeded` event is published.
+  /// Runs `plan` from `start`, telling `hooks` of outputs and milestones as they happen,
+  /// before their events are published: a session shares the run's start and learns of the
+  /// splash's milestone without waiting for the event.
   func run(
     _ plan: LaunchPlan, environment: LaunchEnvironment, events: LaunchEvents.Continuation,
-    onOutput: @escaping @Sendable (String, any Sendable) -> Void
+    startingAt start: C.Instant, hooks: RunHooks
   ) async -> LaunchReport {
-    await run(plan, environment: environment, sink: .events(events), onOutput: onOutput)
+    await run(
+      plan, environment: environment, sink: .events(events), start: start, hooks: hooks)
   }
 
   private func run(
     _ plan: LaunchPlan, environment: LaunchEnvironment, sink: EventSink?,
-    onOutput: (@Sendable (String, any Sendable) -> Void)?
+    start: C.Instant? = nil, hooks: RunHooks = RunHooks()
   ) async -> LaunchReport {
     let run = LaunchRun(
-      plan: plan, clock: LaunchClock(clock, start: clock.now), options: options,
-      environment: environment.withDefaults(of: plan.manifest), events: sink, onOutput: onOutput)
+      plan: plan, clock: LaunchClock(clock, start: start ?? clock.now), options: options,
+      environment: environment.withDefaults(of: plan.manifest), events: sink, hooks: hooks)
     return await run.execute()
   }
 }
@@ -107,7 +109,7 @@ private final class LaunchRun: Sendable {
   let outputs: Locked<[(any Sendable)?]>
   let environment: LaunchEnvironment
   let events: EventSink?
-  let onOutput: (@Sendable (String, any Sendable) -> Void)?
+  let hooks: RunHooks
   private let mailbox = Mailbox<RunMessage>()
   private let ending = Locked(Ending())
   /// Everything the handler changes, in one value, locked once per batch of messages. Only
@@ -123,13 +125,13 @@ private final class LaunchRun: Sendable {
 
   init(
     plan: LaunchPlan, clock: LaunchClock, options: LaunchOptions, environment: LaunchEnvironment,
-    events: EventSink?, onOutput: (@Sendable (String, any Sendable) -> Void)?
+    events: EventSink?, hooks: RunHooks
   ) {
     self.plan = plan
     self.clock = clock
     self.environment = environment
     self.events = events
-    self.onOutput = onOutput
+    self.hooks = hooks
     outputs = Locked(Array(repeating: nil, count: plan.steps.count))
     state = Locked(
       RunState(
@@ -219,6 +221,14 @@ private final class LaunchRun: Sendable {
   }
 }
 
+/// What a session hears of a run as it happens, ahead of the events.
+struct RunHooks: Sendable {
+  /// A step succeeded with this output.
+  var onOutput: (@Sendable (String, any Sendable) -> Void)?
+  /// A milestone was reached at this time since the launch started.
+  var onMilestone: (@Sendable (String, Duration) -> Void)?
+}
+
 /// What a run's handler changes as messages arrive.
 private struct RunState {
   var scheduler: LaunchScheduler
@@ -240,10 +250,28 @@ private struct RunState {
   /// back, waking it for every batch cost more than the scheduling itself.
   mutating func handle(_ batch: [RunMessage], of run: LaunchRun) -> Bool {
     for message in batch where !scheduler.isFinished { handle(message, of: run) }
+    if let onMilestone = run.hooks.onMilestone { tellMilestones(to: onMilestone, of: run) }
     if scheduler.isFinished || scheduler.pendingEventCount >= 256 { publishEvents(of: run) }
     rearmTimer(of: run)
     if scheduler.isFinished { duration = run.elapsed }
     return !scheduler.isFinished
+  }
+
+  /// Milestones reached and not told yet.
+  private var toldMilestones: [Bool] = []
+
+  private mutating func tellMilestones(
+    to hook: @Sendable (String, Duration) -> Void, of run: LaunchRun
+  ) {
+    let times = scheduler.milestoneTimes
+    if toldMilestones.count != times.count {
+      toldMilestones = Array(repeating: false, count: times.count)
+    }
+    for index in times.indices where !toldMilestones[index] {
+      guard let time = times[index] else { continue }
+      toldMilestones[index] = true
+      hook(run.plan.milestones[index].name, time)
+    }
   }
 
   /// Hands the events so far to the run's listener, in one burst.
@@ -262,16 +290,19 @@ private struct RunState {
       if let step = liveStep, tasks[step]?.token == token { tasks[step] = nil }
       let result: LaunchScheduler.AttemptResult
       switch outcome {
-      case .succeeded(let value):
-        if let step = liveStep {
-          run.outputs.withLock { $0[step] = value }
-          run.onOutput?(run.plan.steps[step].id, value)
-        }
-        result = .succeeded
+      case .succeeded: result = .succeeded
       case .failed(let message): result = .failed(message)
       case .routed(let route): result = .routed(route)
       }
       scheduler.attemptFinished(token: token, result: result, at: run.elapsed)
+      // Kept only when the step did succeed (not one cancelled meanwhile), and before its
+      // dependents' tasks start below.
+      if case .succeeded(let value) = outcome, let step = liveStep,
+        scheduler.records[step].state == .succeeded
+      {
+        run.outputs.withLock { $0[step] = value }
+        run.hooks.onOutput?(run.plan.steps[step].id, value)
+      }
     case .report(let token, let message):
       scheduler.stepReported(token: token, message: message, at: run.elapsed)
     case .timer(let deadline):

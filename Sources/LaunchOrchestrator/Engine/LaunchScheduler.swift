@@ -213,8 +213,9 @@ struct LaunchScheduler {
         records[step].usedFallback = attempt.isFallback
         finish(step, .succeeded, error: nil)
       case .routed(let route):
+        // Ended before its success is applied: the launch ends on the route, so the routing
+        // step reaches no milestone (the app never shows content it routed away from).
         finish(step, .succeeded, error: nil)
-        drainFinishQueue(at: now)
         end(.routed(route, step: step), at: now)
       case .failed(let message):
         attemptFailed(attempt, error: message, timedOut: false, at: now)
@@ -535,15 +536,18 @@ struct LaunchScheduler {
     }
     for step in plan.steps.indices {
       switch phase[step] {
-      case .waiting, .delayed, .ready:
+      case .waiting, .delayed:
         finish(step, .skipped, error: skipReason)
-      case .backingOff, .waitingForTimedOutAttempt:
+      case .ready where records[step].attempts == 0:
+        finish(step, .skipped, error: skipReason)
+      case .ready, .backingOff, .waitingForTimedOutAttempt:
         // Not running, so not cancelled: its attempts so far failed and no more will come.
         let attempts = records[step].attempts
+        let next = onFallback[step] ? "its fallback" : "attempt \(attempts + 1)"
         finish(
           step, .failed,
           error:
-            "attempt \(attempts) failed (\(records[step].error ?? "no reason given")) and \(skipReason) during the backoff before attempt \(attempts + 1)"
+            "attempt \(attempts) failed (\(records[step].error ?? "no reason given")) and \(skipReason) before \(next)"
         )
       case .running:
         phase[step] = .cancelling

@@ -61,8 +61,20 @@ public final class LaunchSession {
   private var totalSteps = 0
   private var finishedSteps = 0
   private var splash = SplashState(policy: nil)
-  /// Outputs handed over by the engine, waiting for their step's `succeeded` event.
-  private let arrivingOutputs = Locked<[String: any Sendable]>([:])
+  /// The steps whose failure ends the launch (`onFailure: abort`): their failure is the
+  /// failure screen's reason, shown without waiting for the rest of the launch to stop.
+  private var abortingSteps: Set<String> = []
+  /// What the current run's engine told ahead of its events; a new run gets a new one, so a
+  /// run still ending cannot write into the next.
+  private var heard = Locked(Heard())
+  /// Counts runs, so a run still ending after a newer one started changes nothing.
+  private var generation = 0
+
+  /// Outputs waiting for their step's `succeeded` event, and milestones reached.
+  private struct Heard {
+    var outputs: [String: any Sendable] = [:]
+    var milestones: [String: Duration] = [:]
+  }
 
   /// A session that has not started.
   public init() {}
@@ -88,22 +100,37 @@ public final class LaunchSession {
     environment: LaunchEnvironment = LaunchEnvironment()
   ) async -> LaunchReport where C.Duration == Duration {
     let clock = engine.clock
+    // One start for the engine and the splash's timer, so both measure the same moments.
     let startInstant = clock.now
     start(plan: plan)
-    let policy = plan.manifest.splash
-    let timer = Task { [weak self] in
-      guard let policy else { return }
-      await Self.timeSplash(policy, clock: clock, from: startInstant, session: self)
+    generation += 1
+    let run = generation
+    let heard = heard
+    let timer = Task {
+      guard let policy = plan.manifest.splash else { return }
+      await Self.timeSplash(policy, clock: clock, from: startInstant, session: self, run: run)
     }
     let (events, continuation) = LaunchEvents.makeStream()
-    let arriving = arrivingOutputs
-    async let report = engine.run(plan, environment: environment, events: continuation) {
-      step, value in arriving.withLock { $0[step] = value }
-    }
-    for await event in events { apply(event) }
+    let hooks = RunHooks(
+      onOutput: { step, value in heard.withLock { $0.outputs[step] = value } },
+      onMilestone: { name, time in heard.withLock { $0.milestones[name] = time } })
+    async let report = engine.run(
+      plan, environment: environment, events: continuation, startingAt: startInstant,
+      hooks: hooks)
+    for await event in events where generation == run { apply(event) }
     let finished = await report
+    guard generation == run else {
+      timer.cancel()
+      return finished
+    }
     self.report = finished
-    if screen.isSettled { timer.cancel() }
+    if let reason = finished.error {
+      // A launch refused before it started: the reason is the app developer's to see.
+      error = reason
+      if case .failed = screen { screen = .failed(reason) }
+      splash.ending = .failed(reason)
+    }
+    if screen.isSettled || Task.isCancelled { timer.cancel() }
     await timer.value
     return finished
   }
@@ -111,20 +138,20 @@ public final class LaunchSession {
   /// Sleeps on the engine's clock to the splash's two moments: the end of its minimum time,
   /// then the skeleton deadline (unless the screen settled before).
   private nonisolated static func timeSplash<C: Clock>(
-    _ policy: SplashPolicy, clock: C, from start: C.Instant, session: LaunchSession?
+    _ policy: SplashPolicy, clock: C, from start: C.Instant, session: LaunchSession, run: Int
   ) async where C.Duration == Duration {
     do {
       try await clock.sleep(until: start.advanced(by: policy.minimum), tolerance: nil)
     } catch {
       return
     }
-    guard let session, await !session.passMinimum() else { return }
+    guard await !session.passMinimum(run: run) else { return }
     do {
       try await clock.sleep(until: start.advanced(by: policy.skeletonDeadline), tolerance: nil)
     } catch {
       return
     }
-    await session.passSkeletonDeadline()
+    await session.passSkeletonDeadline(run: run)
   }
 
   /// Resets the session for a launch of `plan`; ``run(_:on:environment:)`` calls it.
@@ -136,6 +163,7 @@ public final class LaunchSession {
   public func start(plan: LaunchPlan) {
     reset()
     countedSteps = plan.manifest.splash.map { plan.steps(before: $0.dismissOn) }
+    abortingSteps = Set(plan.steps.filter { $0.onFailure == .abort }.map(\.id))
     totalSteps = countedSteps?.count ?? plan.steps.count
     progress = totalSteps == 0 ? 1 : 0
     splash = SplashState(policy: plan.manifest.splash)
@@ -153,6 +181,7 @@ public final class LaunchSession {
     phase = .running
     screen = .splash
     countedSteps = nil
+    abortingSteps = []
     splash = SplashState(policy: nil)
     finishedSteps = 0
     runningSteps = []
@@ -162,17 +191,26 @@ public final class LaunchSession {
     error = nil
     report = nil
     outputs = StepOutputs()
-    arrivingOutputs.withLock { $0 = [:] }
+    heard = Locked(Heard())
   }
 
   /// Marks the splash's minimum time as over; returns whether the screen has settled.
-  private func passMinimum() -> Bool {
+  private func passMinimum(run: Int) -> Bool {
+    guard run == generation else { return true }
     splash.minimumPassed = true
     updateScreen()
     return screen.isSettled
   }
 
-  private func passSkeletonDeadline() {
+  private func passSkeletonDeadline(run: Int) {
+    guard run == generation else { return }
+    // Content that came in time shows no skeleton, even when its event is still on its way.
+    if let policy = splash.policy,
+      let readyAt = heard.withLock({ $0.milestones[policy.dismissOn] }),
+      readyAt <= policy.skeletonDeadline
+    {
+      return
+    }
     splash.skeletonDeadlinePassed = true
     updateScreen()
   }
@@ -190,7 +228,7 @@ public final class LaunchSession {
       let percent = fraction.map { " \(Int(($0 * 100).rounded()))%" } ?? ""
       currentMessage = message.map { $0 + percent } ?? currentMessage
     case .succeeded(let step, _):
-      if let value = arrivingOutputs.withLock({ $0.removeValue(forKey: step) }) {
+      if let value = heard.withLock({ $0.outputs.removeValue(forKey: step) }) {
         outputs.set(value, for: step)
       }
       stepEnded(step)
@@ -198,10 +236,10 @@ public final class LaunchSession {
       stepEnded(step)
     case .failed(let step, let message):
       stepEnded(step)
-      error = error ?? "'\(step)' failed: \(message)"
+      stepFailed(step, because: "'\(step)' failed: \(message)")
     case .timedOut(let step, let timeout):
       stepEnded(step)
-      error = error ?? "'\(step)' timed out after \(DurationText.format(timeout))"
+      stepFailed(step, because: "'\(step)' timed out after \(DurationText.format(timeout))")
     case .skipped(let step, _):
       stepEnded(step)
     case .retrying(let step, _, _, _, _):
@@ -220,12 +258,25 @@ public final class LaunchSession {
       currentMessage = nil
       switch outcome {
       case .succeeded, .degraded: if splash.ending == nil { splash.ending = .content }
-      case .failed: splash.ending = .failed(error ?? "the launch failed")
+      case .failed where !splash.endsOnFailure:
+        splash.ending = .failed(error ?? "the launch failed")
+      case .failed: break
       case .cancelled: splash.ending = .failed("the launch was cancelled")
       case .routed: break
       }
     }
     updateScreen()
+  }
+
+  /// The first failure is the launch's error, unless a step that aborts the launch fails:
+  /// that one ends it, so it is the reason, shown at once.
+  private func stepFailed(_ step: String, because reason: String) {
+    guard abortingSteps.contains(step), splash.ending == nil || !splash.endsOnFailure else {
+      error = error ?? reason
+      return
+    }
+    error = reason
+    splash.ending = .failed(reason)
   }
 
   private func stepEnded(_ step: String) {
@@ -245,6 +296,11 @@ private struct SplashState {
   var ending: LaunchScreen?
   var minimumPassed: Bool
   var skeletonDeadlinePassed = false
+
+  var endsOnFailure: Bool {
+    if case .failed = ending { return true }
+    return false
+  }
 
   init(policy: SplashPolicy?) {
     self.policy = policy
