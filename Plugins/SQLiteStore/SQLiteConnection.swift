@@ -70,6 +70,7 @@ public final class SQLiteConnection {
   }
 
   private let handle: OpaquePointer
+  private let busyTimeout: Duration
 
   /// Opens the database at `url`.
   public convenience init(url: URL, mode: Mode, busyTimeout: Duration = .seconds(5))
@@ -99,7 +100,13 @@ public final class SQLiteConnection {
       throw SQLiteError(code: result, message: message)
     }
     handle = pointer
-    let (seconds, attoseconds) = busyTimeout.components
+    self.busyTimeout = busyTimeout
+    waitWhenBusy(for: busyTimeout)
+  }
+
+  /// How long SQLite's busy handler waits for a lock before a statement fails.
+  private func waitWhenBusy(for timeout: Duration) {
+    let (seconds, attoseconds) = timeout.components
     sqlite3_busy_timeout(
       handle, Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000))
   }
@@ -219,6 +226,38 @@ public final class SQLiteConnection {
     } catch {
       try? execute("ROLLBACK")
       throw error
+    }
+  }
+
+  /// Runs `body` again while it fails with `SQLITE_BUSY`, until the connection's busy timeout
+  /// has passed since the first try; then the failure is that of the last try.
+  ///
+  /// SQLite's busy handler waits only for a connection that holds no lock. One that holds a
+  /// read lock and asks for the write lock while another connection has it gets `SQLITE_BUSY`
+  /// at once, since waiting could deadlock: `PRAGMA journal_mode = WAL` on a rollback-journal
+  /// store does that, and a WAL read snapshot gone stale does too (`SQLITE_BUSY_SNAPSHOT`).
+  /// The way out is to let go of the read lock and start again, so `body` must leave no
+  /// transaction open when it throws. Each try waits only for what is left of the timeout.
+  package func retryingWhenBusy<Result>(_ body: () throws -> Result) throws -> Result {
+    let clock = ContinuousClock()
+    let deadline = clock.now.advanced(by: busyTimeout)
+    defer { waitWhenBusy(for: busyTimeout) }
+    var pause = Duration.milliseconds(2)
+    while true {
+      do {
+        return try body()
+      } catch let error as SQLiteError where error.code == SQLITE_BUSY {
+        guard clock.now < deadline else { throw error }
+        // A random pause, so that launches refused together do not come back together.
+        let wait = min(pause * Double.random(in: 0.5...1.5), clock.now.duration(to: deadline))
+        Thread.sleep(
+          forTimeInterval: Double(wait.components.seconds) + Double(wait.components.attoseconds)
+            * 1e-18)
+        pause = min(pause * 2, .milliseconds(100))
+        let left = clock.now.duration(to: deadline)
+        guard left > .zero else { throw error }
+        waitWhenBusy(for: left)
+      }
     }
   }
 

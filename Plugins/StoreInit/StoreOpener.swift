@@ -114,7 +114,7 @@ struct StoreOpener {
   /// the file when it closes: a damaged store stays byte for byte as it was found.
   private func probe() throws -> State {
     let connection = try SQLiteConnection(url: url, mode: .readOnly, busyTimeout: busyTimeout)
-    let state = try Self.inspect(connection)
+    let state = try connection.retryingWhenBusy { try Self.inspect(connection) }
     if integrityCheck {
       let result = try connection.query("PRAGMA quick_check") { $0.text(0) ?? "" }
       if result != ["ok"] {
@@ -181,33 +181,20 @@ struct StoreOpener {
 
   /// Switches to WAL, then migrates inside one write transaction that reads the state again:
   /// another launch may have migrated the store while this one waited for the lock.
+  ///
+  /// Both are tried again while SQLite refuses them at once (see
+  /// ``SQLiteConnection/retryingWhenBusy(_:)``): switching a rollback-journal store to WAL
+  /// reads the file's header before it asks for the write lock, so launches opening an old
+  /// store together refuse one another instead of waiting.
   private func openForWriting(movedAside: URL?) throws -> StoreHandle {
     let result: (from: Int, to: Int)
     do {
       let connection = try SQLiteConnection(url: url, mode: .create, busyTimeout: busyTimeout)
-      if try connection.journalMode() != "wal" {
-        try connection.execute("PRAGMA journal_mode = WAL")
-      }
-      result = try connection.immediateTransaction {
-        let state = try Self.inspect(connection)
-        _ = try judge(state)
-        let pending = schema.migrations.filter { $0.version > state.version }
-        for (index, migration) in pending.enumerated() {
-          try context.checkCancellation()
-          context.reportProgress(
-            Double(index) / Double(pending.count),
-            "Migrating to version \(migration.version): \(migration.summary)...")
-          do {
-            try connection.executeScript(migration.sql)
-          } catch let error as SQLiteError {
-            throw failure(error, in: migration, leftAt: state.version)
-          }
-          try connection.execute("PRAGMA user_version = \(migration.version)")
+      result = try connection.retryingWhenBusy {
+        if try connection.journalMode() != "wal" {
+          try connection.execute("PRAGMA journal_mode = WAL")
         }
-        if state.applicationID != schema.applicationID {
-          try connection.execute("PRAGMA application_id = \(schema.applicationID)")
-        }
-        return (state.version, max(state.version, schema.latestVersion))
+        return try migrate(connection)
       }
     } catch let error as SQLiteError {
       throw explain(error)
@@ -219,6 +206,32 @@ struct StoreOpener {
       context.log("migrated the store from version \(result.from) to \(result.to)")
     }
     return handle(version: result.to, movedAside: movedAside)
+  }
+
+  /// Migrates the store in one `BEGIN IMMEDIATE` transaction; returns the versions it found and
+  /// left.
+  private func migrate(_ connection: SQLiteConnection) throws -> (from: Int, to: Int) {
+    try connection.immediateTransaction {
+      let state = try Self.inspect(connection)
+      _ = try judge(state)
+      let pending = schema.migrations.filter { $0.version > state.version }
+      for (index, migration) in pending.enumerated() {
+        try context.checkCancellation()
+        context.reportProgress(
+          Double(index) / Double(pending.count),
+          "Migrating to version \(migration.version): \(migration.summary)...")
+        do {
+          try connection.executeScript(migration.sql)
+        } catch let error as SQLiteError {
+          throw failure(error, in: migration, leftAt: state.version)
+        }
+        try connection.execute("PRAGMA user_version = \(migration.version)")
+      }
+      if state.applicationID != schema.applicationID {
+        try connection.execute("PRAGMA application_id = \(schema.applicationID)")
+      }
+      return (state.version, max(state.version, schema.latestVersion))
+    }
   }
 
   private func failure(

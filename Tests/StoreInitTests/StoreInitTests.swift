@@ -139,6 +139,53 @@ struct StoreInitTests {
     #expect(try open(url).userVersion() == StoreSchema.books.latestVersion)
   }
 
+  /// A writer holding only the reserved lock of a rollback-journal store lets the launch read
+  /// it, but SQLite refuses the launch's switch to WAL at once, without waiting, because the
+  /// launch holds a read lock while it asks for the write lock: the launch lets go and tries
+  /// again until its busy timeout is over.
+  @Test func waitsForAWriterThatReservedARollbackJournalStoreInsteadOfFailingAtOnce()
+    async throws
+  {
+    let folder = try ScratchFolder()
+    let url = folder.file("library.sqlite")
+    _ = try storeAtVersion1(url)
+    #expect(try open(url).journalMode() == "delete")
+    func params(busyTimeout: String) -> String {
+      manifest(#"{ "path": "library.sqlite", "busyTimeout": "\#(busyTimeout)" }"#)
+    }
+
+    let holder = LockingWriter(url: url, begin: "BEGIN IMMEDIATE")
+    defer { holder.release() }
+    try await holder.waitUntilLocked()
+    let (gaveUp, _) = try await launch(
+      params(busyTimeout: "300ms"), in: folder, plugins: [StoreInitStep.self])
+    holder.release()
+    try await holder.waitUntilDone()
+    #expect(gaveUp.outcome == .failed)
+    #expect(
+      gaveUp.step("store")?.error
+        == "the store '\(url.path)' stayed locked by another connection for all of 'busyTimeout' (300ms); close the other writer, or raise 'busyTimeout'"
+    )
+    #expect(
+      (gaveUp.step("store")?.duration ?? .zero) >= .milliseconds(300),
+      "the message says it waited for all of 'busyTimeout'")
+    #expect(try open(url).userVersion() == 1, "nothing was changed")
+
+    let writer = LockingWriter(url: url, begin: "BEGIN IMMEDIATE")
+    defer { writer.release() }
+    try await writer.waitUntilLocked()
+    let (waited, _) = try await launch(
+      params(busyTimeout: "30s"), in: folder, plugins: [StoreInitStep.self]
+    ) { event in
+      if case .started(step: "store", _) = event.kind { writer.release(after: 0.5) }
+    }
+    try await writer.waitUntilDone()
+    #expect(waited.outcome == .succeeded)
+    #expect(waited.step("store")?.notes == ["migrated the store from version 1 to 4"])
+    #expect(try open(url).userVersion() == StoreSchema.books.latestVersion)
+    #expect(try open(url).journalMode() == "wal")
+  }
+
   @Test func movesADamagedStoreAsideWithItsLiveWALByteForByteAndStartsAnew() async throws {
     let folder = try ScratchFolder()
     let url = folder.file("library.sqlite")
@@ -229,15 +276,15 @@ struct StoreInitTests {
   }
 }
 
-/// Another writer: a connection on a thread of its own that takes the store's exclusive lock
-/// and holds it until released. Waiting for it suspends; it never blocks one of the
-/// cooperative threads other tests need.
+/// Another writer: a connection on a thread of its own that begins a transaction with `begin`
+/// (the exclusive lock unless told otherwise) and holds it until released. Waiting for it
+/// suspends; it never blocks one of the cooperative threads other tests need.
 private final class LockingWriter: Sendable {
   private let locked: AsyncStream<String?>
   private let done: AsyncStream<String?>
   private let releaseSignal = DispatchSemaphore(value: 0)
 
-  init(url: URL) {
+  init(url: URL, begin: String = "BEGIN EXCLUSIVE") {
     let (locked, lockedContinuation) = AsyncStream.makeStream(of: String?.self)
     let (done, doneContinuation) = AsyncStream.makeStream(of: String?.self)
     self.locked = locked
@@ -247,7 +294,7 @@ private final class LockingWriter: Sendable {
       var failure: String?
       do {
         let connection = try SQLiteConnection(url: url, mode: .readWrite)
-        try connection.execute("BEGIN EXCLUSIVE")
+        try connection.execute(begin)
         lockedContinuation.yield(nil)
         releaseSignal.wait()
         try connection.execute("COMMIT")
