@@ -27,6 +27,20 @@ struct ManifestReferenceTests {
       "docs/manifest.md's field tables are stale; rerun with RECORD_SNAPSHOTS=1")
   }
 
+  @Test func aHugeDurationIsADiagnosticNotACrash() {
+    #expect(
+      diagnostics(
+        of: #"{ "version": 1, "steps": [ { "id": "a", "plugin": "noop", "timeout": 1e10 } ] }"#)
+        == [
+          "1:70: error: steps[0].timeout: a duration cannot be negative or this large (found 10000000000.0)."
+        ])
+    #expect(
+      diagnostics(
+        of:
+          #"{ "version": 1, "splash": { "minimum": "5000000h" }, "milestones": { "interactive": [] }, "steps": [] }"#
+      ).contains { $0.contains("splash.minimum: '5000000h' is not a duration") })
+  }
+
   @Test func anUndeclaredKeyIsRejectedWithTheDeclaredKeysListed() throws {
     let keys = ManifestObjectInfo.step.keys
     #expect(keys.contains("expectedDuration"))

@@ -31,9 +31,10 @@ package enum DurationText {
     return seconds(value * scale)
   }
 
-  /// The duration for a number of seconds, or `nil` when it is negative or not finite.
+  /// The duration for a number of seconds, or `nil` when it is negative, not finite, or more
+  /// than a century (nanoseconds past 2^63 would not fit).
   package static func seconds(_ value: Double) -> Duration? {
-    guard value.isFinite, value >= 0, value < 1e12 else { return nil }
+    guard value.isFinite, value >= 0, value < 3.2e9 else { return nil }
     return .nanoseconds(Int64((value * 1e9).rounded()))
   }
 
