@@ -137,7 +137,7 @@ public struct PluginDescriptor: Sendable {
     do {
       (made, unused) = try prepare(params, userInfo)
     } catch {
-      return .failure(ParameterProblems(error: error, params: params, kind: kind))
+      return .failure(ParameterProblems(error: error, params: params, plugin: self))
     }
     var problems = unused.map { key in
       ParameterProblems.Problem(
@@ -152,7 +152,7 @@ public struct PluginDescriptor: Sendable {
     case .success:
       break
     case .failure(let error):
-      problems += ParameterProblems(error: error, params: params, kind: kind).problems
+      problems += ParameterProblems(error: error, params: params, plugin: self).problems
     }
     return .failure(ParameterProblems(problems: problems))
   }
@@ -181,7 +181,9 @@ struct ParameterProblems: Error {
     self.problems = problems
   }
 
-  init(error: any Error, params: JSONValue, kind: String) {
+  /// The problem `error`, thrown while preparing a step of `plugin`, stands for.
+  init(error: any Error, params: JSONValue, plugin: PluginDescriptor) {
+    let kind = plugin.kind
     func problem(_ path: JSONPath, _ message: String) -> Problem {
       var located = path
       while params.value(at: located)?.offset == nil, !located.components.isEmpty {
@@ -195,7 +197,22 @@ struct ParameterProblems: Error {
       problems = [problem(path, error.message)]
     case DecodingError.keyNotFound(let key, let context):
       let path = JSONPath(codingPath: context.codingPath)
-      problems = [problem(path, "'\(kind)' needs the parameter '\(key.stringValue)'.")]
+      if let misspelled = Self.misspelling(
+        of: key.stringValue, in: params.value(at: path),
+        excluding: path.components.isEmpty ? plugin.parameters.map(\.name) : [])
+      {
+        // The decoder stops at the missing key, before it could report the unknown one; the
+        // typo is the mistake to fix, and fixing it supplies the missing parameter.
+        problems = [
+          Problem(
+            path: path.appending(misspelled.key), offset: misspelled.keyOffset,
+            message:
+              "unknown parameter '\(misspelled.key)' for '\(kind)'. Did you mean '\(key.stringValue)'?"
+          )
+        ]
+      } else {
+        problems = [problem(path, "'\(kind)' needs the parameter '\(key.stringValue)'.")]
+      }
     case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
       DecodingError.dataCorrupted(let context):
       problems = [
@@ -203,6 +220,16 @@ struct ParameterProblems: Error {
       ]
     default:
       problems = [problem(.root, Self.sentence("\(error)"))]
+    }
+  }
+
+  /// The member of `object` that looks like a misspelling of the missing key `key`, unless it
+  /// is one of the `excluding` parameters in its own right.
+  private static func misspelling(
+    of key: String, in object: JSONValue?, excluding: [String]
+  ) -> JSONMember? {
+    object?.members?.first { member in
+      !excluding.contains(member.key) && Suggestions.closest(to: member.key, in: [key]) != nil
     }
   }
 
