@@ -68,6 +68,21 @@ struct ManifestValidationTests {
       ])
   }
 
+  @Test func namesATrailingCommaAndReadsPastAByteOrderMark() throws {
+    #expect(
+      diagnostics(
+        of:
+          "{ \"version\": 1,\n  \"steps\": [\n    { \"id\": \"a\", \"plugin\": \"noop\" },\n  ]\n}")
+        == [
+          "3:36: error: invalid JSON: a trailing comma before ']'; remove it, as JSON allows no comma after the last item."
+        ])
+    #expect(try loadPlan("\u{FEFF}{ \"version\": 1, \"steps\": [] }").steps.isEmpty)
+    #expect(
+      diagnostics(of: "\u{FEFF}{ \"version\": 1, \"steps\": [], \"x\": 1 }") == [
+        "1:30: error: x: unknown key 'x'. Allowed keys: $schema, version, name, maxConcurrency, defaults, milestones, splash, app, steps."
+      ], "columns count from after the mark, as editors show them")
+  }
+
   @Test func reportsEveryProblemAtOnceInDocumentOrder() {
     let problems = diagnostics(
       of: """
