@@ -314,13 +314,14 @@ struct ManifestValidationTests {
         ])
   }
 
-  @Test func suggestsTheRequiredParameterAMisspelledKeyWasMeantToBe() {
+  @Test func suggestsTheRequiredParameterAMisspelledKeyWasMeantToBeAndNamesTheOtherUnknownKeys() {
     var registry = PluginRegistry.testKinds
     registry.register(
       kind: "folder.use", parameters: FolderParameters.self,
       parameterDescriptions: [
         ParameterDescription("directory", .path, required: true, "the folder"),
         ParameterDescription("directories", .strings, "more folders"),
+        ParameterDescription("limits", .string, "how much to read"),
       ]
     ) { _, _ in }
     #expect(
@@ -330,7 +331,8 @@ struct ManifestValidationTests {
             { "id": "typo", "plugin": "folder.use", "params": { "directry": "images" } },
             { "id": "nested", "plugin": "folder.use", "params": { "directory": "d", "limits": { "cuont": 1 } } },
             { "id": "other", "plugin": "folder.use", "params": { "directories": ["a"] } },
-            { "id": "none", "plugin": "folder.use", "params": { "path": "images" } }
+            { "id": "none", "plugin": "folder.use", "params": { "path": "images" } },
+            { "id": "two", "plugin": "folder.use", "params": { "directry": "a", "limts": {} } }
           ] }
           """, registry: registry)
         == [
@@ -338,6 +340,9 @@ struct ManifestValidationTests {
           "3:87: error: step 'nested' (steps[1].params.limits.cuont): unknown parameter 'cuont' for 'folder.use'. Did you mean 'count'?",
           "4:54: error: step 'other' (steps[2].params): 'folder.use' needs the parameter 'directory'.",
           "5:53: error: step 'none' (steps[3].params): 'folder.use' needs the parameter 'directory'.",
+          "5:55: error: step 'none' (steps[3].params.path): unknown parameter 'path' for 'folder.use'.",
+          "6:54: error: step 'two' (steps[4].params.directry): unknown parameter 'directry' for 'folder.use'. Did you mean 'directory'?",
+          "6:71: error: step 'two' (steps[4].params.limts): unknown parameter 'limts' for 'folder.use'. Did you mean 'limits'?",
         ])
   }
 

@@ -196,22 +196,21 @@ struct ParameterProblems: Error {
       let path = error.parameter.map { JSONPath.root.appending($0) } ?? .root
       problems = [problem(path, error.message)]
     case DecodingError.keyNotFound(let key, let context):
+      // The decoder stops at the missing key, before it could report the keys it did not know,
+      // and one of those is often the missing key misspelled: the typo is the mistake to fix.
       let path = JSONPath(codingPath: context.codingPath)
-      if let misspelled = Self.misspelling(
-        of: key.stringValue, in: params.value(at: path),
-        excluding: path.components.isEmpty ? plugin.parameters.map(\.name) : [])
-      {
-        // The decoder stops at the missing key, before it could report the unknown one; the
-        // typo is the mistake to fix, and fixing it supplies the missing parameter.
-        problems = [
-          Problem(
-            path: path.appending(misspelled.key), offset: misspelled.keyOffset,
-            message:
-              "unknown parameter '\(misspelled.key)' for '\(kind)'. Did you mean '\(key.stringValue)'?"
-          )
-        ]
-      } else {
-        problems = [problem(path, "'\(kind)' needs the parameter '\(key.stringValue)'.")]
+      let missing = key.stringValue
+      let described = path.components.isEmpty ? plugin.parameters.map(\.name) : []
+      let unknown = Self.unknownKeys(
+        in: params.value(at: path), missing: missing, described: described)
+      problems = unknown.map { member, suggestion in
+        Problem(
+          path: path.appending(member.key), offset: member.keyOffset,
+          message: "unknown parameter '\(member.key)' for '\(kind)'."
+            + (suggestion.map { " Did you mean '\($0)'?" } ?? ""))
+      }
+      if !unknown.contains(where: { $0.suggestion == missing }) {
+        problems.append(problem(path, "'\(kind)' needs the parameter '\(missing)'."))
       }
     case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
       DecodingError.dataCorrupted(let context):
@@ -223,13 +222,26 @@ struct ParameterProblems: Error {
     }
   }
 
-  /// The member of `object` that looks like a misspelling of the missing key `key`, unless it
-  /// is one of the `excluding` parameters in its own right.
-  private static func misspelling(
-    of key: String, in object: JSONValue?, excluding: [String]
-  ) -> JSONMember? {
-    object?.members?.first { member in
-      !excluding.contains(member.key) && Suggestions.closest(to: member.key, in: [key]) != nil
+  /// The members of `object` that are not parameters, each with the parameter it may have
+  /// been meant as. With the plugin's `described` parameters (a closed list, as the JSON
+  /// Schema has it), every other key is unknown; without them, only a key that looks like the
+  /// `missing` one misspelled can be told from a parameter the type would have read later.
+  private static func unknownKeys(
+    in object: JSONValue?, missing: String, described: [String]
+  ) -> [(member: JSONMember, suggestion: String?)] {
+    let members = object?.members ?? []
+    guard !described.isEmpty else {
+      return members.first { Suggestions.closest(to: $0.key, in: [missing]) != nil }.map {
+        [($0, missing)]
+      } ?? []
+    }
+    return members.filter { !described.contains($0.key) }.map { member in
+      // The missing parameter first: of two close names, it is the one not yet given.
+      (
+        member,
+        Suggestions.closest(to: member.key, in: [missing])
+          ?? Suggestions.closest(to: member.key, in: described)
+      )
     }
   }
 
