@@ -29,7 +29,9 @@ struct JSONParserTests {
   }
 
   @Test func rejectsMalformedInputWithItsOffset() {
-    #expect(error("[1,]") == "3: unexpected character ']'; expected a value")
+    #expect(
+      error("[1,]")
+        == "2: a trailing comma before ']'; remove it, as JSON allows no comma after the last item")
     #expect(error("01") == "0: a number cannot have leading zeros")
     #expect(error("\"abc") == "0: unterminated string")
     #expect(error("\"\\ud800\"") == "1: unpaired UTF-16 surrogate in a string")
@@ -37,6 +39,40 @@ struct JSONParserTests {
     #expect(error("{} x") == "3: unexpected character 'x' after the end of the document")
     #expect(error("\"a\u{01}\"") == "2: a control character must be escaped inside a string")
     #expect(error("tru") == "0: unexpected character 't'; expected a value")
+  }
+
+  @Test func namesATrailingCommaAtTheComma() {
+    #expect(
+      error("{\"a\": 1 , \n}")
+        == "8: a trailing comma before '}'; remove it, as JSON allows no comma after the last item")
+    #expect(
+      error("[[1,], 2]")
+        == "3: a trailing comma before ']'; remove it, as JSON allows no comma after the last item")
+    #expect(error("[1,,2]") == "3: unexpected character ','; expected a value")
+  }
+
+  @Test func skipsAUTF8ByteOrderMarkAtTheStartOnly() throws {
+    let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+    let document = try JSONParser.parse(bom + Array(#"{"a": 1}"#.utf8))
+    #expect(document.root == ["a": 1])
+    #expect(document.root["a"]?.offset == 9, "offsets still count the mark's bytes")
+    #expect(
+      throws: JSONSyntaxError(offset: 0, message: "the file is empty; expected a JSON object")
+    ) { try JSONParser.parse(bom) }
+    #expect(
+      throws: JSONSyntaxError(
+        offset: 6, message: "unexpected byte-order mark (U+FEFF); expected a value")
+    ) { try JSONParser.parse(Array(#"{"a": "#.utf8) + bom + Array("1}".utf8)) }
+    #expect(try parse("\"\u{FEFF}\"") == "\u{FEFF}", "inside a string it is a character like any")
+  }
+
+  @Test func asksForUTF8WhenTheFileIsUTF16() {
+    let message = "the file is UTF-16 text; save it as UTF-8, which JSON requires"
+    for bom: [UInt8] in [[0xFF, 0xFE], [0xFE, 0xFF]] {
+      #expect(throws: JSONSyntaxError(offset: 0, message: message)) {
+        try JSONParser.parse(bom + Array("{}".utf16).flatMap { [UInt8($0 & 0xFF), 0] })
+      }
+    }
   }
 
   @Test func keepsTheFirstOfDuplicateKeysAndReportsTheRest() throws {

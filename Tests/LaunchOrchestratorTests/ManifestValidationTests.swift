@@ -68,6 +68,21 @@ struct ManifestValidationTests {
       ])
   }
 
+  @Test func namesATrailingCommaAndReadsPastAByteOrderMark() throws {
+    #expect(
+      diagnostics(
+        of:
+          "{ \"version\": 1,\n  \"steps\": [\n    { \"id\": \"a\", \"plugin\": \"noop\" },\n  ]\n}")
+        == [
+          "3:36: error: invalid JSON: a trailing comma before ']'; remove it, as JSON allows no comma after the last item."
+        ])
+    #expect(try loadPlan("\u{FEFF}{ \"version\": 1, \"steps\": [] }").steps.isEmpty)
+    #expect(
+      diagnostics(of: "\u{FEFF}{ \"version\": 1, \"steps\": [], \"x\": 1 }") == [
+        "1:30: error: x: unknown key 'x'. Allowed keys: $schema, version, name, maxConcurrency, defaults, milestones, splash, app, steps."
+      ], "columns count from after the mark, as editors show them")
+  }
+
   @Test func reportsEveryProblemAtOnceInDocumentOrder() {
     let problems = diagnostics(
       of: """
@@ -93,17 +108,17 @@ struct ManifestValidationTests {
         "4:41: error: defaults.priorty: unknown key 'priorty'. Did you mean 'priority'?",
         "4:73: error: defaults.onFailure: unknown failure policy 'stop'. Use \"abort\" or \"continue\".",
         "5:44: error: milestones.interactive[1]: milestone 'interactive' names an unknown step 'ghost'.",
-        "7:32: error: steps[0].plugin: unknown plugin kind 'noopp'. Did you mean 'noop'? Run 'orchestrate plugins' to list the kinds this build knows.",
-        "8:13: error: steps[1].id: duplicate step id 'store'; steps[0] already uses it. Step ids must be unique.",
-        "8:52: error: steps[1].priority: unknown priority 'urgent'. Priorities are critical, high, normal, low, background.",
+        "7:32: error: step 'store' (steps[0].plugin): unknown plugin kind 'noopp'. Did you mean 'noop'? Run 'orchestrate plugins' to list the kinds this build knows.",
+        "8:13: error: step 'store' (steps[1].id): duplicate step id 'store'; steps[0] already uses it. Step ids must be unique.",
+        "8:52: error: step 'store' (steps[1].priority): unknown priority 'urgent'. Priorities are critical, high, normal, low, background.",
         "9:5: error: steps[2]: missing key 'id'; every step needs a unique id.",
-        "10:50: error: steps[3].dependsOn[0]: step 'x' names an unknown step 'stor'. Did you mean 'store'?",
-        "10:73: error: steps[3].deferUntil: unknown milestone 'interactiv'. Did you mean 'interactive'?",
-        "10:87: error: steps[3].bogus: unknown key 'bogus'. Allowed keys: id, plugin, params, priority, dependsOn, after, timeout, retry, onFailure, fallback, delay, deferUntil, isolation, expectedDuration, description.",
-        "11:46: error: steps[4].after[0]: step 'y' cannot wait for itself; remove it from 'after'.",
-        "11:61: error: steps[4].delay: a duration cannot be negative or this large (found -1.0).",
-        "11:88: error: steps[4].retry.attempts: 'attempts' counts every attempt including the first; use a number from 1 to 100.",
-        "11:106: error: steps[4].isolation: unknown isolation 'ui'; use \"main\" to run on the main actor, or leave it out.",
+        "10:50: error: step 'x' (steps[3].dependsOn[0]): 'dependsOn' names an unknown step 'stor'. Did you mean 'store'?",
+        "10:73: error: step 'x' (steps[3].deferUntil): unknown milestone 'interactiv'. Did you mean 'interactive'?",
+        "10:87: error: step 'x' (steps[3].bogus): unknown key 'bogus'. Allowed keys: id, plugin, params, priority, dependsOn, after, timeout, retry, onFailure, fallback, delay, deferUntil, isolation, expectedDuration, description.",
+        "11:46: error: step 'y' (steps[4].after[0]): a step cannot wait for itself; remove 'y' from 'after'.",
+        "11:61: error: step 'y' (steps[4].delay): a duration cannot be negative or this large (found -1.0).",
+        "11:88: error: step 'y' (steps[4].retry.attempts): 'attempts' counts every attempt including the first; use a number from 1 to 100.",
+        "11:106: error: step 'y' (steps[4].isolation): unknown isolation 'ui'; use \"main\" to run on the main actor, or leave it out.",
       ])
   }
 
@@ -119,7 +134,7 @@ struct ManifestValidationTests {
         """)
     #expect(
       problems == [
-        "2:3: error: steps[0]: dependency cycle: a -> b -> c -> a. Each step waits for the next, so none can start; remove one of these dependencies."
+        "2:3: error: step 'a' (steps[0]): dependency cycle: a -> b -> c -> a. Each step waits for the next, so none can start; remove one of these dependencies."
       ])
   }
 
@@ -133,7 +148,7 @@ struct ManifestValidationTests {
         """)
     #expect(
       problems == [
-        "2:3: error: steps[0]: dependency cycle: cleanup -> interactive (milestone) -> page -> cleanup. Each step waits for the next, so none can start; remove one of these dependencies."
+        "2:3: error: step 'cleanup' (steps[0]): dependency cycle: cleanup -> interactive (milestone) -> page -> cleanup. Each step waits for the next, so none can start; remove one of these dependencies."
       ])
   }
 
@@ -152,14 +167,14 @@ struct ManifestValidationTests {
         """)
     #expect(
       problems == [
-        "2:58: error: steps[0].params.duration: 'soon' is not a duration; write it like \"250ms\", \"2s\", \"1.5m\" or \"24h\".",
-        "3:44: error: steps[1].params: 'wait' needs the parameter 'duration'.",
-        "4:61: error: steps[2].params.value: expected a string, found a number.",
-        "5:75: error: steps[3].params.count: 'count' must be 0 or more, not -2.",
-        "5:79: error: steps[3].params.extra: unknown parameter 'extra' for 'token.make'.",
-        "6:46: error: steps[4].params.anything: unknown parameter 'anything' for 'noop'.",
-        "7:44: error: steps[5].params: 'params' must be an object, not an array.",
-        "8:66: error: steps[6].params.cuont: unknown parameter 'cuont' for 'token.make'. Did you mean 'count'?",
+        "2:58: error: step 'a' (steps[0].params.duration): 'soon' is not a duration; write it like \"250ms\", \"2s\", \"1.5m\" or \"24h\".",
+        "3:46: error: step 'b' (steps[1].params.duraton): unknown parameter 'duraton' for 'wait'. Did you mean 'duration'?",
+        "4:61: error: step 'c' (steps[2].params.value): expected a string, found a number.",
+        "5:75: error: step 'd' (steps[3].params.count): 'count' must be 0 or more, not -2.",
+        "5:79: error: step 'd' (steps[3].params.extra): unknown parameter 'extra' for 'token.make'.",
+        "6:46: error: step 'e' (steps[4].params.anything): unknown parameter 'anything' for 'noop'.",
+        "7:44: error: step 'f' (steps[5].params): 'params' must be an object, not an array.",
+        "8:66: error: step 'g' (steps[6].params.cuont): unknown parameter 'cuont' for 'token.make'. Did you mean 'count'?",
       ])
   }
 
@@ -173,7 +188,7 @@ struct ManifestValidationTests {
         """)
     #expect(
       problems == [
-        "3:3: error: steps[1].dependsOn: step 'user' ('token.use') needs a Token from a dependency, and none of its 'dependsOn' steps provides one; add a step of kind 'token.make' or 'token.use' to its 'dependsOn'."
+        "3:3: error: step 'user' (steps[1].dependsOn): 'token.use' needs a Token from a dependency, and none of the step's 'dependsOn' steps provides one; add a step of kind 'token.make' or 'token.use' to its 'dependsOn'."
       ])
   }
 
@@ -198,7 +213,7 @@ struct ManifestValidationTests {
         """)
     #expect(
       problems == [
-        "2:92: error: steps[0].fallback.plugin: the fallback 'number.make' outputs Int, but 'token.make' outputs Token; dependents receive the fallback's output, so both must output the same type."
+        "2:92: error: step 'a' (steps[0].fallback.plugin): the fallback 'number.make' outputs Int, but 'token.make' outputs Token; dependents receive the fallback's output, so both must output the same type."
       ])
   }
 
@@ -211,7 +226,7 @@ struct ManifestValidationTests {
         """)
     #expect(
       problems == [
-        "2:103: error: steps[0].fallback.params.count: 'count' must be 0 or more, not -1."
+        "2:103: error: step 'a' (steps[0].fallback.params.count): 'count' must be 0 or more, not -1."
       ])
   }
 
@@ -225,9 +240,122 @@ struct ManifestValidationTests {
       """)
     #expect(
       plan.warnings.map(\.description) == [
-        "test.json:3:3: warning: steps[1]: priority inversion: 'urgent' is critical but waits for 'slow', which is background. 'slow' will run at critical priority; raise its priority in the manifest to say so."
+        "test.json:3:3: warning: step 'urgent' (steps[1]): priority inversion: the step is critical but waits for 'slow', which is background. 'slow' will run at critical priority; raise its priority in the manifest to say so."
       ])
     #expect(plan.steps[0].effectivePriority == .critical)
+  }
+
+  @Test func namesTheStepByItsIdAndKeepsThePurePathForTools() throws {
+    let error = try #require(
+      throws: ManifestError.self,
+      performing: {
+        try loadPlan(
+          """
+          { "version": 1, "steps": [
+            { "id": "typed", "plugin": "token.make", "params": { "value": "v", "count": -2 } }
+          ] }
+          """)
+      })
+    let diagnostic = try #require(error.diagnostics.first)
+    #expect(diagnostic.path.description == "steps[0].params.count")
+    #expect(diagnostic.step == "typed")
+    #expect(diagnostic.message == "'count' must be 0 or more, not -2.")
+    #expect(
+      diagnostic.description
+        == "test.json:2:79: error: step 'typed' (steps[0].params.count): 'count' must be 0 or more, not -2."
+    )
+  }
+
+  @Test func namesAStepLeftOutOfTheManifestByItsIdWhenItCouldBeRead() {
+    #expect(
+      diagnostics(
+        of: """
+          { "version": 1, "steps": [
+            { "id": "half", "timeout": "soon" },
+            { "id": 7, "plugin": "noop" },
+            { "id": "", "plugin": "noop" }
+          ] }
+          """)
+        == [
+          "2:3: error: step 'half' (steps[0]): missing key 'plugin'; say which step kind runs this step.",
+          "2:30: error: step 'half' (steps[0].timeout): 'soon' is not a duration; write it like \"250ms\", \"2s\", \"1.5m\" or \"24h\", or as a number of seconds.",
+          "3:11: error: steps[1].id: expected a string, found a number.",
+          "4:11: error: steps[2].id: a step id cannot be empty.",
+        ])
+  }
+
+  @Test func namesEachOfTwoStepsSharingAnIdAndTellsThemApartByPath() {
+    #expect(
+      diagnostics(
+        of: """
+          { "version": 1, "steps": [
+            { "id": "twin", "plugin": "noop" },
+            { "id": "twin", "plugin": "noop", "after": ["twin"] }
+          ] }
+          """)
+        == [
+          "3:11: error: step 'twin' (steps[1].id): duplicate step id 'twin'; steps[0] already uses it. Step ids must be unique.",
+          "3:47: error: step 'twin' (steps[1].after[0]): a step cannot wait for itself; remove 'twin' from 'after'.",
+        ])
+  }
+
+  @Test func keepsThePathAloneForProblemsOutsideSteps() {
+    #expect(
+      diagnostics(
+        of: """
+          { "version": 1, "milestones": { "interactive": ["ghost"] },
+            "splash": { "dismissOn": "shown" }, "app": { "version": "" },
+            "steps": [ { "id": "a", "plugin": "noop" } ] }
+          """)
+        == [
+          "1:49: error: milestones.interactive[0]: milestone 'interactive' names an unknown step 'ghost'.",
+          "2:28: error: splash.dismissOn: unknown milestone 'shown'. Known milestones: interactive.",
+          "2:59: error: app.version: 'version' cannot be empty; write it like \"1.10.0\".",
+        ])
+  }
+
+  @Test func suggestsTheRequiredParameterAMisspelledKeyWasMeantToBeAndNamesTheOtherUnknownKeys() {
+    var registry = PluginRegistry.testKinds
+    registry.register(
+      kind: "folder.use", parameters: FolderParameters.self,
+      parameterDescriptions: [
+        ParameterDescription("directory", .path, required: true, "the folder"),
+        ParameterDescription("directories", .strings, "more folders"),
+        ParameterDescription("limits", .string, "how much to read"),
+      ]
+    ) { _, _ in }
+    #expect(
+      diagnostics(
+        of: """
+          { "version": 1, "steps": [
+            { "id": "typo", "plugin": "folder.use", "params": { "directry": "images" } },
+            { "id": "nested", "plugin": "folder.use", "params": { "directory": "d", "limits": { "cuont": 1 } } },
+            { "id": "other", "plugin": "folder.use", "params": { "directories": ["a"] } },
+            { "id": "none", "plugin": "folder.use", "params": { "path": "images" } },
+            { "id": "two", "plugin": "folder.use", "params": { "directry": "a", "limts": {} } }
+          ] }
+          """, registry: registry)
+        == [
+          "2:55: error: step 'typo' (steps[0].params.directry): unknown parameter 'directry' for 'folder.use'. Did you mean 'directory'?",
+          "3:87: error: step 'nested' (steps[1].params.limits.cuont): unknown parameter 'cuont' for 'folder.use'. Did you mean 'count'?",
+          "4:54: error: step 'other' (steps[2].params): 'folder.use' needs the parameter 'directory'.",
+          "5:53: error: step 'none' (steps[3].params): 'folder.use' needs the parameter 'directory'.",
+          "5:55: error: step 'none' (steps[3].params.path): unknown parameter 'path' for 'folder.use'.",
+          "6:54: error: step 'two' (steps[4].params.directry): unknown parameter 'directry' for 'folder.use'. Did you mean 'directory'?",
+          "6:71: error: step 'two' (steps[4].params.limts): unknown parameter 'limts' for 'folder.use'. Did you mean 'limits'?",
+        ])
+  }
+
+  @Test func putsTheRightArticleBeforeAnInputsTypeName() {
+    var registry = PluginRegistry.testKinds
+    registry.register(kind: "settings.use", inputs: [.required(AppSettings.self)]) { _ in }
+    #expect(
+      diagnostics(
+        of: #"{ "version": 1, "steps": [ { "id": "ui", "plugin": "settings.use" } ] }"#,
+        registry: registry)
+        == [
+          "1:28: error: step 'ui' (steps[0].dependsOn): 'settings.use' needs an AppSettings from a dependency, and none of the step's 'dependsOn' steps provides one; no registered plugin provides one."
+        ])
   }
 
   @Test func reportsDuplicateKeys() {
@@ -267,4 +395,17 @@ struct ManifestValidationTests {
     #expect(Set(plan.topologicalOrder).count == 10_000)
     #expect((1..<10_000).allSatisfy { position[$0 / 2] < position[$0] })
   }
+}
+
+/// An input type whose name takes "an".
+private struct AppSettings: Sendable {}
+
+/// Parameters with a required key, an optional one that looks like it, and a nested object.
+private struct FolderParameters: Decodable, Sendable {
+  struct Limits: Decodable, Sendable {
+    var count: Int
+  }
+  var directory: String
+  var directories: [String]?
+  var limits: Limits?
 }

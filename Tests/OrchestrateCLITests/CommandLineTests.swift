@@ -121,8 +121,8 @@ struct CommandLineTests {
     #expect(result.stdout.isEmpty)
     #expect(
       result.stderr == """
-        \(path):2:3: error: steps[0]: dependency cycle: a -> b -> a. Each step waits for the next, so none can start; remove one of these dependencies.
-        \(path):3:70: error: steps[1].params.duraton: unknown parameter 'duraton' for 'simulate'. Did you mean 'duration'?
+        \(path):2:3: error: step 'a' (steps[0]): dependency cycle: a -> b -> a. Each step waits for the next, so none can start; remove one of these dependencies.
+        \(path):3:70: error: step 'b' (steps[1].params.duraton): unknown parameter 'duraton' for 'simulate'. Did you mean 'duration'?
         Error: The manifest '\(path)' has 2 errors; nothing was run.
 
         """)
@@ -140,13 +140,46 @@ struct CommandLineTests {
     #expect(
       result.stdout == """
         \(good): valid (1 step, 0 milestones)
-        \(bad):1:51: error: steps[0].plugin: unknown plugin kind 'simulat'. Did you mean 'simulate'? Run 'orchestrate plugins' to list the kinds this build knows.
+        \(bad):1:51: error: step 'a' (steps[0].plugin): unknown plugin kind 'simulat'. Did you mean 'simulate'? Run 'orchestrate plugins' to list the kinds this build knows.
         1 error, 0 warnings in 2 manifests; 1 not valid.
 
         """)
     let allGood = try await Orchestrate.run(["validate", good, "manifests/app.json"])
     #expect(allGood.status == 0)
     #expect(allGood.stdout.hasSuffix("0 errors, 0 warnings in 2 manifests.\n"))
+  }
+
+  @Test func validateNamesTheStepATypoTrailingCommaOrMissingInputIsIn() async throws {
+    let folder = try TemporaryFolder()
+    let typo = try folder.write(
+      "typo.json",
+      """
+      { "version": 1, "steps": [
+        { "id": "thumbnails", "plugin": "images.cleanup", "params": { "directry": "images" } },
+        { "id": "seed", "plugin": "sample.data" }
+      ] }
+      """)
+    let comma = try folder.write(
+      "comma.json",
+      """
+      { "version": 1, "steps": [
+        { "id": "a", "plugin": "simulate" },
+      ] }
+      """)
+    let bom = folder.path("bom.json")
+    try Data([0xEF, 0xBB, 0xBF] + Array(#"{ "version": 1, "steps": [], "x": 1 }"#.utf8))
+      .write(to: URL(fileURLWithPath: bom))
+    let result = try await Orchestrate.run(["validate", typo, comma, bom])
+    #expect(result.status == 65)
+    #expect(
+      result.stdout == """
+        \(typo):2:65: error: step 'thumbnails' (steps[0].params.directry): unknown parameter 'directry' for 'images.cleanup'. Did you mean 'directory'?
+        \(typo):3:3: error: step 'seed' (steps[1].dependsOn): 'sample.data' needs a StoreHandle from a dependency, and none of the step's 'dependsOn' steps provides one; add a step of kind 'store.init' to its 'dependsOn'.
+        \(comma):2:38: error: invalid JSON: a trailing comma before ']'; remove it, as JSON allows no comma after the last item.
+        \(bom):1:30: error: x: unknown key 'x'. Allowed keys: $schema, version, name, maxConcurrency, defaults, milestones, splash, app, steps.
+        4 errors, 0 warnings in 3 manifests; 3 not valid.
+
+        """)
   }
 
   @Test func validateSkipsTheJSONSchemaAShellGlobAlsoNames() async throws {

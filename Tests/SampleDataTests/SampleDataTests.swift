@@ -60,7 +60,7 @@ struct SampleDataTests {
         #"{ "version": 1, "steps": [ { "id": "sample", "plugin": "sample.data" } ] }"#,
         plugins: [StoreInitStep.self, SampleDataStep.self])
         == [
-          "steps[0].dependsOn: step 'sample' ('sample.data') needs a StoreHandle from a dependency, and none of its 'dependsOn' steps provides one; add a step of kind 'store.init' to its 'dependsOn'."
+          "steps[0].dependsOn: 'sample.data' needs a StoreHandle from a dependency, and none of the step's 'dependsOn' steps provides one; add a step of kind 'store.init' to its 'dependsOn'."
         ])
   }
 

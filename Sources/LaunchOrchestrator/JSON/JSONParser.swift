@@ -26,10 +26,14 @@ public struct JSONDocument: Sendable {
 
 /// A strict RFC 8259 JSON parser that records where every value starts.
 ///
+/// A UTF-8 byte-order mark at the start is skipped, as RFC 8259 allows and Foundation's
+/// `JSONDecoder` does: editors on Windows add one, and it changes nothing about the text.
 /// Nesting is limited to ``maximumDepth`` levels so hostile input cannot overflow the stack.
 public struct JSONParser {
   /// The deepest nesting of arrays and objects accepted.
   public static let maximumDepth = 256
+  /// The UTF-8 encoding of U+FEFF, which some editors write at the start of a file.
+  package static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
   private let bytes: [UInt8]
   private var index = 0
@@ -40,6 +44,11 @@ public struct JSONParser {
   /// Parses a whole document.
   public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONDocument {
     var parser = JSONParser(bytes: bytes)
+    if bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE]) {
+      throw JSONSyntaxError(
+        offset: 0, message: "the file is UTF-16 text; save it as UTF-8, which JSON requires")
+    }
+    if bytes.starts(with: Self.byteOrderMark) { parser.index = Self.byteOrderMark.count }
     parser.skipWhitespace()
     if parser.index == bytes.count {
       throw JSONSyntaxError(offset: 0, message: "the file is empty; expected a JSON object")
@@ -141,7 +150,7 @@ public struct JSONParser {
       skipWhitespace()
       switch peek() {
       case UInt8(ascii: ","):
-        index += 1
+        try skipComma(before: UInt8(ascii: "}"))
       case UInt8(ascii: "}"):
         index += 1
         depth -= 1
@@ -172,7 +181,7 @@ public struct JSONParser {
       skipWhitespace()
       switch peek() {
       case UInt8(ascii: ","):
-        index += 1
+        try skipComma(before: UInt8(ascii: "]"))
       case UInt8(ascii: "]"):
         index += 1
         depth -= 1
@@ -351,6 +360,21 @@ public struct JSONParser {
     index += count
   }
 
+  /// Steps over a comma between members or elements, naming a trailing comma (allowed in
+  /// Swift and JavaScript, not in JSON) rather than calling what follows it unexpected.
+  private mutating func skipComma(before closing: UInt8) throws(JSONSyntaxError) {
+    let comma = index
+    index += 1
+    skipWhitespace()
+    if peek() == closing {
+      throw JSONSyntaxError(
+        offset: comma,
+        message:
+          "a trailing comma before '\(Character(Unicode.Scalar(closing)))'; remove it, as JSON allows no comma after the last item"
+      )
+    }
+  }
+
   private mutating func skipDigits() {
     while let byte = peek(), isDigit(byte) { index += 1 }
   }
@@ -374,6 +398,9 @@ public struct JSONParser {
 
   private func describeCurrent() -> String {
     guard index < bytes.count else { return "end of file" }
+    if bytes[index...].starts(with: Self.byteOrderMark) {
+      return "byte-order mark (U+FEFF)"
+    }
     let byte = bytes[index]
     if byte >= 0x20 && byte < 0x7F { return "character '\(Character(Unicode.Scalar(byte)))'" }
     return "byte 0x\(String(byte, radix: 16, uppercase: true))"

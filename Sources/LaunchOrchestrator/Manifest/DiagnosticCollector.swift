@@ -21,7 +21,19 @@ struct DiagnosticCollector {
     let position = (offset ?? nearestOffset(of: path)).map(source.position(of:))
     diagnostics.append(
       ManifestDiagnostic(
-        severity: severity, file: file, path: path, position: position, message: message))
+        severity: severity, file: file, path: path, step: stepID(containing: path),
+        position: position, message: message))
+  }
+
+  /// The id of the step `path` lies in, read from the document itself, so that steps the
+  /// reader had to leave out of the manifest are still named when their id is readable.
+  private func stepID(containing path: JSONPath) -> String? {
+    guard path.components.count >= 2, path.components[0] == .key("steps"),
+      case .index = path.components[1],
+      let id = root.value(at: JSONPath(components: Array(path.components.prefix(2))))?["id"]?
+        .stringValue, !id.isEmpty
+    else { return nil }
+    return id
   }
 
   /// Reports a problem with a member's key, located at the key itself.

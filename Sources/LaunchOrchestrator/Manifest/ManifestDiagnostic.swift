@@ -12,8 +12,11 @@ public struct ManifestDiagnostic: Sendable, Hashable, CustomStringConvertible {
   public var severity: Severity
   /// The manifest file as the user named it.
   public var file: String
-  /// Where in the document, such as `steps[3].dependsOn[0]`.
+  /// Where in the document, such as `steps[3].dependsOn[0]`: a pure JSON path, for tools.
   public var path: JSONPath
+  /// The id of the step the problem is in, when ``path`` is inside a step whose id could be
+  /// read; people find a step by its id, not by counting array elements.
+  public var step: String?
   /// The line and column, when known.
   public var position: SourcePosition?
   /// What is wrong and what to do about it.
@@ -21,20 +24,27 @@ public struct ManifestDiagnostic: Sendable, Hashable, CustomStringConvertible {
 
   /// Creates a diagnostic.
   public init(
-    severity: Severity = .error, file: String, path: JSONPath, position: SourcePosition? = nil,
-    message: String
+    severity: Severity = .error, file: String, path: JSONPath, step: String? = nil,
+    position: SourcePosition? = nil, message: String
   ) {
     self.severity = severity
     self.file = file
     self.path = path
+    self.step = step
     self.position = position
     self.message = message
   }
 
-  /// Compiler style: `app.json:12:7: error: steps[3].dependsOn[0]: unknown step 'stor'.`
+  /// Compiler style, the step named by its id when known:
+  /// `app.json:12:7: error: step 'songs' (steps[3].dependsOn[0]): unknown step 'stor'.`
   public var description: String {
     let location = position.map { "\(file):\($0.line):\($0.column)" } ?? file
-    let place = path.components.isEmpty ? "" : "\(path): "
+    let place =
+      switch (step, path.components.isEmpty) {
+      case (let step?, _): "step '\(step)' (\(path)): "
+      case (nil, true): ""
+      case (nil, false): "\(path): "
+      }
     return "\(location): \(severity.rawValue): \(place)\(message)"
   }
 }

@@ -65,6 +65,10 @@ public struct ManifestLoader: Sendable {
   public func load(
     bytes: [UInt8], file: String, directory: URL, dataDirectory: URL? = nil
   ) throws(ManifestError) -> LaunchPlan {
+    // Without its byte-order mark, columns on the first line count as editors show them.
+    let bytes =
+      bytes.starts(with: JSONParser.byteOrderMark)
+      ? Array(bytes.dropFirst(JSONParser.byteOrderMark.count)) : bytes
     let source = SourceText(bytes: bytes)
     let document: JSONDocument
     do {

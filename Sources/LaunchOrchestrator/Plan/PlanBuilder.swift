@@ -292,10 +292,10 @@ struct PlanBuilder {
       func path() -> JSONPath { Self.stepPath(source: source).appending(key).appending(position) }
       if id == stepID {
         diagnostics.report(
-          "step '\(id)' cannot wait for itself; remove it from '\(key)'.", at: path())
+          "a step cannot wait for itself; remove '\(id)' from '\(key)'.", at: path())
         continue
       }
-      guard let dependency = resolve(id, at: path(), role: "step '\(stepID)'") else { continue }
+      guard let dependency = resolve(id, at: path(), role: "'\(key)'") else { continue }
       if resolved.contains(dependency) {
         diagnostics.report("'\(id)' is listed twice in '\(key)'.", at: path(), severity: .warning)
       } else {
@@ -407,7 +407,7 @@ struct PlanBuilder {
           ? "no registered plugin provides one."
           : "add a step of kind \(providers.joined(separator: " or ")) to its 'dependsOn'."
         diagnostics.report(
-          "step '\(step.id)' ('\(step.plugin)') needs a \(input.typeName) from a dependency, and none of its 'dependsOn' steps provides one; \(advice)",
+          "'\(step.plugin)' needs \(English.withArticle(input.typeName)) from a dependency, and none of the step's 'dependsOn' steps provides one; \(advice)",
           at: stepPath(index).appending("dependsOn"))
       }
     }
@@ -422,7 +422,7 @@ struct PlanBuilder {
         let dependencyPriority = steps[dependency].priority ?? manifest.defaults.priority
         guard dependencyPriority <= .low else { continue }
         diagnostics.report(
-          "priority inversion: '\(step.id)' is \(priority) but waits for '\(steps[dependency].id)', which is \(dependencyPriority). '\(steps[dependency].id)' will run at \(priority) priority; raise its priority in the manifest to say so.",
+          "priority inversion: the step is \(priority) but waits for '\(steps[dependency].id)', which is \(dependencyPriority). '\(steps[dependency].id)' will run at \(priority) priority; raise its priority in the manifest to say so.",
           at: stepPath(index), severity: .warning)
       }
     }

@@ -137,7 +137,7 @@ public struct PluginDescriptor: Sendable {
     do {
       (made, unused) = try prepare(params, userInfo)
     } catch {
-      return .failure(ParameterProblems(error: error, params: params, kind: kind))
+      return .failure(ParameterProblems(error: error, params: params, plugin: self))
     }
     var problems = unused.map { key in
       ParameterProblems.Problem(
@@ -152,7 +152,7 @@ public struct PluginDescriptor: Sendable {
     case .success:
       break
     case .failure(let error):
-      problems += ParameterProblems(error: error, params: params, kind: kind).problems
+      problems += ParameterProblems(error: error, params: params, plugin: self).problems
     }
     return .failure(ParameterProblems(problems: problems))
   }
@@ -181,7 +181,9 @@ struct ParameterProblems: Error {
     self.problems = problems
   }
 
-  init(error: any Error, params: JSONValue, kind: String) {
+  /// The problem `error`, thrown while preparing a step of `plugin`, stands for.
+  init(error: any Error, params: JSONValue, plugin: PluginDescriptor) {
+    let kind = plugin.kind
     func problem(_ path: JSONPath, _ message: String) -> Problem {
       var located = path
       while params.value(at: located)?.offset == nil, !located.components.isEmpty {
@@ -194,8 +196,22 @@ struct ParameterProblems: Error {
       let path = error.parameter.map { JSONPath.root.appending($0) } ?? .root
       problems = [problem(path, error.message)]
     case DecodingError.keyNotFound(let key, let context):
+      // The decoder stops at the missing key, before it could report the keys it did not know,
+      // and one of those is often the missing key misspelled: the typo is the mistake to fix.
       let path = JSONPath(codingPath: context.codingPath)
-      problems = [problem(path, "'\(kind)' needs the parameter '\(key.stringValue)'.")]
+      let missing = key.stringValue
+      let described = path.components.isEmpty ? plugin.parameters.map(\.name) : []
+      let unknown = Self.unknownKeys(
+        in: params.value(at: path), missing: missing, described: described)
+      problems = unknown.map { member, suggestion in
+        Problem(
+          path: path.appending(member.key), offset: member.keyOffset,
+          message: "unknown parameter '\(member.key)' for '\(kind)'."
+            + (suggestion.map { " Did you mean '\($0)'?" } ?? ""))
+      }
+      if !unknown.contains(where: { $0.suggestion == missing }) {
+        problems.append(problem(path, "'\(kind)' needs the parameter '\(missing)'."))
+      }
     case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
       DecodingError.dataCorrupted(let context):
       problems = [
@@ -203,6 +219,29 @@ struct ParameterProblems: Error {
       ]
     default:
       problems = [problem(.root, Self.sentence("\(error)"))]
+    }
+  }
+
+  /// The members of `object` that are not parameters, each with the parameter it may have
+  /// been meant as. With the plugin's `described` parameters (a closed list, as the JSON
+  /// Schema has it), every other key is unknown; without them, only a key that looks like the
+  /// `missing` one misspelled can be told from a parameter the type would have read later.
+  private static func unknownKeys(
+    in object: JSONValue?, missing: String, described: [String]
+  ) -> [(member: JSONMember, suggestion: String?)] {
+    let members = object?.members ?? []
+    guard !described.isEmpty else {
+      return members.first { Suggestions.closest(to: $0.key, in: [missing]) != nil }.map {
+        [($0, missing)]
+      } ?? []
+    }
+    return members.filter { !described.contains($0.key) }.map { member in
+      // The missing parameter first: of two close names, it is the one not yet given.
+      (
+        member,
+        Suggestions.closest(to: member.key, in: [missing])
+          ?? Suggestions.closest(to: member.key, in: described)
+      )
     }
   }
 

@@ -67,7 +67,7 @@ public struct StepContext: Sendable {
   public func input<T: Sendable>(_ type: T.Type) throws -> T {
     guard let value = inputs(type).first else {
       throw StepFailure(
-        "step '\(stepID)' needs a \(String(describing: type)) from a dependency, and none produced one"
+        "step '\(stepID)' needs \(English.withArticle(String(describing: type))) from a dependency, and none produced one"
       )
     }
     return value
@@ -79,7 +79,7 @@ public struct StepContext: Sendable {
   public func environment<T: Sendable>(_ type: T.Type) throws -> T {
     guard let value = environment[type] else {
       throw StepFailure(
-        "step '\(stepID)' needs a \(String(describing: type)) from the app's launch environment, and none was provided"
+        "step '\(stepID)' needs \(English.withArticle(String(describing: type))) from the app's launch environment, and none was provided"
       )
     }
     return value
