@@ -32,7 +32,7 @@ struct ManifestReferenceTests {
       diagnostics(
         of: #"{ "version": 1, "steps": [ { "id": "a", "plugin": "noop", "timeout": 1e10 } ] }"#)
         == [
-          "1:70: error: steps[0].timeout: a duration cannot be negative or this large (found 10000000000.0)."
+          "1:70: error: step 'a' (steps[0].timeout): a duration cannot be negative or this large (found 10000000000.0)."
         ])
     #expect(
       diagnostics(
