@@ -163,11 +163,7 @@ private final class LaunchRun: Sendable {
       return (state.scheduler, state.duration)
     }
     events?.finish()
-    var outputs = StepOutputs()
-    outputs.reserveCapacity(plan.steps.count)
-    for (step, value) in self.outputs.withLock({ $0 }).enumerated() {
-      if let value { outputs.set(value, for: plan.steps[step].id) }
-    }
+    let outputs = StepOutputs(ids: plan.steps.map(\.id), values: self.outputs.withLock { $0 })
     return LaunchReport(
       plan: plan, scheduler: scheduler, duration: duration, outputs: outputs)
   }

@@ -86,13 +86,19 @@ extension LaunchPlan {
   public func missingRequirements(in environment: LaunchEnvironment) -> [MissingRequirement] {
     let environment = environment.withDefaults(of: manifest)
     var missing: [MissingRequirement] = []
-    for step in steps {
-      for requirement in step.requirements
-      where requirement.isRequired && !environment.contains(requirement.type)
-        && !missing.contains(where: { $0.step == step.id && $0.typeName == requirement.typeName })
-      {
-        missing.append(
-          MissingRequirement(step: step.id, plugin: step.plugin, typeName: requirement.typeName))
+    // By index, and the two lists apart: this runs before every launch, and copying each
+    // planned step or joining its lists would cost every step of a large plan.
+    for index in steps.indices {
+      for requirements in [
+        steps[index].action.requirements, steps[index].fallbackAction?.requirements,
+      ] {
+        for requirement in requirements ?? []
+        where requirement.isRequired && !environment.contains(requirement.type) {
+          let step = steps[index]
+          let finding = MissingRequirement(
+            step: step.id, plugin: step.plugin, typeName: requirement.typeName)
+          if !missing.contains(finding) { missing.append(finding) }
+        }
       }
     }
     return missing

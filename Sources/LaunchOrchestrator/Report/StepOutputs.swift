@@ -7,28 +7,42 @@
 /// A step served by its fallback holds the fallback's output. Two values compare equal when
 /// the same steps produced an output: the outputs themselves need not be `Equatable`.
 public struct StepOutputs: Sendable, Equatable {
-  private var values: [String: any Sendable]
+  // As the engine keeps them, by step index: building a dictionary for every launch would
+  // cost every launch, and apps look up a handful of outputs.
+  private var ids: [String]
+  private var values: [(any Sendable)?]
 
   /// Outputs by step id.
   public init(_ values: [String: any Sendable] = [:]) {
+    ids = Array(values.keys)
+    self.values = ids.map { values[$0] }
+  }
+
+  /// The outputs of the steps with `ids`, in the same order; `nil` where a step produced none.
+  init(ids: [String], values: [(any Sendable)?]) {
+    self.ids = ids
     self.values = values
   }
 
   /// The output of `step` as a `T`; `nil` when the step produced none (yet) or another type.
   public func output<T>(of step: String, as type: T.Type = T.self) -> T? {
-    values[step] as? T
+    guard let index = ids.firstIndex(of: step) else { return nil }
+    return values[index] as? T
   }
 
   /// The ids of the steps that produced an output.
-  public var steps: Set<String> { Set(values.keys) }
-
-  mutating func reserveCapacity(_ count: Int) {
-    values.reserveCapacity(count)
+  public var steps: Set<String> {
+    Set(ids.indices.lazy.filter { values[$0] != nil }.map { ids[$0] })
   }
 
   /// Stores `value` as the output of `step`.
   mutating func set(_ value: any Sendable, for step: String) {
-    values[step] = value
+    if let index = ids.firstIndex(of: step) {
+      values[index] = value
+    } else {
+      ids.append(step)
+      values.append(value)
+    }
   }
 
   /// Whether the same steps produced an output.
