@@ -107,7 +107,8 @@ extension ValueParser where Value == AppInfo {
     Self { text, option throws(CLIError) in
       guard let app = AppInfo(parsing: text) else {
         throw .invalidValue(
-          "The value '\(text)' for '\(option.name)' must look like '1.9.0' or '1.9.0+41'.")
+          "The value '\(text)' for '\(option.name)' is not a version; write it like '1.9.0' or '1.9.0+41'."
+        )
       }
       return app
     }

@@ -244,6 +244,16 @@ struct LaunchSessionSplashTests {
     #expect(report.splash == SplashTiming(contentAt: nil, skeletonFrom: nil))
   }
 
+  @Test func rejectsAnAppDefaultThatIsNoVersion() {
+    #expect(
+      diagnostics(
+        of: #"{ "version": 1, "app": { "version": "banana", "build": "" }, "steps": [] }"#)
+        == [
+          "1:37: error: app.version: 'banana' is not a version; write it like \"1.10.0\".",
+          "1:56: error: app.build: 'build' cannot be empty; leave it out or write it like \"41\".",
+        ])
+  }
+
   @Test func rejectsASplashNamingAnUnknownMilestoneOrABadDuration() {
     #expect(
       diagnostics(

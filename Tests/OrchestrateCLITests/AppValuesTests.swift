@@ -33,11 +33,15 @@ struct AppValuesTests {
       result.stderr
         == "Error: Step 'version' (gate.version) requires AppInfo, which this run does not have; pass '--app-version 1.2.3' (or '1.2.3+45'), or give the manifest an \"app\": { \"version\": \"1.2.3\" } default. Nothing was run.\n"
     )
-    let malformed = try await Orchestrate.run(["run", manifest.path, "--app-version", "1.9+"])
-    #expect(malformed.status == 64)
-    #expect(
-      malformed.stderr.hasPrefix(
-        "Error: The value '1.9+' for '--app-version' must look like '1.9.0' or '1.9.0+41'."))
+    for malformed in ["1.9+", "banana", ""] {
+      let result = try await Orchestrate.run(
+        ["run", manifest.path, "--app-version", malformed])
+      #expect(result.status == 64)
+      #expect(
+        result.stderr.hasPrefix(
+          "Error: The value '\(malformed)' for '--app-version' is not a version; write it like '1.9.0' or '1.9.0+41'."
+        ), "\(result.stderr)")
+    }
   }
 
   @Test func dataPathsResolveAgainstTheDataFolderAndTheSplashIsCharted() async throws {

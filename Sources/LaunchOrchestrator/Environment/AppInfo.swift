@@ -14,13 +14,25 @@ public struct AppInfo: Sendable, Equatable, CustomStringConvertible {
     self.build = build
   }
 
-  /// Reads `VERSION` or `VERSION+BUILD` (`2.3.0+41`); `nil` when the version is empty.
+  /// Reads `VERSION` or `VERSION+BUILD` (`2.3.0+41`); `nil` when the version does not look
+  /// like one (see ``looksLikeVersion(_:)``) or the build is empty.
   public init?(parsing text: String) {
     let parts = text.split(separator: "+", maxSplits: 1, omittingEmptySubsequences: false)
-    guard let version = parts.first, !version.isEmpty else { return nil }
+    guard let version = parts.first, Self.looksLikeVersion(String(version)) else { return nil }
     let build = parts.count > 1 ? String(parts[1]) : nil
     guard build?.isEmpty != true else { return nil }
     self.init(version: String(version), build: build)
+  }
+
+  /// Whether `text` looks like a version people write: a digit first, then digits, letters,
+  /// dots and dashes (`1.10.0`, `2.3`, `1.2.0-beta.2`). What a gate makes of it is the gate's
+  /// business; this only catches a value that cannot be a version at all (`banana`).
+  public static func looksLikeVersion(_ text: String) -> Bool {
+    guard let first = text.unicodeScalars.first, ("0"..."9").contains(first) else { return false }
+    return text.unicodeScalars.allSatisfy {
+      ("0"..."9").contains($0) || ("a"..."z").contains($0) || ("A"..."Z").contains($0)
+        || $0 == "." || $0 == "-"
+    }
   }
 
   /// `VERSION` or `VERSION+BUILD`.

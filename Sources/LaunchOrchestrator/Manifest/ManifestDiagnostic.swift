@@ -79,3 +79,12 @@ public struct ManifestError: Error, Sendable, CustomStringConvertible {
     diagnostics.map(\.description).joined(separator: "\n")
   }
 }
+
+#if canImport(Foundation)
+  import Foundation
+
+  extension ManifestError: LocalizedError {
+    /// Every problem, one compiler-style line each, for apps that log `localizedDescription`.
+    public var errorDescription: String? { description }
+  }
+#endif

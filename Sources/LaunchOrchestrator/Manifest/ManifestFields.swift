@@ -221,15 +221,24 @@ enum ManifestFields {
       missing: "missing key 'version' in 'app'; write it like \"1.10.0\".", into: \.version
     ) { reader, value, path in
       guard let version = reader.string(value, at: path()) else { return nil }
-      guard !version.isEmpty else {
+      guard AppInfo.looksLikeVersion(version) else {
         reader.diagnostics.report(
-          "'version' cannot be empty; write it like \"1.10.0\".", at: path())
+          version.isEmpty
+            ? "'version' cannot be empty; write it like \"1.10.0\"."
+            : "'\(version)' is not a version; write it like \"1.10.0\".", at: path())
         return nil
       }
       return version
     },
     .value("build", .string(minLength: 1), default: "none", "the build number", into: \.build) {
-      $0.string($1, at: $2())
+      reader, value, path in
+      guard let build = reader.string(value, at: path()) else { return nil }
+      guard !build.isEmpty else {
+        reader.diagnostics.report(
+          "'build' cannot be empty; leave it out or write it like \"41\".", at: path())
+        return nil
+      }
+      return build
     },
   ]
 }
