@@ -31,7 +31,8 @@ public struct ImageCleanupStep: StepPlugin {
   /// The parameters.
   public static let parameterDescriptions: [ParameterDescription] = [
     .init(
-      "directory", .path, required: true, "The image directory; relative to the launch's data folder."),
+      "directory", .path, required: true,
+      "The image directory; relative to the launch's data folder."),
     .init("maxAge", .duration, default: "24h", "Orphaned files younger than this are kept."),
     .init("dryRun", .boolean, default: "false", "Report what would be removed, remove nothing."),
   ]
