@@ -31,7 +31,8 @@ struct CompareCommand: Command {
       let excluded = entryName(of: options.report, in: folder)
       // An entry says which manifest and machine it ran, so the notes can compare with those.
       let (figures, notes) = folder.baseline(
-        manifestHash: entry?.manifestHash, machine: entry?.machine, excluding: excluded)
+        manifestHash: entry?.manifestHash, machine: entry?.machine, excluding: excluded,
+        launch: report.name)
       if excluded != nil {
         console.err(
           "Note: '\(options.report)' is one of the runs in '\(folder.path)'; it is left out of the median it is compared with."

@@ -63,7 +63,8 @@ extension RunCommand {
     /// error for each exceeded; returns whether any was.
     func checkRegressions(_ report: LaunchReport) -> Bool {
       guard !options.regressions.isEmpty else { return false }
-      let (baseline, notes) = earlier.baseline(manifestHash: manifestHash, machine: machine)
+      let (baseline, notes) = earlier.baseline(
+        manifestHash: manifestHash, machine: machine, launch: report.name)
       for note in notes { console.err(note) }
       var exceeded = false
       for regression in options.regressions {

@@ -83,26 +83,28 @@ struct HistoryCommandsTests {
     #expect(try fixture.entries().count == 6)
   }
 
-  @Test func comparingAnEntryNotesRunsOfOtherManifestsMachinesAndLaunches() async throws {
+  @Test func comparingAnEntryNotesRunsOfOtherManifestsMachinesAndLeavesOutOtherLaunches()
+    async throws
+  {
     let fixture = try HistoryFixture()
     try fixture.addEntry(fixture.report(load: 0.1, page: 0.1), index: 0, hash: "old")
-    var other = fixture.report(load: 0.1, page: 0.1)
+    try fixture.addEntry(fixture.report(load: 0.1, page: 0.1), index: 1, host: "laptop")
+    var other = fixture.report(load: 5, page: 5)
     other.name = "Other"
-    try fixture.addEntry(other, index: 1, host: "laptop")
+    try fixture.addEntry(other, index: 2)
     let entry = try fixture.addEntry(
-      fixture.report(load: 0.2, page: 0.1), index: 2, to: "mine")
+      fixture.report(load: 0.2, page: 0.1), index: 3, to: "mine")
     let result = try await Orchestrate.run(["compare", entry, "h"], in: fixture.folder.url)
     #expect(result.status == 0)
+    #expect(
+      result.stderr.contains("Note: 1 run in 'h' is of another launch than 'Fixture' and left out.")
+    )
     #expect(
       result.stderr.contains(
         "Note: 1 of the 2 runs in 'h' ran another version of the manifest (its SHA-256 differs)"))
     #expect(
       result.stderr.contains(
         "Note: 1 of the 2 runs in 'h' ran on another machine than ci-1 (Linux 6.8.0 x86_64, 2 cores)"
-      ))
-    #expect(
-      result.stderr.contains(
-        "Note: the runs in 'h' are of 2 launches ('Fixture', 'Other'); their steps and milestones are matched by name."
       ))
     #expect(result.stdout.contains("  load            0.200s  0.100s  +0.100s  +100.0%"))
   }
@@ -202,6 +204,25 @@ struct HistoryCommandsTests {
     #expect(!error.contains("'page'"))
     // The run is recorded all the same.
     #expect(try fixture.entries().count == 6)
+  }
+
+  @Test func regressionIgnoresRunsOfAnotherLaunch() async throws {
+    let fixture = try HistoryFixture()
+    // Five quick runs of another launch say nothing about this one.
+    for index in 0..<5 {
+      var other = fixture.report(load: 0.001, page: 0)
+      other.name = "Other"
+      try fixture.addEntry(other, index: index)
+    }
+    let manifest = try fixture.manifest(load: "300ms")
+    let result = try await Orchestrate.run([
+      "run", manifest, "--history", fixture.folder.path("h"), "--regression", "10%", "--quiet",
+    ])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(
+      result.stderr.contains(
+        "5 runs in '\(fixture.folder.path("h"))' are of another launch than 'Fixture' and left out; no run of this launch is left to compare with."
+      ))
   }
 
   @Test func regressionPassesWhenFasterAndSaysByHowMuch() async throws {

@@ -11,19 +11,31 @@ extension HistoryFolder {
   ///   - manifestHash: the SHA-256 of the manifest being compared, when known.
   ///   - machine: the machine of the run being compared, when known.
   ///   - excluding: the file name of an entry not to count (the report being compared).
+  ///   - launch: the name of the launch being compared, when known: runs of other launches
+  ///     (another manifest's `name`) are left out, since their steps and times are another's.
   package func baseline(
-    manifestHash: String? = nil, machine: Machine? = nil, excluding: String? = nil
+    manifestHash: String? = nil, machine: Machine? = nil, excluding: String? = nil,
+    launch: String? = nil
   ) -> (baseline: Baseline, notes: [String]) {
     var notes = unreadable.map {
       "Note: skipped '\(file($0.name))' in the history: \($0.reason)."
     }
     let counted = entries.filter { $0.name != excluding }.map(\.entry)
-    let runs = counted.filter { Baseline.isComparable($0.report) }
+    var runs = counted.filter { Baseline.isComparable($0.report) }
     let left = counted.count - runs.count
     if left > 0 {
       notes.append(
         "Note: \(Grammar.count(left, "run")) in '\(path)' \(left == 1 ? "is" : "are") left out of the median: \(left == 1 ? "it" : "they") failed, \(left == 1 ? "was" : "were") routed or interrupted, and stopped early."
       )
+    }
+    if let launch {
+      let others = runs.filter { $0.report.name != launch }.count
+      if others > 0 {
+        runs.removeAll { $0.report.name != launch }
+        notes.append(
+          "Note: \(Grammar.count(others, "run")) in '\(path)' \(others == 1 ? "is" : "are") of another launch than '\(launch)' and left out\(runs.isEmpty ? "; no run of this launch is left to compare with" : "")."
+        )
+      }
     }
     if let manifestHash {
       let other = runs.filter { $0.manifestHash != manifestHash }.count
