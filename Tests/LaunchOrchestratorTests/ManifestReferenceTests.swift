@@ -27,6 +27,28 @@ struct ManifestReferenceTests {
       "docs/manifest.md's field tables are stale; rerun with RECORD_SNAPSHOTS=1")
   }
 
+  @Test func aDataFolderThatDoesNotExistIsRefusedAtLoad() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "data-folder-test-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let manifest = folder.appendingPathComponent("launch.json")
+    try Data(#"{ "version": 1, "steps": [] }"#.utf8).write(to: manifest)
+    let missing = folder.appendingPathComponent("Application Support")
+    let error = #expect(throws: ManifestError.self) {
+      try ManifestLoader(registry: PluginRegistry()).load(url: manifest, dataDirectory: missing)
+    }
+    #expect(error?.code == .unreadable)
+    #expect(
+      error?.diagnostics.map(\.message) == [
+        "the data folder '\(missing.path)' does not exist; create the folder before loading the manifest."
+      ])
+    try FileManager.default.createDirectory(at: missing, withIntermediateDirectories: true)
+    #expect(
+      try ManifestLoader(registry: PluginRegistry()).load(url: manifest, dataDirectory: missing)
+        .dataDirectory == missing.standardizedFileURL)
+  }
+
   @Test func aHugeDurationIsADiagnosticNotACrash() {
     #expect(
       diagnostics(

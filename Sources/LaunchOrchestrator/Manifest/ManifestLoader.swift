@@ -54,6 +54,23 @@ public struct ManifestLoader: Sendable {
           ManifestDiagnostic(file: path, path: .root, message: "the manifest '\(path)' \(reason).")
         ])
     }
+    if let dataDirectory {
+      var isFolder: ObjCBool = false
+      let exists = FileManager.default.fileExists(
+        atPath: dataDirectory.path, isDirectory: &isFolder)
+      // Data written somewhere the app did not mean would be lost to it: say so at load.
+      guard exists, isFolder.boolValue else {
+        throw ManifestError(
+          code: .unreadable,
+          diagnostics: [
+            ManifestDiagnostic(
+              file: path, path: .root,
+              message:
+                "the data folder '\(dataDirectory.path)' \(exists ? "is a file, not a folder" : "does not exist"); create the folder before loading the manifest."
+            )
+          ])
+      }
+    }
     let directory = url.deletingLastPathComponent()
     return try load(
       bytes: Array(data), file: path, directory: directory,
