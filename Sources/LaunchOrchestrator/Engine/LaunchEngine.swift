@@ -204,9 +204,13 @@ private final class LaunchRun: Sendable {
   }
 
   private func handleMessages() {
-    let closed = mailbox.handle(
-      with: { batch in state.withLock { $0.handle(batch, of: self) } },
-      whenIdle: { state.withLock { $0.publishEvents(of: self) } })
+    // Locked once for the whole turn as handler, not per batch: only the handler takes it
+    // while the run goes on, so it is never contended, and each taking costs a step.
+    let closed = state.withLock { state in
+      mailbox.handle(
+        with: { batch in state.handle(batch, of: self) },
+        whenIdle: { state.publishEvents(of: self) })
+    }
     guard closed else { return }
     let waiter = ending.withLock { ending in
       ending.isOver = true
