@@ -80,11 +80,16 @@ let package = Package(
       path: "Plugins/Simulate"
     ),
     .target(
+      name: "StateRestorePlugin",
+      dependencies: ["LaunchOrchestrator"],
+      path: "Plugins/StateRestore"
+    ),
+    .target(
       name: "LaunchPlugins",
       dependencies: [
         "LaunchOrchestrator", "StoreInitPlugin", "SampleDataPlugin", "QueueValidationPlugin",
         "ImageCleanupPlugin", "BooksLibraryPlugin", "MusicLibraryPlugin", "LaunchGatesPlugin",
-        "SimulatePlugin", "SQLiteStore",
+        "SimulatePlugin", "StateRestorePlugin", "SQLiteStore",
       ],
       path: "Plugins/LaunchPlugins"
     ),
@@ -148,6 +153,10 @@ let package = Package(
         "SampleDataPlugin", "StoreInitPlugin", "SQLiteStore", "LaunchOrchestrator",
         "PluginTestSupport",
       ]
+    ),
+    .testTarget(
+      name: "StateRestoreTests",
+      dependencies: ["StateRestorePlugin", "LaunchOrchestrator", "PluginTestSupport"]
     ),
     .testTarget(
       name: "SimulateTests",

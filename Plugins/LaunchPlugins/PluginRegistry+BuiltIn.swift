@@ -7,6 +7,7 @@ import LaunchOrchestrator
 @_exported import SQLiteStore
 @_exported import SampleDataPlugin
 @_exported import SimulatePlugin
+@_exported import StateRestorePlugin
 @_exported import StoreInitPlugin
 
 // The built-in kinds and the types they output (pages, the store handle) come with one
@@ -30,5 +31,6 @@ extension PluginRegistry {
     ImageCleanupStep.self,
     BooksPageStep.self, MusicPageStep.self, MusicSearchStep.self, MaintenanceGate.self,
     VersionGate.self, SessionGate.self, HouseholdGate.self, SimulateStep.self,
+    StateRestoreStep.self,
   ]
 }

@@ -1,0 +1,148 @@
+import Foundation
+import LaunchOrchestrator
+
+/// The small JSON file in the launch's data folder where an app saves where the user was, for
+/// `state.restore` to hand back at the next launch.
+///
+/// Save when the screen disappears or the scene leaves the foreground, not on every scroll
+/// event: scroll callbacks fire 60-120 times a second, and each save flushes a file to disk.
+///
+/// ```swift
+/// let stateFile = LaunchStateFile(dataDirectory: data)
+/// var state = RestoredState()
+/// try state.set(topResultID, for: "scrollAnchor")
+/// try stateFile.save(state)
+/// ```
+public struct LaunchStateFile: Sendable {
+  /// Where the state lives when a manifest names no `file`, relative to the data folder.
+  public static let defaultPath = ".state/launch-state.json"
+  /// The largest state file, in bytes, that is saved or restored (64 KiB): an id and a tab
+  /// name take a few dozen; a list of results belongs in the store.
+  public static let maximumSize = 64 * 1024
+
+  /// The state file.
+  public let url: URL
+
+  /// The state file at `url`.
+  public init(url: URL) {
+    self.url = url
+  }
+
+  /// The state file at `path` in the launch's data folder: the folder the app passed to
+  /// `ManifestLoader.load(url:dataDirectory:)`, and the same `file` the manifest's
+  /// `state.restore` step names.
+  public init(dataDirectory: URL, path: String = LaunchStateFile.defaultPath) {
+    url =
+      path.hasPrefix("/")
+      ? URL(fileURLWithPath: path).standardizedFileURL
+      : dataDirectory.appendingPathComponent(path).standardizedFileURL
+  }
+
+  /// Replaces the saved state with `state`, atomically: a reader, a crash or another process
+  /// saving at the same moment sees the old file or a new one, never a torn one (the last
+  /// save wins). Creates the file's folder when needed.
+  ///
+  /// - Throws: ``StepFailure`` naming the file when the state is over ``maximumSize`` (the
+  ///   file is left as it was) or the file cannot be written.
+  public func save(_ state: RestoredState) throws {
+    let text = state.jsonText
+    let size = text.utf8.count
+    guard size <= Self.maximumSize else {
+      throw StepFailure(
+        "cannot save the launch state to '\(url.path)': it would be \(size) bytes, over the"
+          + " \(Self.maximumSize)-byte limit, so the file was left as it was; save ids and"
+          + " choices, not the data they point to")
+    }
+    try FileManager.default.createDirectory(
+      at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try SafeFiles.writeAtomically(Data(text.utf8), to: url)
+  }
+
+  /// Replaces the saved state with the app's own `Encodable` value, whose properties become
+  /// the keys (``RestoredState/decode(as:)`` reads it back).
+  ///
+  /// - Throws: ``StepFailure`` when `value` does not encode as a JSON object, and as
+  ///   ``save(_:)-(RestoredState)`` does.
+  public func save<T: Encodable>(_ value: T) throws {
+    let data = try JSONEncoder().encode(value)
+    guard let document = try? JSONParser.parse(Array(data)),
+      let members = document.root.members
+    else {
+      throw StepFailure(
+        "cannot save the launch state to '\(url.path)': \(T.self) does not encode as a JSON"
+          + " object, so the file was left as it was; save a struct with a property per value")
+    }
+    try save(RestoredState(object: members))
+  }
+
+  /// Reads the state, never failing: a missing file is empty state, and a file that cannot be
+  /// used is empty state with the file moved aside (byte for byte, beside it) so that the next
+  /// save does not replace what could be recovered. The notes say what happened.
+  func restore() -> (state: RestoredState, notes: [String]) {
+    let file: URL
+    do {
+      // A folder, FIFO or device is refused before it is read (reading a FIFO would block).
+      file = try SafeFiles.checkReplaceable(url)
+    } catch {
+      return (RestoredState(), ["\(error); started from empty state and left it as it was"])
+    }
+    guard FileManager.default.fileExists(atPath: file.path) else {
+      return (RestoredState(), ["no saved state at '\(url.path)'; started from empty state"])
+    }
+    let bytes: [UInt8]
+    do {
+      let size =
+        (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?
+        .intValue ?? 0
+      guard size <= Self.maximumSize else {
+        return moveAside("it is \(size) bytes, over the \(Self.maximumSize)-byte limit")
+      }
+      bytes = Array(try Data(contentsOf: file))
+    } catch {
+      return (
+        RestoredState(),
+        [
+          "cannot read the saved state '\(url.path)' (\(error.localizedDescription)); started"
+            + " from empty state and left the file as it was"
+        ]
+      )
+    }
+    let document: JSONDocument
+    do {
+      document = try JSONParser.parse(bytes)
+    } catch {
+      let position = SourceText(bytes: bytes).position(of: error.offset)
+      return moveAside(
+        "it is not valid JSON: \(error.message) at line \(position.line), column \(position.column)"
+      )
+    }
+    guard let members = document.root.members else {
+      return moveAside("it holds \(document.root.typeDescription), not a JSON object")
+    }
+    if let repeated = document.duplicateKeys.first {
+      return moveAside("it has the key '\(repeated.key)' twice, so which one counts is ambiguous")
+    }
+    return (RestoredState(object: members), [])
+  }
+
+  private func moveAside(_ reason: String) -> (state: RestoredState, notes: [String]) {
+    do {
+      let aside = try SafeFiles.moveAside(url, label: "unreadable")
+      return (
+        RestoredState(),
+        [
+          "the saved state '\(url.path)' was unreadable (\(reason)); moved it aside to"
+            + " '\(aside.lastPathComponent)' and started from empty state"
+        ]
+      )
+    } catch {
+      return (
+        RestoredState(),
+        [
+          "the saved state '\(url.path)' was unreadable (\(reason)) and could not be moved aside"
+            + " (\(error)); started from empty state"
+        ]
+      )
+    }
+  }
+}
