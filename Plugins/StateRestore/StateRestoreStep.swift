@@ -21,8 +21,7 @@ public struct StateRestoreStep: StepPlugin {
       "The state file the app saves with LaunchStateFile, in the data folder."),
     .init(
       "keys", .strings,
-      "Restore only these keys; others in the file are left out of the output (and kept in the file)."
-    ),
+      "Restore only these keys; others saved in the file are left out of the output."),
   ]
 
   /// What a manifest gives the step.

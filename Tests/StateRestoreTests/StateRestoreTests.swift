@@ -6,6 +6,18 @@ import StateRestorePlugin
 import Synchronization
 import Testing
 
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#endif
+
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#endif
+
 /// What seed 001's results screen saves: the result at the top of the list and the tab.
 private struct ResultsPosition: Codable, Equatable {
   var scrollAnchor: String?
@@ -246,6 +258,41 @@ struct StateRestoreTests {
       }
     }
     #expect(failures.withLock { $0 } == [])
+    #expect(try names(folder) == ["launch-state.json"])
+  }
+
+  @Test func aSaverKilledMidSaveLeavesThePreviousStateAndTheNextSaveClearsItsLeftover()
+    async throws
+  {
+    let folder = try ScratchFolder()
+    let stateFile = LaunchStateFile(dataDirectory: folder.url)
+    try stateFile.save(ResultsPosition(scrollAnchor: "result-3", selectedTab: "results"))
+    // A real process writes half a state into the temporary file a save of its own would use,
+    // then is killed with SIGKILL before it can rename it over the state file.
+    let saver = Process()
+    saver.executableURL = URL(fileURLWithPath: "/bin/sh")
+    saver.arguments = [
+      "-c",
+      #"printf '{ "scrollAnchor": "result-9' > "$1/.launch-state.json.writing-$$-ab"; exec sleep 60"#,
+      "saver", folder.file(".state").path,
+    ]
+    try saver.run()
+    let leftover = SafeFiles.temporaryName(
+      for: "launch-state.json", pid: saver.processIdentifier, tag: "ab")
+    while ((try? Data(contentsOf: folder.file(".state/\(leftover)")))?.count ?? 0) == 0 {
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    kill(saver.processIdentifier, SIGKILL)
+    saver.waitUntilExit()
+    #expect(saver.terminationReason == .uncaughtSignal)
+
+    let state = try #require(try await restore(in: folder).state)
+    #expect(
+      state.decode(as: ResultsPosition.self)
+        == ResultsPosition(scrollAnchor: "result-3", selectedTab: "results"))
+    #expect(try names(folder) == [leftover, "launch-state.json"])
+
+    try stateFile.save(ResultsPosition(scrollAnchor: "result-4", selectedTab: "results"))
     #expect(try names(folder) == ["launch-state.json"])
   }
 
