@@ -107,6 +107,9 @@ public struct LaunchStateFile: Sendable {
         ]
       )
     }
+    // An empty file (truncated by a tool or by hand) is named as such: clearer than a syntax
+    // error at line 1, column 1.
+    guard !bytes.isEmpty else { return moveAside("it is empty") }
     let document: JSONDocument
     do {
       document = try JSONParser.parse(bytes)

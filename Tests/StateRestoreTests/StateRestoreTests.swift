@@ -135,6 +135,7 @@ struct StateRestoreTests {
   @Test(arguments: [
     ("{ \"scrollAnchor\": \"res", "it is not valid JSON: unterminated string at line 1, column 19"),
     ("[\"result-42\"]", "it holds an array, not a JSON object"),
+    ("", "it is empty"),
     (
       "{ \"tab\": 1, \"tab\": 2 }",
       "it has the key 'tab' twice, so which one counts is ambiguous"
