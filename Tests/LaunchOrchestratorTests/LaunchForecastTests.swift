@@ -21,8 +21,8 @@ struct LaunchForecastTests {
     #expect(report.step("c")?.start == .milliseconds(3500))
     #expect(report.time(ofMilestone: "interactive") == .some(.seconds(3)))
     #expect(report.duration == .milliseconds(3500))
-    // "b" waited for a concurrency slot, not for "a": the path follows declared waits only.
-    #expect(report.criticalPath == ["b", "c"])
+    // "b" waited for the slot "a" held: the path runs through the slot holder.
+    #expect(report.criticalPath == ["a", "b", "c"])
     #expect(LaunchForecast.predict(plan, maxConcurrency: 2).report.step("b")?.start == .zero)
   }
 

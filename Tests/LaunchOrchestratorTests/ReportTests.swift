@@ -26,7 +26,7 @@ struct ReportTests {
     #expect(
       json.members?.map(\.key) == [
         "manifest", "name", "outcome", "route", "error", "duration", "milestones", "splash",
-        "criticalPath", "steps",
+        "criticalPath", "criticalChains", "steps",
       ])
     #expect(json["error"] == JSONValue(.null))
     #expect(json["splash"] == JSONValue(.null))
@@ -40,6 +40,7 @@ struct ReportTests {
     #expect(
       steps[0].members?.map(\.key) == [
         "id", "plugin", "state", "start", "end", "attempts", "usedFallback", "error", "notes",
+        "ready", "waits", "work",
       ])
     #expect(steps[1]["state"] == "failed")
     #expect(steps[1]["error"] == "no disk")
@@ -91,34 +92,29 @@ struct ReportTests {
   }
 
   @Test func followsTheLatestFinishingPredecessorForTheCriticalPath() throws {
-    let plan = try loadPlan(
-      """
+    let manifest = """
       { "version": 1, "milestones": { "interactive": ["slow", "fast"] }, "steps": [
         { "id": "slow", "plugin": "noop" },
         { "id": "fast", "plugin": "noop" },
         { "id": "join", "plugin": "noop", "dependsOn": ["slow", "fast"] },
         { "id": "deferred", "plugin": "noop", "deferUntil": "interactive" }
       ] }
-      """)
-    func step(_ id: String, _ start: Int, _ end: Int) -> LaunchReport.Step {
-      LaunchReport.Step(
-        id: id, plugin: "noop", state: .succeeded, start: .seconds(start), end: .seconds(end),
-        attempts: 1,
-        usedFallback: false, error: nil)
+      """
+    func criticalPath(joinEndsAt joinEnd: Int) throws -> [String] {
+      var launch = try SchedulerHarness(manifest)
+      launch.start()
+      launch.succeed("fast", at: .seconds(1))
+      launch.succeed("slow", at: .seconds(3))
+      if joinEnd < 6 {
+        launch.succeed("join", at: .seconds(joinEnd))
+        launch.succeed("deferred", at: .seconds(6))
+      } else {
+        launch.succeed("deferred", at: .seconds(6))
+        launch.succeed("join", at: .seconds(joinEnd))
+      }
+      return launch.report().criticalPath
     }
-    let steps = [
-      step("slow", 0, 3), step("fast", 0, 1), step("join", 3, 4), step("deferred", 3, 6),
-    ]
-    #expect(
-      CriticalPath.measured(plan: plan, steps: steps).map { plan.steps[$0].id } == [
-        "slow", "deferred",
-      ])
-    let joinLast = [
-      step("slow", 0, 3), step("fast", 0, 1), step("join", 3, 7), step("deferred", 3, 6),
-    ]
-    #expect(
-      CriticalPath.measured(plan: plan, steps: joinLast).map { plan.steps[$0].id } == [
-        "slow", "join",
-      ])
+    #expect(try criticalPath(joinEndsAt: 4) == ["slow", "deferred"])
+    #expect(try criticalPath(joinEndsAt: 7) == ["slow", "join"])
   }
 }

@@ -35,11 +35,27 @@ struct LaunchScheduler {
     case cancelled
   }
 
+  /// When one attempt was queued for a slot, started and ended.
+  struct AttemptTimes: Equatable {
+    var queued: Duration
+    var start: Duration
+    var end: Duration?
+  }
+
   /// What is known about a step so far; it becomes the step's line in the report.
   struct Record: Equatable {
     var state: StepState?
     var start: Duration?
     var end: Duration?
+    /// When its `dependsOn` and `after` steps had all ended.
+    var ready: Duration?
+    /// When it last entered the queue for a slot.
+    var queued: Duration?
+    /// The first attempt's times, kept apart from the rest so a step that runs once costs no
+    /// array.
+    var firstAttempt: AttemptTimes?
+    /// The times of attempts after the first.
+    var laterAttempts: [AttemptTimes] = []
     var attempts = 0
     var usedFallback = false
     var error: String?
@@ -153,7 +169,10 @@ struct LaunchScheduler {
     for milestone in plan.milestones where milestone.steps.isEmpty {
       reach(milestone.index, at: now)
     }
-    for step in plan.steps.indices { becomeReadyIfPossible(step, at: now) }
+    for step in plan.steps.indices {
+      noteReadyIfPossible(step, at: now)
+      becomeReadyIfPossible(step, at: now)
+    }
     settle(at: now)
   }
 
@@ -205,6 +224,7 @@ struct LaunchScheduler {
     }
     guard let attempt = release(token) else { return }
     let step = attempt.step
+    endLatestAttempt(of: step, at: now)
     if phase[step] == .cancelling {
       finish(step, .cancelled, error: nil)
     } else {
@@ -283,6 +303,17 @@ struct LaunchScheduler {
     }
   }
 
+  /// Records when the step's `dependsOn` and `after` steps have all ended: its deferral
+  /// milestone, if any, is counted in `unmetOrder` too, so it is left out here.
+  private mutating func noteReadyIfPossible(_ step: Int, at now: Duration) {
+    guard records[step].ready == nil, unmetHard[step] == 0 else { return }
+    var pendingDeferral = 0
+    if let milestone = plan.steps[step].deferUntil, milestoneTimes[milestone] == nil {
+      pendingDeferral = 1
+    }
+    if unmetOrder[step] == pendingDeferral { records[step].ready = now }
+  }
+
   private mutating func becomeReadyIfPossible(_ step: Int, at now: Duration) {
     guard phase[step] == .waiting, unmetHard[step] == 0, unmetOrder[step] == 0, ending == nil else {
       return
@@ -292,12 +323,13 @@ struct LaunchScheduler {
       phase[step] = .delayed
       schedule(.delayElapsed(step: step), at: now + delay)
     } else {
-      enqueue(step)
+      enqueue(step, at: now)
     }
   }
 
-  private mutating func enqueue(_ step: Int) {
+  private mutating func enqueue(_ step: Int, at now: Duration) {
     phase[step] = .ready
+    records[step].queued = now
     ready.insert(
       ReadyEntry(
         priority: plan.steps[step].effectivePriority,
@@ -314,6 +346,12 @@ struct LaunchScheduler {
   private mutating func startAttempt(of step: Int, at now: Duration) {
     records[step].attempts += 1
     if records[step].start == nil { records[step].start = now }
+    let times = AttemptTimes(queued: records[step].queued ?? now, start: now)
+    if records[step].firstAttempt == nil {
+      records[step].firstAttempt = times
+    } else {
+      records[step].laterAttempts.append(times)
+    }
     let attempt = Attempt(
       token: tokenSteps.count, step: step, number: records[step].attempts,
       isFallback: onFallback[step])
@@ -334,6 +372,16 @@ struct LaunchScheduler {
     liveAttempts[attempt.step] = nil
     running -= 1
     return attempt
+  }
+
+  /// Records when the step's latest attempt stopped counting: it returned, timed out or was
+  /// abandoned.
+  private mutating func endLatestAttempt(of step: Int, at now: Duration) {
+    if records[step].laterAttempts.isEmpty {
+      if records[step].firstAttempt?.end == nil { records[step].firstAttempt?.end = now }
+    } else if records[step].laterAttempts[records[step].laterAttempts.count - 1].end == nil {
+      records[step].laterAttempts[records[step].laterAttempts.count - 1].end = now
+    }
   }
 
   private mutating func attemptFailed(
@@ -378,7 +426,7 @@ struct LaunchScheduler {
       phase[step] = .backingOff
       schedule(.backoffElapsed(step: step), at: now + delay)
     } else {
-      enqueue(step)
+      enqueue(step, at: now)
     }
   }
 
@@ -405,6 +453,7 @@ struct LaunchScheduler {
       // Its result no longer counts, but it keeps its slot until it really ends: a plugin
       // that ignores cancellation must not let the launch exceed its concurrency limit.
       liveAttempts[attempt.step] = nil
+      endLatestAttempt(of: attempt.step, at: now)
       timedOutAttempts[attempt.step] = attempt
       timedOutCount += 1
       schedule(.grace(token: token), at: now + gracePeriod)
@@ -430,7 +479,7 @@ struct LaunchScheduler {
       )
       finish(attempt.step, .cancelled, error: nil)
     case .delayElapsed(let step), .backoffElapsed(let step):
-      enqueue(step)
+      enqueue(step, at: now)
     }
     drainFinishQueue(at: now)
   }
@@ -475,7 +524,10 @@ struct LaunchScheduler {
     unfinished -= 1
     records[step].state = state
     records[step].error = error
-    if records[step].start != nil { records[step].end = now }
+    if records[step].start != nil {
+      records[step].end = now
+      endLatestAttempt(of: step, at: now)
+    }
     switch state {
     case .succeeded:
       emit(.succeeded(step: id, usedFallback: records[step].usedFallback), at: now)
@@ -489,6 +541,7 @@ struct LaunchScheduler {
     for dependent in plan.steps[step].hardDependents {
       if state == .succeeded {
         unmetHard[dependent] -= 1
+        noteReadyIfPossible(dependent, at: now)
         becomeReadyIfPossible(dependent, at: now)
       } else if phase[dependent] != .done {
         let verb =
@@ -504,6 +557,7 @@ struct LaunchScheduler {
     }
     for dependent in plan.steps[step].orderDependents {
       unmetOrder[dependent] -= 1
+      noteReadyIfPossible(dependent, at: now)
       becomeReadyIfPossible(dependent, at: now)
     }
     for milestone in plan.steps[step].milestones {

@@ -33,6 +33,31 @@ extension LaunchReport {
           key: "criticalPath", value: JSONValue(.array(criticalPath.map { JSONValue(.string($0)) }))
         ),
         JSONMember(
+          key: "criticalChains",
+          value: JSONValue(
+            .array(
+              criticalChains.map { chain in
+                JSONValue(
+                  .object([
+                    JSONMember(key: "milestone", value: text(chain.milestone)),
+                    JSONMember(
+                      key: "links",
+                      value: JSONValue(
+                        .array(
+                          chain.links.map { link in
+                            JSONValue(
+                              .object([
+                                JSONMember(key: "step", value: text(link.step)),
+                                JSONMember(key: "heldVia", value: text(link.heldVia?.rawValue)),
+                                JSONMember(key: "start", value: seconds(link.start)),
+                                JSONMember(key: "end", value: seconds(link.end)),
+                                JSONMember(key: "wait", value: seconds(link.wait)),
+                                JSONMember(key: "work", value: seconds(link.work)),
+                              ]))
+                          }))),
+                  ]))
+              }))),
+        JSONMember(
           key: "steps",
           value: JSONValue(
             .array(
@@ -50,6 +75,36 @@ extension LaunchReport {
                     JSONMember(
                       key: "notes",
                       value: JSONValue(.array(step.notes.map { JSONValue(.string($0)) }))),
+                    JSONMember(key: "ready", value: seconds(step.ready)),
+                    JSONMember(
+                      key: "waits",
+                      value: JSONValue(
+                        .array(
+                          step.waits.map { wait in
+                            JSONValue(
+                              .object([
+                                JSONMember(key: "reason", value: text(wait.reason.rawValue)),
+                                JSONMember(key: "start", value: seconds(wait.start)),
+                                JSONMember(key: "end", value: seconds(wait.end)),
+                                JSONMember(
+                                  key: "heldBy",
+                                  value: JSONValue(
+                                    .array(wait.heldBy.map { JSONValue(.string($0)) }))),
+                              ]))
+                          }))),
+                    JSONMember(
+                      key: "work",
+                      value: JSONValue(
+                        .array(
+                          step.work.map { work in
+                            JSONValue(
+                              .object([
+                                JSONMember(
+                                  key: "attempt", value: JSONValue(.number(Double(work.attempt)))),
+                                JSONMember(key: "start", value: seconds(work.start)),
+                                JSONMember(key: "end", value: seconds(work.end)),
+                              ]))
+                          }))),
                   ]))
               }))),
       ]))
@@ -86,6 +141,14 @@ extension LaunchReport {
       if value.kind == .null { return .some(nil) }
       return value.stringValue.map { $0 }
     }
+    func seconds(_ value: JSONValue) -> Duration? {
+      if case .number(let number) = value.kind { return DurationText.seconds(number) }
+      return nil
+    }
+    func integer(_ value: JSONValue) -> Int? {
+      if case .number(let number) = value.kind { return Int(exactly: number) }
+      return nil
+    }
     let stepsPath = JSONPath.root.appending("steps")
     let stepValues = try field(stepsPath) { $0.elements }
     var steps: [Step] = []
@@ -110,7 +173,28 @@ extension LaunchReport {
           },
           error: try field(path.appending("error"), optionalString),
           // Reports written before notes existed have none.
-          notes: root.value(at: path.appending("notes"))?.elements?.compactMap(\.stringValue) ?? [])
+          notes: root.value(at: path.appending("notes"))?.elements?.compactMap(\.stringValue) ?? [],
+          // Reports written before wait reasons have no ready time, waits or work.
+          ready: root.value(at: path.appending("ready")).flatMap(optionalSeconds) ?? nil,
+          waits: try (root.value(at: path.appending("waits"))?.elements ?? []).indices.map {
+            wait in
+            let waitPath = path.appending("waits").appending(wait)
+            return Wait(
+              reason: try field(waitPath.appending("reason")) {
+                $0.stringValue.flatMap(WaitReason.init(rawValue:))
+              },
+              start: try field(waitPath.appending("start"), seconds),
+              end: try field(waitPath.appending("end"), seconds),
+              heldBy: root.value(at: waitPath.appending("heldBy"))?.elements?.compactMap(
+                \.stringValue) ?? [])
+          },
+          work: try (root.value(at: path.appending("work"))?.elements ?? []).indices.map { work in
+            let workPath = path.appending("work").appending(work)
+            return Work(
+              attempt: try field(workPath.appending("attempt"), integer),
+              start: try field(workPath.appending("start"), seconds),
+              end: try field(workPath.appending("end"), seconds))
+          })
       )
     }
     let milestoneMembers = try field(.root.appending("milestones")) { $0.members }
@@ -149,6 +233,27 @@ extension LaunchReport {
           contentAt: value["contentAt"].flatMap(optionalSeconds) ?? nil,
           skeletonFrom: value["skeletonFrom"].flatMap(optionalSeconds) ?? nil)
       })
+    // Reports written before critical chains have none.
+    let chainsPath = JSONPath.root.appending("criticalChains")
+    criticalChains = try (root["criticalChains"]?.elements ?? []).indices.map { chain in
+      let chainPath = chainsPath.appending(chain)
+      let linksPath = chainPath.appending("links")
+      return CriticalChain(
+        milestone: try field(chainPath.appending("milestone"), optionalString),
+        links: try field(linksPath) { $0.elements }.indices.map { link in
+          let linkPath = linksPath.appending(link)
+          return CriticalChain.Link(
+            step: try field(linkPath.appending("step")) { $0.stringValue },
+            heldVia: try field(linkPath.appending("heldVia")) { value -> CriticalChain.Hold?? in
+              if value.kind == .null { return .some(nil) }
+              return value.stringValue.flatMap(CriticalChain.Hold.init(rawValue:)).map { $0 }
+            },
+            start: try field(linkPath.appending("start"), seconds),
+            end: try field(linkPath.appending("end"), seconds),
+            wait: try field(linkPath.appending("wait"), seconds),
+            work: try field(linkPath.appending("work"), seconds))
+        })
+    }
   }
 }
 

@@ -21,12 +21,23 @@ public struct LaunchReport: Sendable, Equatable {
     public var error: String?
     /// What the step logged, in order: what it did, what it recovered from.
     public var notes: [String]
+    /// When its `dependsOn` and `after` steps had all ended; `nil` if they never did or the
+    /// report predates wait reasons.
+    public var ready: Duration?
+    /// What it waited for between becoming ready and its last attempt's start, in time order.
+    public var waits: [Wait]
+    /// Each attempt's own work, in order.
+    public var work: [Work]
 
     /// Creates a step line.
     public init(
       id: String, plugin: String, state: StepState, start: Duration?, end: Duration?, attempts: Int,
-      usedFallback: Bool, error: String?, notes: [String] = []
+      usedFallback: Bool, error: String?, notes: [String] = [], ready: Duration? = nil,
+      waits: [Wait] = [], work: [Work] = []
     ) {
+      self.ready = ready
+      self.waits = waits
+      self.work = work
       self.id = id
       self.plugin = plugin
       self.state = state
@@ -71,8 +82,12 @@ public struct LaunchReport: Sendable, Equatable {
   public var duration: Duration
   /// Milestones in manifest order.
   public var milestones: [Milestone]
-  /// The chain of steps, each waiting for the one before, that ended last.
+  /// The ids of the launch's end chain: the step that ended last, and back through whatever
+  /// held each (a dependency, a slot holder, a deferral milestone).
   public var criticalPath: [String]
+  /// The chain to each reached milestone, in manifest order, then to the launch's end
+  /// (`milestone` `nil`); empty for reports that predate them.
+  public var criticalChains: [CriticalChain] = []
   /// Steps in manifest order.
   public var steps: [Step]
   /// Why the launch failed before any step started (a required environment value was
@@ -125,6 +140,7 @@ extension LaunchReport {
     outputs: StepOutputs = StepOutputs()
   ) {
     // By index: mapping over the planned steps would copy each one, a retain per field.
+    let (waits, work) = WaitAnalysis.waitsAndWork(plan: plan, records: scheduler.records)
     let steps = plan.steps.indices.map { index in
       let record = scheduler.records[index]
       let plugin = plan.steps[index].plugin
@@ -133,8 +149,11 @@ extension LaunchReport {
         plugin: record.usedFallback ? plan.steps[index].fallbackPlugin ?? plugin : plugin,
         state: record.state ?? .skipped, start: record.start, end: record.end,
         attempts: record.attempts,
-        usedFallback: record.usedFallback, error: record.error, notes: record.notes)
+        usedFallback: record.usedFallback, error: record.error, notes: record.notes,
+        ready: record.ready, waits: waits[index], work: work[index])
     }
+    let chains = WaitAnalysis.chains(
+      plan: plan, steps: steps, milestoneTimes: scheduler.milestoneTimes)
     var route: LaunchRoute?
     var endedAt = duration
     switch scheduler.ending {
@@ -150,38 +169,14 @@ extension LaunchReport {
       milestones: plan.milestones.map {
         Milestone(name: $0.name, time: scheduler.milestoneTimes[$0.index])
       },
-      criticalPath: CriticalPath.measured(plan: plan, steps: steps).map { plan.steps[$0].id },
+      criticalPath: chains.last { $0.milestone == nil }?.links.map(\.step) ?? [],
       steps: steps, outputs: outputs)
+    criticalChains = chains
     if let policy = plan.manifest.splash {
       let readyAt = plan.milestones.first { $0.name == policy.dismissOn }.flatMap {
         scheduler.milestoneTimes[$0.index]
       }
       splash = SplashTiming(policy: policy, readyAt: readyAt, endedAt: endedAt)
     }
-  }
-}
-
-/// Finds the chain of steps that decided when a launch ended.
-enum CriticalPath {
-  /// Starting from the step that ended last, walk back through whatever it waited for
-  /// (`dependsOn`, `after`, the steps of its deferral milestone), each time to the one that
-  /// ended last. Iterative, so a 100,000-step chain is no problem.
-  static func measured(plan: LaunchPlan, steps: [LaunchReport.Step]) -> [Int] {
-    func later(_ lhs: Int, _ rhs: Int) -> Bool {
-      (steps[lhs].end ?? .zero, lhs) < (steps[rhs].end ?? .zero, rhs)
-    }
-    guard var current = steps.indices.filter({ steps[$0].end != nil }).max(by: later) else {
-      return []
-    }
-    var path = [current]
-    while true {
-      let planned = plan.steps[current]
-      var waitedFor = planned.dependsOn + planned.after
-      if let milestone = planned.deferUntil { waitedFor += plan.milestones[milestone].steps }
-      guard let previous = waitedFor.filter({ steps[$0].end != nil }).max(by: later) else { break }
-      path.append(previous)
-      current = previous
-    }
-    return path.reversed()
   }
 }

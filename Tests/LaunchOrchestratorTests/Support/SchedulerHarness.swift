@@ -63,6 +63,12 @@ struct SchedulerHarness {
     applyActions()
   }
 
+  /// The report the engine would write now, the launch having taken as long as its last event.
+  func report() -> LaunchReport {
+    let duration = scheduler.records.compactMap(\.end).max() ?? .zero
+    return LaunchReport(plan: scheduler.plan, scheduler: scheduler, duration: duration)
+  }
+
   mutating func nextDeadline() -> Duration? {
     scheduler.nextDeadline()
   }

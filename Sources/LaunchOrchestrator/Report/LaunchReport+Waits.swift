@@ -1,0 +1,284 @@
+/// Why a step that could run did not: the report's wait reasons.
+public enum WaitReason: String, Sendable, Equatable, CaseIterable {
+  /// Its `deferUntil` milestone or its `delay`.
+  case deferral
+  /// Every concurrency slot was held by other steps.
+  case concurrency
+  /// Between a failed attempt and the next.
+  case backoff
+}
+
+extension LaunchReport {
+  /// A stretch of time a step spent waiting, after its dependencies had ended.
+  public struct Wait: Sendable, Equatable {
+    /// What it waited for.
+    public var reason: WaitReason
+    /// When the wait began.
+    public var start: Duration
+    /// When it ended.
+    public var end: Duration
+    /// For a concurrency wait, the steps that held slots during it, by start time.
+    public var heldBy: [String]
+
+    /// Creates a wait.
+    public init(reason: WaitReason, start: Duration, end: Duration, heldBy: [String] = []) {
+      self.reason = reason
+      self.start = start
+      self.end = end
+      self.heldBy = heldBy
+    }
+  }
+
+  /// One attempt's own work.
+  public struct Work: Sendable, Equatable {
+    /// The attempt's number, from 1.
+    public var attempt: Int
+    /// When it started.
+    public var start: Duration
+    /// When it returned, timed out or was abandoned.
+    public var end: Duration
+
+    /// Creates an attempt's work span.
+    public init(attempt: Int, start: Duration, end: Duration) {
+      self.attempt = attempt
+      self.start = start
+      self.end = end
+    }
+  }
+
+  /// The chain of steps that decided when a milestone (or the launch's end) came.
+  public struct CriticalChain: Sendable, Equatable {
+    /// How a link was held by the link before it.
+    public enum Hold: String, Sendable, Equatable {
+      /// It depended on it (`dependsOn` or `after`).
+      case dependency
+      /// It waited for the slot that step held.
+      case slot
+      /// That step was the last of its `deferUntil` milestone.
+      case deferral
+    }
+
+    /// One step of the chain.
+    public struct Link: Sendable, Equatable {
+      /// The step's id.
+      public var step: String
+      /// How the link before held it; `nil` for the first link.
+      public var heldVia: Hold?
+      /// When its first attempt started.
+      public var start: Duration
+      /// When it ended.
+      public var end: Duration
+      /// Time from the previous link's end (the launch's start for the first) to its start.
+      public var wait: Duration
+      /// Its attempts' own work, summed.
+      public var work: Duration
+
+      /// Creates a link.
+      public init(
+        step: String, heldVia: Hold?, start: Duration, end: Duration, wait: Duration,
+        work: Duration
+      ) {
+        self.step = step
+        self.heldVia = heldVia
+        self.start = start
+        self.end = end
+        self.wait = wait
+        self.work = work
+      }
+    }
+
+    /// The milestone; `nil` for the launch's end.
+    public var milestone: String?
+    /// The links, earliest first.
+    public var links: [Link]
+
+    /// Creates a chain.
+    public init(milestone: String?, links: [Link]) {
+      self.milestone = milestone
+      self.links = links
+    }
+
+    /// How long each step on the chain delayed its end: from the previous link's end (the
+    /// launch's start for the first) to its own end, largest first. The shares add up to the
+    /// chain's end.
+    public var blame: [(step: String, delay: Duration)] {
+      var previousEnd = Duration.zero
+      var shares: [(step: String, delay: Duration)] = []
+      for link in links {
+        shares.append((link.step, link.end - previousEnd))
+        previousEnd = link.end
+      }
+      return shares.enumerated().sorted {
+        ($0.element.delay, $1.offset) > ($1.element.delay, $0.offset)
+      }.map(\.element)
+    }
+  }
+
+  /// The chain that decided when `milestone` was reached; `nil` for a milestone it did not
+  /// record.
+  public func criticalChain(to milestone: String) -> CriticalChain? {
+    criticalChains.first { $0.milestone == milestone }
+  }
+}
+
+extension LaunchReport.Step {
+  /// Time from the launch's start until its dependencies had ended; `nil` if they never did.
+  public var dependencies: Duration? { ready }
+}
+
+/// Turns the scheduler's times into waits, work and critical chains.
+enum WaitAnalysis {
+  /// Each step's waits and work spans, in step order; concurrency waits name the steps whose
+  /// work overlapped them.
+  static func waitsAndWork(
+    plan: LaunchPlan, records: [LaunchScheduler.Record]
+  ) -> (waits: [[LaunchReport.Wait]], work: [[LaunchReport.Work]]) {
+    var waits = [[LaunchReport.Wait]](repeating: [], count: records.count)
+    var work = [[LaunchReport.Work]](repeating: [], count: records.count)
+    for index in records.indices {
+      guard let first = records[index].firstAttempt else { continue }
+      let record = records[index]
+      if let ready = record.ready, first.queued > ready {
+        waits[index].append(.init(reason: .deferral, start: ready, end: first.queued))
+      }
+      var previousEnd: Duration?
+      for offset in 0...record.laterAttempts.count {
+        let attempt = offset == 0 ? first : record.laterAttempts[offset - 1]
+        if let previousEnd, attempt.queued > previousEnd {
+          waits[index].append(.init(reason: .backoff, start: previousEnd, end: attempt.queued))
+        }
+        if attempt.start > attempt.queued {
+          waits[index].append(
+            .init(reason: .concurrency, start: attempt.queued, end: attempt.start))
+        }
+        let end = attempt.end ?? record.end ?? attempt.start
+        work[index].append(.init(attempt: offset + 1, start: attempt.start, end: end))
+        previousEnd = end
+      }
+    }
+    nameSlotHolders(plan: plan, waits: &waits, work: work)
+    return (waits, work)
+  }
+
+  /// Fills `heldBy` with a sweep over work spans in start order: only the spans running at a
+  /// wait's start are kept between waits, so a launch without concurrency waits costs nothing
+  /// and one with them costs what it names.
+  private static func nameSlotHolders(
+    plan: LaunchPlan, waits: inout [[LaunchReport.Wait]], work: [[LaunchReport.Work]]
+  ) {
+    var slotWaits: [(step: Int, wait: Int)] = []
+    for step in waits.indices {
+      for wait in waits[step].indices where waits[step][wait].reason == .concurrency {
+        slotWaits.append((step, wait))
+      }
+    }
+    guard !slotWaits.isEmpty else { return }
+    slotWaits.sort { waits[$0.step][$0.wait].start < waits[$1.step][$1.wait].start }
+    var spans: [(step: Int, start: Duration, end: Duration)] = []
+    for step in work.indices {
+      for span in work[step] { spans.append((step, span.start, span.end)) }
+    }
+    spans.sort { ($0.start, $0.step) < ($1.start, $1.step) }
+    var next = 0
+    var active: [(step: Int, start: Duration, end: Duration)] = []
+    for (step, index) in slotWaits {
+      let wait = waits[step][index]
+      while next < spans.count, spans[next].start < wait.start {
+        active.append(spans[next])
+        next += 1
+      }
+      active.removeAll { $0.end <= wait.start }
+      var holders = active.filter { $0.step != step }.map(\.step)
+      var later = next
+      while later < spans.count, spans[later].start < wait.end {
+        if spans[later].step != step { holders.append(spans[later].step) }
+        later += 1
+      }
+      var seen = Set<Int>()
+      waits[step][index].heldBy = holders.filter { seen.insert($0).inserted }.map {
+        plan.steps[$0].id
+      }
+    }
+  }
+
+  /// The chains to each reached milestone, in manifest order, then to the launch's end.
+  static func chains(
+    plan: LaunchPlan, steps: [LaunchReport.Step], milestoneTimes: [Duration?]
+  ) -> [LaunchReport.CriticalChain] {
+    // Only slot holders are found by id, and only launches with slot waits have any.
+    let hasSlotWaits = steps.contains { $0.waits.contains { $0.reason == .concurrency } }
+    let index =
+      hasSlotWaits
+      ? Dictionary(
+        steps.indices.map { (steps[$0].id, $0) }, uniquingKeysWith: { first, _ in first })
+      : [:]
+    var chains: [LaunchReport.CriticalChain] = []
+    for milestone in plan.milestones where milestoneTimes[milestone.index] != nil {
+      if let last = latestEnding(milestone.steps, steps) {
+        chains.append(
+          .init(milestone: milestone.name, links: chain(from: last, plan, steps, index)))
+      }
+    }
+    if let last = latestEnding(Array(steps.indices), steps) {
+      chains.append(.init(milestone: nil, links: chain(from: last, plan, steps, index)))
+    }
+    return chains
+  }
+
+  private static func latestEnding(_ candidates: [Int], _ steps: [LaunchReport.Step]) -> Int? {
+    candidates.filter { steps[$0].end != nil && steps[$0].start != nil }.max {
+      (steps[$0].end!, $0) < (steps[$1].end!, $1)
+    }
+  }
+
+  /// Walks back from `last` through whatever held each step's first start last: the slot
+  /// holder whose work ended latest by then, else the deferral milestone's last step, else
+  /// the dependency that ended last. Each step is visited at most once.
+  private static func chain(
+    from last: Int, _ plan: LaunchPlan, _ steps: [LaunchReport.Step], _ index: [String: Int]
+  ) -> [LaunchReport.CriticalChain.Link] {
+    var visited = Set<Int>()
+    var reversed: [(step: Int, via: LaunchReport.CriticalChain.Hold?)] = []
+    var current: Int? = last
+    while let step = current, visited.insert(step).inserted, let start = steps[step].start {
+      var previous: Int?
+      var via = LaunchReport.CriticalChain.Hold.dependency
+      let waits = steps[step].waits.filter { $0.end <= start }
+      if let slot = waits.last(where: { $0.reason == .concurrency }) {
+        // The holder freed its slot when one of its attempts ended by then, even if it
+        // ran again later.
+        previous =
+          slot.heldBy.compactMap { index[$0] }.compactMap { holder in
+            steps[holder].work.last { $0.end <= start }.map { (holder, $0.end) }
+          }.max { ($0.1, $0.0) < ($1.1, $1.0) }?.0
+        via = .slot
+      }
+      if previous == nil, waits.contains(where: { $0.reason == .deferral }),
+        let milestone = plan.steps[step].deferUntil
+      {
+        previous = latestEnding(plan.milestones[milestone].steps, steps)
+        via = .deferral
+      }
+      if previous == nil {
+        previous = latestEnding(plan.steps[step].dependsOn + plan.steps[step].after, steps)
+        via = .dependency
+      }
+      reversed.append((step, previous == nil ? nil : via))
+      current = previous
+    }
+    var links: [LaunchReport.CriticalChain.Link] = []
+    var previousEnd = Duration.zero
+    for (position, entry) in reversed.reversed().enumerated() {
+      let step = steps[entry.step]
+      let start = step.start ?? .zero
+      let end = step.end ?? start
+      links.append(
+        .init(
+          step: step.id, heldVia: position == 0 ? nil : entry.via, start: start, end: end,
+          wait: max(.zero, start - previousEnd),
+          work: step.work.reduce(.zero) { $0 + ($1.end - $1.start) }))
+      previousEnd = end
+    }
+    return links
+  }
+}

@@ -1,0 +1,196 @@
+import Testing
+
+@testable import LaunchOrchestrator
+
+@Suite("Wait reasons and critical chains")
+struct WaitReasonTests {
+  private typealias Wait = LaunchReport.Wait
+  private typealias Work = LaunchReport.Work
+
+  @Test func aStepQueuedForTheOnlySlotWaitsForConcurrencyNamingTheHolders() throws {
+    var launch = try SchedulerHarness(
+      """
+      { "version": 1, "maxConcurrency": 1, "steps": [
+        { "id": "first", "plugin": "noop", "priority": "high" },
+        { "id": "second", "plugin": "noop" },
+        { "id": "queued", "plugin": "noop", "priority": "background" }
+      ] }
+      """)
+    launch.start()
+    launch.succeed("first", at: .seconds(1))
+    launch.succeed("second", at: .seconds(3))
+    launch.succeed("queued", at: .seconds(4))
+    let step = try #require(launch.report().step("queued"))
+    #expect(step.ready == .zero)
+    #expect(step.dependencies == .zero)
+    #expect(
+      step.waits == [
+        Wait(reason: .concurrency, start: .zero, end: .seconds(3), heldBy: ["first", "second"])
+      ])
+    #expect(step.work == [Work(attempt: 1, start: .seconds(3), end: .seconds(4))])
+    #expect(launch.report().step("first")?.waits == [])
+  }
+
+  @Test func theCriticalPathRunsThroughTheStepsThatHeldTheSlot() throws {
+    var launch = try SchedulerHarness(
+      """
+      { "version": 1, "maxConcurrency": 1,
+        "milestones": { "interactive": ["background"] },
+        "steps": [
+        { "id": "first", "plugin": "noop", "priority": "high" },
+        { "id": "second", "plugin": "noop" },
+        { "id": "background", "plugin": "noop", "priority": "background" }
+      ] }
+      """)
+    launch.start()
+    launch.succeed("first", at: .seconds(1))
+    launch.succeed("second", at: .seconds(3))
+    launch.succeed("background", at: .milliseconds(3500))
+    let report = launch.report()
+    #expect(report.criticalPath == ["first", "second", "background"])
+    let chain = try #require(report.criticalChain(to: "interactive"))
+    #expect(
+      chain.links == [
+        .init(
+          step: "first", heldVia: nil, start: .zero, end: .seconds(1), wait: .zero,
+          work: .seconds(1)),
+        .init(
+          step: "second", heldVia: .slot, start: .seconds(1), end: .seconds(3), wait: .zero,
+          work: .seconds(2)),
+        .init(
+          step: "background", heldVia: .slot, start: .seconds(3), end: .milliseconds(3500),
+          wait: .zero, work: .milliseconds(500)),
+      ])
+    #expect(chain.blame.map(\.step) == ["second", "first", "background"])
+    #expect(chain.blame.map(\.delay) == [.seconds(2), .seconds(1), .milliseconds(500)])
+    #expect(report.criticalChains.last?.milestone == nil)
+  }
+
+  @Test func aDeferredStepWaitsForItsMilestoneAndItsDelay() throws {
+    var launch = try SchedulerHarness(
+      """
+      { "version": 1, "milestones": { "interactive": ["ui"] }, "steps": [
+        { "id": "store", "plugin": "noop" },
+        { "id": "ui", "plugin": "noop", "dependsOn": ["store"] },
+        { "id": "warm", "plugin": "noop", "after": ["store"], "deferUntil": "interactive", "delay": "1s" }
+      ] }
+      """)
+    launch.start()
+    launch.succeed("store", at: .seconds(1))
+    launch.succeed("ui", at: .seconds(2))
+    launch.advance(to: .seconds(3))
+    launch.succeed("warm", at: .seconds(4))
+    let report = launch.report()
+    let warm = try #require(report.step("warm"))
+    #expect(warm.ready == .seconds(1))
+    #expect(warm.waits == [Wait(reason: .deferral, start: .seconds(1), end: .seconds(3))])
+    #expect(warm.work == [Work(attempt: 1, start: .seconds(3), end: .seconds(4))])
+    #expect(report.criticalPath == ["store", "ui", "warm"])
+    #expect(report.criticalChains.last?.links.map(\.heldVia) == [nil, .dependency, .deferral])
+    #expect(report.criticalChains.last?.links.last?.wait == .seconds(1))
+  }
+
+  @Test func timeBetweenAttemptsIsBackoffAndEachAttemptHasItsWork() throws {
+    var launch = try SchedulerHarness(
+      """
+      { "version": 1, "steps": [
+        { "id": "a", "plugin": "noop", "retry": { "attempts": 2, "backoff": "500ms" } }
+      ] }
+      """)
+    launch.start()
+    launch.fail("a", at: .seconds(1))
+    launch.advance(to: .milliseconds(1500))
+    launch.succeed("a", at: .seconds(2))
+    let step = try #require(launch.report().step("a"))
+    #expect(step.waits == [Wait(reason: .backoff, start: .seconds(1), end: .milliseconds(1500))])
+    #expect(
+      step.work == [
+        Work(attempt: 1, start: .zero, end: .seconds(1)),
+        Work(attempt: 2, start: .milliseconds(1500), end: .seconds(2)),
+      ])
+  }
+
+  @Test func aTimedOutAttemptsWorkEndsAtItsTimeout() throws {
+    var launch = try SchedulerHarness(
+      """
+      { "version": 1, "steps": [
+        { "id": "a", "plugin": "noop", "timeout": "1s", "onFailure": "continue" }
+      ] }
+      """)
+    launch.start()
+    launch.advance(to: .seconds(1))
+    let step = try #require(launch.report().step("a"))
+    #expect(step.work == [Work(attempt: 1, start: .zero, end: .seconds(1))])
+  }
+
+  @Test func aStepWhoseDependencyNeverEndsIsNeverReady() throws {
+    var launch = try SchedulerHarness(
+      """
+      { "version": 1, "steps": [
+        { "id": "a", "plugin": "noop", "onFailure": "continue" },
+        { "id": "b", "plugin": "noop", "dependsOn": ["a"] }
+      ] }
+      """)
+    launch.start()
+    launch.fail("a", at: .seconds(1))
+    let step = try #require(launch.report().step("b"))
+    #expect(step.ready == nil)
+    #expect(step.waits == [])
+    #expect(step.work == [])
+  }
+
+  @Test func readsBackWaitsWorkAndChainsAndOlderReportsWithoutThem() throws {
+    var launch = try SchedulerHarness(
+      """
+      { "version": 1, "maxConcurrency": 1, "milestones": { "interactive": ["b"] }, "steps": [
+        { "id": "a", "plugin": "noop", "priority": "high" },
+        { "id": "b", "plugin": "noop" }
+      ] }
+      """)
+    launch.start()
+    launch.succeed("a", at: .seconds(1))
+    launch.succeed("b", at: .seconds(2))
+    let report = launch.report()
+    #expect(report.criticalChains.count == 2)
+    #expect(try LaunchReport(jsonText: report.jsonText) == report)
+
+    var older = report.json
+    older = JSONValue(
+      .object(
+        older.members!.filter { $0.key != "criticalChains" }.map { member in
+          guard member.key == "steps" else { return member }
+          return JSONMember(
+            key: "steps",
+            value: JSONValue(
+              .array(
+                member.value.elements!.map { step in
+                  JSONValue(
+                    .object(
+                      step.members!.filter { !["ready", "waits", "work"].contains($0.key) }))
+                })))
+        }))
+    let read = try LaunchReport(jsonText: JSONWriter.prettyPrinted(older))
+    #expect(read.criticalChains == [])
+    #expect(read.steps.map(\.waits) == [[], []])
+    #expect(read.steps.map(\.ready) == [nil, nil])
+    #expect(read.criticalPath == ["a", "b"])
+  }
+
+  @Test func namesTheWaitThatIsMalformed() {
+    let text = """
+      { "manifest": "m.json", "name": "n", "outcome": "succeeded", "route": null,
+        "duration": 1, "milestones": {}, "criticalPath": [],
+        "steps": [ { "id": "a", "plugin": "noop", "state": "succeeded", "start": 0, "end": 1,
+          "attempts": 1, "usedFallback": false, "error": null,
+          "waits": [ { "reason": "lunch", "start": 0, "end": 1 } ] } ] }
+      """
+    #expect(throws: ReportFormatError.self) { try LaunchReport(jsonText: text) }
+    do {
+      _ = try LaunchReport(jsonText: text)
+    } catch let error as ReportFormatError {
+      #expect(error.description == "steps[0].waits[0].reason: missing or malformed")
+    } catch {
+      Issue.record("unexpected \(error)")
+    }
+  }
+}
