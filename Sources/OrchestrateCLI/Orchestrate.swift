@@ -50,8 +50,8 @@ public enum Orchestrate {
   }
 
   private static let commands: [any Command.Type] = [
-    RunCommand.self, ValidateCommand.self, PlanCommand.self, CompareCommand.self, GraphCommand.self,
-    PluginsCommand.self, SchemaCommand.self,
+    RunCommand.self, ValidateCommand.self, PlanCommand.self, CompareCommand.self,
+    BlameCommand.self, GraphCommand.self, PluginsCommand.self, SchemaCommand.self,
   ]
 
   private static let abstract =

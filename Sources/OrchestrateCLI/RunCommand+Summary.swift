@@ -34,6 +34,10 @@ extension RunCommand {
       console.out("")
       console.out("critical path: \(report.criticalPath.joined(separator: " -> "))")
     }
+    if let chain = CriticalChainText.preferred(in: report, launchEnd: false), chain.links.count > 0
+    {
+      for line in CriticalChainText.render(chain) { console.out(line) }
+    }
     if let path = options.report {
       console.out("report: \(path == "-" ? "standard output" : path)")
     }

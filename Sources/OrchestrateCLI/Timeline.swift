@@ -1,8 +1,9 @@
 import Foundation
 import LaunchOrchestrator
 
-/// A text Gantt chart of a launch: every step on one shared time axis, failures marked, and
-/// for a manifest with a `splash`, the splash (`░`) and skeleton (`▓`) the app would show.
+/// A text Gantt chart of a launch: every step on one shared time axis, its waits shaded (`·`),
+/// failures marked, and for a manifest with a `splash`, the splash (`░`) and skeleton (`▓`)
+/// the app would show.
 enum Timeline {
   /// The chart's lines; `width` is the number of columns of the time axis.
   static func render(_ report: LaunchReport, width: Int = 48) -> [String] {
@@ -31,9 +32,21 @@ enum Timeline {
       let from = max(0, column(start))
       let to = max(from + 1, min(width, Int((end.seconds / total * Double(width)).rounded(.up))))
       let fill: Character = step.state == .succeeded ? "█" : "▒"
-      let bar =
-        String(repeating: " ", count: from) + String(repeating: fill, count: to - from)
-        + String(repeating: " ", count: width - to)
+      var cells = [Character](repeating: " ", count: width)
+      // Waits before the first start, drawn first so a column they share with work shows it.
+      for wait in step.waits where wait.start < start {
+        let waitFrom = max(0, column(wait.start))
+        let waitTo = max(waitFrom, min(width, column(wait.end)))
+        for cell in waitFrom..<waitTo { cells[cell] = "·" }
+      }
+      for cell in from..<to { cells[cell] = fill }
+      // Waits between attempts lie inside the bar: their inner columns show through.
+      for wait in step.waits where wait.start > start {
+        let waitFrom = min(width, column(wait.start) + 1)
+        let waitTo = max(waitFrom, min(width, column(wait.end)))
+        for cell in waitFrom..<waitTo { cells[cell] = "·" }
+      }
+      let bar = String(cells)
       lines.append("  \(name)  \(bar)  \(TimeText.seconds(end - start))\(note(for: step))")
     }
     if let splash = report.splash {

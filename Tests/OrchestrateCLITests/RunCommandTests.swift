@@ -289,10 +289,27 @@ struct RunCommandTests {
       Array(try Data(contentsOf: URL(fileURLWithPath: folder.path("t.json"))))
     ).root
     let events = try #require(trace["traceEvents"]?.elements)
-    let spans = events.filter { $0["ph"] == "X" }
+    let spans = events.filter { $0["ph"] == "X" && $0["cat"] != "wait" }
     #expect(
       spans.compactMap { $0["name"]?.stringValue }.sorted() == report.steps.map(\.id).sorted())
+    // Waits are slices of their own, and share no lane time with steps or other waits.
+    let waits = events.filter { $0["ph"] == "X" && $0["cat"] == "wait" }
+    #expect(
+      waits.compactMap { $0["name"]?.stringValue }.sorted()
+        == report.steps.flatMap { step in
+          step.waits.map { "\(step.id) waits: \($0.reason.rawValue)" }
+        }.sorted())
+    #expect(!waits.isEmpty)
     var lanes: [Double: [(Double, Double)]] = [:]
+    for wait in waits {
+      guard case .number(let ts) = wait["ts"]?.kind, case .number(let dur) = wait["dur"]?.kind,
+        case .number(let lane) = wait["tid"]?.kind
+      else {
+        Issue.record("malformed wait \(wait)")
+        continue
+      }
+      lanes[lane, default: []].append((ts, ts + dur))
+    }
     for span in spans {
       let name = try #require(span["name"]?.stringValue)
       let step = try #require(report.step(name))
@@ -324,6 +341,51 @@ struct RunCommandTests {
     for id in ["notifications", "queue", "cleanupReviewed", "cleanupOrphaned", "sampleData"] {
       #expect(lines[timeline...].contains { $0.hasPrefix("  \(id) ") && $0.contains("█") })
     }
-    #expect(lines.last { !$0.isEmpty }?.hasPrefix("critical path: store -> ") == true)
+    #expect(lines.contains { $0.hasPrefix("critical path: store -> ") })
+    let chain = try #require(
+      lines.firstIndex { $0.hasPrefix("critical chain to 'interactive' at ") })
+    #expect(lines[chain + 1].hasPrefix("  store @0.000s +"))
+    #expect(lines.last { !$0.isEmpty } == lines[chain + 1])
+  }
+
+  @Test func withOneSlotTheCriticalChainNamesTheStepsThatHeldIt() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.write(
+      "m.json",
+      """
+      { "version": 1, "maxConcurrency": 1, "milestones": { "interactive": ["background"] },
+        "steps": [
+          { "id": "first", "plugin": "simulate", "priority": "high", "params": { "duration": "60ms" } },
+          { "id": "second", "plugin": "simulate", "params": { "duration": "200ms" } },
+          { "id": "background", "plugin": "simulate", "priority": "background", "params": { "duration": "10ms" } }
+        ] }
+      """)
+    let result = try await Orchestrate.run(["run", manifest, "--report", folder.path("r.json")])
+    #expect(result.status == 0)
+    #expect(result.stdout.contains("critical path: first -> second -> background"))
+    let lines = result.stdout.split(separator: "\n").map(String.init)
+    let chain = try #require(
+      lines.firstIndex { $0.hasPrefix("critical chain to 'interactive' at ") })
+    #expect(
+      lines[(chain + 1)...(chain + 3)].map { $0.split(separator: " @").first.map(String.init) } == [
+        "  background", "    second", "      first",
+      ])
+    #expect(lines[chain + 1].hasSuffix("(slot freed by 'second')"))
+    // The queued step's wait is shaded in the timeline, before its bar.
+    #expect(lines.contains { $0.hasPrefix("  background  ···") && $0.contains("█") })
+    let report = try readReport(folder.path("r.json"))
+    let wait = try #require(report.step("background")?.waits.first)
+    #expect(wait.reason == .concurrency)
+    #expect(wait.heldBy == ["first", "second"])
+
+    let blame = try await Orchestrate.run(["blame", folder.path("r.json")])
+    #expect(blame.status == 0)
+    #expect(blame.stderr.isEmpty)
+    let rows = blame.stdout.split(separator: "\n").map(String.init)
+    #expect(rows.first?.hasPrefix("What delayed 'interactive' at ") == true)
+    #expect(
+      rows.dropFirst(2).map { $0.split(separator: " ", omittingEmptySubsequences: true)[1] } == [
+        "second", "first", "background",
+      ])
   }
 }

@@ -1,7 +1,8 @@
 /// The report as Chrome trace-event JSON, which Perfetto and chrome://tracing open.
 extension LaunchReport {
-  /// Complete (`"ph": "X"`) events, one lane per concurrently running step, and milestones
-  /// as global instant events. Times are in microseconds since the launch started.
+  /// Complete (`"ph": "X"`) events, one lane per concurrently running step, each step's waits
+  /// as their own slices (category `wait`) in its lane before it, and milestones as global
+  /// instant events. Times are in microseconds since the launch started.
   public var chromeTrace: JSONValue {
     func micros(_ duration: Duration) -> JSONValue {
       JSONValue(.number((duration.seconds * 1e6).rounded()))
@@ -42,6 +43,24 @@ extension LaunchReport {
           ),
         ]))
     }
+    for (index, step) in steps.enumerated() {
+      guard let lane = lanes[index] else { continue }
+      for wait in step.waits {
+        events.append(
+          object([
+            ("name", .init(.string("\(step.id) waits: \(wait.reason.rawValue)"))), ("cat", "wait"),
+            ("ph", "X"), ("ts", micros(wait.start)), ("dur", micros(wait.end - wait.start)),
+            ("pid", 1), ("tid", .init(.number(Double(lane)))),
+            (
+              "args",
+              object([
+                ("step", .init(.string(step.id))),
+                ("heldBy", JSONValue(.array(wait.heldBy.map { JSONValue(.string($0)) }))),
+              ])
+            ),
+          ]))
+      }
+    }
     for milestone in milestones {
       guard let time = milestone.time else { continue }
       events.append(
@@ -63,15 +82,19 @@ extension LaunchReport {
     ])
   }
 
-  /// The lane (from 1) of each step that ran: the lowest lane free when it started, so steps
-  /// that overlap in time never share one. `nil` for steps that never started.
+  /// The lane (from 1) of each step that ran: the lowest lane free when it started waiting or,
+  /// without waits, started, so steps that overlap in time (waits included) never share one.
+  /// `nil` for steps that never started.
   public static func lanes(for steps: [Step]) -> [Int?] {
     var lanes = [Int?](repeating: nil, count: steps.count)
     var laneEnds: [Duration] = []
+    func from(_ step: Step) -> Duration? {
+      step.start.map { min($0, step.waits.first?.start ?? $0) }
+    }
     let started = steps.indices.filter { steps[$0].start != nil }
-      .sorted { (steps[$0].start!, $0) < (steps[$1].start!, $1) }
+      .sorted { (from(steps[$0])!, $0) < (from(steps[$1])!, $1) }
     for index in started {
-      let start = steps[index].start!
+      let start = from(steps[index])!
       let end = steps[index].end ?? start
       if let free = laneEnds.firstIndex(where: { $0 <= start }) {
         laneEnds[free] = end
