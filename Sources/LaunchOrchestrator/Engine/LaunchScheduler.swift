@@ -51,11 +51,9 @@ struct LaunchScheduler {
     var ready: Duration?
     /// When it last entered the queue for a slot.
     var queued: Duration?
-    /// The first attempt's times, kept apart from the rest so a step that runs once costs no
-    /// array.
-    var firstAttempt: AttemptTimes?
-    /// The times of attempts after the first.
-    var laterAttempts: [AttemptTimes] = []
+    /// Every attempt's times, kept only once it makes a second: a step that runs once has
+    /// them in `queued`, `start` and `end`, so the hot path writes no array.
+    var attemptLog: [AttemptTimes] = []
     var attempts = 0
     var usedFallback = false
     var error: String?
@@ -224,7 +222,6 @@ struct LaunchScheduler {
     }
     guard let attempt = release(token) else { return }
     let step = attempt.step
-    endLatestAttempt(of: step, at: now)
     if phase[step] == .cancelling {
       finish(step, .cancelled, error: nil)
     } else {
@@ -346,11 +343,8 @@ struct LaunchScheduler {
   private mutating func startAttempt(of step: Int, at now: Duration) {
     records[step].attempts += 1
     if records[step].start == nil { records[step].start = now }
-    let times = AttemptTimes(queued: records[step].queued ?? now, start: now)
-    if records[step].firstAttempt == nil {
-      records[step].firstAttempt = times
-    } else {
-      records[step].laterAttempts.append(times)
+    if records[step].attempts > 1 {
+      records[step].attemptLog.append(AttemptTimes(queued: records[step].queued ?? now, start: now))
     }
     let attempt = Attempt(
       token: tokenSteps.count, step: step, number: records[step].attempts,
@@ -374,13 +368,16 @@ struct LaunchScheduler {
     return attempt
   }
 
-  /// Records when the step's latest attempt stopped counting: it returned, timed out or was
-  /// abandoned.
+  /// Records when the step's latest attempt stopped counting (it failed, timed out or the step
+  /// ended), starting the log with the first attempt when a second is coming.
   private mutating func endLatestAttempt(of step: Int, at now: Duration) {
-    if records[step].laterAttempts.isEmpty {
-      if records[step].firstAttempt?.end == nil { records[step].firstAttempt?.end = now }
-    } else if records[step].laterAttempts[records[step].laterAttempts.count - 1].end == nil {
-      records[step].laterAttempts[records[step].laterAttempts.count - 1].end = now
+    let log = records[step].attemptLog.count
+    if log == 0 {
+      guard let start = records[step].start else { return }
+      records[step].attemptLog.append(
+        AttemptTimes(queued: records[step].queued ?? start, start: start, end: now))
+    } else if records[step].attemptLog[log - 1].end == nil {
+      records[step].attemptLog[log - 1].end = now
     }
   }
 
@@ -398,6 +395,7 @@ struct LaunchScheduler {
         at: now)
       // Kept for the report, should the launch end before the next attempt.
       records[step].error = error
+      endLatestAttempt(of: step, at: now)
       retry(step, after: delay, at: now)
     } else if !attempt.isFallback, planned.hasFallback {
       onFallback[step] = true
@@ -406,6 +404,7 @@ struct LaunchScheduler {
           step: id, nextAttempt: attempt.number + 1, error: error, delay: .zero, fallback: true),
         at: now)
       records[step].error = error
+      endLatestAttempt(of: step, at: now)
       retry(step, after: .zero, at: now)
     } else {
       finish(step, timedOut ? .timedOut : .failed, error: error)
@@ -453,7 +452,6 @@ struct LaunchScheduler {
       // Its result no longer counts, but it keeps its slot until it really ends: a plugin
       // that ignores cancellation must not let the launch exceed its concurrency limit.
       liveAttempts[attempt.step] = nil
-      endLatestAttempt(of: attempt.step, at: now)
       timedOutAttempts[attempt.step] = attempt
       timedOutCount += 1
       schedule(.grace(token: token), at: now + gracePeriod)
@@ -526,7 +524,7 @@ struct LaunchScheduler {
     records[step].error = error
     if records[step].start != nil {
       records[step].end = now
-      endLatestAttempt(of: step, at: now)
+      if !records[step].attemptLog.isEmpty { endLatestAttempt(of: step, at: now) }
     }
     switch state {
     case .succeeded:

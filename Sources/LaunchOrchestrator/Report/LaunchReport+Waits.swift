@@ -128,22 +128,33 @@ extension LaunchReport.Step {
 
 /// Turns the scheduler's times into waits, work and critical chains.
 enum WaitAnalysis {
-  /// Each step's waits and work spans, in step order; concurrency waits name the steps whose
-  /// work overlapped them.
+  /// Each step's waits and, for steps that made more than one attempt, work spans, in step
+  /// order; concurrency waits name the steps whose work overlapped them.
   static func waitsAndWork(
     plan: LaunchPlan, records: [LaunchScheduler.Record]
   ) -> (waits: [[LaunchReport.Wait]], work: [[LaunchReport.Work]]) {
     var waits = [[LaunchReport.Wait]](repeating: [], count: records.count)
     var work = [[LaunchReport.Work]](repeating: [], count: records.count)
     for index in records.indices {
-      guard let first = records[index].firstAttempt else { continue }
       let record = records[index]
-      if let ready = record.ready, first.queued > ready {
-        waits[index].append(.init(reason: .deferral, start: ready, end: first.queued))
+      guard let start = record.start else { continue }
+      guard !record.attemptLog.isEmpty else {
+        // One attempt: its span is the step's start and end, which the step line holds.
+        let queued = record.queued ?? start
+        if let ready = record.ready, queued > ready {
+          waits[index].append(.init(reason: .deferral, start: ready, end: queued))
+        }
+        if start > queued {
+          waits[index].append(.init(reason: .concurrency, start: queued, end: start))
+        }
+        continue
+      }
+      let attempts = record.attemptLog
+      if let ready = record.ready, attempts[0].queued > ready {
+        waits[index].append(.init(reason: .deferral, start: ready, end: attempts[0].queued))
       }
       var previousEnd: Duration?
-      for offset in 0...record.laterAttempts.count {
-        let attempt = offset == 0 ? first : record.laterAttempts[offset - 1]
+      for (offset, attempt) in attempts.enumerated() {
         if let previousEnd, attempt.queued > previousEnd {
           waits[index].append(.init(reason: .backoff, start: previousEnd, end: attempt.queued))
         }
@@ -156,7 +167,7 @@ enum WaitAnalysis {
         previousEnd = end
       }
     }
-    nameSlotHolders(plan: plan, waits: &waits, work: work)
+    nameSlotHolders(plan: plan, records: records, waits: &waits, work: work)
     return (waits, work)
   }
 
@@ -164,7 +175,8 @@ enum WaitAnalysis {
   /// wait's start are kept between waits, so a launch without concurrency waits costs nothing
   /// and one with them costs what it names.
   private static func nameSlotHolders(
-    plan: LaunchPlan, waits: inout [[LaunchReport.Wait]], work: [[LaunchReport.Work]]
+    plan: LaunchPlan, records: [LaunchScheduler.Record], waits: inout [[LaunchReport.Wait]],
+    work: [[LaunchReport.Work]]
   ) {
     var slotWaits: [(step: Int, wait: Int)] = []
     for step in waits.indices {
@@ -177,6 +189,9 @@ enum WaitAnalysis {
     var spans: [(step: Int, start: Duration, end: Duration)] = []
     for step in work.indices {
       for span in work[step] { spans.append((step, span.start, span.end)) }
+      if work[step].isEmpty, let start = records[step].start {
+        spans.append((step, start, records[step].end ?? start))
+      }
     }
     spans.sort { ($0.start, $0.step) < ($1.start, $1.step) }
     var next = 0
@@ -219,7 +234,12 @@ enum WaitAnalysis {
           .init(milestone: milestone.name, links: chain(from: last, plan, steps, index)))
       }
     }
-    if let last = latestEnding(Array(steps.indices), steps) {
+    var last: Int?
+    for index in steps.indices {
+      guard steps[index].start != nil, let end = steps[index].end else { continue }
+      if last.map({ (steps[$0].end!, $0) < (end, index) }) ?? true { last = index }
+    }
+    if let last {
       chains.append(.init(milestone: nil, links: chain(from: last, plan, steps, index)))
     }
     return chains

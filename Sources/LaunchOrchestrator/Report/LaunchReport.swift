@@ -27,7 +27,16 @@ public struct LaunchReport: Sendable, Equatable {
     /// What it waited for between becoming ready and its last attempt's start, in time order.
     public var waits: [Wait]
     /// Each attempt's own work, in order.
-    public var work: [Work]
+    public var work: [Work] {
+      get {
+        guard attemptWork.isEmpty, let start, let end else { return attemptWork }
+        return [Work(attempt: 1, start: start, end: end)]
+      }
+      set { attemptWork = newValue }
+    }
+    /// The work spans, kept only for a step that made more than one attempt: one attempt's
+    /// span is its start and end, and a report of 100,000 steps need not hold 100,000 arrays.
+    private var attemptWork: [Work]
 
     /// Creates a step line.
     public init(
@@ -37,7 +46,7 @@ public struct LaunchReport: Sendable, Equatable {
     ) {
       self.ready = ready
       self.waits = waits
-      self.work = work
+      self.attemptWork = work.count == 1 && work[0].start == start && work[0].end == end ? [] : work
       self.id = id
       self.plugin = plugin
       self.state = state
