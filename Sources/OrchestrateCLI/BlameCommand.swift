@@ -45,6 +45,8 @@ struct BlameCommand: Command {
       ])
     }
     for line in Table.render(rows, rightAligned: [0, 2, 3]) { console.out("  \(line)") }
+    console.out("")
+    for line in CriticalChainText.render(chain) { console.out(line) }
     return .success
   }
 }

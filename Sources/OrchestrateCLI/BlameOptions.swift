@@ -8,7 +8,7 @@ package struct BlameOptions: CommandOptions {
       link before it (the launch's start for the first) to its own end, so its own work plus \
       whatever it waited for after the link before ended (a slot, a delay, a backoff). The \
       delays add up to the milestone's time; steps off the chain delayed it by nothing and are \
-      not listed. The milestone is 'interactive', else the report's first reached milestone, \
+      not listed. The chain follows, as 'orchestrate run' prints it. The milestone is 'interactive', else the report's first reached milestone, \
       else the launch's end. Exits 0 when it listed; 64 when the milestone is not in the \
       report; 65 when the file is not a report or predates critical chains; 66 when it cannot \
       be read.
