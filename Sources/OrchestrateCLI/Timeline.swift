@@ -29,23 +29,20 @@ enum Timeline {
         continue
       }
       // Clamped: a chart must draw whatever times it is given, not trap on them.
-      let from = max(0, column(start))
-      let to = max(from + 1, min(width, Int((end.seconds / total * Double(width)).rounded(.up))))
+      func columns(_ from: Duration, _ to: Duration) -> Range<Int> {
+        let first = min(width - 1, max(0, column(from)))
+        let last = max(
+          first + 1, min(width, Int((to.seconds / total * Double(width)).rounded(.up))))
+        return first..<last
+      }
       let fill: Character = step.state == .succeeded ? "█" : "▒"
       var cells = [Character](repeating: " ", count: width)
-      // Waits before the first start, drawn first so a column they share with work shows it.
-      for wait in step.waits where wait.start < start {
+      // Waits first, so a column a wait shares with work shows the work.
+      for wait in step.waits {
         let waitFrom = max(0, column(wait.start))
-        let waitTo = max(waitFrom, min(width, column(wait.end)))
-        for cell in waitFrom..<waitTo { cells[cell] = "·" }
+        for cell in waitFrom..<max(waitFrom, min(width, column(wait.end))) { cells[cell] = "·" }
       }
-      for cell in from..<to { cells[cell] = fill }
-      // Waits between attempts lie inside the bar: their inner columns show through.
-      for wait in step.waits where wait.start > start {
-        let waitFrom = min(width, column(wait.start) + 1)
-        let waitTo = max(waitFrom, min(width, column(wait.end)))
-        for cell in waitFrom..<waitTo { cells[cell] = "·" }
-      }
+      for span in step.work { for cell in columns(span.start, span.end) { cells[cell] = fill } }
       let bar = String(cells)
       lines.append("  \(name)  \(bar)  \(TimeText.seconds(end - start))\(note(for: step))")
     }

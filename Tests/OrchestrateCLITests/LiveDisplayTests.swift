@@ -49,4 +49,32 @@ struct LiveDisplayTests {
         "  images            skipped: dependency 'queue' failed",
       ])
   }
+
+  @Test func shadesWaitsBeforeAStepAndBetweenItsAttempts() {
+    let report = LaunchReport(
+      manifest: "m.json", name: "T", outcome: .succeeded, route: nil, duration: .seconds(8),
+      milestones: [], criticalPath: [],
+      steps: [
+        .init(
+          id: "store", plugin: "p", state: .succeeded, start: .zero, end: .seconds(2), attempts: 1,
+          usedFallback: false, error: nil),
+        .init(
+          id: "queue", plugin: "p", state: .succeeded, start: .seconds(2), end: .seconds(8),
+          attempts: 2, usedFallback: false, error: nil, ready: .zero,
+          waits: [
+            .init(reason: .concurrency, start: .zero, end: .seconds(2), heldBy: ["store"]),
+            .init(reason: .backoff, start: .seconds(3), end: .seconds(7)),
+          ],
+          work: [
+            .init(attempt: 1, start: .seconds(2), end: .seconds(3)),
+            .init(attempt: 2, start: .seconds(7), end: .seconds(8)),
+          ]),
+      ])
+    #expect(
+      Timeline.render(report, width: 8) == [
+        "         0s 8.000s",
+        "  store  ██        2.000s",
+        "  queue  ··█····█  6.000s, 2 attempts",
+      ])
+  }
 }

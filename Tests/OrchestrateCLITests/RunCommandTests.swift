@@ -384,7 +384,7 @@ struct RunCommandTests {
     let rows = blame.stdout.split(separator: "\n").map(String.init)
     #expect(rows.first?.hasPrefix("What delayed 'interactive' at ") == true)
     #expect(
-      rows.dropFirst(2).map { $0.split(separator: " ", omittingEmptySubsequences: true)[1] } == [
+      rows[2...4].map { $0.split(separator: " ", omittingEmptySubsequences: true)[1] } == [
         "second", "first", "background",
       ])
   }
