@@ -15,6 +15,9 @@ final class LiveDisplay: Sendable {
     var total: Int
     var finished = 0
     var running: [(id: String, step: Running)] = []
+    /// Steps between attempts, with what they wait for. Only backoffs are shown: the events
+    /// say when a retry is scheduled, not when a ready step is queued for a slot.
+    var waiting: [(id: String, reason: String)] = []
   }
 
   private struct Screen {
@@ -40,6 +43,7 @@ final class LiveDisplay: Sendable {
       switch event.kind {
       case .started(let step, _):
         screen.state.running.removeAll { $0.id == step }
+        screen.state.waiting.removeAll { $0.id == step }
         screen.state.running.append((step, State.Running(started: event.time)))
       case .progress(let step, let fraction, let message):
         if let index = screen.state.running.firstIndex(where: { $0.id == step }) {
@@ -51,9 +55,14 @@ final class LiveDisplay: Sendable {
       case .succeeded(let step, _), .failed(let step, _), .timedOut(let step, _),
         .cancelled(let step):
         screen.state.running.removeAll { $0.id == step }
+        screen.state.waiting.removeAll { $0.id == step }
         screen.state.finished += 1
-      case .retrying(let step, _, _, _, _):
+      case .retrying(let step, let next, _, let delay, let fallback):
         screen.state.running.removeAll { $0.id == step }
+        if !fallback, delay > .zero {
+          screen.state.waiting.append(
+            (step, "backoff \(DurationText.format(delay)) before attempt \(next)"))
+        }
       case .skipped:
         screen.state.finished += 1
       case .log, .milestone, .routed, .finished:
@@ -95,12 +104,13 @@ final class LiveDisplay: Sendable {
     lines == 0 ? "" : "\u{1B}[\(lines)F\u{1B}[J"
   }
 
-  /// The block's lines for `state` at time `now`: a count, then one line per running step.
+  /// The block's lines for `state` at time `now`: a count, then one line per running step,
+  /// then one per step waiting between attempts.
   static func render(_ state: State, now: Duration) -> [String] {
     var lines = [
       "  \(state.finished)/\(state.total) done, \(state.running.count) running  \(TimeText.seconds(now))"
     ]
-    let nameWidth = state.running.map(\.id.count).max() ?? 0
+    let nameWidth = (state.running.map(\.id.count) + state.waiting.map(\.id.count)).max() ?? 0
     for (id, step) in state.running {
       var line =
         "    \(id.padding(toLength: nameWidth, withPad: " ", startingAt: 0))  \(TimeText.padded(now - step.started))"
@@ -112,6 +122,10 @@ final class LiveDisplay: Sendable {
       }
       if let message = step.message { line += "  \(message)" }
       lines.append(line)
+    }
+    for (id, reason) in state.waiting {
+      lines.append(
+        "    \(id.padding(toLength: nameWidth, withPad: " ", startingAt: 0))  waiting: \(reason)")
     }
     return lines
   }

@@ -22,6 +22,18 @@ struct LiveDisplayTests {
       ])
   }
 
+  @Test func saysWhatAStepBetweenAttemptsWaitsFor() {
+    var state = LiveDisplay.State(total: 2)
+    state.running = [("books", .init(started: .milliseconds(900)))]
+    state.waiting = [("store", "backoff 500ms before attempt 2")]
+    #expect(
+      LiveDisplay.render(state, now: .milliseconds(1200)) == [
+        "  0/2 done, 1 running  1.200s",
+        "    books    0.300s",
+        "    store  waiting: backoff 500ms before attempt 2",
+      ])
+  }
+
   @Test func drawsEveryStepOnASharedAxisAndMarksFailures() {
     let report = LaunchReport(
       manifest: "m.json", name: "T", outcome: .degraded, route: nil, duration: .seconds(4),
