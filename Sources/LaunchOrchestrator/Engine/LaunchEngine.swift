@@ -112,9 +112,9 @@ private final class LaunchRun: Sendable {
   let hooks: RunHooks
   private let mailbox = Mailbox<RunMessage>()
   private let ending = Locked(Ending())
-  /// Everything the handler changes, in one value, locked once per batch of messages. Only
-  /// the mailbox's handler takes the lock while the run goes on, so it is never contended;
-  /// it is what lets the compiler check that the run is safe to share.
+  /// Everything the handler changes, in one value, locked once per turn as handler. Only the
+  /// mailbox's handler takes the lock while the run goes on, so it is never contended; it is
+  /// what lets the compiler check that the run is safe to share.
   private let state: Locked<RunState>
 
   /// The hand-over between the handler that finishes the launch and `execute()`.

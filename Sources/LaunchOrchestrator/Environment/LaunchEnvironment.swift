@@ -86,20 +86,10 @@ extension LaunchPlan {
   public func missingRequirements(in environment: LaunchEnvironment) -> [MissingRequirement] {
     let environment = environment.withDefaults(of: manifest)
     var missing: [MissingRequirement] = []
-    // By index, and the two lists apart: this runs before every launch, and copying each
-    // planned step or joining its lists would cost every step of a large plan.
-    for index in steps.indices {
-      for requirements in [
-        steps[index].action.requirements, steps[index].fallbackAction?.requirements,
-      ] {
-        for requirement in requirements ?? []
-        where requirement.isRequired && !environment.contains(requirement.type) {
-          let step = steps[index]
-          let finding = MissingRequirement(
-            step: step.id, plugin: step.plugin, typeName: requirement.typeName)
-          if !missing.contains(finding) { missing.append(finding) }
-        }
-      }
+    for (index, requirement) in requiredValues where !environment.contains(requirement.type) {
+      let finding = MissingRequirement(
+        step: steps[index].id, plugin: steps[index].plugin, typeName: requirement.typeName)
+      if !missing.contains(finding) { missing.append(finding) }
     }
     return missing
   }

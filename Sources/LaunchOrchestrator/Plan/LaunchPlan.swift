@@ -20,6 +20,9 @@ public struct LaunchPlan: Sendable {
   public let topologicalOrder: [Int]
   /// Problems that do not stop the launch but deserve a look.
   public let warnings: [ManifestDiagnostic]
+  /// The steps that require environment values, with those values: gathered when the plan
+  /// is built, so checking them before a launch costs nothing for steps that need none.
+  let requiredValues: [(step: Int, requirement: StepRequirement)]
 
   /// The name shown in reports.
   public var name: String { manifest.name }

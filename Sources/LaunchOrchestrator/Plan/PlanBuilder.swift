@@ -269,7 +269,10 @@ struct PlanBuilder {
       manifest: manifest, manifestPath: manifestPath, manifestDirectory: manifestDirectory,
       dataDirectory: dataDirectory,
       steps: plannedSteps, milestones: plannedMilestones, topologicalOrder: order,
-      warnings: diagnostics.sorted.filter { $0.severity == .warning })
+      warnings: diagnostics.sorted.filter { $0.severity == .warning },
+      requiredValues: plannedSteps.indices.flatMap { index in
+        plannedSteps[index].requirements.filter(\.isRequired).map { (index, $0) }
+      })
   }
 
   private mutating func resolve(

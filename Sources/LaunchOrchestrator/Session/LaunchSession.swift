@@ -271,7 +271,7 @@ public final class LaunchSession {
   /// The first failure is the launch's error, unless a step that aborts the launch fails:
   /// that one ends it, so it is the reason, shown at once.
   private func stepFailed(_ step: String, because reason: String) {
-    guard abortingSteps.contains(step), splash.ending == nil || !splash.endsOnFailure else {
+    guard abortingSteps.contains(step), !splash.endsOnFailure else {
       error = error ?? reason
       return
     }
@@ -281,10 +281,10 @@ public final class LaunchSession {
 
   private func stepEnded(_ step: String) {
     runningSteps.removeAll { $0 == step }
+    if runningSteps.isEmpty { currentMessage = nil }
     guard countedSteps?.contains(step) ?? true else { return }
     finishedSteps += 1
     progress = totalSteps == 0 ? 1 : Double(finishedSteps) / Double(totalSteps)
-    if runningSteps.isEmpty { currentMessage = nil }
   }
 }
 
