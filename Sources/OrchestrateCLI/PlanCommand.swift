@@ -8,8 +8,8 @@ struct PlanCommand: Command {
   let console: Console
 
   func execute() async throws(CLIError) -> ExitCode {
-    var (earlier, origin, isHistory) = try readDurations()
     let plan = try ManifestLoading(registry: registry, console: console).load(options.manifest)
+    var (earlier, origin, isHistory) = try readDurations(of: plan.name)
     if isHistory, let median = earlier { earlier = fitted(median, to: plan) }
     if let earlier, let path = options.durations {
       try check(earlier, from: path, against: plan, isHistory: isHistory)
@@ -129,8 +129,8 @@ struct PlanCommand: Command {
   }
 
   /// The earlier times, what the summary calls them, and whether they are a history
-  /// folder's medians (as a report).
-  private func readDurations() throws(CLIError) -> (
+  /// folder's medians (as a report) of the runs of `launch`.
+  private func readDurations(of launch: String) throws(CLIError) -> (
     LaunchReport?, origin: String, isHistory: Bool
   ) {
     guard let path = options.durations else { return (nil, "", false) }
@@ -138,7 +138,7 @@ struct PlanCommand: Command {
     case .report(let report):
       return (report, "the report", false)
     case .history(let folder):
-      let (baseline, notes) = folder.baseline()
+      let (baseline, notes) = folder.baseline(launch: launch)
       for note in notes { console.err(note) }
       guard !baseline.reports.isEmpty else {
         throw CLIError(

@@ -138,19 +138,13 @@ extension RunCommand {
     private static func checkMilestones(_ options: RunOptions, in plan: LaunchPlan)
       throws(CLIError)
     {
-      let names = plan.milestones.map(\.name)
-      for regression in options.regressions where !names.contains(regression.milestone) {
-        let hint = Suggestions.didYouMean(regression.milestone, in: names)
-        let known =
-          names.isEmpty
-          ? "it declares none" : "it declares \(names.joined(separator: ", "))"
+      for regression in options.regressions {
         let implied =
           regression.milestone == Regression.defaultMilestone
           ? " ('\(options.$regressions.name) 10%' means '\(Regression.defaultMilestone)=10%'; name one of its milestones: 'firstFrame=10%')"
           : ""
-        throw .usage(
-          "The manifest has no milestone '\(regression.milestone)' for '\(options.$regressions.name)'.\(hint) (\(known))\(implied)",
-          command: RunOptions.spec)
+        try RunCommand.requireMilestone(
+          regression.milestone, for: options.$regressions.name, in: plan, advice: implied)
       }
     }
   }

@@ -96,14 +96,22 @@ extension RunCommand {
 
   /// Refuses, before the launch, a budget for a milestone the manifest does not declare.
   func checkBudgetMilestones(in plan: LaunchPlan) throws(CLIError) {
-    let names = plan.milestones.map(\.name)
-    for budget in options.budgets where !names.contains(budget.milestone) {
-      let hint = Suggestions.didYouMean(budget.milestone, in: names)
-      let known =
-        names.isEmpty ? "it declares none" : "it declares \(names.joined(separator: ", "))"
-      throw .usage(
-        "The manifest has no milestone '\(budget.milestone)' for '\(options.$budgets.name)'.\(hint) (\(known))",
-        command: RunOptions.spec)
+    for budget in options.budgets {
+      try Self.requireMilestone(budget.milestone, for: options.$budgets.name, in: plan)
     }
+  }
+
+  /// Refuses, before the launch, an option naming a milestone the manifest does not declare;
+  /// `advice` follows the message.
+  static func requireMilestone(
+    _ milestone: String, for option: String, in plan: LaunchPlan, advice: String = ""
+  ) throws(CLIError) {
+    let names = plan.milestones.map(\.name)
+    guard !names.contains(milestone) else { return }
+    let hint = Suggestions.didYouMean(milestone, in: names)
+    let known = names.isEmpty ? "it declares none" : "it declares \(names.joined(separator: ", "))"
+    throw .usage(
+      "The manifest has no milestone '\(milestone)' for '\(option)'.\(hint) (\(known))\(advice)",
+      command: RunOptions.spec)
   }
 }

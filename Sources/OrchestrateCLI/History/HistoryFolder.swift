@@ -159,20 +159,23 @@ package struct HistoryFolder: Sendable {
 
   /// The entry in `file`; `nil` when there is no longer a file.
   private static func readEntry(_ file: String) throws(HistoryFormatError) -> HistoryEntry? {
-    var info = stat()
-    guard lstat(file, &info) == 0 else {
+    // Checked and read through one descriptor, opened without following a link or waiting on
+    // a FIFO: a file swapped after a separate check could hang the command or lead elsewhere.
+    let descriptor = open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+    guard descriptor >= 0 else {
       if errno == ENOENT { return nil }
+      if errno == ELOOP { throw HistoryFormatError("it is not a regular file") }
       throw HistoryFormatError("it cannot be read (\(String(cString: strerror(errno))))")
     }
-    guard info.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG) else {
+    let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+    var info = stat()
+    guard fstat(descriptor, &info) == 0, info.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG) else {
       throw HistoryFormatError("it is not a regular file")
     }
     let root: JSONValue
     do {
-      let data = try Data(contentsOf: URL(fileURLWithPath: file))
+      let data = try handle.readToEnd() ?? Data()
       root = try JSONParser.parse(Array(data)).root
-    } catch CocoaError.fileReadNoSuchFile {
-      return nil
     } catch let error as JSONSyntaxError {
       throw HistoryFormatError("it is not valid JSON (\(error.message))")
     } catch {
