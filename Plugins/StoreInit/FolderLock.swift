@@ -14,7 +14,8 @@ final class FolderLock {
 
   /// Opens the folder; does not lock it yet.
   init(_ folder: URL) throws {
-    descriptor = open(folder.path, O_RDONLY)
+    // Not inherited by child processes, which would hold the lock past this launch.
+    descriptor = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     guard descriptor >= 0 else {
       throw StepFailure(
         "cannot open the store's folder '\(folder.path)' (\(String(cString: strerror(errno)))); check that it exists and can be read"

@@ -69,6 +69,37 @@ struct HistoryCommandsTests {
     #expect(compared.stdout.contains("with the median of 1 run in '.'"))
   }
 
+  @Test func removesWhatARunKilledWhileRecordingLeftAndKeepsALiveWritersFile() async throws {
+    let fixture = try HistoryFixture()
+    let manifest = try fixture.manifest(load: "0ms")
+    try fixture.addEntry(fixture.report(load: 1, page: 1), index: 0)
+    // A writer that has exited, killed mid-write: its temporary file is nobody's now.
+    let gone = Process()
+    gone.executableURL = URL(fileURLWithPath: "/bin/sh")
+    gone.arguments = ["-c", "exit 0"]
+    try gone.run()
+    gone.waitUntilExit()
+    let left =
+      "h/"
+      + SafeFiles.temporaryName(
+        for: "launch-20261123T140000.000000Z-\(gone.processIdentifier)-0a1b2c3d.json",
+        pid: gone.processIdentifier, tag: "dead")
+    try fixture.folder.write(left, "{ half")
+    // This test's own process is alive: a file it is writing stays.
+    let live =
+      "h/"
+      + SafeFiles.temporaryName(
+        for: "launch-20261123T140001.000000Z-1-0a1b2c3d.json",
+        pid: ProcessInfo.processInfo.processIdentifier, tag: "live")
+    try fixture.folder.write(live, "{ half")
+    let result = try await Orchestrate.run([
+      "run", manifest, "--history", fixture.folder.path("h"), "--quiet",
+    ])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: fixture.folder.path(left)))
+    #expect(FileManager.default.fileExists(atPath: fixture.folder.path(live)))
+  }
+
   @Test func jsonOutputStaysPureJsonWithAHistoryAndAGate() async throws {
     let fixture = try HistoryFixture()
     for index in 0..<5 { try fixture.addEntry(fixture.report(load: 9, page: 0), index: index) }

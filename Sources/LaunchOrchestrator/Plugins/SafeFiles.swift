@@ -193,11 +193,37 @@ public enum SafeFiles {
   /// not the caller's problem, so it is ignored.
   private static func removeStaleTemporaryFiles(for name: String, in folder: String) {
     let prefix = "." + shortened(name) + temporaryMarker
+    removeStaleTemporaryFiles(in: folder) {
+      $0.hasPrefix(prefix) ? $0.dropFirst(prefix.count) : nil
+    }
+  }
+
+  /// Removes, as a write does for its own target, the stale temporary files of every target
+  /// in `folder` whose name starts with `namePrefix`: for folders of files written once each
+  /// under a new name (a launch history), where no later write to the same name would.
+  package static func removeStaleTemporaryFiles(
+    in folder: URL, forNamesStartingWith namePrefix: String
+  ) {
+    let prefix = "." + namePrefix
+    removeStaleTemporaryFiles(in: folder.path) { candidate in
+      guard candidate.hasPrefix(prefix),
+        let marker = candidate.range(of: temporaryMarker, options: .backwards)
+      else { return nil }
+      return candidate[marker.upperBound...]
+    }
+  }
+
+  /// Removes the temporary files in `folder` for which `writer` gives the `<pid>-<tag>` part
+  /// and whose writer has died, or that are older than ``staleAge``.
+  private static func removeStaleTemporaryFiles(
+    in folder: String, writer: (String) -> Substring?
+  ) {
     guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
     let now = Date().timeIntervalSince1970
-    for candidate in names where candidate.hasPrefix(prefix) {
-      let rest = candidate.dropFirst(prefix.count)
-      guard let dash = rest.firstIndex(of: "-"), let pid = Int32(rest[..<dash]), pid > 0 else {
+    for candidate in names {
+      guard let rest = writer(candidate), let dash = rest.firstIndex(of: "-"),
+        let pid = Int32(rest[..<dash]), pid > 0
+      else {
         continue
       }
       let path = folder + "/" + candidate

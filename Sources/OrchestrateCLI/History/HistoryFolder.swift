@@ -110,6 +110,10 @@ package struct HistoryFolder: Sendable {
   /// with why. Only readable entries count and go: a file of the folder's own naming that is
   /// not a readable entry may be someone's, so it stays.
   package func prune(keeping keep: Int) -> [(name: String, reason: String)] {
+    // Every entry has a name of its own, so no later write to it would clean up after a
+    // writer killed mid-write: the folder's prune does.
+    SafeFiles.removeStaleTemporaryFiles(
+      in: URL(fileURLWithPath: path), forNamesStartingWith: Self.entryNamePrefix)
     var failures: [(String, String)] = []
     for (name, _) in entries.dropLast(keep) {
       if unlink(file(name)) != 0, errno != ENOENT {
@@ -118,6 +122,9 @@ package struct HistoryFolder: Sendable {
     }
     return failures
   }
+
+  /// How every entry's name begins.
+  static let entryNamePrefix = "launch-"
 
   /// `launch-20261123T135726.123456Z-4242-0a1b2c3d.json`: fixed-width UTC time first, so
   /// names sort by time; the process id and a random tag keep two writers apart.
@@ -131,12 +138,13 @@ package struct HistoryFolder: Sendable {
       format: "%04d%02d%02dT%02d%02d%02d.%06dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
       Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), micros)
     let hex = String(tag, radix: 16)
-    return "launch-\(stamp)-\(pid)-\(String(repeating: "0", count: 8 - hex.count))\(hex).json"
+    return
+      "\(entryNamePrefix)\(stamp)-\(pid)-\(String(repeating: "0", count: 8 - hex.count))\(hex).json"
   }
 
   /// The ISO 8601 form of the time in an entry's name: `2026-11-23T13:57:26.123456Z`.
   package static func recordedAt(fromName name: String) -> String {
-    let stamp = Array(name.dropFirst("launch-".count).prefix(22))
+    let stamp = Array(name.dropFirst(entryNamePrefix.count).prefix(22))
     let text = { (range: Range<Int>) in String(stamp[range]) }
     return
       "\(text(0..<4))-\(text(4..<6))-\(text(6..<8))T\(text(9..<11)):\(text(11..<13)):\(text(13..<22))Z"
@@ -144,8 +152,8 @@ package struct HistoryFolder: Sendable {
 
   /// Whether `name` is one ``entryName(at:pid:tag:)`` makes.
   package static func isEntryName(_ name: String) -> Bool {
-    guard name.hasPrefix("launch-"), name.hasSuffix(".json") else { return false }
-    let middle = Array(name.dropFirst("launch-".count).dropLast(".json".count))
+    guard name.hasPrefix(entryNamePrefix), name.hasSuffix(".json") else { return false }
+    let middle = Array(name.dropFirst(entryNamePrefix.count).dropLast(".json".count))
     let digits = Set("0123456789")
     let shape = Array("00000000T000000.000000Z-")
     guard middle.count > shape.count + 2 else { return false }
