@@ -72,7 +72,7 @@ public struct SampleDataStep: StepPlugin {
           "whenEmpty", "'whenEmpty' must be a table name (letters, digits, _), not '\(table)'.")
       }
       if let directory = parameters.manifestDirectory {
-        let url = StepContext(stepID: "", manifestDirectory: directory).resolveResource(file)
+        let url = StepContext.resolve(file, against: directory)
         guard FileManager.default.isReadableFile(atPath: url.path) else {
           throw ParameterError(
             "file", "the sample data file '\(url.path)' does not exist or cannot be read.")

@@ -32,10 +32,7 @@ public struct LaunchStateFile: Sendable {
   /// `ManifestLoader.load(url:dataDirectory:)`, and the same `file` the manifest's
   /// `state.restore` step names.
   public init(dataDirectory: URL, path: String = LaunchStateFile.defaultPath) {
-    url =
-      path.hasPrefix("/")
-      ? URL(fileURLWithPath: path).standardizedFileURL
-      : dataDirectory.appendingPathComponent(path).standardizedFileURL
+    url = StepContext.resolve(path, against: dataDirectory)
   }
 
   /// Replaces the saved state with `state`, atomically: a reader, a crash or another process

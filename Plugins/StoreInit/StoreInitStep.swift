@@ -106,8 +106,7 @@ public struct StoreInitStep: StepPlugin {
         throw ParameterError("migrations", "'migrations' cannot be empty.")
       }
       if let directory = parameters.manifestDirectory {
-        let folder = StepContext(stepID: "", manifestDirectory: directory).resolveResource(
-          migrations)
+        let folder = StepContext.resolve(migrations, against: directory)
         do {
           schemaSource = .loaded(try StoreSchema(folder: folder))
         } catch {

@@ -383,9 +383,12 @@ struct RunCommandTests {
     #expect(blame.stderr.isEmpty)
     let rows = blame.stdout.split(separator: "\n").map(String.init)
     #expect(rows.first?.hasPrefix("What delayed 'interactive' at ") == true)
-    #expect(
-      rows[2...4].map { $0.split(separator: " ", omittingEmptySubsequences: true)[1] } == [
-        "second", "first", "background",
-      ])
+    // Real times: 'second' (200ms) always delayed it most; between the short two, a loaded
+    // machine's scheduling can decide.
+    let blamed = rows[2...4].map {
+      String($0.split(separator: " ", omittingEmptySubsequences: true)[1])
+    }
+    #expect(blamed.first == "second")
+    #expect(Set(blamed) == ["second", "first", "background"])
   }
 }

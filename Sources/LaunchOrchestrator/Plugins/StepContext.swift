@@ -137,7 +137,9 @@ public struct StepContext: Sendable {
     Self.resolve(path, against: manifestDirectory)
   }
 
-  private static func resolve(_ path: String, against folder: URL) -> URL {
+  /// `path` as a file URL: absolute paths stay, relative ones resolve against `folder`. For
+  /// plugin code that has a folder but no context (parameter decoding, the app's own files).
+  package static func resolve(_ path: String, against folder: URL) -> URL {
     if path.hasPrefix("/") { return URL(fileURLWithPath: path).standardizedFileURL }
     return folder.appendingPathComponent(path).standardizedFileURL
   }
