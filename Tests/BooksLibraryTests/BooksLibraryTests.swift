@@ -8,7 +8,7 @@ import Testing
 
 @testable import BooksLibraryPlugin
 
-@Suite("books.page", .timeLimit(.minutes(1)))
+@Suite("books.page", .timeLimit(.minutes(10)))
 struct BooksLibraryTests {
   private func page(_ params: String) async throws -> LaunchReport {
     let folder = try ScratchFolder()

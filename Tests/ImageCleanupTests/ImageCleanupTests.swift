@@ -13,7 +13,7 @@ import Testing
   import Glibc
 #endif
 
-@Suite("images.cleanup", .timeLimit(.minutes(1)))
+@Suite("images.cleanup", .timeLimit(.minutes(10)))
 struct ImageCleanupTests {
   private let plugins: [any StepPlugin.Type] = [StoreInitStep.self, ImageCleanupStep.self]
 
@@ -153,7 +153,7 @@ struct ImageCleanupTests {
   }
 }
 
-@Suite("images.cleanup stays in its folder", .timeLimit(.minutes(1)))
+@Suite("images.cleanup stays in its folder", .timeLimit(.minutes(10)))
 struct ImageCleanupSafetyTests {
   private let plugins: [any StepPlugin.Type] = [StoreInitStep.self, ImageCleanupStep.self]
 

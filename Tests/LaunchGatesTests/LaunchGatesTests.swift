@@ -4,7 +4,7 @@ import LaunchOrchestrator
 import PluginTestSupport
 import Testing
 
-@Suite("launch gates", .timeLimit(.minutes(1)))
+@Suite("launch gates", .timeLimit(.minutes(10)))
 struct LaunchGatesTests {
   private let plugins: [any StepPlugin.Type] = [
     MaintenanceGate.self, VersionGate.self, SessionGate.self, HouseholdGate.self,

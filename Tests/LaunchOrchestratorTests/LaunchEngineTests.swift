@@ -43,7 +43,7 @@ private final class Gate: Sendable {
   func open(_ count: Int = 1) { for _ in 0..<count { semaphore.signal() } }
 }
 
-@Suite("Launch engine", .timeLimit(.minutes(1)))
+@Suite("Launch engine", .timeLimit(.minutes(10)))
 struct LaunchEngineTests {
   @Test func deliversEventsInOrderAndReportsTimesFromTheClock() async throws {
     let clock = ManualClock()

@@ -2,7 +2,7 @@ import Testing
 
 @testable import LaunchOrchestrator
 
-@Suite("Launch events", .timeLimit(.minutes(1)))
+@Suite("Launch events", .timeLimit(.minutes(10)))
 struct LaunchEventsTests {
   private func event(_ step: String, at milliseconds: Int = 0) -> LaunchEvent {
     LaunchEvent(time: .milliseconds(milliseconds), kind: .started(step: step, attempt: 1))

@@ -7,7 +7,7 @@ import Testing
 /// The splash rule, step outputs and progress as an app's first screens see them, timed on a
 /// manual clock.
 @MainActor
-@Suite("Launch session: splash, outputs, progress", .timeLimit(.minutes(1)))
+@Suite("Launch session: splash, outputs, progress", .timeLimit(.minutes(10)))
 struct LaunchSessionSplashTests {
   private static func plan(splash: String, pageTakes page: String, extraSteps: String = "")
     throws -> LaunchPlan

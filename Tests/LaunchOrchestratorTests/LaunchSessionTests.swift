@@ -4,7 +4,7 @@ import Testing
 @testable import LaunchOrchestrator
 
 @MainActor
-@Suite("Launch session", .timeLimit(.minutes(1)))
+@Suite("Launch session", .timeLimit(.minutes(10)))
 struct LaunchSessionTests {
   @Test func followsALaunchFromIdleToFinished() async throws {
     var registry = PluginRegistry.testKinds

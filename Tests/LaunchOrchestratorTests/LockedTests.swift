@@ -3,7 +3,7 @@ import Testing
 
 @testable import LaunchOrchestrator
 
-@Suite("Locked", .timeLimit(.minutes(1)))
+@Suite("Locked", .timeLimit(.minutes(10)))
 struct LockedTests {
   @Test func countsEveryIncrementFromManyThreads() async {
     let counter = Locked(0)

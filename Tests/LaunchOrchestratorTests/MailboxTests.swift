@@ -3,7 +3,7 @@ import Testing
 
 @testable import LaunchOrchestrator
 
-@Suite("Mailbox", .timeLimit(.minutes(1)))
+@Suite("Mailbox", .timeLimit(.minutes(10)))
 struct MailboxTests {
   /// What handlers saw; the handler's own state needs no lock, which is the point.
   private final class Handled: @unchecked Sendable {

@@ -7,7 +7,7 @@ import Testing
 
 @testable import MusicLibraryPlugin
 
-@Suite("music.page and music.search", .timeLimit(.minutes(1)))
+@Suite("music.page and music.search", .timeLimit(.minutes(10)))
 struct MusicLibraryTests {
   private let plugins: [any StepPlugin.Type] = [
     StoreInitStep.self, MusicPageStep.self, MusicSearchStep.self,

@@ -3,7 +3,7 @@ import Testing
 
 /// What `orchestrate run` hands a launch in place of an app: its version and a data folder,
 /// and what it shows of the splash.
-@Suite("orchestrate run: app values", .timeLimit(.minutes(2)))
+@Suite("orchestrate run: app values", .timeLimit(.minutes(10)))
 struct AppValuesTests {
   @Test func anAppVersionFromTheCommandLineRoutesToTheUpdateScreen() async throws {
     let routed = try await Orchestrate.run(

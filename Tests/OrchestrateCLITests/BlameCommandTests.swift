@@ -2,7 +2,7 @@ import Foundation
 import LaunchOrchestrator
 import Testing
 
-@Suite("orchestrate blame", .timeLimit(.minutes(1)))
+@Suite("orchestrate blame", .timeLimit(.minutes(10)))
 struct BlameCommandTests {
   /// A report whose `interactive` waited 1.5s for a slot `store` held, then for `page`.
   private func writeReport(in folder: TemporaryFolder) throws -> String {

@@ -2,7 +2,7 @@ import Foundation
 import LaunchOrchestrator
 import Testing
 
-@Suite("orchestrate: help and errors", .timeLimit(.minutes(1)))
+@Suite("orchestrate: help and errors", .timeLimit(.minutes(10)))
 struct CommandLineTests {
   @Test func printsHelpOnStdout() async throws {
     let result = try await Orchestrate.run(["--help"])

@@ -5,7 +5,7 @@ import Testing
 
 /// Misbehaving plugins, signals at the worst moments and unusable folders, through the real
 /// binary: each ends with a clear error or a degraded launch, and nothing is lost.
-@Suite("Fault injection", .timeLimit(.minutes(2)))
+@Suite("Fault injection", .timeLimit(.minutes(10)))
 struct FaultInjectionTests {
   private func readReport(_ path: String) throws -> LaunchReport {
     try LaunchReport(jsonText: String(contentsOfFile: path, encoding: .utf8))

@@ -6,7 +6,7 @@ import Testing
 /// `run --history`, `--keep`, `--regression`, `compare` and `plan --durations <folder>`
 /// through the binary. Gates are checked against hand-written histories whose times are far
 /// from the run's, so that the outcome does not depend on how fast this machine is.
-@Suite("orchestrate run --history, compare", .timeLimit(.minutes(3)))
+@Suite("orchestrate run --history, compare", .timeLimit(.minutes(10)))
 struct HistoryCommandsTests {
   @Test func recordsEachRunWithTheManifestHashAndTheMachine() async throws {
     let fixture = try HistoryFixture()

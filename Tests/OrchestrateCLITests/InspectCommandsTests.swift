@@ -2,7 +2,7 @@ import Foundation
 import LaunchOrchestrator
 import Testing
 
-@Suite("orchestrate plan, graph, plugins, schema", .timeLimit(.minutes(1)))
+@Suite("orchestrate plan, graph, plugins, schema", .timeLimit(.minutes(10)))
 struct InspectCommandsTests {
   @Test func plansTheShippedExampleFromItsHints() async throws {
     let result = try await Orchestrate.run(["plan", "manifests/app.json"])

@@ -10,7 +10,7 @@ import Testing
 
 /// `--report` and `--trace` never destroy what they were not asked to write: each target is
 /// checked before the launch starts, links are written through, permissions kept.
-@Suite("orchestrate run: output files", .timeLimit(.minutes(2)))
+@Suite("orchestrate run: output files", .timeLimit(.minutes(10)))
 struct OutputFilesTests {
   private let manifestText = """
     { "version": 1, "steps": [

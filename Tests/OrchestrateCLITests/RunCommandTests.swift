@@ -2,7 +2,7 @@ import Foundation
 import LaunchOrchestrator
 import Testing
 
-@Suite("orchestrate run", .timeLimit(.minutes(2)))
+@Suite("orchestrate run", .timeLimit(.minutes(10)))
 struct RunCommandTests {
   private func readReport(_ path: String) throws -> LaunchReport {
     try LaunchReport(jsonText: String(contentsOfFile: path, encoding: .utf8))

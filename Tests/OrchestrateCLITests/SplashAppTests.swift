@@ -5,7 +5,7 @@ import Testing
 /// The example app, run as a built binary the way its developer would: the shipped music
 /// manifest, data in a writable folder of its own, the splash rule, and the first page taken
 /// from the step's output.
-@Suite("Example app", .timeLimit(.minutes(2)))
+@Suite("Example app", .timeLimit(.minutes(10)))
 struct SplashAppTests {
   @Test func showsTheSplashThenTheContentWithTheFirstPageOfSongs() async throws {
     let data = try TemporaryFolder()

@@ -5,7 +5,7 @@ import Testing
 
 /// Many `orchestrate run` processes opening one store at the same moment, as app extensions
 /// and a relaunched app do: every launch succeeds and the store is migrated exactly once.
-@Suite("Store under concurrent processes", .timeLimit(.minutes(2)))
+@Suite("Store under concurrent processes", .timeLimit(.minutes(10)))
 struct StoreConcurrencyTests {
   @Test(arguments: [0, 1])
   func twentyProcessesOpeningOneStoreAllSucceedAndOneMigrates(startVersion: Int) async throws {

@@ -10,7 +10,7 @@ import Testing
 
 /// Closed and full output streams, hang-ups, and hostile text on the terminal, through the
 /// real binary.
-@Suite("orchestrate: streams, signals and terminal safety", .timeLimit(.minutes(2)))
+@Suite("orchestrate: streams, signals and terminal safety", .timeLimit(.minutes(10)))
 struct StreamsAndSignalsTests {
   @Test func aReaderThatGoesAwayStopsThePrintingButNotTheLaunch() async throws {
     let folder = try TemporaryFolder()

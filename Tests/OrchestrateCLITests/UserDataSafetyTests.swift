@@ -11,7 +11,7 @@ import Testing
 
 /// What `queue.validate` and `images.cleanup` promise about the user's files, through the
 /// real binary the way a user runs it (docs/reliability.md names these tests).
-@Suite("User data safety", .timeLimit(.minutes(2)))
+@Suite("User data safety", .timeLimit(.minutes(10)))
 struct UserDataSafetyTests {
   /// A store with works 1 and 2^53 + 1, created by the binary itself.
   private func store(in folder: TemporaryFolder) async throws {

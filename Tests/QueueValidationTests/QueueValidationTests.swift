@@ -12,7 +12,7 @@ import Testing
   import Glibc
 #endif
 
-@Suite("queue.validate", .timeLimit(.minutes(1)))
+@Suite("queue.validate", .timeLimit(.minutes(10)))
 struct QueueValidationTests {
   private let manifest = """
     { "version": 1, "steps": [
@@ -93,7 +93,7 @@ struct QueueValidationTests {
   }
 }
 
-@Suite("queue.validate keeps what it does not drop", .timeLimit(.minutes(1)))
+@Suite("queue.validate keeps what it does not drop", .timeLimit(.minutes(10)))
 struct QueueValidationSafetyTests {
   private let manifest = """
     { "version": 1, "steps": [

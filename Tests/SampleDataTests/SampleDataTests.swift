@@ -6,7 +6,7 @@ import SampleDataPlugin
 import StoreInitPlugin
 import Testing
 
-@Suite("sample.data", .timeLimit(.minutes(1)))
+@Suite("sample.data", .timeLimit(.minutes(10)))
 struct SampleDataTests {
   private func manifest(schema: String) -> String {
     """

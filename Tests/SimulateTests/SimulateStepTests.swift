@@ -3,7 +3,7 @@ import LaunchOrchestrator
 import SimulatePlugin
 import Testing
 
-@Suite("simulate plugin", .timeLimit(.minutes(1)))
+@Suite("simulate plugin", .timeLimit(.minutes(10)))
 struct SimulateStepTests {
   private func run(_ steps: String, options: LaunchOptions = LaunchOptions()) async throws
     -> LaunchReport

@@ -24,7 +24,7 @@ private struct ResultsPosition: Codable, Equatable {
   var selectedTab: String
 }
 
-@Suite("state.restore", .timeLimit(.minutes(1)))
+@Suite("state.restore", .timeLimit(.minutes(10)))
 struct StateRestoreTests {
   private let manifest = """
     { "version": 1, "steps": [ { "id": "restore", "plugin": "state.restore" } ] }

@@ -6,7 +6,7 @@ import Testing
 
 @testable import StoreInitPlugin
 
-@Suite("store.check", .timeLimit(.minutes(1)))
+@Suite("store.check", .timeLimit(.minutes(10)))
 struct StoreCheckTests {
   private let plugins: [any StepPlugin.Type] = [StoreInitStep.self, StoreCheckStep.self]
 

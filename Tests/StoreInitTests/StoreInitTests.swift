@@ -5,7 +5,7 @@ import SQLiteStore
 import StoreInitPlugin
 import Testing
 
-@Suite("store.init", .timeLimit(.minutes(1)))
+@Suite("store.init", .timeLimit(.minutes(10)))
 struct StoreInitTests {
   private func manifest(_ params: String) -> String {
     #"{ "version": 1, "steps": [ { "id": "store", "plugin": "store.init", "params": \#(params) } ] }"#

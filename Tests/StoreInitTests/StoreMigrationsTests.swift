@@ -6,7 +6,7 @@ import StoreInitPlugin
 import Testing
 
 /// An app's own schema as a folder of numbered `.sql` files.
-@Suite("store.init with a migrations folder", .timeLimit(.minutes(1)))
+@Suite("store.init with a migrations folder", .timeLimit(.minutes(10)))
 struct StoreMigrationsTests {
   private let plugins: [any StepPlugin.Type] = [StoreInitStep.self]
   private let params = #"{ "path": "app.sqlite", "migrations": "migrations/notes" }"#

@@ -7,7 +7,7 @@ import Testing
 
 /// Files `store.init` did not create, paths that name no store, and many launches at once:
 /// each is refused before anything is written, or migrated exactly once.
-@Suite("store.init with foreign files, bad paths and concurrent launches", .timeLimit(.minutes(1)))
+@Suite("store.init with foreign files, bad paths and concurrent launches", .timeLimit(.minutes(10)))
 struct StoreSafetyTests {
   private let plugins: [any StepPlugin.Type] = [StoreInitStep.self]
 
