@@ -37,6 +37,12 @@ struct EventLog {
       return "skipped    \(step): \(reason)"
     case .cancelled(let step):
       return "cancelled  \(step)"
+    case .cached(let step):
+      return "cached     \(step) (refreshing behind)"
+    case .refreshed(let step):
+      return "refreshed  \(step)"
+    case .refreshFailed(let step, let error):
+      return "warning    \(step): the refresh did not succeed (\(error)); the cached output stays"
     case .milestone(let name):
       guard let splash, splash.dismissOn == name else { return "milestone  \(name)" }
       let timing = SplashTiming(policy: splash, readyAt: event.time, endedAt: event.time)

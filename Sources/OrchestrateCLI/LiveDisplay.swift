@@ -18,6 +18,13 @@ final class LiveDisplay: Sendable {
     /// Steps between attempts, with what they wait for. Only backoffs are shown: the events
     /// say when a retry is scheduled, not when a ready step is queued for a slot.
     var waiting: [(id: String, reason: String)] = []
+    /// Steps served from the cache: their attempts are refreshes, shown as `<id> (refresh)`.
+    var cached: Set<String> = []
+
+    /// How the block names the attempts of `step`.
+    func label(_ step: String) -> String {
+      cached.contains(step) ? "\(step) (refresh)" : step
+    }
   }
 
   private struct Screen {
@@ -42,10 +49,12 @@ final class LiveDisplay: Sendable {
     screen.withLock { screen in
       switch event.kind {
       case .started(let step, _):
+        let step = screen.state.label(step)
         screen.state.running.removeAll { $0.id == step }
         screen.state.waiting.removeAll { $0.id == step }
         screen.state.running.append((step, State.Running(started: event.time)))
       case .progress(let step, let fraction, let message):
+        let step = screen.state.label(step)
         if let index = screen.state.running.firstIndex(where: { $0.id == step }) {
           screen.state.running[index].step.fraction =
             fraction ?? screen.state.running[index].step.fraction
@@ -58,6 +67,7 @@ final class LiveDisplay: Sendable {
         screen.state.waiting.removeAll { $0.id == step }
         screen.state.finished += 1
       case .retrying(let step, let next, _, let delay, let fallback):
+        let step = screen.state.label(step)
         screen.state.running.removeAll { $0.id == step }
         if !fallback, delay > .zero {
           screen.state.waiting.append(
@@ -65,6 +75,13 @@ final class LiveDisplay: Sendable {
         }
       case .skipped:
         screen.state.finished += 1
+      case .cached(let step):
+        screen.state.cached.insert(step)
+        screen.state.finished += 1
+      case .refreshed(let step), .refreshFailed(let step, _):
+        let step = screen.state.label(step)
+        screen.state.running.removeAll { $0.id == step }
+        screen.state.waiting.removeAll { $0.id == step }
       case .log, .milestone, .routed, .finished:
         break
       }

@@ -52,6 +52,7 @@ public enum Orchestrate {
   private static let commands: [any Command.Type] = [
     RunCommand.self, ValidateCommand.self, PlanCommand.self, CompareCommand.self,
     BlameCommand.self, GraphCommand.self, PluginsCommand.self, SchemaCommand.self,
+    CacheCommand.self,
   ]
 
   private static let abstract =

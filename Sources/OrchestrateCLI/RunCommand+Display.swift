@@ -7,7 +7,9 @@ extension RunCommand {
     _ plan: LaunchPlan, environment: LaunchEnvironment, in handle: Locked<LaunchHandle>
   ) async -> (report: LaunchReport, routedBy: String?) {
     let (events, continuation) = LaunchEvents.makeStream()
-    let engine = LaunchEngine(options: LaunchOptions(maxConcurrency: options.maxConcurrency))
+    let engine = LaunchEngine(
+      options: LaunchOptions(
+        maxConcurrency: options.maxConcurrency, servesCachedOutputs: !options.noCache))
     // Unstructured so that the signal handler can cancel it; it is awaited right below.
     let launch = Task {
       await engine.run(plan, environment: environment, events: continuation)

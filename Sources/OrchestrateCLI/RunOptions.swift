@@ -78,6 +78,13 @@ package struct RunOptions: CommandOptions {
     parse: .path)
   package var dataDirectory: String?
 
+  @Flag(
+    "--no-cache",
+    help:
+      "Run steps that have a 'cache' instead of serving their saved output (still saving the new one)."
+  )
+  package var noCache: Bool
+
   @Flag("--quiet", help: "Print only the outcome line.")
   package var quiet: Bool
 

@@ -6,13 +6,15 @@ import LaunchOrchestrator
 /// the app would show.
 enum Timeline {
   /// The chart's lines; `width` is the number of columns of the time axis.
+  /// A cached step is a mark (`◆`) where it was served, its refresh a row of its own below it.
   static func render(_ report: LaunchReport, width: Int = 48) -> [String] {
+    let rows = report.steps.flatMap { step in [step] + (step.refreshBar.map { [$0] } ?? []) }
     let splashEnd = report.splash.flatMap { $0.contentAt ?? $0.skeletonFrom }
     let total = max(
-      report.duration.seconds, report.steps.compactMap { $0.end?.seconds }.max() ?? 0,
+      report.duration.seconds, rows.compactMap { $0.end?.seconds }.max() ?? 0,
       splashEnd?.seconds ?? 0, 1e-6)
     let nameWidth = max(
-      report.steps.map(\.id.count).max() ?? 0, report.splash == nil ? 0 : splashRow.count)
+      rows.map(\.id.count).max() ?? 0, report.splash == nil ? 0 : splashRow.count)
     func column(_ duration: Duration) -> Int {
       min(width - 1, Int((duration.seconds / total * Double(width)).rounded(.down)))
     }
@@ -21,7 +23,7 @@ enum Timeline {
     let axis =
       "0s" + String(repeating: " ", count: max(1, width - 2 - TimeText.seconds(span).count))
     var lines = ["  \(String(repeating: " ", count: nameWidth))  \(axis)\(TimeText.seconds(span))"]
-    for step in report.steps {
+    for step in rows {
       let name = step.id.padding(toLength: nameWidth, withPad: " ", startingAt: 0)
       guard let start = step.start, let end = step.end else {
         let reason = step.error.map { ": \($0)" } ?? ""
@@ -43,6 +45,7 @@ enum Timeline {
         for cell in waitFrom..<max(waitFrom, min(width, column(wait.end))) { cells[cell] = "·" }
       }
       for span in step.work { for cell in columns(span.start, span.end) { cells[cell] = fill } }
+      if step.state == .cached { cells[columns(start, end).lowerBound] = "◆" }
       let bar = String(cells)
       lines.append("  \(name)  \(bar)  \(TimeText.seconds(end - start))\(note(for: step))")
     }
@@ -69,6 +72,7 @@ enum Timeline {
     if step.usedFallback { note += ", fallback" }
     switch step.state {
     case .succeeded, .skipped: break
+    case .cached: note += "  cached"
     case .failed: note += "  FAILED: \(step.error ?? "")"
     case .timedOut: note += "  TIMED OUT"
     case .cancelled: note += "  cancelled"

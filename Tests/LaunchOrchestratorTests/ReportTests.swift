@@ -40,7 +40,7 @@ struct ReportTests {
     #expect(
       steps[0].members?.map(\.key) == [
         "id", "plugin", "state", "start", "end", "attempts", "usedFallback", "error", "notes",
-        "ready", "waits", "work",
+        "ready", "waits", "work", "refresh",
       ])
     #expect(steps[1]["state"] == "failed")
     #expect(steps[1]["error"] == "no disk")

@@ -17,7 +17,7 @@ struct CommandOptionsTests {
   }
 
   private let runUsage =
-    "orchestrate run <manifest> [--report <file>] [--trace <file>] [--max-concurrency <n>] [--budget <milestone=duration> ...] [--history <folder>] [--keep <n>] [--regression <share> ...] [--app-version <version[+build]>] [--data-dir <folder>] [--quiet] [--json]"
+    "orchestrate run <manifest> [--report <file>] [--trace <file>] [--max-concurrency <n>] [--budget <milestone=duration> ...] [--history <folder>] [--keep <n>] [--regression <share> ...] [--app-version <version[+build]>] [--data-dir <folder>] [--no-cache] [--quiet] [--json]"
 
   @Test func turnsEveryDeclaredOptionIntoItsTypedProperty() throws {
     let options = try #require(
@@ -61,7 +61,7 @@ struct CommandOptionsTests {
   @Test func everyCommandDeclaresEachNameOnceAndLeavesHelpToTheParser() {
     let specs = [
       RunOptions.spec, ValidateOptions.spec, PlanOptions.spec, GraphOptions.spec,
-      PluginsOptions.spec, SchemaOptions.spec,
+      PluginsOptions.spec, SchemaOptions.spec, CacheOptions.spec,
     ]
     for spec in specs {
       let names = spec.declarations.map(\.name)

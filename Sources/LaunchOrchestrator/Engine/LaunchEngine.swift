@@ -7,11 +7,21 @@ public struct LaunchOptions: Sendable {
   /// How long steps still running when the launch ends get to stop before they are
   /// reported `cancelled` and left behind.
   public var cancellationGracePeriod: Duration
+  /// Whether steps with a `cache` are served from their entries; when `false` every step
+  /// runs, and new entries are still saved.
+  public var servesCachedOutputs: Bool
+  /// The date and time now, for the age of cached outputs; tests pass a fixed one.
+  public var currentDate: @Sendable () -> Date
 
   /// Creates options.
-  public init(maxConcurrency: Int? = nil, cancellationGracePeriod: Duration = .seconds(1)) {
+  public init(
+    maxConcurrency: Int? = nil, cancellationGracePeriod: Duration = .seconds(1),
+    servesCachedOutputs: Bool = true, currentDate: @escaping @Sendable () -> Date = { Date() }
+  ) {
     self.maxConcurrency = maxConcurrency
     self.cancellationGracePeriod = cancellationGracePeriod
+    self.servesCachedOutputs = servesCachedOutputs
+    self.currentDate = currentDate
   }
 }
 
@@ -110,6 +120,7 @@ private final class LaunchRun: Sendable {
   let environment: LaunchEnvironment
   let events: EventSink?
   let hooks: RunHooks
+  let options: LaunchOptions
   private let mailbox = Mailbox<RunMessage>()
   private let ending = Locked(Ending())
   /// Everything the handler changes, in one value, locked once per turn as handler. Only the
@@ -132,6 +143,7 @@ private final class LaunchRun: Sendable {
     self.environment = environment
     self.events = events
     self.hooks = hooks
+    self.options = options
     outputs = Locked(Array(repeating: nil, count: plan.steps.count))
     state = Locked(
       RunState(
@@ -146,7 +158,7 @@ private final class LaunchRun: Sendable {
   func execute() async -> LaunchReport {
     let missing = plan.missingRequirements(in: environment)
     guard missing.isEmpty else { return refuse(missing) }
-    post(.begin)
+    post(.begin(serveFromCache()))
     await withTaskCancellationHandler {
       await withCheckedContinuation { continuation in
         let isOver = ending.withLock { ending in
@@ -166,6 +178,53 @@ private final class LaunchRun: Sendable {
     let outputs = StepOutputs(ids: plan.steps.map(\.id), values: self.outputs.withLock { $0 })
     return LaunchReport(
       plan: plan, scheduler: scheduler, duration: duration, outputs: outputs)
+  }
+
+  /// Looks up the entries of the steps with a `cache`: the outputs found are the steps'
+  /// outputs from the start; the notes say what was served, or why not.
+  private func serveFromCache() -> CacheLookups {
+    var lookups = CacheLookups()
+    guard !plan.cachedSteps.isEmpty else { return lookups }
+    let cache = OutputCache(dataDirectory: plan.dataDirectory, manifestName: plan.name)
+    let now = options.currentDate()
+    for step in plan.cachedSteps {
+      let planned = plan.steps[step]
+      guard let key = planned.cacheKey else { continue }
+      guard options.servesCachedOutputs else {
+        lookups.notes.append((step, "cache not used: cached outputs are off for this launch"))
+        continue
+      }
+      switch cache.lookup(
+        step: planned.id, kind: planned.plugin, key: key, maxAge: planned.cache?.maxAge, now: now)
+      {
+      case .hit(let output, let age):
+        outputs.withLock { $0[step] = output }
+        hooks.onOutput?(planned.id, output)
+        lookups.served.append(step)
+        lookups.notes.append(
+          (
+            step,
+            "served from the cache (saved \(DurationText.format(age.roundedForPeople)) ago); refreshing behind"
+          ))
+      case .miss(let reason):
+        lookups.notes.append((step, "cache not used: \(reason)"))
+      }
+    }
+    return lookups
+  }
+
+  /// Saves a step's new output as its cache entry, for a step with a `cache`; a failure is a
+  /// note, never the step's failure.
+  func saveToCache(_ output: any Sendable, of step: Int) -> String? {
+    guard let key = plan.steps[step].cacheKey else { return nil }
+    do {
+      try OutputCache(dataDirectory: plan.dataDirectory, manifestName: plan.name).save(
+        output, step: plan.steps[step].id, kind: plan.steps[step].plugin, key: key,
+        now: options.currentDate())
+      return nil
+    } catch {
+      return "the output was not saved to the cache: \(error)"
+    }
   }
 
   /// The report of a launch that cannot start: every step skipped, outcome `failed`.
@@ -283,8 +342,9 @@ private struct RunState {
 
   private mutating func handle(_ message: RunMessage, of run: LaunchRun) {
     switch message {
-    case .begin:
-      scheduler.start(at: .zero)
+    case .begin(let lookups):
+      for (step, note) in lookups.notes { scheduler.note(note, for: step, at: .zero) }
+      scheduler.start(at: .zero, served: lookups.served)
     case .finished(let token, let outcome):
       let liveStep = scheduler.step(forLiveToken: token)
       if let step = liveStep, tasks[step]?.token == token { tasks[step] = nil }
@@ -299,6 +359,7 @@ private struct RunState {
       // dependents' tasks start below.
       if case .succeeded(let value) = outcome, let step = liveStep,
         scheduler.records[step].state == .succeeded
+          || scheduler.records[step].refreshState == .succeeded
       {
         run.outputs.withLock { $0[step] = value }
         run.hooks.onOutput?(run.plan.steps[step].id, value)
@@ -356,7 +417,8 @@ private struct RunState {
     let running = RunningAttempt(
       token: attempt.token, step: step, number: attempt.number, isFallback: attempt.isFallback,
       start: run.elapsed, action: action, run: run)
-    let priority = plan.steps[step].effectivePriority.taskPriority
+    let priority =
+      attempt.isRefresh ? TaskPriority.background : plan.steps[step].effectivePriority.taskPriority
     // Unstructured on purpose: a timeout must let the launch move on even when a plugin
     // ignores cancellation, and a task group would wait for such a child forever. The run
     // keeps every handle and cancels it when the attempt times out or the launch ends.
@@ -374,9 +436,15 @@ private struct RunState {
   }
 }
 
+/// What the cache held for a launch: the steps served from it, and a note per cached step.
+private struct CacheLookups: Sendable {
+  var served: [Int] = []
+  var notes: [(step: Int, text: String)] = []
+}
+
 /// A message to a run.
 private enum RunMessage: Sendable {
-  case begin
+  case begin(CacheLookups)
   case finished(token: Int, outcome: AttemptOutcome)
   case report(token: Int, message: StepMessage)
   case timer(deadline: Duration)
@@ -422,7 +490,13 @@ private final class RunningAttempt: StepHost {
       host: self)
     let outcome: AttemptOutcome
     do {
-      outcome = .succeeded(try await action.execute(context))
+      let output = try await action.execute(context)
+      // Saved before the step counts as done, so that the launch never ends with the entry
+      // unwritten; a fallback's output, or one nobody waits for any more, is not saved.
+      if !isFallback, !Task.isCancelled, let problem = run.saveToCache(output, of: step) {
+        report(.log(problem))
+      }
+      outcome = .succeeded(output)
     } catch let route as LaunchRoute {
       outcome = .routed(route)
     } catch {

@@ -18,6 +18,12 @@ public struct LaunchEvent: Sendable, Equatable {
     case retrying(step: String, nextAttempt: Int, error: String, delay: Duration, fallback: Bool)
     /// A step never started.
     case skipped(step: String, reason: String)
+    /// A step's output was served from the cache; the step runs behind to refresh it.
+    case cached(step: String)
+    /// The refresh of a cached step succeeded, and its new output replaced the cached one.
+    case refreshed(step: String)
+    /// The refresh of a cached step did not succeed; the cached output stays.
+    case refreshFailed(step: String, error: String)
     /// A step was running when the launch ended.
     case cancelled(step: String)
     /// Every step of a milestone has finished.
@@ -66,4 +72,7 @@ public enum StepState: String, Sendable, Equatable, CaseIterable {
   case skipped
   /// It was running when the launch ended.
   case cancelled
+  /// Its output was served from the cache at once; ``LaunchReport/Step/refresh`` says how
+  /// running it again behind went.
+  case cached
 }

@@ -19,6 +19,8 @@ struct LaunchScheduler {
     let step: Int
     let number: Int
     let isFallback: Bool
+    /// Whether it refreshes an output served from the cache, at background priority.
+    var isRefresh = false
   }
 
   /// How an attempt's code ended.
@@ -58,6 +60,10 @@ struct LaunchScheduler {
     var usedFallback = false
     var error: String?
     var notes: [String] = []
+    /// When its cached output was served; its attempts are then the refresh's.
+    var servedAt: Duration?
+    /// How the refresh of a served output ended.
+    var refreshState: StepState?
   }
 
   private enum Phase {
@@ -162,10 +168,18 @@ struct LaunchScheduler {
 
   // MARK: Inputs
 
-  /// Starts the launch at time `now` (normally zero).
-  mutating func start(at now: Duration) {
+  /// Starts the launch at time `now` (normally zero), `served` steps' outputs coming from the
+  /// cache: they count as done for their dependents and milestones at once, and run behind
+  /// them at background priority to refresh their output.
+  mutating func start(at now: Duration, served: [Int] = []) {
     for milestone in plan.milestones where milestone.steps.isEmpty {
       reach(milestone.index, at: now)
+    }
+    for step in served {
+      records[step].servedAt = now
+      records[step].state = .cached
+      emit(.cached(step: plan.steps[step].id), at: now)
+      releaseDependents(of: step, state: .succeeded, at: now)
     }
     for step in plan.steps.indices {
       noteReadyIfPossible(step, at: now)
@@ -229,6 +243,13 @@ struct LaunchScheduler {
       case .succeeded:
         records[step].usedFallback = attempt.isFallback
         finish(step, .succeeded, error: nil)
+      case .routed(let route) where records[step].servedAt != nil:
+        // The app went on with the cached output long ago; it cannot be routed away now.
+        finish(
+          step, .failed,
+          error:
+            "it ended on the route '\(route)', which a refresh cannot take once the cached output is shown"
+        )
       case .routed(let route):
         // Ended before its success is applied: the launch ends on the route, so the routing
         // step reaches no milestone (the app never shows content it routed away from).
@@ -244,14 +265,18 @@ struct LaunchScheduler {
   /// A running step reported progress or logged a line.
   mutating func stepReported(token: Int, message: StepMessage, at now: Duration) {
     guard let step = liveAttempt(token)?.step else { return }
-    let id = plan.steps[step].id
     switch message {
     case .progress(let fraction, let text):
-      emit(.progress(step: id, fraction: fraction, message: text), at: now)
+      emit(.progress(step: plan.steps[step].id, fraction: fraction, message: text), at: now)
     case .log(let text):
-      records[step].notes.append(text)
-      emit(.log(step: id, message: text), at: now)
+      note(text, for: step, at: now)
     }
+  }
+
+  /// Adds `text` to the step's notes, and sends it as a log line.
+  mutating func note(_ text: String, for step: Int, at now: Duration) {
+    records[step].notes.append(text)
+    emit(.log(step: plan.steps[step].id, message: text), at: now)
   }
 
   /// Time has reached `now`: timeouts, delays, backoffs and grace periods that are due fire.
@@ -283,7 +308,8 @@ struct LaunchScheduler {
     case .routed: .routed
     case .cancelled: .cancelled
     case .aborted: .failed
-    case nil: records.allSatisfy { $0.state == .succeeded } ? .succeeded : .degraded
+    case nil:
+      records.allSatisfy { $0.state == .succeeded || $0.state == .cached } ? .succeeded : .degraded
     }
   }
 
@@ -329,7 +355,7 @@ struct LaunchScheduler {
     records[step].queued = now
     ready.insert(
       ReadyEntry(
-        priority: plan.steps[step].effectivePriority,
+        priority: records[step].servedAt == nil ? plan.steps[step].effectivePriority : .background,
         remainingPath: plan.steps[step].remainingPath, step: step))
   }
 
@@ -348,7 +374,7 @@ struct LaunchScheduler {
     }
     let attempt = Attempt(
       token: tokenSteps.count, step: step, number: records[step].attempts,
-      isFallback: onFallback[step])
+      isFallback: onFallback[step], isRefresh: records[step].servedAt != nil)
     tokenSteps.append(step)
     liveAttempts[step] = attempt
     running += 1
@@ -397,7 +423,8 @@ struct LaunchScheduler {
       records[step].error = error
       endLatestAttempt(of: step, at: now)
       retry(step, after: delay, at: now)
-    } else if !attempt.isFallback, planned.hasFallback {
+    } else if !attempt.isFallback, planned.hasFallback, records[step].servedAt == nil {
+      // A refresh has no fallback: the cached output is better than a fallback's.
       onFallback[step] = true
       emit(
         .retrying(
@@ -408,7 +435,7 @@ struct LaunchScheduler {
       retry(step, after: .zero, at: now)
     } else {
       finish(step, timedOut ? .timedOut : .failed, error: error)
-      if planned.onFailure == .abort {
+      if planned.onFailure == .abort, records[step].servedAt == nil {
         drainFinishQueue(at: now)
         end(.aborted(step: step), at: now)
       }
@@ -520,22 +547,31 @@ struct LaunchScheduler {
     let id = plan.steps[step].id
     phase[step] = .done
     unfinished -= 1
-    records[step].state = state
     records[step].error = error
     if records[step].start != nil {
       records[step].end = now
       if !records[step].attemptLog.isEmpty { endLatestAttempt(of: step, at: now) }
     }
+    if records[step].servedAt != nil {
+      endRefresh(of: step, state, error: error, at: now)
+      return
+    }
+    records[step].state = state
     switch state {
-    case .succeeded:
+    case .succeeded, .cached:
       emit(.succeeded(step: id, usedFallback: records[step].usedFallback), at: now)
     case .failed: emit(.failed(step: id, error: error ?? "failed"), at: now)
     case .timedOut: emit(.timedOut(step: id, timeout: plan.steps[step].timeout ?? .zero), at: now)
     case .skipped: emit(.skipped(step: id, reason: error ?? "skipped"), at: now)
     case .cancelled: emit(.cancelled(step: id), at: now)
     }
-    guard ending == nil else { return }
+    releaseDependents(of: step, state: state, at: now)
+  }
 
+  /// What a step's end means for the steps and milestones waiting for it.
+  private mutating func releaseDependents(of step: Int, state: StepState, at now: Duration) {
+    guard ending == nil else { return }
+    let id = plan.steps[step].id
     for dependent in plan.steps[step].hardDependents {
       if state == .succeeded {
         unmetHard[dependent] -= 1
@@ -548,7 +584,7 @@ struct LaunchScheduler {
           case .timedOut: "timed out"
           case .skipped: "was skipped"
           case .cancelled: "was cancelled"
-          case .succeeded: "succeeded"
+          case .succeeded, .cached: "succeeded"
           }
         finish(dependent, .skipped, error: "dependency '\(id)' \(verb)")
       }
@@ -562,6 +598,28 @@ struct LaunchScheduler {
       milestoneRemaining[milestone] -= 1
       if milestoneRemaining[milestone] == 0 { reach(milestone, at: now) }
     }
+  }
+
+  /// Records how the refresh of a served output ended; its dependents went on long ago.
+  private mutating func endRefresh(
+    of step: Int, _ state: StepState, error: String?, at now: Duration
+  ) {
+    records[step].refreshState = state
+    let id = plan.steps[step].id
+    if state == .succeeded {
+      emit(.refreshed(step: id), at: now)
+      return
+    }
+    let reason =
+      switch state {
+      case .timedOut: "timed out after \(DurationText.format(plan.steps[step].timeout ?? .zero))"
+      case .cancelled: "cancelled when the launch ended"
+      default: error ?? "failed"
+      }
+    records[step].error = reason
+    emit(.refreshFailed(step: id, error: reason), at: now)
+    records[step].notes.append(
+      "refresh \(state == .skipped ? "skipped" : "failed"): \(reason); the cached output stays")
   }
 
   private mutating func reach(_ milestone: Int, at now: Duration) {

@@ -46,6 +46,10 @@ package enum DurationText {
       let millis = seconds * 1000
       return millis >= 1 ? "\(trim(millis))ms" : "\(trim(seconds * 1_000_000))us"
     }
+    // Days from two on: ages of cache entries read `8d`, while a day stays `24h` as written.
+    if seconds >= 172_800, seconds.truncatingRemainder(dividingBy: 8640) == 0 {
+      return "\(trim(seconds / 86_400))d"
+    }
     if seconds >= 3600, seconds.truncatingRemainder(dividingBy: 360) == 0 {
       return "\(trim(seconds / 3600))h"
     }

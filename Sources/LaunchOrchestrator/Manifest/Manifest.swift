@@ -106,6 +106,9 @@ public struct StepDeclaration: Sendable {
   public var isolation: StepIsolation
   /// How long the step is expected to take, a hint for planning.
   public var expectedDuration: Duration?
+  /// Whether the step's last output is served at once on the next launch while the step
+  /// runs again behind it.
+  public var cache: CachePolicy?
 
   /// Creates a step declaration.
   public init(
@@ -113,7 +116,8 @@ public struct StepDeclaration: Sendable {
     dependsOn: [String] = [], after: [String] = [], timeout: Duration? = nil,
     retry: RetryPolicy? = nil, onFailure: FailurePolicy? = nil,
     fallback: FallbackDeclaration? = nil, delay: Duration = .zero, deferUntil: String? = nil,
-    isolation: StepIsolation = .default, expectedDuration: Duration? = nil
+    isolation: StepIsolation = .default, expectedDuration: Duration? = nil,
+    cache: CachePolicy? = nil
   ) {
     self.id = id
     self.plugin = plugin
@@ -129,6 +133,7 @@ public struct StepDeclaration: Sendable {
     self.deferUntil = deferUntil
     self.isolation = isolation
     self.expectedDuration = expectedDuration
+    self.cache = cache
   }
 }
 
@@ -225,5 +230,17 @@ public struct RetryPolicy: Sendable, Equatable {
   /// The wait before attempt `attempt` (2 or later): `backoff * 2^(attempt - 2)`.
   public func delay(before attempt: Int) -> Duration {
     backoff * (1 << min(max(attempt - 2, 0), 30))
+  }
+}
+
+/// How a step's output is kept between launches: served at once on the next launch, then
+/// refreshed by running the step again behind it.
+public struct CachePolicy: Sendable, Equatable {
+  /// How old an entry may be and still be served; `nil` for no limit.
+  public var maxAge: Duration?
+
+  /// Creates a cache policy.
+  public init(maxAge: Duration? = nil) {
+    self.maxAge = maxAge
   }
 }

@@ -159,9 +159,26 @@ enum ManifestFields {
       "planning hint; also breaks priority ties", into: \.declaration.expectedDuration
     ) { $0.duration($1, at: $2()) },
     .value(
+      "cache", .object(.cache), default: "none",
+      "serve the last output at once, then run the step behind it to refresh it",
+      into: \.declaration.cache
+    ) { reader, value, path in
+      var policy = CachePolicy()
+      return reader.readObject(value, at: path(), fields: ManifestFields.cache, into: &policy)
+        ? policy : nil
+    },
+    .value(
       "description", .string(minLength: 0), default: "none", "free text for people",
       into: \.description
     ) { $0.string($1, at: $2()) },
+  ]
+
+  /// A step's cache.
+  static let cache: [ManifestField<CachePolicy>] = [
+    .value(
+      "maxAge", .duration, default: "no limit", "an older entry is not served; the step runs",
+      into: \.maxAge
+    ) { $0.duration($1, at: $2()) }
   ]
 
   /// A retry policy.
@@ -250,6 +267,7 @@ extension ManifestObjectInfo {
   static let fallback = ManifestFields.fallback.objectInfo("fallback")
   static let splash = ManifestFields.splash.objectInfo("splash")
   static let app = ManifestFields.app.objectInfo("app")
+  static let cache = ManifestFields.cache.objectInfo("cache")
   static let topLevel = ManifestFields.topLevel.objectInfo("manifest")
 }
 

@@ -23,9 +23,28 @@ public struct LaunchPlan: Sendable {
   /// The steps that require environment values, with those values: gathered when the plan
   /// is built, so checking them before a launch costs nothing for steps that need none.
   let requiredValues: [(step: Int, requirement: StepRequirement)]
+  /// The steps with a `cache`, gathered when the plan is built: a launch without one looks up
+  /// nothing.
+  let cachedSteps: [Int]
 
   /// The name shown in reports.
   public var name: String { manifest.name }
+
+  /// The folder holding the cached outputs of this manifest's steps that have a `cache`:
+  /// `.orchestrate-cache/<manifest name>/` in the data folder.
+  public var cacheDirectory: URL {
+    OutputCache(dataDirectory: dataDirectory, manifestName: name).folder
+  }
+
+  /// Removes the cached outputs of this manifest's steps (after a sign-out, say), so that the
+  /// next launch runs every step; returns how many there were.
+  ///
+  /// - Throws: ``StepFailure`` when an entry cannot be removed, or ``cacheDirectory`` is not
+  ///   a folder.
+  @discardableResult
+  public func clearCache() throws -> Int {
+    try OutputCache(dataDirectory: dataDirectory, manifestName: name).clear()
+  }
 
   /// The step with `id`.
   public func step(_ id: String) -> PlannedStep? {
@@ -87,6 +106,10 @@ public struct PlannedStep: Sendable {
   /// The sum of expected durations along the longest chain of steps from this one to the
   /// end of the launch, used to break priority ties (a step without a hint counts 1ms).
   public let remainingPath: Duration
+  /// How its output is kept between launches, when it is.
+  public let cache: CachePolicy?
+  /// What identifies its cache entry, for a step with a `cache`.
+  let cacheKey: CacheKey?
 
   let action: PreparedStep
   let fallbackAction: PreparedStep?

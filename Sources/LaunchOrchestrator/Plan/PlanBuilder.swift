@@ -256,7 +256,12 @@ struct PlanBuilder {
         onFailure: step.onFailure ?? manifest.defaults.onFailure, delay: step.delay,
         isolation: step.isolation, expectedDuration: step.expectedDuration,
         fallbackPlugin: step.fallback.map { $0.plugin ?? step.plugin },
-        remainingPath: ranking.remainingPaths[index],
+        remainingPath: ranking.remainingPaths[index], cache: step.cache,
+        cacheKey: step.cache == nil
+          ? nil
+          : registry.descriptor(for: step.plugin)?.outputCoder.map {
+            CacheKey(coder: $0, params: OutputCache.fingerprint(of: step.params))
+          },
         // Without errors, every step has its action.
         action: actions[index].action!, fallbackAction: actions[index].fallback)
     }
@@ -272,7 +277,8 @@ struct PlanBuilder {
       warnings: diagnostics.sorted.filter { $0.severity == .warning },
       requiredValues: plannedSteps.indices.flatMap { index in
         plannedSteps[index].requirements.filter(\.isRequired).map { (index, $0) }
-      })
+      },
+      cachedSteps: plannedSteps.indices.filter { plannedSteps[$0].cache != nil })
   }
 
   private mutating func resolve(
@@ -336,6 +342,13 @@ struct PlanBuilder {
     let params = manifest.steps[index].params ?? emptyParams()
     let action = prepare(primary, params: params, userInfo: userInfo) { _ in
       Self.stepPath(source: source).appending("params")
+    }
+    if manifest.steps[index].cache != nil, primary.outputCoder == nil {
+      let advice =
+        primary.hasOutput
+        ? "outputs \(English.withArticle(primary.outputTypeName)), which is not Codable; a cached output is saved to a file between launches, so make \(primary.outputTypeName) Codable or remove 'cache'."
+        : "outputs nothing, so there is nothing to cache; remove 'cache'."
+      diagnostics.report("'\(plugin)' \(advice)", at: stepPath(index).appending("cache"))
     }
 
     guard let fallback = manifest.steps[index].fallback else { return (action, nil) }

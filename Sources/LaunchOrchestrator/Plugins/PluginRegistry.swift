@@ -101,6 +101,10 @@ public struct PluginDescriptor: Sendable {
   public let outputTypeName: String
   /// Whether its steps hand anything to their dependents.
   public let hasOutput: Bool
+  /// Whether its output is `Codable`, so that a step of this kind can have a `cache`.
+  public var isCacheable: Bool { outputCoder != nil }
+  /// Saves and restores its output, when it is `Codable`.
+  let outputCoder: OutputCoder?
 
   private let prepare:
     @Sendable (JSONValue, [CodingUserInfoKey: any Sendable]) throws -> (
@@ -120,6 +124,7 @@ public struct PluginDescriptor: Sendable {
     self.outputType = ObjectIdentifier(Output.self)
     self.outputTypeName = String(describing: Output.self)
     self.hasOutput = Output.self != Void.self
+    self.outputCoder = OutputCoder(Output.self)
     self.prepare = { value, userInfo in
       let (parameters, unused) = try JSONValueDecoder.decode(
         Parameters.self, from: value, userInfo: userInfo)

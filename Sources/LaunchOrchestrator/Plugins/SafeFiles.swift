@@ -40,8 +40,13 @@ public enum SafeFiles {
   /// its owner. It is written to a temporary file beside the target, flushed to disk, renamed
   /// over it, and the folder is flushed too. Temporary files that a killed process left for
   /// the same target are removed first.
-  public static func writeAtomically(_ data: Data, to url: URL) throws {
-    let target = try checkReplaceable(url)
+  ///
+  /// With `followingLinks` false, a symbolic link at `url` is refused like a folder: for files
+  /// only the package writes, where a link can only be someone's attempt to redirect the write.
+  public static func writeAtomically(_ data: Data, to url: URL, followingLinks: Bool = true)
+    throws
+  {
+    let target = followingLinks ? try checkReplaceable(url) : try checkRegularOrMissing(url)
     let folder = target.deletingLastPathComponent().path
     let name = target.lastPathComponent
     removeStaleTemporaryFiles(for: name, in: folder)
@@ -127,6 +132,52 @@ public enum SafeFiles {
       }
       chain.append(path)
       path = try linkTarget(of: path, naming: url)
+    }
+  }
+
+  /// `url` itself when it is a regular file or nothing is there; anything else, a symbolic
+  /// link included, is refused.
+  private static func checkRegularOrMissing(_ url: URL) throws -> URL {
+    var info = stat()
+    guard lstat(url.path, &info) == 0 else { return url }
+    let type = info.st_mode & mode_t(S_IFMT)
+    guard type != mode_t(S_IFREG) else { return url }
+    let what = type == mode_t(S_IFLNK) ? "a symbolic link" : describeType(type)
+    throw StepFailure(
+      "cannot write '\(url.path)': it is \(what), not a regular file, and replacing it could"
+        + " destroy what it leads to; remove it if it is not yours")
+  }
+
+  /// The bytes of the regular file at `url`, or `nil` when nothing is there, read through one
+  /// descriptor opened without following a symbolic link or waiting on a FIFO: a file swapped
+  /// after a separate check could hang the launch or lead elsewhere.
+  ///
+  /// - Throws: ``StepFailure`` saying why: not a regular file, larger than `limit` bytes, or
+  ///   not readable.
+  package static func contentsOfRegularFile(at url: URL, limit: Int) throws -> Data? {
+    let descriptor = open(url.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+    guard descriptor >= 0 else {
+      let code = errno
+      if code == ENOENT { return nil }
+      if code == ELOOP { throw StepFailure("'\(url.path)' is a symbolic link, not a regular file") }
+      throw StepFailure("cannot read '\(url.path)': \(describeErrno(code))")
+    }
+    let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+    var info = stat()
+    guard fstat(descriptor, &info) == 0 else {
+      throw StepFailure("cannot read '\(url.path)': \(describeErrno(errno))")
+    }
+    let type = info.st_mode & mode_t(S_IFMT)
+    guard type == mode_t(S_IFREG) else {
+      throw StepFailure("'\(url.path)' is \(describeType(type)), not a regular file")
+    }
+    guard info.st_size <= limit else {
+      throw StepFailure("'\(url.path)' is \(info.st_size) bytes, over the \(limit)-byte limit")
+    }
+    do {
+      return try handle.readToEnd() ?? Data()
+    } catch {
+      throw StepFailure("cannot read '\(url.path)': \(error.localizedDescription)")
     }
   }
 

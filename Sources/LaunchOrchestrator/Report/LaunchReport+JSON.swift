@@ -8,6 +8,47 @@ extension LaunchReport {
     func text(_ string: String?) -> JSONValue {
       string.map { JSONValue(.string($0)) } ?? nil
     }
+    func waitsJSON(_ waits: [Wait]) -> JSONValue {
+      JSONValue(
+        .array(
+          waits.map { wait in
+            JSONValue(
+              .object([
+                JSONMember(key: "reason", value: text(wait.reason.rawValue)),
+                JSONMember(key: "start", value: seconds(wait.start)),
+                JSONMember(key: "end", value: seconds(wait.end)),
+                JSONMember(
+                  key: "heldBy",
+                  value: JSONValue(.array(wait.heldBy.map { JSONValue(.string($0)) }))),
+              ]))
+          }))
+    }
+    func workJSON(_ work: [Work]) -> JSONValue {
+      JSONValue(
+        .array(
+          work.map { work in
+            JSONValue(
+              .object([
+                JSONMember(key: "attempt", value: JSONValue(.number(Double(work.attempt)))),
+                JSONMember(key: "start", value: seconds(work.start)),
+                JSONMember(key: "end", value: seconds(work.end)),
+              ]))
+          }))
+    }
+    func refreshJSON(_ refresh: Refresh?) -> JSONValue {
+      guard let refresh else { return nil }
+      return JSONValue(
+        .object([
+          JSONMember(key: "state", value: text(refresh.state.rawValue)),
+          JSONMember(key: "start", value: seconds(refresh.start)),
+          JSONMember(key: "end", value: seconds(refresh.end)),
+          JSONMember(key: "attempts", value: JSONValue(.number(Double(refresh.attempts)))),
+          JSONMember(key: "error", value: text(refresh.error)),
+          JSONMember(key: "ready", value: seconds(refresh.ready)),
+          JSONMember(key: "waits", value: waitsJSON(refresh.waits)),
+          JSONMember(key: "work", value: workJSON(refresh.work)),
+        ]))
+    }
     return JSONValue(
       .object([
         JSONMember(key: "manifest", value: text(manifest)),
@@ -76,35 +117,9 @@ extension LaunchReport {
                       key: "notes",
                       value: JSONValue(.array(step.notes.map { JSONValue(.string($0)) }))),
                     JSONMember(key: "ready", value: seconds(step.ready)),
-                    JSONMember(
-                      key: "waits",
-                      value: JSONValue(
-                        .array(
-                          step.waits.map { wait in
-                            JSONValue(
-                              .object([
-                                JSONMember(key: "reason", value: text(wait.reason.rawValue)),
-                                JSONMember(key: "start", value: seconds(wait.start)),
-                                JSONMember(key: "end", value: seconds(wait.end)),
-                                JSONMember(
-                                  key: "heldBy",
-                                  value: JSONValue(
-                                    .array(wait.heldBy.map { JSONValue(.string($0)) }))),
-                              ]))
-                          }))),
-                    JSONMember(
-                      key: "work",
-                      value: JSONValue(
-                        .array(
-                          step.work.map { work in
-                            JSONValue(
-                              .object([
-                                JSONMember(
-                                  key: "attempt", value: JSONValue(.number(Double(work.attempt)))),
-                                JSONMember(key: "start", value: seconds(work.start)),
-                                JSONMember(key: "end", value: seconds(work.end)),
-                              ]))
-                          }))),
+                    JSONMember(key: "waits", value: waitsJSON(step.waits)),
+                    JSONMember(key: "work", value: workJSON(step.work)),
+                    JSONMember(key: "refresh", value: refreshJSON(step.refresh)),
                   ]))
               }))),
       ]))
@@ -149,24 +164,55 @@ extension LaunchReport {
       if case .number(let number) = value.kind { return Int(exactly: number) }
       return nil
     }
+    func waits(at path: JSONPath) throws -> [Wait] {
+      try (root.value(at: path)?.elements ?? []).indices.map { wait in
+        let waitPath = path.appending(wait)
+        return Wait(
+          reason: try field(waitPath.appending("reason")) {
+            $0.stringValue.flatMap(WaitReason.init(rawValue:))
+          },
+          start: try field(waitPath.appending("start"), seconds),
+          end: try field(waitPath.appending("end"), seconds),
+          heldBy: root.value(at: waitPath.appending("heldBy"))?.elements?.compactMap(
+            \.stringValue) ?? [])
+      }
+    }
+    func work(at path: JSONPath) throws -> [Work] {
+      try (root.value(at: path)?.elements ?? []).indices.map { work in
+        let workPath = path.appending(work)
+        return Work(
+          attempt: try field(workPath.appending("attempt"), integer),
+          start: try field(workPath.appending("start"), seconds),
+          end: try field(workPath.appending("end"), seconds))
+      }
+    }
+    func state(_ value: JSONValue) -> StepState? {
+      value.stringValue.flatMap(StepState.init(rawValue:))
+    }
+    func refresh(at path: JSONPath) throws -> Refresh? {
+      guard let value = root.value(at: path), value.kind != .null else { return nil }
+      return Refresh(
+        state: try field(path.appending("state"), state),
+        start: try field(path.appending("start"), optionalSeconds),
+        end: try field(path.appending("end"), optionalSeconds),
+        attempts: try field(path.appending("attempts"), integer),
+        error: try field(path.appending("error"), optionalString),
+        ready: root.value(at: path.appending("ready")).flatMap(optionalSeconds) ?? nil,
+        waits: try waits(at: path.appending("waits")), work: try work(at: path.appending("work")))
+    }
     let stepsPath = JSONPath.root.appending("steps")
     let stepValues = try field(stepsPath) { $0.elements }
     var steps: [Step] = []
     for index in stepValues.indices {
       let path = stepsPath.appending(index)
-      steps.append(
+      var step =
         Step(
           id: try field(path.appending("id")) { $0.stringValue },
           plugin: try field(path.appending("plugin")) { $0.stringValue },
-          state: try field(path.appending("state")) {
-            $0.stringValue.flatMap(StepState.init(rawValue:))
-          },
+          state: try field(path.appending("state"), state),
           start: try field(path.appending("start"), optionalSeconds),
           end: try field(path.appending("end"), optionalSeconds),
-          attempts: try field(path.appending("attempts")) { value in
-            if case .number(let number) = value.kind { return Int(exactly: number) }
-            return nil
-          },
+          attempts: try field(path.appending("attempts"), integer),
           usedFallback: try field(path.appending("usedFallback")) { value in
             if case .bool(let bool) = value.kind { return bool }
             return nil
@@ -176,26 +222,10 @@ extension LaunchReport {
           notes: root.value(at: path.appending("notes"))?.elements?.compactMap(\.stringValue) ?? [],
           // Reports written before wait reasons have no ready time, waits or work.
           ready: root.value(at: path.appending("ready")).flatMap(optionalSeconds) ?? nil,
-          waits: try (root.value(at: path.appending("waits"))?.elements ?? []).indices.map {
-            wait in
-            let waitPath = path.appending("waits").appending(wait)
-            return Wait(
-              reason: try field(waitPath.appending("reason")) {
-                $0.stringValue.flatMap(WaitReason.init(rawValue:))
-              },
-              start: try field(waitPath.appending("start"), seconds),
-              end: try field(waitPath.appending("end"), seconds),
-              heldBy: root.value(at: waitPath.appending("heldBy"))?.elements?.compactMap(
-                \.stringValue) ?? [])
-          },
-          work: try (root.value(at: path.appending("work"))?.elements ?? []).indices.map { work in
-            let workPath = path.appending("work").appending(work)
-            return Work(
-              attempt: try field(workPath.appending("attempt"), integer),
-              start: try field(workPath.appending("start"), seconds),
-              end: try field(workPath.appending("end"), seconds))
-          })
-      )
+          waits: try waits(at: path.appending("waits")), work: try work(at: path.appending("work")))
+      // Reports written before cached steps have no refresh.
+      step.refresh = try refresh(at: path.appending("refresh"))
+      steps.append(step)
     }
     let milestoneMembers = try field(.root.appending("milestones")) { $0.members }
     var milestones: [Milestone] = []

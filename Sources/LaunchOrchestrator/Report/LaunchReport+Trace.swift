@@ -2,7 +2,9 @@
 extension LaunchReport {
   /// Complete (`"ph": "X"`) events, one lane per concurrently running step, each step's waits
   /// as their own slices (category `wait`) in its lane before it, and milestones as global
-  /// instant events. Times are in microseconds since the launch started.
+  /// instant events. A cached step is a slice of no length at the time it was served, and its
+  /// refresh a slice of its own named `<id> (refresh)`. Times are in microseconds since the
+  /// launch started.
   public var chromeTrace: JSONValue {
     func micros(_ duration: Duration) -> JSONValue {
       JSONValue(.number((duration.seconds * 1e6).rounded()))
@@ -17,6 +19,7 @@ extension LaunchReport {
         ("args", object([("name", .init(.string(name)))])),
       ])
     ]
+    let steps = steps + steps.compactMap(\.refreshBar)
     let lanes = Self.lanes(for: steps)
     for lane in 1...max(1, (lanes.compactMap { $0 }.max() ?? 0)) {
       events.append(
@@ -105,5 +108,17 @@ extension LaunchReport {
       }
     }
     return lanes
+  }
+}
+
+extension LaunchReport.Step {
+  /// The refresh of a cached step as a step of its own, `<id> (refresh)`, for charts that
+  /// draw it as a bar beside the step's instant.
+  package var refreshBar: Self? {
+    guard let refresh else { return nil }
+    return Self(
+      id: "\(id) (refresh)", plugin: plugin, state: refresh.state, start: refresh.start,
+      end: refresh.end, attempts: refresh.attempts, usedFallback: false, error: refresh.error,
+      ready: refresh.ready, waits: refresh.waits, work: refresh.work)
   }
 }

@@ -279,7 +279,8 @@ enum WaitAnalysis {
         previous = latestEnding(plan.milestones[milestone].steps, steps)
         via = .deferral
       }
-      if previous == nil {
+      // A cached step waited for nothing: its output was there from the start.
+      if previous == nil, steps[step].state != .cached {
         previous = latestEnding(plan.steps[step].dependsOn + plan.steps[step].after, steps)
         via = .dependency
       }

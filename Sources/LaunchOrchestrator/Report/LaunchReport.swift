@@ -26,10 +26,13 @@ public struct LaunchReport: Sendable, Equatable {
     public var ready: Duration?
     /// What it waited for between becoming ready and its last attempt's start, in time order.
     public var waits: [Wait]
+    /// How running the step again behind its cached output went; `nil` unless it was
+    /// `cached`.
+    public var refresh: Refresh?
     /// Each attempt's own work, in order.
     public var work: [Work] {
       get {
-        guard attemptWork.isEmpty, let start, let end else { return attemptWork }
+        guard attemptWork.isEmpty, state != .cached, let start, let end else { return attemptWork }
         return [Work(attempt: 1, start: start, end: end)]
       }
       set { attemptWork = newValue }
@@ -62,6 +65,41 @@ public struct LaunchReport: Sendable, Equatable {
     public var duration: Duration? {
       guard let start, let end else { return nil }
       return end - start
+    }
+  }
+
+  /// The run of a cached step behind its served output.
+  public struct Refresh: Sendable, Equatable {
+    /// How it ended: `succeeded` when its output replaced the cached one.
+    public var state: StepState
+    /// When its first attempt started; `nil` if it never started.
+    public var start: Duration?
+    /// When it ended; `nil` if it never started.
+    public var end: Duration?
+    /// Attempts made.
+    public var attempts: Int
+    /// Why it did not succeed.
+    public var error: String?
+    /// When its `dependsOn` and `after` steps had all ended.
+    public var ready: Duration?
+    /// What it waited for before its attempts, in time order.
+    public var waits: [Wait]
+    /// Each attempt's own work, in order.
+    public var work: [Work]
+
+    /// Creates a refresh record.
+    public init(
+      state: StepState, start: Duration?, end: Duration?, attempts: Int, error: String?,
+      ready: Duration? = nil, waits: [Wait] = [], work: [Work] = []
+    ) {
+      self.state = state
+      self.start = start
+      self.end = end
+      self.attempts = attempts
+      self.error = error
+      self.ready = ready
+      self.waits = waits
+      self.work = work
     }
   }
 
@@ -153,6 +191,20 @@ extension LaunchReport {
     let steps = plan.steps.indices.map { index in
       let record = scheduler.records[index]
       let plugin = plan.steps[index].plugin
+      if let servedAt = record.servedAt {
+        var step = Step(
+          id: plan.steps[index].id, plugin: plugin, state: .cached, start: servedAt, end: servedAt,
+          attempts: 0, usedFallback: false, error: nil, notes: record.notes, ready: servedAt)
+        let work =
+          work[index].isEmpty
+          ? record.start.map { [Work(attempt: 1, start: $0, end: record.end ?? $0)] } ?? []
+          : work[index]
+        step.refresh = Refresh(
+          state: record.refreshState ?? .skipped, start: record.start, end: record.end,
+          attempts: record.attempts, error: record.error, ready: record.ready, waits: waits[index],
+          work: work)
+        return step
+      }
       return Step(
         id: plan.steps[index].id,
         plugin: record.usedFallback ? plan.steps[index].fallbackPlugin ?? plugin : plugin,

@@ -227,11 +227,14 @@ public final class LaunchSession {
     case .progress(_, let fraction, let message):
       let percent = fraction.map { " \(Int(($0 * 100).rounded()))%" } ?? ""
       currentMessage = message.map { $0 + percent } ?? currentMessage
-    case .succeeded(let step, _):
-      if let value = heard.withLock({ $0.outputs.removeValue(forKey: step) }) {
-        outputs.set(value, for: step)
-      }
+    case .succeeded(let step, _), .cached(let step):
+      takeOutput(of: step)
       stepEnded(step)
+    case .refreshed(let step):
+      takeOutput(of: step)
+      stopRunning(step)
+    case .refreshFailed(let step, _):
+      stopRunning(step)
     case .cancelled(let step):
       stepEnded(step)
     case .failed(let step, let message):
@@ -279,9 +282,20 @@ public final class LaunchSession {
     splash.ending = .failed(reason)
   }
 
-  private func stepEnded(_ step: String) {
+  /// Publishes the output the run told of ahead of the step's event.
+  private func takeOutput(of step: String) {
+    if let value = heard.withLock({ $0.outputs.removeValue(forKey: step) }) {
+      outputs.set(value, for: step)
+    }
+  }
+
+  private func stopRunning(_ step: String) {
     runningSteps.removeAll { $0 == step }
     if runningSteps.isEmpty { currentMessage = nil }
+  }
+
+  private func stepEnded(_ step: String) {
+    stopRunning(step)
     guard countedSteps?.contains(step) ?? true else { return }
     finishedSteps += 1
     progress = totalSteps == 0 ? 1 : Double(finishedSteps) / Double(totalSteps)

@@ -1,0 +1,400 @@
+import Foundation
+import Testing
+
+@testable import LaunchOrchestrator
+
+/// What a cached step hands on: last session's results, say.
+private struct Snapshot: Codable, Sendable, Equatable {
+  var value: String
+}
+
+/// Outputs a ``Snapshot`` of its `value` after `takes` on the launch clock; fails when `fails`.
+private struct FetchStep: StepPlugin {
+  static let kind = "snapshot.fetch"
+  struct Parameters: Decodable, Sendable {
+    var value: String
+    var takes: DurationParameter?
+    var fails: Bool?
+  }
+  let parameters: Parameters
+  func run(_ context: StepContext) async throws -> Snapshot {
+    if let takes = parameters.takes {
+      try await context.sleep(until: context.attemptStart + takes.duration)
+    }
+    if parameters.fails == true { throw StepFailure("the server said no") }
+    return Snapshot(value: parameters.value)
+  }
+}
+
+/// Shows the snapshot it was given: the first screen.
+private struct ShowStep: StepPlugin {
+  static let kind = "snapshot.show"
+  static let inputs: [StepInput] = [.required(Snapshot.self)]
+  init(parameters: NoParameters) {}
+  func run(_ context: StepContext) async throws -> String {
+    "showing " + (try context.input(Snapshot.self).value)
+  }
+}
+
+/// A class: not Codable, so it cannot be cached.
+private final class Connection: Sendable {}
+
+private struct ConnectStep: StepPlugin {
+  static let kind = "connect"
+  init(parameters: NoParameters) {}
+  func run(_ context: StepContext) async throws -> Connection { Connection() }
+}
+
+@Suite("Cached steps", .timeLimit(.minutes(10)))
+struct CachedStepTests {
+  private static let registry: PluginRegistry = {
+    var registry = PluginRegistry.testKinds
+    registry.register([FetchStep.self, ShowStep.self, ConnectStep.self])
+    return registry
+  }()
+
+  /// A data folder of its own per test, removed with the value.
+  private final class Folder: Sendable {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "cached-steps-\(UUID().uuidString)")
+    init() throws {
+      try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(at: url) }
+  }
+
+  private static let saved = Date(timeIntervalSince1970: 1_800_000_000)
+
+  /// store (100ms) -> results (cached, 200ms) -> page; `interactive` waits for the page.
+  /// With `quick`, nothing takes any time: for tests of what is served, not when.
+  private static func manifest(
+    value: String = "new", fails: Bool = false, quick: Bool = false, extra: String = ""
+  ) -> String {
+    """
+    { "version": 1, "name": "Shots", "milestones": { "interactive": ["page"] },
+      "steps": [
+        { "id": "store", "plugin": "wait", "params": { "duration": "\(quick ? "0s" : "100ms")" } },
+        { "id": "results", "plugin": "snapshot.fetch", "dependsOn": ["store"],
+          "params": { "value": "\(value)", "takes": "\(quick ? "0s" : "200ms")", "fails": \(fails) },
+          "cache": { "maxAge": "7d" }\(extra) },
+        { "id": "page", "plugin": "snapshot.show", "dependsOn": ["results"] }
+      ] }
+    """
+  }
+
+  private static func plan(_ json: String, in folder: Folder) throws -> LaunchPlan {
+    try ManifestLoader(registry: registry).load(
+      bytes: Array(json.utf8), file: "shots.json", directory: folder.url,
+      dataDirectory: folder.url)
+  }
+
+  /// Saves `value` as the entry of `results`, as a launch at `date` would have.
+  private static func prime(
+    _ plan: LaunchPlan, with value: String, at date: Date = saved
+  ) throws {
+    let step = try #require(plan.step("results"))
+    try OutputCache(dataDirectory: plan.dataDirectory, manifestName: plan.name).save(
+      Snapshot(value: value), step: step.id, kind: step.plugin, key: try #require(step.cacheKey),
+      now: date)
+  }
+
+  private static func entry(of plan: LaunchPlan) throws -> String {
+    try String(
+      contentsOf: plan.cacheDirectory.appendingPathComponent("results.json"), encoding: .utf8)
+  }
+
+  private static func options(hoursAfterSaving hours: Double = 1) -> LaunchOptions {
+    LaunchOptions(currentDate: { saved.addingTimeInterval(hours * 3600) })
+  }
+
+  @Test func aHitServesDependentsAndTheMilestoneAtTimeZeroWhileTheRefreshRunsBehind() async throws {
+    let folder = try Folder()
+    let plan = try Self.plan(Self.manifest(), in: folder)
+    try Self.prime(plan, with: "old")
+    let clock = ManualClock()
+    let (events, continuation) = LaunchEvents.makeStream()
+    let run = Task {
+      await LaunchEngine(clock: clock, options: Self.options()).run(plan, events: continuation)
+    }
+    await clock.waitForSleepers(1)
+    #expect(clock.sleeperDeadlines == [.milliseconds(100)])
+    clock.advance(to: .milliseconds(100))
+    await clock.waitForSleepers(1)
+    // The refresh started when its dependency ended, not before.
+    #expect(clock.sleeperDeadlines == [.milliseconds(300)])
+    clock.advance(to: .milliseconds(300))
+    let report = await run.value
+    var seen: [LaunchEvent] = []
+    for await event in events { seen.append(event) }
+
+    #expect(report.outcome == .succeeded)
+    #expect(report.time(ofMilestone: "interactive") == .some(.zero))
+    let page = try #require(report.step("page"))
+    #expect(page.start == .zero)
+    #expect(report.output(of: "page", as: String.self) == "showing old")
+    let results = try #require(report.step("results"))
+    #expect(results.state == .cached)
+    #expect(results.start == .zero && results.end == .zero)
+    #expect(results.notes.first == "served from the cache (saved 1h ago); refreshing behind")
+    #expect(
+      results.refresh
+        == LaunchReport.Refresh(
+          state: .succeeded, start: .milliseconds(100), end: .milliseconds(300), attempts: 1,
+          error: nil, ready: .milliseconds(100),
+          work: [.init(attempt: 1, start: .milliseconds(100), end: .milliseconds(300))]))
+    // The app's copy and the entry both hold the refreshed output.
+    #expect(report.output(of: "results", as: Snapshot.self) == Snapshot(value: "new"))
+    #expect(try Self.entry(of: plan).hasSuffix(#"{"value":"new"}"#))
+    #expect(seen.contains(LaunchEvent(time: .zero, kind: .cached(step: "results"))))
+    #expect(seen.contains(LaunchEvent(time: .milliseconds(300), kind: .refreshed(step: "results"))))
+    #expect(!seen.contains { $0.kind == .succeeded(step: "results", usedFallback: false) })
+  }
+
+  @Test func aFailedRefreshKeepsTheCachedOutputAndWarnsWithoutFailingTheLaunch() async throws {
+    let folder = try Folder()
+    let plan = try Self.plan(
+      Self.manifest(fails: true, extra: #", "retry": { "attempts": 2 }, "fallback": {}"#),
+      in: folder)
+    try Self.prime(plan, with: "old")
+    let before = try Self.entry(of: plan)
+    let clock = ManualClock()
+    let run = Task { await LaunchEngine(clock: clock, options: Self.options()).run(plan) }
+    for deadline in [100, 300, 500] {
+      await clock.waitForSleepers(1)
+      clock.advance(to: .milliseconds(deadline))
+    }
+    let report = await run.value
+    #expect(report.outcome == .succeeded)
+    let results = try #require(report.step("results"))
+    #expect(results.state == .cached)
+    // Two attempts and no fallback: a fallback's output is no better than the cached one.
+    #expect(results.refresh?.state == .failed)
+    #expect(results.refresh?.attempts == 2)
+    #expect(results.refresh?.error == "the server said no")
+    #expect(
+      results.notes.last == "refresh failed: the server said no; the cached output stays")
+    #expect(report.output(of: "results", as: Snapshot.self) == Snapshot(value: "old"))
+    #expect(try Self.entry(of: plan) == before)
+  }
+
+  @Test func anAbortingRefreshFailureDoesNotAbortAndALaunchEndingEarlySkipsTheRefresh()
+    async throws
+  {
+    let folder = try Folder()
+    let json = """
+      { "version": 1, "name": "Shots", "steps": [
+        { "id": "store", "plugin": "wait", "params": { "duration": "100ms" }, "onFailure": "abort",
+          "timeout": "50ms" },
+        { "id": "results", "plugin": "snapshot.fetch", "dependsOn": ["store"],
+          "params": { "value": "new", "fails": false }, "cache": {} }
+      ] }
+      """
+    let plan = try Self.plan(json, in: folder)
+    try Self.prime(plan, with: "old")
+    let clock = ManualClock()
+    let run = Task { await LaunchEngine(clock: clock, options: Self.options()).run(plan) }
+    await clock.waitForSleepers(2)
+    clock.advance(to: .milliseconds(50))
+    let report = await run.value
+    #expect(report.outcome == .failed)
+    let results = try #require(report.step("results"))
+    #expect(results.state == .cached)
+    #expect(results.refresh?.state == .skipped)
+    #expect(results.notes.last?.hasPrefix("refresh skipped: ") == true)
+    #expect(report.output(of: "results", as: Snapshot.self) == Snapshot(value: "old"))
+  }
+
+  @Test(arguments: [
+    (
+      "expired", 8 * 24.0,
+      "cache not used: the entry is 8d old, older than 'maxAge' 7d"
+    ),
+    (
+      "dated in the future", -2.0,
+      "cache not used: the entry is dated in the future (was the clock changed?)"
+    ),
+  ])
+  func anEntryOutsideItsAgeIsNotServed(case _: String, hours: Double, note: String) async throws {
+    let folder = try Folder()
+    let plan = try Self.plan(Self.manifest(quick: true), in: folder)
+    try Self.prime(plan, with: "old")
+    let report = await LaunchEngine(options: Self.options(hoursAfterSaving: hours)).run(plan)
+    let results = try #require(report.step("results"))
+    #expect(results.state == .succeeded)
+    #expect(results.notes == [note])
+    #expect(report.output(of: "results", as: Snapshot.self) == Snapshot(value: "new"))
+    #expect(try Self.entry(of: plan).hasSuffix(#"{"value":"new"}"#))
+  }
+
+  @Test func aBrokenOrForeignEntryIsNotServedAndSaysWhy() async throws {
+    let folder = try Folder()
+    let plan = try Self.plan(Self.manifest(quick: true), in: folder)
+    try Self.prime(plan, with: "old")
+    let file = plan.cacheDirectory.appendingPathComponent("results.json")
+    let good = try Self.entry(of: plan)
+    let header = String(good.prefix { $0 != "\n" })
+    let cases: [(String, String)] = [
+      (String(good.dropLast(5)), "cache not used: the entry does not decode as "),
+      ("", "cache not used: the entry is damaged (its header is unreadable)"),
+      (
+        header.replacingOccurrences(of: "Snapshot", with: "Other") + "\n{}",
+        "cache not used: the entry holds a "
+      ),
+      (
+        header.replacingOccurrences(of: "snapshot.fetch", with: "other.kind") + "\n{}",
+        "cache not used: the entry was written by 'other.kind', not 'snapshot.fetch'"
+      ),
+      (
+        header.replacingOccurrences(of: #"\"value\": \"new\""#, with: #"\"value\": \"older\""#)
+          + "\n{\"value\":\"x\"}",
+        "cache not used: the step's params changed since the entry was written"
+      ),
+      (
+        header.replacingOccurrences(of: #""format":1"#, with: #""format":9"#) + "\n{}",
+        "cache not used: the entry has another layout (format 9, this build reads 1)"
+      ),
+    ]
+    for (contents, note) in cases {
+      try Data(contents.utf8).write(to: file)
+      let report = await LaunchEngine(options: Self.options()).run(plan)
+      let results = try #require(report.step("results"))
+      #expect(results.state == .succeeded, "\(note): \(results.notes)")
+      #expect(results.notes.first?.hasPrefix(note) == true, "\(results.notes) for \(note)")
+      #expect(try Self.entry(of: plan).hasSuffix(#"{"value":"new"}"#))
+    }
+  }
+
+  @Test func aLinkOrAFolderWhereTheEntryBelongsIsNeitherFollowedNorReplaced() async throws {
+    let folder = try Folder()
+    let plan = try Self.plan(Self.manifest(quick: true), in: folder)
+    try FileManager.default.createDirectory(
+      at: plan.cacheDirectory, withIntermediateDirectories: true)
+    let elsewhere = folder.url.appendingPathComponent("notes.txt")
+    try Data("my notes".utf8).write(to: elsewhere)
+    let entry = plan.cacheDirectory.appendingPathComponent("results.json")
+    try FileManager.default.createSymbolicLink(at: entry, withDestinationURL: elsewhere)
+    let report = await LaunchEngine(options: Self.options()).run(plan)
+    let results = try #require(report.step("results"))
+    #expect(results.state == .succeeded)
+    #expect(results.notes.first?.contains("is a symbolic link") == true)
+    #expect(results.notes.last?.hasPrefix("the output was not saved to the cache: ") == true)
+    #expect(try String(contentsOf: elsewhere, encoding: .utf8) == "my notes")
+    #expect(
+      try FileManager.default.destinationOfSymbolicLink(atPath: entry.path) == elsewhere.path)
+  }
+
+  @Test func turnedOffForALaunchItRunsTheStepAndStillSavesTheNewOutput() async throws {
+    let folder = try Folder()
+    let plan = try Self.plan(Self.manifest(quick: true), in: folder)
+    try Self.prime(plan, with: "old")
+    var options = Self.options()
+    options.servesCachedOutputs = false
+    let report = await LaunchEngine(options: options).run(plan)
+    let results = try #require(report.step("results"))
+    #expect(results.state == .succeeded)
+    #expect(results.notes == ["cache not used: cached outputs are off for this launch"])
+    #expect(try Self.entry(of: plan).hasSuffix(#"{"value":"new"}"#))
+  }
+
+  @Test func concurrentLaunchesNeverLeaveATornEntry() async throws {
+    let folder = try Folder()
+    let big = String(repeating: "x", count: 200_000)
+    let plans = try (0..<2).map { writer in
+      try Self.plan(Self.manifest(value: "\(writer)\(big)", quick: true), in: folder)
+    }
+    let cache = OutputCache(dataDirectory: folder.url, manifestName: "Shots")
+    let options = LaunchOptions(
+      servesCachedOutputs: false, currentDate: { Self.saved.addingTimeInterval(60) })
+    let readerKey = try #require(plans[0].step("results")?.cacheKey)
+    await withTaskGroup(of: Void.self) { group in
+      for round in 0..<20 {
+        let plan = plans[round % 2]
+        group.addTask { _ = await LaunchEngine(options: options).run(plan) }
+      }
+      group.addTask {
+        for _ in 0..<200 {
+          // Params differ between the two writers, so a whole entry is a hit or a params miss;
+          // a torn one would fail to decode.
+          switch cache.lookup(
+            step: "results", kind: "snapshot.fetch", key: readerKey, maxAge: nil,
+            now: Self.saved.addingTimeInterval(60))
+          {
+          case .hit(let output, _):
+            #expect((output as? Snapshot)?.value.hasPrefix("0xxx") == true)
+          case .miss(let reason):
+            #expect(
+              reason == "no entry yet"
+                || reason == "the step's params changed since the entry was written", "\(reason)")
+          }
+          await Task.yield()
+        }
+      }
+    }
+    let leftovers = try FileManager.default.contentsOfDirectory(atPath: cache.folder.path)
+    #expect(leftovers == ["results.json"])
+  }
+
+  @Test func clearingRemovesTheEntriesOnly() async throws {
+    let folder = try Folder()
+    let plan = try Self.plan(Self.manifest(quick: true), in: folder)
+    try Self.prime(plan, with: "old")
+    let other = folder.url.appendingPathComponent("keep.txt")
+    try Data("mine".utf8).write(to: other)
+    #expect(try plan.clearCache() == 1)
+    #expect(!FileManager.default.fileExists(atPath: plan.cacheDirectory.path))
+    #expect(FileManager.default.fileExists(atPath: other.path))
+    #expect(try plan.clearCache() == 0)
+  }
+
+  @Test func aCacheOnAKindWhoseOutputIsNotCodableIsAValidationError() throws {
+    let problems = diagnostics(
+      of: """
+        { "version": 1, "steps": [
+          { "id": "db", "plugin": "connect", "cache": {} },
+          { "id": "nap", "plugin": "wait", "params": { "duration": "1s" }, "cache": { "maxAge": "soon" } }
+        ] }
+        """, registry: Self.registry)
+    #expect(
+      problems == [
+        "2:47: error: step 'db' (steps[0].cache): 'connect' outputs a Connection, which is not Codable; a cached output is saved to a file between launches, so make Connection Codable or remove 'cache'.",
+        "3:77: error: step 'nap' (steps[1].cache): 'wait' outputs nothing, so there is nothing to cache; remove 'cache'.",
+        "3:89: error: step 'nap' (steps[1].cache.maxAge): 'soon' is not a duration; write it like \"250ms\", \"2s\", \"1.5m\" or \"24h\", or as a number of seconds.",
+      ])
+  }
+
+  @MainActor
+  @Test func theSessionHandsTheAppTheCachedOutputAtOnceThenTheRefreshedOne() async throws {
+    let folder = try Folder()
+    let plan = try Self.plan(Self.manifest(), in: folder)
+    try Self.prime(plan, with: "old")
+    let clock = ManualClock()
+    let session = LaunchSession()
+    let run = Task {
+      await session.run(plan, on: LaunchEngine(clock: clock, options: Self.options()))
+    }
+    await clock.waitForSleepers(1)
+    for _ in 0..<5_000 where !session.isReached("interactive") {
+      try await Task.sleep(for: .milliseconds(1))
+    }
+    #expect(session.isReached("interactive"))
+    #expect(session.output(of: "results", as: Snapshot.self) == Snapshot(value: "old"))
+    clock.advance(to: .milliseconds(100))
+    await clock.waitForSleepers(1)
+    clock.advance(to: .milliseconds(300))
+    _ = await run.value
+    #expect(session.output(of: "results", as: Snapshot.self) == Snapshot(value: "new"))
+    #expect(session.progress == 1)
+  }
+
+  @Test func entryNamesStayInTheirFolder() {
+    // A private type's name holds an address that changes between launches; the entry's doesn't.
+    #expect(OutputCoder.stableName(of: Snapshot.self) == "LaunchOrchestratorTests.Snapshot")
+    #expect(OutputCache.fileName("results") == "results")
+    #expect(OutputCache.fileName("../up") == "%2E.%2Fup")
+    #expect(OutputCache.fileName(".hidden") == "%2Ehidden")
+    #expect(OutputCache.fileName("a b/c") == "a%20b%2Fc")
+    let long = String(repeating: "é", count: 200)
+    #expect(OutputCache.fileName(long).utf8.count < 250)
+    #expect(OutputCache.fileName(long) != OutputCache.fileName(long + "x"))
+  }
+}
