@@ -35,11 +35,13 @@ struct LaunchScheduler {
     case cancelled
   }
 
-  /// When one attempt was queued for a slot, started and ended.
+  /// When one attempt was queued for a slot, started, began running its code (for a
+  /// main-isolated step, after waiting for the main thread) and ended.
   struct AttemptTimes: Equatable {
     var queued: Duration
     var start: Duration
     var end: Duration?
+    var began: Duration?
   }
 
   /// What is known about a step so far; it becomes the step's line in the report.
@@ -54,6 +56,8 @@ struct LaunchScheduler {
     /// Every attempt's times, kept only once it makes a second: a step that runs once has
     /// them in `queued`, `start` and `end`, so the hot path writes no array.
     var attemptLog: [AttemptTimes] = []
+    /// When a main-isolated step's only attempt so far began running its code.
+    var began: Duration?
     var attempts = 0
     var usedFallback = false
     var error: String?
@@ -241,6 +245,25 @@ struct LaunchScheduler {
     settle(at: now)
   }
 
+  /// A main-isolated attempt's code began running at `time`; the time since its start it
+  /// waited for the main thread. Kept for an attempt that timed out meanwhile, clamped to the
+  /// attempt's end.
+  mutating func attemptBegan(token: Int, at time: Duration) {
+    guard tokenSteps.indices.contains(token) else { return }
+    let step = tokenSteps[token]
+    let live = liveAttempts[step]
+    guard let attempt = live?.token == token ? live : timedOutAttempts[step],
+      attempt.token == token
+    else { return }
+    let log = attempt.number - 1
+    if records[step].attemptLog.isEmpty {
+      records[step].began = min(time, records[step].end ?? time)
+    } else if records[step].attemptLog.indices.contains(log) {
+      let end = records[step].attemptLog[log].end ?? time
+      records[step].attemptLog[log].began = min(time, end)
+    }
+  }
+
   /// A running step reported progress or logged a line.
   mutating func stepReported(token: Int, message: StepMessage, at now: Duration) {
     guard let step = liveAttempt(token)?.step else { return }
@@ -375,7 +398,9 @@ struct LaunchScheduler {
     if log == 0 {
       guard let start = records[step].start else { return }
       records[step].attemptLog.append(
-        AttemptTimes(queued: records[step].queued ?? start, start: start, end: now))
+        AttemptTimes(
+          queued: records[step].queued ?? start, start: start, end: now,
+          began: records[step].began))
     } else if records[step].attemptLog[log - 1].end == nil {
       records[step].attemptLog[log - 1].end = now
     }

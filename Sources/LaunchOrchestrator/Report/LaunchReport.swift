@@ -24,7 +24,8 @@ public struct LaunchReport: Sendable, Equatable {
     /// When its `dependsOn` and `after` steps had all ended; `nil` if they never did or the
     /// report predates wait reasons.
     public var ready: Duration?
-    /// What it waited for between becoming ready and its last attempt's start, in time order.
+    /// What it waited for between becoming ready and its last attempt's code beginning, in
+    /// time order.
     public var waits: [Wait]
     /// Each attempt's own work, in order.
     public var work: [Work] {
