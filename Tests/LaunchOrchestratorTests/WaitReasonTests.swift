@@ -148,6 +148,12 @@ struct WaitReasonTests {
     #expect(report.criticalChains.last?.links.map(\.step) == ["ui", "next"])
     #expect(report.criticalChains.last?.links.first?.work == .milliseconds(700))
     #expect(try LaunchReport(jsonText: report.jsonText) == report)
+    let slices = try #require(report.chromeTrace["traceEvents"]?.elements).filter {
+      $0["cat"] == "wait" && $0["args"]?["step"] == "ui"
+    }
+    #expect(slices.map { $0["name"] } == ["ui waits: main"])
+    #expect(slices.map { $0["ts"] } == [0])
+    #expect(slices.map { $0["dur"] } == [300_000])
   }
 
   @Test func eachAttemptOfAMainIsolatedStepHasItsOwnWaitForTheMainThread() throws {
