@@ -121,8 +121,11 @@ final class LiveDisplay: Sendable {
     let nameWidth =
       (state.running.map(\.id.count) + waiting.lines.map(\.id.count)).max() ?? 0
     for (id, step) in state.running {
+      // The display's clock starts a moment after the launch's: a step that has just started
+      // shows no time rather than a negative one.
+      let elapsed = max(.zero, now - step.started)
       var line =
-        "    \(id.padding(toLength: nameWidth, withPad: " ", startingAt: 0))  \(TimeText.padded(now - step.started))"
+        "    \(id.padding(toLength: nameWidth, withPad: " ", startingAt: 0))  \(TimeText.padded(elapsed))"
       if let fraction = step.fraction {
         let filled = Int((fraction * 20).rounded())
         line +=

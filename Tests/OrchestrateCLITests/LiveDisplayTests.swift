@@ -46,6 +46,17 @@ struct LiveDisplayTests {
       ])
   }
 
+  @Test func aStepStartedAfterTheDisplaysClockShowsNoTimeRatherThanANegativeOne() throws {
+    let state = try state(
+      #"{ "version": 1, "steps": [ { "id": "ui", "plugin": "noop" } ] }"#,
+      [(.milliseconds(5), .started(step: "ui", attempt: 1))])
+    #expect(
+      LiveDisplay.render(state, now: .milliseconds(4)) == [
+        "  0/1 done, 1 running  0.004s",
+        "    ui    0.000s",
+      ])
+  }
+
   @Test func saysWhichStepsHoldTheSlotsAStepIsQueuedFor() throws {
     let manifest = """
       { "version": 1, "steps": [

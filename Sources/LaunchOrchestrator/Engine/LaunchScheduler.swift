@@ -53,11 +53,10 @@ struct LaunchScheduler {
     var ready: Duration?
     /// When it last entered the queue for a slot.
     var queued: Duration?
-    /// Every attempt's times, kept only once it makes a second: a step that runs once has
-    /// them in `queued`, `start` and `end`, so the hot path writes no array.
+    /// Every attempt's times, kept only once it makes a second or a main-isolated attempt
+    /// tells when its code began: a step that runs once has them in `queued`, `start` and
+    /// `end`, so the hot path writes no array.
     var attemptLog: [AttemptTimes] = []
-    /// When a main-isolated step's only attempt so far began running its code.
-    var began: Duration?
     var attempts = 0
     var usedFallback = false
     var error: String?
@@ -245,23 +244,26 @@ struct LaunchScheduler {
     settle(at: now)
   }
 
-  /// A main-isolated attempt's code began running at `time`; the time since its start it
-  /// waited for the main thread. Kept for an attempt that timed out meanwhile, clamped to the
-  /// attempt's end.
+  /// A main-isolated attempt's code began running at `time`: since its start it waited for
+  /// the main thread. Called before the attempt's result; kept for an attempt that timed out
+  /// meanwhile, clamped to the attempt's end.
   mutating func attemptBegan(token: Int, at time: Duration) {
     guard tokenSteps.indices.contains(token) else { return }
     let step = tokenSteps[token]
     let live = liveAttempts[step]
     guard let attempt = live?.token == token ? live : timedOutAttempts[step],
-      attempt.token == token
+      attempt.token == token, let start = records[step].start
     else { return }
-    let log = attempt.number - 1
     if records[step].attemptLog.isEmpty {
-      records[step].began = min(time, records[step].end ?? time)
-    } else if records[step].attemptLog.indices.contains(log) {
-      let end = records[step].attemptLog[log].end ?? time
-      records[step].attemptLog[log].began = min(time, end)
+      guard time > start else { return }
+      // Its first attempt, not logged yet: the log starts here, and the attempt's end (on
+      // its result, or already at its timeout) is written to it as for any logged attempt.
+      records[step].attemptLog.append(
+        AttemptTimes(queued: records[step].queued ?? start, start: start, end: records[step].end))
     }
+    let log = attempt.number - 1
+    guard records[step].attemptLog.indices.contains(log) else { return }
+    records[step].attemptLog[log].began = min(time, records[step].attemptLog[log].end ?? time)
   }
 
   /// A running step reported progress or logged a line.
@@ -398,9 +400,7 @@ struct LaunchScheduler {
     if log == 0 {
       guard let start = records[step].start else { return }
       records[step].attemptLog.append(
-        AttemptTimes(
-          queued: records[step].queued ?? start, start: start, end: now,
-          began: records[step].began))
+        AttemptTimes(queued: records[step].queued ?? start, start: start, end: now))
     } else if records[step].attemptLog[log - 1].end == nil {
       records[step].attemptLog[log - 1].end = now
     }

@@ -152,10 +152,6 @@ enum WaitAnalysis {
         if start > queued {
           waits[index].append(.init(reason: .concurrency, start: queued, end: start))
         }
-        if let began = record.began, began > start {
-          waits[index].append(.init(reason: .main, start: start, end: began))
-          work[index] = [.init(attempt: 1, start: began, end: max(began, record.end ?? began))]
-        }
         continue
       }
       let attempts = record.attemptLog
