@@ -35,8 +35,9 @@ public struct LaunchReport: Sendable, Equatable {
       }
       set { attemptWork = newValue }
     }
-    /// The work spans, kept only for a step that made more than one attempt: one attempt's
-    /// span is its start and end, and a report of 100,000 steps need not hold 100,000 arrays.
+    /// The work spans, kept only when they are not the step's start and end (more than one
+    /// attempt, or a wait for the main thread): a report of 100,000 steps need not hold
+    /// 100,000 arrays.
     private var attemptWork: [Work]
 
     /// Creates a step line.
