@@ -31,8 +31,11 @@ struct PendingSteps {
   /// When each step's `dependsOn` and `after` steps had all ended.
   private var ready: [Duration?]
   private var milestoneTimes: [Duration?]
-  /// The steps that could start and have not, or are between attempts, in manifest order.
-  private var listed: [Int] = []
+  /// The steps that could start and have not, or are between attempts: one bit per step, so
+  /// listing and unlisting cost the same however many steps wait, and a scan in manifest
+  /// order skips 64 steps at a time.
+  private var listed: [UInt64]
+  private var listedCount = 0
 
   /// Tracks `plan` run with at most `maxConcurrency` steps at once (`nil`: no limit).
   init(plan: LaunchPlan, maxConcurrency: Int?) {
@@ -47,6 +50,7 @@ struct PendingSteps {
     unmetOrder = plan.steps.map(\.after.count)
     ready = Array(repeating: nil, count: plan.steps.count)
     milestoneTimes = Array(repeating: nil, count: plan.milestones.count)
+    listed = Array(repeating: 0, count: (plan.steps.count + 63) / 64)
     for step in plan.steps.indices { becomeReadyIfPossible(step, at: .zero) }
   }
 
@@ -60,7 +64,7 @@ struct PendingSteps {
     case .retrying(let id, let next, _, let delay, _):
       guard let step = stepIndex[id] else { return }
       phase[step] = .betweenAttempts(next: next, backoff: delay, queuedAt: event.time + delay)
-      list(step)
+      if limit != nil || delay > .zero { list(step) }
     case .succeeded(let id, _):
       end(id, succeeded: true, at: event.time)
     case .failed(let id, _), .timedOut(let id, _), .skipped(let id, _), .cancelled(let id):
@@ -74,20 +78,26 @@ struct PendingSteps {
 
   /// One `(id, reason)` per waiting step at `now`, in manifest order, while `holders` (in
   /// start order) run; at most ``shownLines``, and how many more there are.
+  ///
+  /// The scan stops at the last line shown, so the steps after it are counted as waiting
+  /// even if one is about to start (it leaves the list with its `started` event).
   func waiting(at now: Duration, holders: [String]) -> (
     lines: [(id: String, reason: String)], more: Int
   ) {
     var lines: [(id: String, reason: String)] = []
-    var more = 0
-    for step in listed {
-      guard let reason = reason(step, at: now, holders: holders) else { continue }
-      if lines.count < Self.shownLines {
+    var examined = 0
+    scan: for word in listed.indices where listed[word] != 0 {
+      var bits = listed[word]
+      while bits != 0 {
+        let step = word * 64 + bits.trailingZeroBitCount
+        bits &= bits - 1
+        examined += 1
+        guard let reason = reason(step, at: now, holders: holders) else { continue }
         lines.append((plan.steps[step].id, reason))
-      } else {
-        more += 1
+        if lines.count == Self.shownLines { break scan }
       }
     }
-    return (lines, more)
+    return (lines, listedCount - examined)
   }
 
   private func reason(_ step: Int, at now: Duration, holders: [String]) -> String? {
@@ -144,27 +154,23 @@ struct PendingSteps {
       unmetOrder[step] == 0
     else { return }
     ready[step] = time
-    list(step)
-  }
-
-  /// Binary search: the list stays in manifest order at the cost of a shift, however long it is.
-  private func position(of step: Int) -> Int {
-    var low = 0
-    var high = listed.count
-    while low < high {
-      let middle = (low + high) / 2
-      if listed[middle] < step { low = middle + 1 } else { high = middle }
+    // Without a limit, a step with neither deferral nor delay starts the moment it is ready.
+    if limit != nil || plan.steps[step].deferUntil != nil || plan.steps[step].delay > .zero {
+      list(step)
     }
-    return low
   }
 
   private mutating func list(_ step: Int) {
-    let index = position(of: step)
-    if index == listed.count || listed[index] != step { listed.insert(step, at: index) }
+    let bit = UInt64(1) << (step % 64)
+    guard listed[step / 64] & bit == 0 else { return }
+    listed[step / 64] |= bit
+    listedCount += 1
   }
 
   private mutating func unlist(_ step: Int) {
-    let index = position(of: step)
-    if index < listed.count, listed[index] == step { listed.remove(at: index) }
+    let bit = UInt64(1) << (step % 64)
+    guard listed[step / 64] & bit != 0 else { return }
+    listed[step / 64] &= ~bit
+    listedCount -= 1
   }
 }
