@@ -2,7 +2,8 @@ import Foundation
 import LaunchOrchestrator
 
 /// The interactive terminal's view of a running launch: finished events scroll by as lines,
-/// and a block at the bottom shows each running step with its elapsed time and progress.
+/// and a block at the bottom shows each running step with its elapsed time and progress, and
+/// each step that could start but waits, with what for.
 final class LiveDisplay: Sendable {
   /// What the bottom block shows.
   struct State {
@@ -15,11 +16,50 @@ final class LiveDisplay: Sendable {
     var total: Int
     var finished = 0
     var running: [(id: String, step: Running)] = []
-    /// Steps between attempts, with what they wait for. Only backoffs are shown: the events
-    /// say when a retry is scheduled, not when a ready step is queued for a slot.
-    var waiting: [(id: String, reason: String)] = []
+    var pending: PendingSteps
     /// Steps served from the cache: their attempts are refreshes, shown as `<id> (refresh)`.
     var cached: Set<String> = []
+
+    /// The state before any event of a launch of `plan` with at most `maxConcurrency` steps
+    /// at once (`nil`: no limit).
+    init(plan: LaunchPlan, maxConcurrency: Int?) {
+      total = plan.steps.count
+      pending = PendingSteps(plan: plan, maxConcurrency: maxConcurrency)
+    }
+
+    /// Takes in `event`.
+    mutating func apply(_ event: LaunchEvent) {
+      pending.apply(event)
+      switch event.kind {
+      case .started(let step, _):
+        let step = label(step)
+        running.removeAll { $0.id == step }
+        running.append((step, Running(started: event.time)))
+      case .progress(let step, let fraction, let message):
+        let step = label(step)
+        if let index = running.firstIndex(where: { $0.id == step }) {
+          running[index].step.fraction = fraction ?? running[index].step.fraction
+          running[index].step.message = message ?? running[index].step.message
+        }
+      case .succeeded(let step, _), .failed(let step, _), .timedOut(let step, _),
+        .cancelled(let step):
+        running.removeAll { $0.id == step }
+        finished += 1
+      case .retrying(let step, _, _, _, _):
+        let step = label(step)
+        running.removeAll { $0.id == step }
+      case .skipped:
+        finished += 1
+      case .cached(let step):
+        cached.insert(step)
+        finished += 1
+      case .refreshed(let step), .refreshFailed(let step, _):
+        let step = label(step)
+        running.removeAll { $0.id == step }
+      case .log, .milestone, .routed, .finished:
+        break
+      }
+    }
 
     /// How the block names the attempts of `step`.
     func label(_ step: String) -> String {
@@ -38,53 +78,18 @@ final class LiveDisplay: Sendable {
 
   private let splash: SplashPolicy?
 
-  init(console: Console, stepCount: Int, splash: SplashPolicy? = nil) {
+  /// A display of a launch of `plan` with at most `maxConcurrency` steps at once (`nil`: no
+  /// limit), the limit the engine runs it with.
+  init(console: Console, plan: LaunchPlan, maxConcurrency: Int?) {
     self.console = console
-    self.splash = splash
-    screen = Locked(Screen(state: State(total: stepCount)))
+    splash = plan.manifest.splash
+    screen = Locked(Screen(state: State(plan: plan, maxConcurrency: maxConcurrency)))
   }
 
   /// Records `event`, prints its line above the block and redraws the block.
   func show(_ event: LaunchEvent) {
     screen.withLock { screen in
-      switch event.kind {
-      case .started(let step, _):
-        let step = screen.state.label(step)
-        screen.state.running.removeAll { $0.id == step }
-        screen.state.waiting.removeAll { $0.id == step }
-        screen.state.running.append((step, State.Running(started: event.time)))
-      case .progress(let step, let fraction, let message):
-        let step = screen.state.label(step)
-        if let index = screen.state.running.firstIndex(where: { $0.id == step }) {
-          screen.state.running[index].step.fraction =
-            fraction ?? screen.state.running[index].step.fraction
-          screen.state.running[index].step.message =
-            message ?? screen.state.running[index].step.message
-        }
-      case .succeeded(let step, _), .failed(let step, _), .timedOut(let step, _),
-        .cancelled(let step):
-        screen.state.running.removeAll { $0.id == step }
-        screen.state.waiting.removeAll { $0.id == step }
-        screen.state.finished += 1
-      case .retrying(let step, let next, _, let delay, let fallback):
-        let step = screen.state.label(step)
-        screen.state.running.removeAll { $0.id == step }
-        if !fallback, delay > .zero {
-          screen.state.waiting.append(
-            (step, "backoff \(DurationText.format(delay)) before attempt \(next)"))
-        }
-      case .skipped:
-        screen.state.finished += 1
-      case .cached(let step):
-        screen.state.cached.insert(step)
-        screen.state.finished += 1
-      case .refreshed(let step), .refreshFailed(let step, _):
-        let step = screen.state.label(step)
-        screen.state.running.removeAll { $0.id == step }
-        screen.state.waiting.removeAll { $0.id == step }
-      case .log, .milestone, .routed, .finished:
-        break
-      }
+      screen.state.apply(event)
       let line =
         event.kind.isProgress
         ? nil
@@ -122,15 +127,21 @@ final class LiveDisplay: Sendable {
   }
 
   /// The block's lines for `state` at time `now`: a count, then one line per running step,
-  /// then one per step waiting between attempts.
+  /// then one per step that could start but waits (for a slot, its deferral, its delay or a
+  /// retry's backoff), the first few in manifest order and a count of the rest.
   static func render(_ state: State, now: Duration) -> [String] {
     var lines = [
       "  \(state.finished)/\(state.total) done, \(state.running.count) running  \(TimeText.seconds(now))"
     ]
-    let nameWidth = (state.running.map(\.id.count) + state.waiting.map(\.id.count)).max() ?? 0
+    let waiting = state.pending.waiting(at: now, holders: state.running.map(\.id))
+    let nameWidth =
+      (state.running.map(\.id.count) + waiting.lines.map(\.id.count)).max() ?? 0
     for (id, step) in state.running {
+      // The display's clock starts a moment after the launch's: a step that has just started
+      // shows no time rather than a negative one.
+      let elapsed = max(.zero, now - step.started)
       var line =
-        "    \(id.padding(toLength: nameWidth, withPad: " ", startingAt: 0))  \(TimeText.padded(now - step.started))"
+        "    \(id.padding(toLength: nameWidth, withPad: " ", startingAt: 0))  \(TimeText.padded(elapsed))"
       if let fraction = step.fraction {
         let filled = Int((fraction * 20).rounded())
         line +=
@@ -140,10 +151,11 @@ final class LiveDisplay: Sendable {
       if let message = step.message { line += "  \(message)" }
       lines.append(line)
     }
-    for (id, reason) in state.waiting {
+    for (id, reason) in waiting.lines {
       lines.append(
         "    \(id.padding(toLength: nameWidth, withPad: " ", startingAt: 0))  waiting: \(reason)")
     }
+    if waiting.more > 0 { lines.append("    and \(waiting.more) more waiting") }
     return lines
   }
 }

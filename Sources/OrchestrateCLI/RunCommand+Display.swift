@@ -17,7 +17,9 @@ extension RunCommand {
     handle.withLock { $0.attach(launch) }
     let display =
       options.printsEvents && console.isInteractive
-      ? LiveDisplay(console: console, stepCount: plan.steps.count, splash: plan.manifest.splash)
+      ? LiveDisplay(
+        console: console, plan: plan,
+        maxConcurrency: options.maxConcurrency ?? plan.manifest.maxConcurrency)
       : nil
     let log = options.printsEvents ? EventLog(console: console, splash: plan.manifest.splash) : nil
     var routedBy: String?

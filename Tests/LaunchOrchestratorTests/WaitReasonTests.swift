@@ -1,3 +1,4 @@
+import Dispatch
 import Testing
 
 @testable import LaunchOrchestrator
@@ -121,6 +122,121 @@ struct WaitReasonTests {
     launch.advance(to: .seconds(1))
     let step = try #require(launch.report().step("a"))
     #expect(step.work == [Work(attempt: 1, start: .zero, end: .seconds(1))])
+  }
+
+  @Test func aMainIsolatedStepWaitsForTheMainThreadAndHoldsItsSlotMeanwhile() throws {
+    var launch = try SchedulerHarness(
+      """
+      { "version": 1, "maxConcurrency": 1, "steps": [
+        { "id": "ui", "plugin": "noop", "isolation": "main", "priority": "high" },
+        { "id": "next", "plugin": "noop" }
+      ] }
+      """)
+    launch.start()
+    launch.began("ui", at: .milliseconds(300))
+    launch.succeed("ui", at: .seconds(1))
+    launch.succeed("next", at: .seconds(2))
+    let report = launch.report()
+    let ui = try #require(report.step("ui"))
+    #expect(ui.waits == [Wait(reason: .main, start: .zero, end: .milliseconds(300))])
+    #expect(ui.work == [Work(attempt: 1, start: .milliseconds(300), end: .seconds(1))])
+    #expect(ui.duration == .seconds(1))
+    #expect(
+      report.step("next")?.waits == [
+        Wait(reason: .concurrency, start: .zero, end: .seconds(1), heldBy: ["ui"])
+      ])
+    #expect(report.criticalChains.last?.links.map(\.step) == ["ui", "next"])
+    #expect(report.criticalChains.last?.links.first?.work == .milliseconds(700))
+    #expect(try LaunchReport(jsonText: report.jsonText) == report)
+    let slices = try #require(report.chromeTrace["traceEvents"]?.elements).filter {
+      $0["cat"] == "wait" && $0["args"]?["step"] == "ui"
+    }
+    #expect(slices.map { $0["name"] } == ["ui waits: main"])
+    #expect(slices.map { $0["ts"] } == [0])
+    #expect(slices.map { $0["dur"] } == [300_000])
+  }
+
+  @Test func eachAttemptOfAMainIsolatedStepHasItsOwnWaitForTheMainThread() throws {
+    var launch = try SchedulerHarness(
+      """
+      { "version": 1, "steps": [
+        { "id": "ui", "plugin": "noop", "isolation": "main",
+          "retry": { "attempts": 2, "backoff": "500ms" } }
+      ] }
+      """)
+    launch.start()
+    launch.began("ui", at: .milliseconds(200))
+    launch.fail("ui", at: .seconds(1))
+    launch.advance(to: .milliseconds(1500))
+    launch.began("ui", at: .milliseconds(1800))
+    launch.succeed("ui", at: .seconds(2))
+    let step = try #require(launch.report().step("ui"))
+    #expect(
+      step.waits == [
+        Wait(reason: .main, start: .zero, end: .milliseconds(200)),
+        Wait(reason: .backoff, start: .seconds(1), end: .milliseconds(1500)),
+        Wait(reason: .main, start: .milliseconds(1500), end: .milliseconds(1800)),
+      ])
+    #expect(
+      step.work == [
+        Work(attempt: 1, start: .milliseconds(200), end: .seconds(1)),
+        Work(attempt: 2, start: .milliseconds(1800), end: .seconds(2)),
+      ])
+  }
+
+  @Test func anAttemptThatTimedOutBeforeTheMainThreadRanItWaitedAllAlong() throws {
+    var launch = try SchedulerHarness(
+      """
+      { "version": 1, "steps": [
+        { "id": "ui", "plugin": "noop", "isolation": "main", "timeout": "1s",
+          "onFailure": "continue" }
+      ] }
+      """)
+    launch.start()
+    let token = try #require(launch.running["ui"]).token
+    launch.advance(to: .seconds(1))
+    launch.beganAbandoned(token: token, at: .milliseconds(1500))
+    launch.finishAbandoned(token: token, at: .milliseconds(1600))
+    let step = try #require(launch.report().step("ui"))
+    #expect(step.state == .timedOut)
+    #expect(step.waits == [Wait(reason: .main, start: .zero, end: .seconds(1))])
+    #expect(step.work == [Work(attempt: 1, start: .seconds(1), end: .seconds(1))])
+  }
+
+  @Test func aMainIsolatedStepStartedWhileTheMainQueueIsBusyWaitsForIt() async throws {
+    let clock = ManualClock()
+    var registry = PluginRegistry.testKinds
+    registry.register(kind: "ui") { context in try await context.sleep(for: .milliseconds(100)) }
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "ui", "plugin": "ui", "isolation": "main" },
+        { "id": "probe", "plugin": "wait", "params": { "duration": "300ms" } }
+      ] }
+      """, registry: registry)
+    // Holds the main queue (whichever thread drains it) until the clock has moved on.
+    let release = DispatchSemaphore(value: 0)
+    await withCheckedContinuation { held in
+      DispatchQueue.main.async {
+        held.resume()
+        release.wait()
+      }
+    }
+    let launch = Task { await LaunchEngine(clock: clock).run(plan) }
+    // The probe asleep means the launch started both steps at 0s.
+    await clock.waitForSleepers(1)
+    clock.advance(to: .milliseconds(300))
+    release.signal()
+    await clock.waitForSleepers(1)
+    #expect(clock.sleeperDeadlines == [.milliseconds(400)])
+    clock.advance(to: .milliseconds(400))
+    let report = await launch.value
+    let ui = try #require(report.step("ui"))
+    #expect(ui.state == .succeeded)
+    #expect(ui.start == .zero)
+    #expect(ui.waits == [Wait(reason: .main, start: .zero, end: .milliseconds(300))])
+    #expect(ui.work == [Work(attempt: 1, start: .milliseconds(300), end: .milliseconds(400))])
+    #expect(report.step("probe")?.waits == [])
   }
 
   @Test func aStepWhoseDependencyNeverEndsIsNeverReady() throws {

@@ -345,7 +345,8 @@ private struct RunState {
     case .begin(let lookups):
       for (step, note) in lookups.notes { scheduler.note(note, for: step, at: .zero) }
       scheduler.start(at: .zero, served: lookups.served)
-    case .finished(let token, let outcome):
+    case .finished(let token, let outcome, let began):
+      if let began { scheduler.attemptBegan(token: token, at: began) }
       let liveStep = scheduler.step(forLiveToken: token)
       if let step = liveStep, tasks[step]?.token == token { tasks[step] = nil }
       let result: LaunchScheduler.AttemptResult
@@ -414,15 +415,16 @@ private struct RunState {
     let action =
       attempt.isFallback
       ? plan.steps[step].fallbackAction ?? plan.steps[step].action : plan.steps[step].action
+    let isMain = plan.steps[step].isolation == .main
     let running = RunningAttempt(
       token: attempt.token, step: step, number: attempt.number, isFallback: attempt.isFallback,
-      start: run.elapsed, action: action, run: run)
+      start: run.elapsed, action: action, run: run, stampsBegin: isMain)
     let priority =
       attempt.isRefresh ? TaskPriority.background : plan.steps[step].effectivePriority.taskPriority
     // Unstructured on purpose: a timeout must let the launch move on even when a plugin
     // ignores cancellation, and a task group would wait for such a child forever. The run
     // keeps every handle and cancels it when the attempt times out or the launch ends.
-    if plan.steps[step].isolation == .main {
+    if isMain {
       return Task(executorPreference: MainThreadExecutor.shared, priority: priority) {
         await running.execute()
       }
@@ -445,7 +447,9 @@ private struct CacheLookups: Sendable {
 /// A message to a run.
 private enum RunMessage: Sendable {
   case begin(CacheLookups)
-  case finished(token: Int, outcome: AttemptOutcome)
+  /// `began` is when a main-isolated attempt's code began running, after its hop to the
+  /// main thread; `nil` for other steps, which read no clock for it.
+  case finished(token: Int, outcome: AttemptOutcome, began: Duration?)
   case report(token: Int, message: StepMessage)
   case timer(deadline: Duration)
   case cancel
@@ -468,10 +472,12 @@ private final class RunningAttempt: StepHost {
   let start: Duration
   let action: PreparedStep
   let run: LaunchRun
+  /// Whether to time when its code begins: a main-isolated attempt waits for the main thread.
+  let stampsBegin: Bool
 
   init(
     token: Int, step: Int, number: Int, isFallback: Bool, start: Duration,
-    action: PreparedStep, run: LaunchRun
+    action: PreparedStep, run: LaunchRun, stampsBegin: Bool
   ) {
     self.token = token
     self.step = step
@@ -480,9 +486,11 @@ private final class RunningAttempt: StepHost {
     self.start = start
     self.action = action
     self.run = run
+    self.stampsBegin = stampsBegin
   }
 
   func execute() async {
+    let began = stampsBegin ? run.elapsed : nil
     let context = StepContext(
       stepID: run.plan.steps[step].id, attempt: number, isFallback: isFallback,
       manifestDirectory: run.plan.manifestDirectory, dataDirectory: run.plan.dataDirectory,
@@ -502,7 +510,7 @@ private final class RunningAttempt: StepHost {
     } catch {
       outcome = .failed(Self.describe(error))
     }
-    run.post(.finished(token: token, outcome: outcome))
+    run.post(.finished(token: token, outcome: outcome, began: began))
   }
 
   func dependencyOutputs() -> [any Sendable] {

@@ -37,11 +37,13 @@ struct LaunchScheduler {
     case cancelled
   }
 
-  /// When one attempt was queued for a slot, started and ended.
+  /// When one attempt was queued for a slot, started, began running its code (for a
+  /// main-isolated step, after waiting for the main thread) and ended.
   struct AttemptTimes: Equatable {
     var queued: Duration
     var start: Duration
     var end: Duration?
+    var began: Duration?
   }
 
   /// What is known about a step so far; it becomes the step's line in the report.
@@ -53,8 +55,9 @@ struct LaunchScheduler {
     var ready: Duration?
     /// When it last entered the queue for a slot.
     var queued: Duration?
-    /// Every attempt's times, kept only once it makes a second: a step that runs once has
-    /// them in `queued`, `start` and `end`, so the hot path writes no array.
+    /// Every attempt's times, kept only once it makes a second or a main-isolated attempt
+    /// tells when its code began: a step that runs once has them in `queued`, `start` and
+    /// `end`, so the hot path writes no array.
     var attemptLog: [AttemptTimes] = []
     var attempts = 0
     var usedFallback = false
@@ -260,6 +263,28 @@ struct LaunchScheduler {
       }
     }
     settle(at: now)
+  }
+
+  /// A main-isolated attempt's code began running at `time`: since its start it waited for
+  /// the main thread. Called before the attempt's result; kept for an attempt that timed out
+  /// meanwhile, clamped to the attempt's end.
+  mutating func attemptBegan(token: Int, at time: Duration) {
+    guard tokenSteps.indices.contains(token) else { return }
+    let step = tokenSteps[token]
+    let live = liveAttempts[step]
+    guard let attempt = live?.token == token ? live : timedOutAttempts[step],
+      attempt.token == token, let start = records[step].start
+    else { return }
+    if records[step].attemptLog.isEmpty {
+      guard time > start else { return }
+      // Its first attempt, not logged yet: the log starts here, and the attempt's end (on
+      // its result, or already at its timeout) is written to it as for any logged attempt.
+      records[step].attemptLog.append(
+        AttemptTimes(queued: records[step].queued ?? start, start: start, end: records[step].end))
+    }
+    let log = attempt.number - 1
+    guard records[step].attemptLog.indices.contains(log) else { return }
+    records[step].attemptLog[log].began = min(time, records[step].attemptLog[log].end ?? time)
   }
 
   /// A running step reported progress or logged a line.

@@ -1,10 +1,11 @@
 /// The report as Chrome trace-event JSON, which Perfetto and chrome://tracing open.
 extension LaunchReport {
   /// Complete (`"ph": "X"`) events, one lane per concurrently running step, each step's waits
-  /// as their own slices (category `wait`) in its lane before it, and milestones as global
-  /// instant events. A cached step is a slice of no length at the time it was served, and its
-  /// refresh a slice of its own named `<id> (refresh)`. Times are in microseconds since the
-  /// launch started.
+  /// as their own slices (category `wait`) in its lane: before it, or nested in it for waits
+  /// between its start and its work (backoff, the main thread). Milestones are global instant
+  /// events. A cached step is a slice of no length at the time it was served, and its refresh
+  /// a slice of its own named `<id> (refresh)`. Times are in microseconds since the launch
+  /// started.
   public var chromeTrace: JSONValue {
     func micros(_ duration: Duration) -> JSONValue {
       JSONValue(.number((duration.seconds * 1e6).rounded()))

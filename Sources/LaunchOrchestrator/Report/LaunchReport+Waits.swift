@@ -6,6 +6,9 @@ public enum WaitReason: String, Sendable, Equatable, CaseIterable {
   case concurrency
   /// Between a failed attempt and the next.
   case backoff
+  /// A main-isolated attempt had started, but the main thread was busy: from the attempt's
+  /// start until its code began running.
+  case main
 }
 
 extension LaunchReport {
@@ -33,7 +36,8 @@ extension LaunchReport {
   public struct Work: Sendable, Equatable {
     /// The attempt's number, from 1.
     public var attempt: Int
-    /// When it started.
+    /// When its code began running: its start, or for a main-isolated step, the end of its
+    /// wait for the main thread.
     public var start: Duration
     /// When it returned, timed out or was abandoned.
     public var end: Duration
@@ -128,8 +132,9 @@ extension LaunchReport.Step {
 
 /// Turns the scheduler's times into waits, work and critical chains.
 enum WaitAnalysis {
-  /// Each step's waits and, for steps that made more than one attempt, work spans, in step
-  /// order; concurrency waits name the steps whose work overlapped them.
+  /// Each step's waits and, for steps that made more than one attempt or waited for the main
+  /// thread, work spans, in step order; concurrency waits name the steps whose attempts
+  /// overlapped them.
   static func waitsAndWork(
     plan: LaunchPlan, records: [LaunchScheduler.Record]
   ) -> (waits: [[LaunchReport.Wait]], work: [[LaunchReport.Work]]) {
@@ -162,8 +167,13 @@ enum WaitAnalysis {
           waits[index].append(
             .init(reason: .concurrency, start: attempt.queued, end: attempt.start))
         }
+        var began = attempt.start
+        if let codeStart = attempt.began, codeStart > attempt.start {
+          waits[index].append(.init(reason: .main, start: attempt.start, end: codeStart))
+          began = codeStart
+        }
         let end = attempt.end ?? record.end ?? attempt.start
-        work[index].append(.init(attempt: offset + 1, start: attempt.start, end: end))
+        work[index].append(.init(attempt: offset + 1, start: began, end: max(began, end)))
         previousEnd = end
       }
     }
@@ -171,9 +181,10 @@ enum WaitAnalysis {
     return (waits, work)
   }
 
-  /// Fills `heldBy` with a sweep over work spans in start order: only the spans running at a
-  /// wait's start are kept between waits, so a launch without concurrency waits costs nothing
-  /// and one with them costs what it names.
+  /// Fills `heldBy` with a sweep over attempt spans in start order: only the spans running at
+  /// a wait's start are kept between waits, so a launch without concurrency waits costs nothing
+  /// and one with them costs what it names. An attempt holds its slot from its start, its
+  /// wait for the main thread included.
   private static func nameSlotHolders(
     plan: LaunchPlan, records: [LaunchScheduler.Record], waits: inout [[LaunchReport.Wait]],
     work: [[LaunchReport.Work]]
@@ -188,7 +199,10 @@ enum WaitAnalysis {
     slotWaits.sort { waits[$0.step][$0.wait].start < waits[$1.step][$1.wait].start }
     var spans: [(step: Int, start: Duration, end: Duration)] = []
     for step in work.indices {
-      for span in work[step] { spans.append((step, span.start, span.end)) }
+      for span in work[step] {
+        let hop = waits[step].last { $0.reason == .main && $0.end == span.start }
+        spans.append((step, hop?.start ?? span.start, span.end))
+      }
       if work[step].isEmpty, let start = records[step].start {
         spans.append((step, start, records[step].end ?? start))
       }

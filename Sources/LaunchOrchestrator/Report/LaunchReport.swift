@@ -24,7 +24,8 @@ public struct LaunchReport: Sendable, Equatable {
     /// When its `dependsOn` and `after` steps had all ended; `nil` if they never did or the
     /// report predates wait reasons.
     public var ready: Duration?
-    /// What it waited for between becoming ready and its last attempt's start, in time order.
+    /// What it waited for between becoming ready and its last attempt's code beginning, in
+    /// time order.
     public var waits: [Wait]
     /// How running the step again behind its cached output went; `nil` unless it was
     /// `cached`.
@@ -37,8 +38,9 @@ public struct LaunchReport: Sendable, Equatable {
       }
       set { attemptWork = newValue }
     }
-    /// The work spans, kept only for a step that made more than one attempt: one attempt's
-    /// span is its start and end, and a report of 100,000 steps need not hold 100,000 arrays.
+    /// The work spans, kept only when they are not the step's start and end (more than one
+    /// attempt, or a wait for the main thread): a report of 100,000 steps need not hold
+    /// 100,000 arrays.
     private var attemptWork: [Work]
 
     /// Creates a step line.

@@ -47,6 +47,21 @@ struct SchedulerHarness {
     applyActions()
   }
 
+  /// The running attempt of a main-isolated step began its code at `time`, as the engine
+  /// tells the scheduler when the attempt ends.
+  mutating func began(_ id: String, at time: Duration) {
+    guard let attempt = running[id] else {
+      Issue.record("'\(id)' is not running")
+      return
+    }
+    scheduler.attemptBegan(token: attempt.token, at: time)
+  }
+
+  /// An attempt the scheduler already gave up on began its code at `time`.
+  mutating func beganAbandoned(token: Int, at time: Duration) {
+    scheduler.attemptBegan(token: token, at: time)
+  }
+
   /// Returns the result of an attempt that the scheduler already gave up on.
   mutating func finishAbandoned(token: Int, at time: Duration) {
     scheduler.attemptFinished(token: token, result: .succeeded, at: time)
