@@ -65,6 +65,11 @@ let package = Package(
       path: "Plugins/MusicLibrary"
     ),
     .target(
+      name: "ScreenSortPlugin",
+      dependencies: ["LaunchOrchestrator", "SQLiteStore"],
+      path: "Plugins/ScreenSort"
+    ),
+    .target(
       name: "BooksLibraryPlugin",
       dependencies: ["LaunchOrchestrator", "SQLiteStore"],
       path: "Plugins/BooksLibrary"
@@ -89,6 +94,7 @@ let package = Package(
       dependencies: [
         "LaunchOrchestrator", "StoreInitPlugin", "SampleDataPlugin", "QueueValidationPlugin",
         "ImageCleanupPlugin", "BooksLibraryPlugin", "MusicLibraryPlugin", "LaunchGatesPlugin",
+        "ScreenSortPlugin",
         "SimulatePlugin", "StateRestorePlugin", "SQLiteStore",
       ],
       path: "Plugins/LaunchPlugins"

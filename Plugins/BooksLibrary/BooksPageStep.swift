@@ -2,7 +2,7 @@ import LaunchOrchestrator
 import SQLiteStore
 
 /// A book on the user's shelf.
-public struct LibraryBook: Sendable, Equatable {
+public struct LibraryBook: Sendable, Equatable, Codable {
   /// The library entry's id.
   public var id: Int64
   /// The work's title.

@@ -6,6 +6,7 @@ import LaunchOrchestrator
 @_exported import QueueValidationPlugin
 @_exported import SQLiteStore
 @_exported import SampleDataPlugin
+@_exported import ScreenSortPlugin
 @_exported import SimulatePlugin
 @_exported import StateRestorePlugin
 @_exported import StoreInitPlugin
@@ -31,6 +32,6 @@ extension PluginRegistry {
     ImageCleanupStep.self,
     BooksPageStep.self, MusicPageStep.self, MusicSearchStep.self, MaintenanceGate.self,
     VersionGate.self, SessionGate.self, HouseholdGate.self, SimulateStep.self,
-    StateRestoreStep.self,
+    StateRestoreStep.self, ResultsLoadStep.self,
   ]
 }

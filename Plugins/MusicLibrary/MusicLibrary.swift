@@ -3,7 +3,7 @@ import LaunchOrchestrator
 import SQLiteStore
 
 /// A song of a music library.
-public struct Song: Sendable, Equatable {
+public struct Song: Sendable, Equatable, Codable {
   /// Its id in the store.
   public var id: Int64
   /// The title.

@@ -74,9 +74,12 @@ public struct Page<Item: Sendable & Equatable>: Sendable, Equatable {
   }
 }
 
+/// A page of `Codable` items is `Codable`, so a step that outputs one can have a `cache`.
+extension Page: Codable where Item: Codable {}
+
 /// Where the page after a page starts: the order, and the sort key and id of that page's
 /// last item.
-public struct PageCursor: Sendable, Equatable {
+public struct PageCursor: Sendable, Equatable, Codable {
   /// The order's name, such as `mostPlayed`.
   public var order: String
   /// The last item's sort key.

@@ -39,7 +39,7 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 /// A value bound to or read from a statement.
-public enum SQLiteValue: Sendable, Equatable, ExpressibleByStringLiteral,
+public enum SQLiteValue: Sendable, Equatable, Codable, ExpressibleByStringLiteral,
   ExpressibleByIntegerLiteral
 {
   /// An integer.

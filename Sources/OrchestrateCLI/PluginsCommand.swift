@@ -11,7 +11,11 @@ struct PluginsCommand: Command {
       if index > 0 { console.out("") }
       console.out(plugin.summary.isEmpty ? plugin.kind : "\(plugin.kind): \(plugin.summary)")
       var notes: [String] = []
-      if plugin.hasOutput { notes.append("outputs \(plugin.outputTypeName)") }
+      if plugin.hasOutput {
+        notes.append(
+          "outputs \(plugin.outputTypeName)\(plugin.isCacheable ? ", which a 'cache' can keep" : "")"
+        )
+      }
       let required = plugin.inputs.filter(\.isRequired).map(\.typeName)
       if !required.isEmpty {
         notes.append("needs \(required.joined(separator: ", ")) from a dependency")

@@ -7,10 +7,6 @@ import Testing
 /// binary: each ends with a clear error or a degraded launch, and nothing is lost.
 @Suite("Fault injection", .timeLimit(.minutes(10)))
 struct FaultInjectionTests {
-  private func readReport(_ path: String) throws -> LaunchReport {
-    try LaunchReport(jsonText: String(contentsOfFile: path, encoding: .utf8))
-  }
-
   /// Waits until the run's output contains `text`, then does `action`.
   private func when(_ text: String, in stdout: URL, _ action: () -> Void) async throws {
     let deadline = Date().addingTimeInterval(60)

@@ -4,10 +4,6 @@ import Testing
 
 @Suite("orchestrate run", .timeLimit(.minutes(10)))
 struct RunCommandTests {
-  private func readReport(_ path: String) throws -> LaunchReport {
-    try LaunchReport(jsonText: String(contentsOfFile: path, encoding: .utf8))
-  }
-
   @Test func runsTheShippedBooksLaunchTwiceInARow() async throws {
     let folder = try TemporaryFolder()
     let manifest = try folder.copyShipped("app.json")

@@ -1,4 +1,5 @@
 import Foundation
+import LaunchOrchestrator
 import Testing
 
 /// What a run of the `orchestrate` binary printed and how it exited.
@@ -83,7 +84,7 @@ final class TemporaryFolder {
   /// its data into this folder rather than the checkout; returns the copy's path.
   func copyShipped(_ manifest: String) throws -> String {
     let manifests = Orchestrate.packageRoot.appendingPathComponent("manifests")
-    for name in [manifest, "gated"] {
+    for name in [manifest, "gated", "migrations"] {
       let source = manifests.appendingPathComponent(name)
       let destination = url.appendingPathComponent(name)
       if !FileManager.default.fileExists(atPath: destination.path) {
@@ -92,6 +93,11 @@ final class TemporaryFolder {
     }
     return path(manifest)
   }
+}
+
+/// The report a run wrote to `path`.
+func readReport(_ path: String) throws -> LaunchReport {
+  try LaunchReport(jsonText: String(contentsOfFile: path, encoding: .utf8))
 }
 
 /// Compares `text` with a golden file under `Golden/`; `RECORD_SNAPSHOTS=1` rewrites it.

@@ -64,31 +64,6 @@ struct SampleDataTests {
         ])
   }
 
-  /// The shipped example's folder, `manifests/`.
-  private let shipped = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("manifests")
-
-  @Test func runsTheShippedScreenSortExampleSeedingItsOwnSchemaOnce() async throws {
-    let folder = try ScratchFolder()
-    try FileManager.default.copyItem(
-      at: shipped.appendingPathComponent("migrations"), to: folder.file("migrations"))
-    let manifest = try String(
-      contentsOf: shipped.appendingPathComponent("screensort.json"), encoding: .utf8)
-    let plugins: [any StepPlugin.Type] = [
-      StoreInitStep.self, StoreCheckStep.self, SampleDataStep.self,
-    ]
-    let first = try await launch(manifest, in: folder, plugins: plugins).report
-    #expect(first.outcome == .succeeded)
-    #expect(first.step("store")?.notes.last == "migrated the store from version 0 to 2")
-    #expect(first.step("sampleData")?.notes == ["added 7 sample rows from sample.sql"])
-    #expect(first.step("check")?.notes == ["the store passed PRAGMA quick_check"])
-    let second = try await launch(manifest, in: folder, plugins: plugins).report
-    #expect(
-      second.step("sampleData")?.notes == ["'results' already has rows; no sample data added"])
-    let store = try SQLiteConnection(url: folder.file(".data/screensort.sqlite"), mode: .readOnly)
-    #expect(try store.integer("SELECT count(*) FROM results") == 4)
-  }
-
   private func scriptManifest(_ sample: String) -> String {
     """
     { "version": 1, "steps": [

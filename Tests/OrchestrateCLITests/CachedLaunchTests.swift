@@ -1,0 +1,79 @@
+import Foundation
+import LaunchOrchestrator
+import SQLiteStore
+import Testing
+
+/// The shipped ScreenSort launch (seed 001) through the real binary: a first run fills the
+/// cache, the second shows its results from it and refreshes them behind.
+@Suite("orchestrate run with cached steps", .timeLimit(.minutes(10)))
+struct CachedLaunchTests {
+  @Test func theSecondScreenSortLaunchServesTheResultsFromTheCacheAndRefreshesThem() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.copyShipped("screensort.json")
+    let first = try await Orchestrate.run(["run", manifest, "--report", folder.path("1.json")])
+    #expect(first.status == 0)
+    #expect(first.stdout.contains("log        results: cache not used: no entry yet"))
+    let before = try readReport(folder.path("1.json"))
+    #expect(before.outcome == .succeeded)
+    #expect(before.step("sampleData")?.notes == ["added 7 sample rows from sample.sql"])
+    #expect(before.step("results")?.state == .succeeded)
+    #expect(before.step("results")?.notes.last == "loaded 4 results (hasMore: false)")
+    let entry = folder.path(".orchestrate-cache/ScreenSort/results.json")
+    #expect(FileManager.default.fileExists(atPath: entry))
+
+    let second = try await Orchestrate.run(["run", manifest, "--report", folder.path("2.json")])
+    #expect(second.status == 0)
+    #expect(second.stdout.contains("cached     results (refreshing behind)"))
+    #expect(second.stdout.contains("refreshed  results"))
+    #expect(second.stdout.contains("  results (refresh)  "))
+    let after = try readReport(folder.path("2.json"))
+    let results = try #require(after.step("results"))
+    #expect(results.state == .cached)
+    #expect(results.start == .zero && results.end == .zero)
+    #expect(results.notes.first?.hasPrefix("served from the cache (saved ") == true)
+    let refresh = try #require(results.refresh)
+    #expect(refresh.state == .succeeded)
+    // The refresh ran once its store was ready, behind the first screen; the first screen
+    // waited for neither the store nor the query.
+    let storeEnd = try #require(after.step("sampleData")?.end)
+    #expect(try #require(refresh.start) >= storeEnd)
+    let chain = try #require(after.criticalChains.first { $0.milestone == "interactive" })
+    #expect(Set(chain.links.map(\.step)).isSubset(of: ["results", "scroll"]))
+    #expect(
+      after.step("sampleData")?.notes == ["'results' already has rows; no sample data added"])
+    let store = try SQLiteConnection(
+      url: folder.url.appendingPathComponent(".data/screensort.sqlite"), mode: .readOnly)
+    #expect(try store.integer("SELECT count(*) FROM results") == 4)
+  }
+
+  @Test func noCacheRunsTheStepAndCacheClearRemovesTheEntries() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.copyShipped("screensort.json")
+    _ = try await Orchestrate.run(["run", manifest, "--quiet"])
+    let fresh = try await Orchestrate.run([
+      "run", manifest, "--no-cache", "--report", folder.path("r.json"), "--quiet",
+    ])
+    #expect(fresh.status == 0)
+    let report = try readReport(folder.path("r.json"))
+    #expect(report.step("results")?.state == .succeeded)
+    #expect(
+      report.step("results")?.notes.first
+        == "cache not used: cached outputs are off for this launch")
+
+    let cleared = try await Orchestrate.run(["cache", "clear", manifest])
+    #expect(cleared.status == 0)
+    #expect(
+      cleared.stdout
+        == "Removed 1 cached output from '\(folder.path(".orchestrate-cache/ScreenSort"))'.\n")
+    #expect(!FileManager.default.fileExists(atPath: folder.path(".orchestrate-cache/ScreenSort")))
+    let again = try await Orchestrate.run(["cache", "clear", manifest])
+    #expect(again.stdout.hasPrefix("Removed 0 cached outputs from "))
+
+    let wrong = try await Orchestrate.run(["cache", "empty", manifest])
+    #expect(wrong.status == 64)
+    #expect(
+      wrong.stderr.hasPrefix(
+        "Error: Unknown action 'empty' for 'cache'; the one action is 'clear' (orchestrate cache clear <manifest>)."
+      ))
+  }
+}
