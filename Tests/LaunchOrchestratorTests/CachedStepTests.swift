@@ -68,10 +68,12 @@ struct CachedStepTests {
   /// store (100ms) -> results (cached, 200ms) -> page; `interactive` waits for the page.
   /// With `quick`, nothing takes any time: for tests of what is served, not when.
   private static func manifest(
-    value: String = "new", fails: Bool = false, quick: Bool = false, extra: String = ""
+    value: String = "new", fails: Bool = false, quick: Bool = false, extra: String = "",
+    splash: String? = nil
   ) -> String {
     """
     { "version": 1, "name": "Shots", "milestones": { "interactive": ["page"] },
+      \(splash.map { #""splash": \#($0),"# } ?? "")
       "steps": [
         { "id": "store", "plugin": "wait", "params": { "duration": "\(quick ? "0s" : "100ms")" } },
         { "id": "results", "plugin": "snapshot.fetch", "dependsOn": ["store"],
@@ -365,7 +367,8 @@ struct CachedStepTests {
   @MainActor
   @Test func theSessionHandsTheAppTheCachedOutputAtOnceThenTheRefreshedOne() async throws {
     let folder = try Folder()
-    let plan = try Self.plan(Self.manifest(), in: folder)
+    let plan = try Self.plan(
+      Self.manifest(splash: #"{ "skeletonAfter": "150ms" }"#), in: folder)
     try Self.prime(plan, with: "old")
     let clock = ManualClock()
     let session = LaunchSession()
@@ -378,11 +381,18 @@ struct CachedStepTests {
     }
     #expect(session.isReached("interactive"))
     #expect(session.output(of: "results", as: Snapshot.self) == Snapshot(value: "old"))
+    for _ in 0..<5_000 where session.screen != .content {
+      try await Task.sleep(for: .milliseconds(1))
+    }
+    #expect(session.screen == .content)
     clock.advance(to: .milliseconds(100))
     await clock.waitForSleepers(1)
     clock.advance(to: .milliseconds(300))
-    _ = await run.value
+    let report = await run.value
     #expect(session.output(of: "results", as: Snapshot.self) == Snapshot(value: "new"))
+    // The content came from the cache: no skeleton while the query ran past 150ms.
+    #expect(report.splash == SplashTiming(contentAt: .zero, skeletonFrom: nil))
+    #expect(session.screen == .content)
     #expect(session.progress == 1)
   }
 

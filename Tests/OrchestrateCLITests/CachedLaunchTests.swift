@@ -76,4 +76,22 @@ struct CachedLaunchTests {
         "Error: Unknown action 'empty' for 'cache'; the one action is 'clear' (orchestrate cache clear <manifest>)."
       ))
   }
+
+  @Test func twoLaunchesAtOnceLeaveAWholeEntry() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.copyShipped("screensort.json")
+    _ = try await Orchestrate.run(["run", manifest, "--quiet"])
+    for _ in 0..<3 {
+      async let one = Orchestrate.run(["run", manifest, "--quiet"])
+      async let two = Orchestrate.run(["run", manifest, "--no-cache", "--quiet"])
+      let (first, second) = try await (one, two)
+      #expect(first.status == 0 && second.status == 0, "\(first.stderr)\(second.stderr)")
+    }
+    let next = try await Orchestrate.run(["run", manifest, "--report", folder.path("r.json")])
+    #expect(next.status == 0)
+    #expect(try readReport(folder.path("r.json")).step("results")?.state == .cached)
+    let names = try FileManager.default.contentsOfDirectory(
+      atPath: folder.path(".orchestrate-cache/ScreenSort"))
+    #expect(names == ["results.json"])
+  }
 }
