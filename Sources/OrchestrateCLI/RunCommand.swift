@@ -31,8 +31,13 @@ struct RunCommand: Command {
     let ((report, routedBy), signal) = await withSignalsCancelling { handle in
       await run(plan, environment: environment, in: handle)
     }
-    try outputs.write(report, console: console)
-    let recorded = try history?.record(report)
+    // Each output is attempted whatever befell the other: a report that cannot be written
+    // (a full disk) is no reason to lose the run from the history.
+    var failure: CLIError?
+    do { try outputs.write(report, console: console) } catch { failure = error }
+    var recorded: String?
+    do { recorded = try history?.record(report) } catch { failure = failure ?? error }
+    if let failure { throw failure }
     if options.json {
       console.text(report.jsonText.trimmingCharacters(in: .newlines))
     } else {

@@ -107,10 +107,13 @@ struct CommandOptionsTests {
     #expect(format?.usage == "orchestrate graph <manifest> [--format <dot|mermaid>]")
     #expect(
       error(RunOptions.self, ["app.json", "--report="])?.message
-        == "The value for '--report <file>' is empty; name a file.")
+        == "The value for '--report <file>' is empty; give a file.")
     #expect(
       error(PlanOptions.self, ["app.json", "--durations", ""])?.message
-        == "The value for '--durations <report|folder>' is empty; name a file.")
+        == "The value for '--durations <report|folder>' is empty; give a report or a folder.")
+    #expect(
+      error(BlameOptions.self, ["r.json", "--milestone="])?.message
+        == "The value for '--milestone <name>' is empty; give a name.")
     #expect(
       error(RunOptions.self, ["app.json", "--quiet=yes"])?.message
         == "The option '--quiet' takes no value.")

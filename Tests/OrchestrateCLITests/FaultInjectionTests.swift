@@ -8,16 +8,6 @@ import Testing
 @Suite("Fault injection", .timeLimit(.minutes(10)))
 struct FaultInjectionTests {
   /// Waits until the run's output contains `text`, then does `action`.
-  private func when(_ text: String, in stdout: URL, _ action: () -> Void) async throws {
-    let deadline = Date().addingTimeInterval(60)
-    while !((try? String(contentsOf: stdout, encoding: .utf8))?.contains(text) ?? false),
-      Date() < deadline
-    {
-      try await Task.sleep(for: .milliseconds(2))
-    }
-    action()
-  }
-
   /// Runs sqlite statements on a file through the system's sqlite3 library, via Python.
   private func sqlite(_ database: String, _ script: String) throws -> String {
     let process = Process()
@@ -89,7 +79,7 @@ struct FaultInjectionTests {
           .filter { $0.hasPrefix(".enrichment.json.writing-") }
       }
       let result = try await Orchestrate.run(["run", manifest]) { process, stdout in
-        try await when("start      queue", in: stdout) {}
+        await when("start      queue", in: stdout) {}
         // Watched from a thread of its own, every 0.1 ms: a wait on the test's task would
         // hold one of the two cooperative threads the other tests need.
         let pid = process.processIdentifier
@@ -139,9 +129,8 @@ struct FaultInjectionTests {
     )
     let result = try await Orchestrate.run(["run", manifest, "--report", folder.path("r.json")]) {
       process, stdout in
-      try await when("Migrating to version 3", in: stdout) {
-        kill(process.processIdentifier, signal)
-      }
+      let pid = process.processIdentifier
+      await when("Migrating to version 3", in: stdout) { kill(pid, signal) }
     }
     if signal == SIGINT {
       // The signal may land after the migration has committed: then the launch succeeded.

@@ -25,6 +25,26 @@ struct OutputFilesTests {
     return info.st_mode & mode_t(S_IFMT)
   }
 
+  @Test func aReportThatCannotBeWrittenAfterTheLaunchStillLeavesTheRunInTheHistory() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.write(
+      "app.json",
+      #"{ "version": 1, "steps": [ { "id": "slow", "plugin": "simulate", "params": { "duration": "1s" } } ] }"#
+    )
+    let out = folder.path("out")
+    try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+    let result = try await Orchestrate.run([
+      "run", manifest, "--report", out + "/r.json", "--history", folder.path("h"),
+    ]) { _, stdout in
+      // The folder goes while the launch runs, after the check before it.
+      await when("start      slow", in: stdout) { try? FileManager.default.removeItem(atPath: out) }
+    }
+    #expect(result.status == 73, "\(result.stderr)")
+    #expect(result.stderr.contains("\(out)/r.json"))
+    let runs = try FileManager.default.contentsOfDirectory(atPath: folder.path("h"))
+    #expect(runs.filter { $0.hasSuffix(".json") }.count == 1)
+  }
+
   @Test func refusesTheManifestItselfHoweverItIsSpelledBeforeTheLaunch() async throws {
     let folder = try TemporaryFolder()
     let manifest = try folder.write("app.json", manifestText)

@@ -95,6 +95,25 @@ final class TemporaryFolder {
   }
 }
 
+/// Waits (up to a minute) until a running command's `stdout` holds `text`, then does `action`.
+///
+/// Watched from a thread of its own, every 0.1 ms: a task could wait seconds for one of the two
+/// cooperative threads while other tests block them, and act after the command has ended.
+func when(_ text: String, in stdout: URL, _ action: @escaping @Sendable () -> Void) async {
+  await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+    Thread {
+      let deadline = Date().addingTimeInterval(60)
+      while !((try? String(contentsOf: stdout, encoding: .utf8))?.contains(text) ?? false),
+        Date() < deadline
+      {
+        usleep(100)
+      }
+      action()
+      done.resume()
+    }.start()
+  }
+}
+
 /// The report a run wrote to `path`.
 func readReport(_ path: String) throws -> LaunchReport {
   try LaunchReport(jsonText: String(contentsOfFile: path, encoding: .utf8))

@@ -47,6 +47,16 @@ package struct ArgumentDeclaration: Sendable {
     }
   }
 
+  /// What the value is called (`file` for `--report <file>`), or the name of a positional
+  /// argument; empty for a flag.
+  package var valueName: String {
+    switch kind {
+    case .flag: ""
+    case .option(let valueName): valueName
+    case .positional: name
+    }
+  }
+
   /// The help column's label: `-h, --help`, `--report <file>`, `<manifest>`.
   var label: String { short.map { "-\($0), \(synopsis)" } ?? synopsis }
 

@@ -17,12 +17,15 @@ package struct ValueParser<Value: Sendable>: Sendable {
 }
 
 extension ValueParser where Value == String {
-  /// A file's path: any text but an empty one (`--report=`), which names no file.
+  /// Any text but an empty one (`--report=`, `--milestone=`), which names nothing; the
+  /// message asks for what the option's synopsis calls its value (`<file>`, `<name>`).
   package static var path: Self {
     Self { text, option throws(CLIError) in
       guard !text.isEmpty else {
+        let what = option.valueName.split(separator: "|").map { "a \($0)" }
         throw CLIError.invalidValue(
-          "The value for '\(option.synopsis)' is empty; name a file.")
+          "The value for '\(option.synopsis)' is empty; give \(what.joined(separator: " or "))."
+        )
       }
       return text
     }
