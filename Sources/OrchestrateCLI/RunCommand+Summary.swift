@@ -51,7 +51,7 @@ extension RunCommand {
   func printProblems(_ report: LaunchReport) {
     switch report.outcome {
     case .degraded:
-      let problems = report.steps.filter { $0.state != .succeeded }.map {
+      let problems = report.steps.filter { $0.state != .succeeded && $0.state != .cached }.map {
         "'\($0.id)' \($0.state.rawValue)"
       }
       console.err("Warning: the launch was degraded: \(problems.joined(separator: ", ")).")

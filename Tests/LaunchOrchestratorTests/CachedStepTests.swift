@@ -15,11 +15,18 @@ private struct FetchStep: StepPlugin {
     var value: String
     var takes: DurationParameter?
     var fails: Bool?
+    /// Goes on after its timeout, to end with a success nobody takes any more.
+    var ignoresCancellation: Bool?
   }
   let parameters: Parameters
   func run(_ context: StepContext) async throws -> Snapshot {
     if let takes = parameters.takes {
-      try await context.sleep(until: context.attemptStart + takes.duration)
+      let deadline = context.attemptStart + takes.duration
+      if parameters.ignoresCancellation == true {
+        try await Task.detached { try await context.sleep(until: deadline) }.value
+      } else {
+        try await context.sleep(until: deadline)
+      }
     }
     if parameters.fails == true { throw StepFailure("the server said no") }
     return Snapshot(value: parameters.value)
@@ -150,6 +157,64 @@ struct CachedStepTests {
     #expect(seen.contains(LaunchEvent(time: .zero, kind: .cached(step: "results"))))
     #expect(seen.contains(LaunchEvent(time: .milliseconds(300), kind: .refreshed(step: "results"))))
     #expect(!seen.contains { $0.kind == .succeeded(step: "results", usedFallback: false) })
+    // The launch ended with the refresh, which waited for the store; the first screen
+    // waited for nothing.
+    #expect(report.criticalPath == ["store", "results"])
+    #expect(
+      report.criticalChains.first { $0.milestone == "interactive" }?.links.map(\.step)
+        == ["results", "page"])
+  }
+
+  @Test func anOutputTheLaunchDidNotTakeIsNeverSaved() async throws {
+    let folder = try Folder()
+    let plan = try Self.plan(
+      Self.manifest(extra: #", "timeout": "100ms""#).replacingOccurrences(
+        of: #""fails": false"#, with: #""fails": false, "ignoresCancellation": true"#),
+      in: folder)
+    let clock = ManualClock()
+    let run = Task { await LaunchEngine(clock: clock, options: Self.options()).run(plan) }
+    await clock.waitForSleepers(1)
+    clock.advance(to: .milliseconds(100))
+    await clock.waitForSleepers(2)
+    clock.advance(to: .milliseconds(200))
+    await clock.waitForSleepers(1)
+    clock.advance(to: .milliseconds(300))
+    let report = await run.value
+    #expect(report.step("results")?.state == .timedOut)
+    #expect(
+      !FileManager.default.fileExists(
+        atPath: plan.cacheDirectory.appendingPathComponent("results.json").path))
+  }
+
+  @Test func aServedStepsRefreshWaitsForTheRefreshOfAServedDependency() async throws {
+    let folder = try Folder()
+    let json = """
+      { "version": 1, "name": "Shots", "steps": [
+        { "id": "store", "plugin": "wait", "params": { "duration": "100ms" } },
+        { "id": "results", "plugin": "snapshot.fetch", "dependsOn": ["store"],
+          "params": { "value": "new", "takes": "200ms", "fails": false }, "cache": {} },
+        { "id": "summary", "plugin": "snapshot.fetch", "dependsOn": ["results"],
+          "params": { "value": "sum", "takes": "50ms" }, "cache": {} }
+      ] }
+      """
+    let plan = try Self.plan(json, in: folder)
+    let cache = OutputCache(dataDirectory: plan.dataDirectory, manifestName: plan.name)
+    for id in ["results", "summary"] {
+      let step = try #require(plan.step(id))
+      try cache.save(
+        Snapshot(value: "old"), step: id, kind: step.plugin, key: try #require(step.cacheKey),
+        now: Self.saved)
+    }
+    let clock = ManualClock()
+    let run = Task { await LaunchEngine(clock: clock, options: Self.options()).run(plan) }
+    for deadline in [100, 300, 350] {
+      await clock.waitForSleepers(1)
+      clock.advance(to: .milliseconds(deadline))
+    }
+    let report = await run.value
+    #expect(report.step("summary")?.state == .cached)
+    #expect(report.step("summary")?.refresh?.start == .milliseconds(300))
+    #expect(report.step("summary")?.refresh?.state == .succeeded)
   }
 
   @Test func aFailedRefreshKeepsTheCachedOutputAndWarnsWithoutFailingTheLaunch() async throws {
@@ -249,7 +314,7 @@ struct CachedStepTests {
       (
         header.replacingOccurrences(of: #"\"value\": \"new\""#, with: #"\"value\": \"older\""#)
           + "\n{\"value\":\"x\"}",
-        "cache not used: the step's params changed since the entry was written"
+        "cache not used: the params of the step or of its dependencies changed since the entry was written"
       ),
       (
         header.replacingOccurrences(of: #""format":1"#, with: #""format":9"#) + "\n{}",
@@ -326,7 +391,9 @@ struct CachedStepTests {
           case .miss(let reason):
             #expect(
               reason == "no entry yet"
-                || reason == "the step's params changed since the entry was written", "\(reason)")
+                || reason
+                  == "the params of the step or of its dependencies changed since the entry was written",
+              "\(reason)")
           }
           await Task.yield()
         }
@@ -334,6 +401,62 @@ struct CachedStepTests {
     }
     let leftovers = try FileManager.default.contentsOfDirectory(atPath: cache.folder.path)
     #expect(leftovers == ["results.json"])
+  }
+
+  @Test func aLinkedCacheFolderIsNeitherReadNorWrittenNorClearedThrough() async throws {
+    let folder = try Folder()
+    let plan = try Self.plan(Self.manifest(quick: true), in: folder)
+    let elsewhere = folder.url.appendingPathComponent("elsewhere")
+    try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+    let mine = elsewhere.appendingPathComponent("results.json")
+    try Data("mine".utf8).write(to: mine)
+    try FileManager.default.createSymbolicLink(
+      at: folder.url.appendingPathComponent(".orchestrate-cache"), withDestinationURL: elsewhere)
+    try FileManager.default.createSymbolicLink(
+      at: elsewhere.appendingPathComponent("Shots"), withDestinationURL: elsewhere)
+    let report = await LaunchEngine(options: Self.options()).run(plan)
+    let notes = try #require(report.step("results")?.notes)
+    #expect(
+      notes.first?.hasSuffix(
+        "is not a folder (a symbolic link?), and the cache only uses its own folders; remove it if it is not needed"
+      ) == true)
+    #expect(notes.last?.hasPrefix("the output was not saved to the cache: ") == true)
+    #expect(try String(contentsOf: mine, encoding: .utf8) == "mine")
+    #expect(throws: StepFailure.self) { try plan.clearCache() }
+    #expect(try String(contentsOf: mine, encoding: .utf8) == "mine")
+  }
+
+  @Test func clearingRemovesWhateverTookAnEntrysPlaceButNotWhatItLeadsToNorAFolder() throws {
+    let folder = try Folder()
+    let plan = try Self.plan(Self.manifest(quick: true), in: folder)
+    try FileManager.default.createDirectory(
+      at: plan.cacheDirectory, withIntermediateDirectories: true)
+    let target = folder.url.appendingPathComponent("target.txt")
+    try Data("keep".utf8).write(to: target)
+    try FileManager.default.createSymbolicLink(
+      at: plan.cacheDirectory.appendingPathComponent("results.json"), withDestinationURL: target)
+    #expect(mkfifo(plan.cacheDirectory.appendingPathComponent("page.json").path, 0o644) == 0)
+    #expect(try plan.clearCache() == 2)
+    #expect(try String(contentsOf: target, encoding: .utf8) == "keep")
+    try FileManager.default.createDirectory(
+      at: plan.cacheDirectory.appendingPathComponent("photos"), withIntermediateDirectories: true)
+    #expect {
+      try plan.clearCache()
+    } throws: {
+      "\($0)".hasSuffix(
+        "but left the folder 'photos' in it: the cache never makes one; remove it yourself if it is not needed"
+      )
+    }
+  }
+
+  @Test func anOutputTooLargeForAnEntryIsNotSavedAndSaysWhy() async throws {
+    let folder = try Folder()
+    let big = String(repeating: "x", count: OutputCache.maximumEntrySize)
+    let plan = try Self.plan(Self.manifest(value: big, quick: true), in: folder)
+    let report = await LaunchEngine(options: Self.options()).run(plan)
+    let note = try #require(report.step("results")?.notes.last)
+    #expect(note.hasPrefix("the output was not saved to the cache: it would be "))
+    #expect(note.hasSuffix("cache a first screen's worth (a page), not the whole library"))
   }
 
   @Test func clearingRemovesTheEntriesOnly() async throws {
@@ -396,7 +519,19 @@ struct CachedStepTests {
     #expect(session.progress == 1)
   }
 
+  @Test func aMaxAgeOfZeroIsAValidationError() {
+    #expect(
+      diagnostics(
+        of:
+          #"{ "version": 1, "steps": [ { "id": "p", "plugin": "snapshot.fetch", "params": { "value": "x" }, "cache": { "maxAge": "0s" } } ] }"#,
+        registry: Self.registry
+      ) == [
+        "1:118: error: step 'p' (steps[0].cache.maxAge): a 'maxAge' of 0 never serves the entry; give how old it may be (\"7d\"), or remove 'cache'."
+      ])
+  }
+
   @Test func entryNamesStayInTheirFolder() {
+    #expect(OutputCache.fileName("") == "%")
     // A private type's name holds an address that changes between launches; the entry's doesn't.
     #expect(OutputCoder.stableName(of: Snapshot.self) == "LaunchOrchestratorTests.Snapshot")
     #expect(OutputCache.fileName("results") == "results")

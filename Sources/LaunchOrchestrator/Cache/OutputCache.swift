@@ -9,16 +9,24 @@ import Foundation
 /// The cached outputs of one manifest's steps: one file per step with `cache`, under
 /// `<data folder>/.orchestrate-cache/<manifest name>/`, so entries never outnumber the steps.
 ///
-/// An entry is a header line (the kind, its output type, the step's params and when it was
+/// An entry is a header line (the kind, its output type, the step's key and when it was
 /// saved), a newline, then the output as JSON. Whatever is wrong with an entry makes it a
 /// miss with a reason, never a failure: the step then simply runs.
+///
+/// The two folders are the cache's own: a symbolic link, or anything but a folder, in their
+/// place is refused, never followed, so a link planted in the data folder cannot redirect a
+/// read, a write or a removal.
 struct OutputCache: Sendable {
   /// The folder holding the entries.
   let folder: URL
+  /// The data folder, which the app chose (it may be a link).
+  private let dataDirectory: URL
+  /// The name of ``folder`` inside ``folderName``.
+  private let manifestFolder: String
 
-  /// The largest entry read: a cached output is a first screen's worth of data, and serving
-  /// one must not cost more as the user's data grows.
-  static let maximumEntrySize = 16 << 20
+  /// The largest entry saved or read: a cached output is a first screen's worth of data, and
+  /// serving one must not cost more as the user's data grows.
+  static let maximumEntrySize = 4 << 20
   /// The entry layout's version; another version's entries are misses.
   private static let format = 1
   /// The folder, under the data folder, that holds every manifest's entries.
@@ -26,8 +34,10 @@ struct OutputCache: Sendable {
 
   /// The cache of the manifest called `manifestName` whose data folder is `dataDirectory`.
   init(dataDirectory: URL, manifestName: String) {
+    self.dataDirectory = dataDirectory
+    manifestFolder = Self.fileName(manifestName)
     folder = dataDirectory.appendingPathComponent(Self.folderName, isDirectory: true)
-      .appendingPathComponent(Self.fileName(manifestName), isDirectory: true)
+      .appendingPathComponent(manifestFolder, isDirectory: true)
   }
 
   /// What looking up a step's entry found.
@@ -43,17 +53,17 @@ struct OutputCache: Sendable {
     folder.appendingPathComponent(Self.fileName(id) + ".json", isDirectory: false)
   }
 
-  /// The entry of the step with `id` if it was written by the same kind, for the same params
-  /// and output type (`key`), and is younger than `maxAge` at `now`.
+  /// The entry of the step with `id` if it was written by the same kind, for the same output
+  /// type and key (`key`), and is younger than `maxAge` at `now`.
   func lookup(step id: String, kind: String, key: CacheKey, maxAge: Duration?, now: Date)
     -> Lookup
   {
-    let coder = key.coder
     let data: Data
     do {
-      guard
+      guard let folder = try openFolder(creating: false),
         let read = try SafeFiles.contentsOfRegularFile(
-          at: entry(for: id), limit: Self.maximumEntrySize)
+          named: Self.fileName(id) + ".json", in: folder.descriptor, naming: entry(for: id),
+          limit: Self.maximumEntrySize)
       else { return .miss("no entry yet") }
       data = read
     } catch {
@@ -71,12 +81,13 @@ struct OutputCache: Sendable {
     guard header.kind == kind else {
       return .miss("the entry was written by '\(header.kind)', not '\(kind)'")
     }
-    guard header.outputType == coder.typeName else {
+    guard header.outputType == key.coder.typeName else {
       return .miss(
-        "the entry holds a \(header.outputType), but '\(kind)' now outputs a \(coder.typeName)")
+        "the entry holds a \(header.outputType), but '\(kind)' now outputs a \(key.coder.typeName)")
     }
     guard header.params == key.params else {
-      return .miss("the step's params changed since the entry was written")
+      return .miss(
+        "the params of the step or of its dependencies changed since the entry was written")
     }
     let seconds = now.timeIntervalSince1970 - header.savedAt
     // A minute of slack: clocks get adjusted; more than that, the entry's age is unknown.
@@ -89,14 +100,17 @@ struct OutputCache: Sendable {
       )
     }
     do {
-      return .hit(try coder.decode(Data(data[data.index(after: newline)...])), age: age)
+      return .hit(try key.coder.decode(Data(data[data.index(after: newline)...])), age: age)
     } catch {
-      return .miss("the entry does not decode as \(coder.typeName) (\(Self.describe(error)))")
+      return .miss("the entry does not decode as \(key.coder.typeName) (\(Self.describe(error)))")
     }
   }
 
   /// Saves `output` as the entry of `step`, replacing the old one atomically: a reader, a
   /// crash or another launch writing at once sees the old entry or the new one, never a mix.
+  ///
+  /// - Throws: ``StepFailure`` when the entry would be over ``maximumEntrySize``, a cache
+  ///   folder is a link or not a folder, or the file cannot be written.
   func save(_ output: any Sendable, step id: String, kind: String, key: CacheKey, now: Date)
     throws
   {
@@ -108,48 +122,140 @@ struct OutputCache: Sendable {
     var data = try encoder.encode(header)
     data.append(UInt8(ascii: "\n"))
     data.append(try key.coder.encode(output))
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    try SafeFiles.writeAtomically(data, to: entry(for: id), followingLinks: false)
+    guard data.count <= Self.maximumEntrySize else {
+      throw StepFailure(
+        "it would be \(data.count) bytes, over the \(Self.maximumEntrySize)-byte limit of an entry; cache a first screen's worth (a page), not the whole library"
+      )
+    }
+    // Twice at most: a `cache clear` may remove the folder between its check and the write.
+    for attempt in 1...2 {
+      _ = try openFolder(creating: true)
+      do {
+        try SafeFiles.writeAtomically(data, to: entry(for: id), followingLinks: false)
+        return
+      } catch  where attempt == 1 {
+        guard (try? openFolder(creating: false)) == nil else { throw error }
+      }
+    }
   }
 
-  /// Removes every entry (and what an interrupted save left), then the folder when it is
-  /// empty; returns how many entries there were.
+  /// Removes every entry (whatever took an entry's place too: a link, never what it leads
+  /// to) and what an interrupted save left, then the folder; returns how many entries there
+  /// were.
   ///
-  /// Only regular files directly in the folder are removed, each checked right before its
-  /// removal through the open folder; a folder that is a symbolic link is refused.
+  /// Each name is checked and removed through the open folder; a folder inside is left (the
+  /// cache never makes one, and it could hold someone's files) and named in the error.
+  ///
+  /// - Throws: ``StepFailure`` when a cache folder is a link or not a folder, an entry cannot
+  ///   be removed, or a folder was left.
   func clear() throws -> Int {
-    let directory = open(folder.path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-    guard directory >= 0 else {
-      let code = errno
-      if code == ENOENT { return 0 }
-      throw StepFailure(
-        "cannot clear the cache '\(folder.path)': "
-          + (code == ELOOP || code == ENOTDIR
-            ? "it is not a folder (a symbolic link?); remove it yourself if it is not yours"
-            : String(cString: strerror(code))))
-    }
-    defer { close(directory) }
+    guard let opened = try openFolder(creating: false) else { return 0 }
     let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
     var removed = 0
+    var folders: [String] = []
     for name in names {
       var info = stat()
-      guard fstatat(directory, name, &info, AT_SYMLINK_NOFOLLOW) == 0,
-        info.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG)
-      else { continue }
-      guard unlinkat(directory, name, 0) == 0 else {
+      guard fstatat(opened.descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+      guard info.st_mode & mode_t(S_IFMT) != mode_t(S_IFDIR) else {
+        folders.append(name)
+        continue
+      }
+      guard unlinkat(opened.descriptor, name, 0) == 0 else {
         throw StepFailure(
           "cannot remove the cache entry '\(folder.path)/\(name)': \(String(cString: strerror(errno)))"
         )
       }
       if !name.hasPrefix(".") { removed += 1 }
     }
-    rmdir(folder.path)
+    guard folders.isEmpty else {
+      throw StepFailure(
+        "removed \(removed) cached outputs from '\(folder.path)' but left the folder '"
+          + folders.joined(separator: "', '")
+          + "' in it: the cache never makes one; remove it yourself if it is not needed")
+    }
+    unlinkat(opened.parent, manifestFolder, AT_REMOVEDIR)
     return removed
   }
 
-  /// The step's params as the entry records them: compact JSON with keys sorted, so that
-  /// reordering keys in the manifest keeps the entry.
-  static func fingerprint(of params: JSONValue?) -> String {
+  /// The open cache folder of the manifest, and the folder holding it; closed with the value.
+  private final class OpenFolder {
+    let parent: Int32
+    let descriptor: Int32
+
+    init(parent: Int32, descriptor: Int32) {
+      self.parent = parent
+      self.descriptor = descriptor
+    }
+
+    deinit {
+      close(descriptor)
+      close(parent)
+    }
+  }
+
+  /// Opens `.orchestrate-cache/<manifest>/` in the data folder, each level without following
+  /// a link, creating a missing level when `creating`; `nil` when one is missing otherwise.
+  ///
+  /// - Throws: ``StepFailure`` when a level is a link or not a folder, or cannot be opened.
+  private func openFolder(creating: Bool) throws -> OpenFolder? {
+    let data = open(dataDirectory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard data >= 0 else {
+      if errno == ENOENT, !creating { return nil }
+      throw StepFailure(
+        "cannot open the data folder '\(dataDirectory.path)': \(String(cString: strerror(errno)))")
+    }
+    defer { close(data) }
+    guard
+      let cache = try Self.openLevel(
+        Self.folderName, in: data, creating: creating, naming: folder.deletingLastPathComponent())
+    else { return nil }
+    let manifest: Int32?
+    do {
+      manifest = try Self.openLevel(manifestFolder, in: cache, creating: creating, naming: folder)
+    } catch {
+      close(cache)
+      throw error
+    }
+    guard let manifest else {
+      close(cache)
+      return nil
+    }
+    return OpenFolder(parent: cache, descriptor: manifest)
+  }
+
+  /// The folder `name` in the open folder `parent`, opened without following a link.
+  private static func openLevel(
+    _ name: String, in parent: Int32, creating: Bool, naming url: URL
+  ) throws -> Int32? {
+    for attempt in 1...2 {
+      let descriptor = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+      if descriptor >= 0 { return descriptor }
+      let code = errno
+      switch code {
+      case ENOENT where creating && attempt == 1:
+        // Another launch may create it at the same moment: then it exists, which will do.
+        if mkdirat(parent, name, 0o755) != 0, errno != EEXIST {
+          throw StepFailure("cannot create '\(url.path)': \(String(cString: strerror(errno)))")
+        }
+      case ENOENT:
+        return nil
+      case ELOOP, ENOTDIR:
+        throw StepFailure(
+          "'\(url.path)' is not a folder (a symbolic link?), and the cache only uses its own folders; remove it if it is not needed"
+        )
+      default:
+        throw StepFailure("cannot open '\(url.path)': \(String(cString: strerror(code)))")
+      }
+    }
+    return nil
+  }
+
+  /// What identifies the entry of a step: its params and those of the steps it depends on
+  /// (their kinds and ids too), as compact JSON with keys sorted, so that reordering keys in
+  /// the manifest keeps the entry, and a step reading another store does not get this one's.
+  static func fingerprint(
+    of params: JSONValue?, dependencies: [(id: String, plugin: String, params: JSONValue?)] = []
+  ) -> String {
     func sorted(_ value: JSONValue) -> JSONValue {
       switch value.kind {
       case .object(let members):
@@ -157,19 +263,30 @@ struct OutputCache: Sendable {
           .object(
             members.sorted { $0.key < $1.key }.map {
               JSONMember(key: $0.key, value: sorted($0.value))
-            }
-          ))
+            }))
       case .array(let elements): JSONValue(.array(elements.map(sorted)))
       default: value
       }
     }
-    return JSONWriter.compact(sorted(params ?? JSONValue(.object([]))))
+    let empty = JSONValue(.object([]))
+    guard !dependencies.isEmpty else { return JSONWriter.compact(sorted(params ?? empty)) }
+    let upstream = dependencies.sorted { $0.id < $1.id }.map { dependency -> JSONValue in
+      [
+        "id": JSONValue(.string(dependency.id)), "plugin": JSONValue(.string(dependency.plugin)),
+        "params": sorted(dependency.params ?? empty),
+      ]
+    }
+    return JSONWriter.compact(
+      ["dependsOn": JSONValue(.array(upstream)), "params": sorted(params ?? empty)])
   }
 
   /// `name` as a file name: letters, digits, `-`, `_` and inner dots kept, every other byte
   /// written `%XX`, so no id can name another folder or a hidden file; long names are cut and
-  /// end with a hash of the whole, so two ids never share an entry.
+  /// end with a hash of the whole, so two ids never share an entry. (Where the file system
+  /// ignores case, `Page` and `page` do share one: the header's kind and key keep either from
+  /// being served the other's output, unless both would make the same.)
   static func fileName(_ name: String) -> String {
+    guard !name.isEmpty else { return "%" }
     var result = ""
     for (position, byte) in name.utf8.enumerated() {
       switch byte {

@@ -123,6 +123,8 @@ private final class LaunchRun: Sendable {
   let options: LaunchOptions
   private let mailbox = Mailbox<RunMessage>()
   private let ending = Locked(Ending())
+  /// The cache entries being saved, with their steps: the run returns once they are written.
+  private let saves = Locked<[(step: Int, task: Task<String?, Never>)]>([])
   /// Everything the handler changes, in one value, locked once per turn as handler. Only the
   /// mailbox's handler takes the lock while the run goes on, so it is never contended; it is
   /// what lets the compiler check that the run is safe to share.
@@ -176,8 +178,12 @@ private final class LaunchRun: Sendable {
     }
     events?.finish()
     let outputs = StepOutputs(ids: plan.steps.map(\.id), values: self.outputs.withLock { $0 })
-    return LaunchReport(
+    var report = LaunchReport(
       plan: plan, scheduler: scheduler, duration: duration, outputs: outputs)
+    for (step, save) in saves.withLock({ $0 }) {
+      if let problem = await save.value { report.steps[step].notes.append(problem) }
+    }
+    return report
   }
 
   /// Looks up the entries of the steps with a `cache`: the outputs found are the steps'
@@ -213,9 +219,19 @@ private final class LaunchRun: Sendable {
     return lookups
   }
 
-  /// Saves a step's new output as its cache entry, for a step with a `cache`; a failure is a
-  /// note, never the step's failure.
-  func saveToCache(_ output: any Sendable, of step: Int) -> String? {
+  /// Saves `output`, which the launch took as the step's, as its cache entry, on a thread of
+  /// its own: after the step, so the write never counts against its time or timeout, never
+  /// holds up its dependents, and never saves an output the launch did not take.
+  func save(_ output: any Sendable, of step: Int) {
+    let task = Task(executorPreference: BlockingExecutor.shared, priority: .utility) {
+      self.saveToCache(output, of: step)
+    }
+    saves.withLock { $0.append((step, task)) }
+  }
+
+  /// Saves a step's new output as its cache entry; a failure is a note, never the step's
+  /// failure.
+  private func saveToCache(_ output: any Sendable, of step: Int) -> String? {
     guard let key = plan.steps[step].cacheKey else { return nil }
     do {
       try OutputCache(dataDirectory: plan.dataDirectory, manifestName: plan.name).save(
@@ -343,8 +359,10 @@ private struct RunState {
   private mutating func handle(_ message: RunMessage, of run: LaunchRun) {
     switch message {
     case .begin(let lookups):
-      for (step, note) in lookups.notes { scheduler.note(note, for: step, at: .zero) }
-      scheduler.start(at: .zero, served: lookups.served)
+      // Not zero: looking up the cache took time the app's user waited through.
+      let now = run.elapsed
+      for (step, note) in lookups.notes { scheduler.note(note, for: step, at: now) }
+      scheduler.start(at: now, served: lookups.served)
     case .finished(let token, let outcome, let began):
       if let began { scheduler.attemptBegan(token: token, at: began) }
       let liveStep = scheduler.step(forLiveToken: token)
@@ -364,6 +382,10 @@ private struct RunState {
       {
         run.outputs.withLock { $0[step] = value }
         run.hooks.onOutput?(run.plan.steps[step].id, value)
+        // A fallback's output is no better than what the next launch's step would make.
+        if run.plan.steps[step].cacheKey != nil, !scheduler.records[step].usedFallback {
+          run.save(value, of: step)
+        }
       }
     case .report(let token, let message):
       scheduler.stepReported(token: token, message: message, at: run.elapsed)
@@ -498,13 +520,7 @@ private final class RunningAttempt: StepHost {
       host: self)
     let outcome: AttemptOutcome
     do {
-      let output = try await action.execute(context)
-      // Saved before the step counts as done, so that the launch never ends with the entry
-      // unwritten; a fallback's output, or one nobody waits for any more, is not saved.
-      if !isFallback, !Task.isCancelled, let problem = run.saveToCache(output, of: step) {
-        report(.log(problem))
-      }
-      outcome = .succeeded(output)
+      outcome = .succeeded(try await action.execute(context))
     } catch let route as LaunchRoute {
       outcome = .routed(route)
     } catch {

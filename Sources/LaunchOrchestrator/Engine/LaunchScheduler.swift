@@ -182,8 +182,9 @@ struct LaunchScheduler {
       records[step].servedAt = now
       records[step].state = .cached
       emit(.cached(step: plan.steps[step].id), at: now)
-      releaseDependents(of: step, state: .succeeded, at: now)
     }
+    // Dependents that are served too wait for this refresh: theirs must start from fresh input.
+    for step in served { releaseDependents(of: step, state: .succeeded, at: now, .notServed) }
     for step in plan.steps.indices {
       noteReadyIfPossible(step, at: now)
       becomeReadyIfPossible(step, at: now)
@@ -294,7 +295,8 @@ struct LaunchScheduler {
     case .progress(let fraction, let text):
       emit(.progress(step: plan.steps[step].id, fraction: fraction, message: text), at: now)
     case .log(let text):
-      note(text, for: step, at: now)
+      // A refresh's lines follow the note that the output was served: marked as the refresh's.
+      note(records[step].servedAt == nil ? text : "refresh: " + text, for: step, at: now)
     }
   }
 
@@ -593,11 +595,23 @@ struct LaunchScheduler {
     releaseDependents(of: step, state: state, at: now)
   }
 
+  /// Which of a step's dependents a release concerns.
+  private enum Dependents {
+    case all
+    /// All but served ones, and the milestones: a step served from the cache.
+    case notServed
+    /// Only served ones: the end of a served step's refresh.
+    case served
+  }
+
   /// What a step's end means for the steps and milestones waiting for it.
-  private mutating func releaseDependents(of step: Int, state: StepState, at now: Duration) {
+  private mutating func releaseDependents(
+    of step: Int, state: StepState, at now: Duration, _ which: Dependents = .all
+  ) {
     guard ending == nil else { return }
     let id = plan.steps[step].id
     for dependent in plan.steps[step].hardDependents {
+      if which != .all, (records[dependent].servedAt != nil) != (which == .served) { continue }
       if state == .succeeded {
         unmetHard[dependent] -= 1
         noteReadyIfPossible(dependent, at: now)
@@ -615,10 +629,12 @@ struct LaunchScheduler {
       }
     }
     for dependent in plan.steps[step].orderDependents {
+      if which != .all, (records[dependent].servedAt != nil) != (which == .served) { continue }
       unmetOrder[dependent] -= 1
       noteReadyIfPossible(dependent, at: now)
       becomeReadyIfPossible(dependent, at: now)
     }
+    guard which != .served else { return }
     for milestone in plan.steps[step].milestones {
       milestoneRemaining[milestone] -= 1
       if milestoneRemaining[milestone] == 0 { reach(milestone, at: now) }
@@ -630,6 +646,7 @@ struct LaunchScheduler {
     of step: Int, _ state: StepState, error: String?, at now: Duration
   ) {
     records[step].refreshState = state
+    releaseDependents(of: step, state: state, at: now, .served)
     let id = plan.steps[step].id
     if state == .succeeded {
       emit(.refreshed(step: id), at: now)

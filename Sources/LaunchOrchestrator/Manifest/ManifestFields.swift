@@ -178,7 +178,16 @@ enum ManifestFields {
     .value(
       "maxAge", .duration, default: "no limit", "an older entry is not served; the step runs",
       into: \.maxAge
-    ) { $0.duration($1, at: $2()) }
+    ) { reader, value, path in
+      guard let age = reader.duration(value, at: path()) else { return nil }
+      guard age > .zero else {
+        reader.diagnostics.report(
+          "a 'maxAge' of 0 never serves the entry; give how old it may be (\"7d\"), or remove 'cache'.",
+          at: path())
+        return nil
+      }
+      return age
+    }
   ]
 
   /// A retry policy.

@@ -43,7 +43,15 @@ public struct LaunchPlan: Sendable {
   ///   a folder.
   @discardableResult
   public func clearCache() throws -> Int {
-    try OutputCache(dataDirectory: dataDirectory, manifestName: name).clear()
+    try Self.clearCache(manifestName: name, dataDirectory: dataDirectory)
+  }
+
+  /// Removes the cached outputs of the manifest called `manifestName` whose data folder is
+  /// `dataDirectory`, as ``clearCache()`` does, without a plan: for a manifest that no
+  /// longer loads (a kind renamed by an update).
+  @discardableResult
+  public static func clearCache(manifestName: String, dataDirectory: URL) throws -> Int {
+    try OutputCache(dataDirectory: dataDirectory, manifestName: manifestName).clear()
   }
 
   /// The step with `id`.
@@ -53,13 +61,18 @@ public struct LaunchPlan: Sendable {
 
   /// Hard dependencies of `step` and theirs, nearest first, each once.
   public func hardDependencyClosure(of step: Int) -> [Int] {
+    Self.closure(from: step) { steps[$0].dependsOn }
+  }
+
+  /// The steps `edges` lead to from `step`, and on from them, nearest first, each once.
+  static func closure(from step: Int, edges: (Int) -> [Int]) -> [Int] {
     var seen: Set<Int> = [step]
     var order: [Int] = []
-    var queue = steps[step].dependsOn[...]
+    var queue = edges(step)[...]
     while let next = queue.popFirst() {
       guard seen.insert(next).inserted else { continue }
       order.append(next)
-      queue.append(contentsOf: steps[next].dependsOn)
+      queue.append(contentsOf: edges(next))
     }
     return order
   }

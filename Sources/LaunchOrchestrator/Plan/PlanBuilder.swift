@@ -259,8 +259,14 @@ struct PlanBuilder {
         remainingPath: ranking.remainingPaths[index], cache: step.cache,
         cacheKey: step.cache == nil
           ? nil
-          : registry.descriptor(for: step.plugin)?.outputCoder.map {
-            CacheKey(coder: $0, params: OutputCache.fingerprint(of: step.params))
+          : registry.descriptor(for: step.plugin)?.outputCoder.map { coder in
+            CacheKey(
+              coder: coder,
+              params: OutputCache.fingerprint(
+                of: step.params,
+                dependencies: LaunchPlan.closure(from: index) { edges.dependsOn[$0] }.map {
+                  (steps[$0].id, steps[$0].plugin, steps[$0].params)
+                }))
           },
         // Without errors, every step has its action.
         action: actions[index].action!, fallbackAction: actions[index].fallback)

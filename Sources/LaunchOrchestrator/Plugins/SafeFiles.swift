@@ -155,7 +155,24 @@ public enum SafeFiles {
   /// - Throws: ``StepFailure`` saying why: not a regular file, larger than `limit` bytes, or
   ///   not readable.
   package static func contentsOfRegularFile(at url: URL, limit: Int) throws -> Data? {
-    let descriptor = open(url.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+    try contentsOfRegularFile(
+      opening: open(url.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), naming: url,
+      limit: limit)
+  }
+
+  /// The bytes of the regular file `name` in the open folder `folder` (which `url` names, for
+  /// messages), as ``contentsOfRegularFile(at:limit:)`` reads them.
+  package static func contentsOfRegularFile(
+    named name: String, in folder: Int32, naming url: URL, limit: Int
+  ) throws -> Data? {
+    try contentsOfRegularFile(
+      opening: openat(folder, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), naming: url,
+      limit: limit)
+  }
+
+  private static func contentsOfRegularFile(opening descriptor: Int32, naming url: URL, limit: Int)
+    throws -> Data?
+  {
     guard descriptor >= 0 else {
       let code = errno
       if code == ENOENT { return nil }
@@ -175,7 +192,14 @@ public enum SafeFiles {
       throw StepFailure("'\(url.path)' is \(info.st_size) bytes, over the \(limit)-byte limit")
     }
     do {
-      return try handle.readToEnd() ?? Data()
+      // Read up to one byte past the limit: a file growing meanwhile is refused, not read whole.
+      let data = try handle.read(upToCount: limit + 1) ?? Data()
+      guard data.count <= limit else {
+        throw StepFailure("'\(url.path)' grew past the \(limit)-byte limit while it was read")
+      }
+      return data
+    } catch let failure as StepFailure {
+      throw failure
     } catch {
       throw StepFailure("cannot read '\(url.path)': \(error.localizedDescription)")
     }

@@ -248,13 +248,22 @@ enum WaitAnalysis {
           .init(milestone: milestone.name, links: chain(from: last, plan, steps, index)))
       }
     }
+    // The launch ends when its last step or refresh does: a cached step counts by its
+    // refresh (under the step's id), which waited for the step's dependencies like any step.
+    let ending = steps.map { step in
+      step.refreshBar.map {
+        var refresh = $0
+        refresh.id = step.id
+        return refresh
+      } ?? step
+    }
     var last: Int?
-    for index in steps.indices {
-      guard steps[index].start != nil, let end = steps[index].end else { continue }
-      if last.map({ (steps[$0].end!, $0) < (end, index) }) ?? true { last = index }
+    for index in ending.indices {
+      guard ending[index].start != nil, let end = ending[index].end else { continue }
+      if last.map({ (ending[$0].end!, $0) < (end, index) }) ?? true { last = index }
     }
     if let last {
-      chains.append(.init(milestone: nil, links: chain(from: last, plan, steps, index)))
+      chains.append(.init(milestone: nil, links: chain(from: last, plan, ending, index)))
     }
     return chains
   }
@@ -283,7 +292,9 @@ enum WaitAnalysis {
         // ran again later.
         previous =
           slot.heldBy.compactMap { index[$0] }.compactMap { holder in
-            steps[holder].work.last { $0.end <= start }.map { (holder, $0.end) }
+            // A cached step holds slots through its refresh.
+            (steps[holder].work + (steps[holder].refresh?.work ?? [])).last { $0.end <= start }
+              .map { (holder, $0.end) }
           }.max { ($0.1, $0.0) < ($1.1, $1.0) }?.0
         via = .slot
       }
