@@ -172,7 +172,10 @@ struct InspectCommandsTests {
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments =
       ["python3", "-c", script, "\(root)/manifests/manifest.schema.json"]
-      + ["app.json", "simulated/booktrack.json", "simulated/booktrack-serial.json"].map {
+      + [
+        "app.json", "screensort.json", "simulated/booktrack.json",
+        "simulated/booktrack-serial.json",
+      ].map {
         "\(root)/manifests/\($0)"
       }
       + [broken]

@@ -107,7 +107,16 @@ public enum ManifestSchema {
           ])
         ),
         (
-          "then", object([("properties", object([("params", reference("params.\(plugin.kind)"))]))])
+          "then",
+          object([
+            (
+              "properties",
+              // A kind whose output is not Codable cannot have a `cache`: `false` forbids it.
+              object(
+                [("params", reference("params.\(plugin.kind)"))]
+                  + (plugin.isCacheable ? [] : [("cache", JSONValue(.bool(false)))]))
+            )
+          ])
         ),
       ])
     }
