@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import LaunchOrchestrator
@@ -25,7 +26,8 @@ struct ReportTests {
     let json = report.json
     #expect(
       json.members?.map(\.key) == [
-        "manifest", "name", "outcome", "route", "error", "duration", "milestones", "splash",
+        "version", "manifest", "name", "outcome", "route", "error", "duration", "milestones",
+        "splash",
         "criticalPath", "criticalChains", "steps",
       ])
     #expect(json["error"] == JSONValue(.null))
@@ -88,6 +90,34 @@ struct ReportTests {
       #expect(error.description == "steps[0].id: missing or malformed")
     } catch {
       Issue.record("unexpected \(error)")
+    }
+  }
+
+  @Test func readsEarlierFormatsAndRefusesALaterOneNamingItsVersion() throws {
+    let cached = LaunchReport(
+      manifest: "s.json", name: "S", outcome: .succeeded, route: nil, duration: .seconds(1),
+      milestones: [], criticalPath: ["results"],
+      steps: [
+        .init(
+          id: "results", plugin: "results.load", state: .cached, start: .zero, end: .zero,
+          attempts: 0, usedFallback: false, error: nil)
+      ])
+    var withRefresh = cached
+    withRefresh.steps[0].refresh = .init(
+      state: .failed, start: .milliseconds(5), end: .milliseconds(9), attempts: 1,
+      error: "no network", work: [.init(attempt: 1, start: .milliseconds(5), end: .milliseconds(9))]
+    )
+    #expect(try LaunchReport(jsonText: withRefresh.jsonText) == withRefresh)
+    let text = withRefresh.jsonText
+    let unversioned = text.replacingOccurrences(of: #""version": 3,"#, with: "")
+    #expect(unversioned != text)
+    #expect(try LaunchReport(jsonText: unversioned).steps[0].refresh?.error == "no network")
+    let later = text.replacingOccurrences(of: #""version": 3"#, with: #""version": 4"#)
+    #expect {
+      try LaunchReport(jsonText: later)
+    } throws: {
+      "\($0)"
+        == "version: the report is format 4, and this build reads formats up to 3; use a newer orchestrate"
     }
   }
 

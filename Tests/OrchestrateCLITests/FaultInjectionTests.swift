@@ -7,24 +7,16 @@ import Testing
 /// binary: each ends with a clear error or a degraded launch, and nothing is lost.
 @Suite("Fault injection", .timeLimit(.minutes(10)))
 struct FaultInjectionTests {
-  /// Waits until the run's output contains `text`, then does `action`.
   /// Runs sqlite statements on a file through the system's sqlite3 library, via Python.
-  private func sqlite(_ database: String, _ script: String) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [
+  private func sqlite(_ database: String, _ script: String) async throws -> String {
+    let (status, text) = try await runTool([
       "python3", "-c",
       "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); r = c.executescript(sys.argv[2]) if sys.argv[3] == 'x' else print(c.execute(sys.argv[2]).fetchall()); c.commit()",
       database, script,
       script.uppercased().hasPrefix("SELECT") || script.uppercased().hasPrefix("PRAGMA")
         ? "q" : "x",
-    ]
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    try #require(process.terminationStatus == 0, "python3 failed on \(script)")
+    ])
+    try #require(status == 0, "python3 failed on \(script)")
     return text.trimmingCharacters(in: .whitespacesAndNewlines)
   }
 
@@ -68,7 +60,7 @@ struct FaultInjectionTests {
         ] }
         """)
       _ = try await Orchestrate.run(["run", manifest, "--quiet"])
-      _ = try sqlite(
+      _ = try await sqlite(
         folder.path("library.sqlite"), "INSERT INTO works (id, title) VALUES (1, 'kept');")
       let entries = (0..<200_000).map { #"{"workId": \#($0 % 2 == 0 ? 1 : 2), "n": \#($0)}"# }
       let original = "[" + entries.joined(separator: ",") + "]"
@@ -114,8 +106,8 @@ struct FaultInjectionTests {
     let database = folder.path("library.sqlite")
     // A store at version 2 with enough rows that creating version 3's indexes takes a while.
     let migrations = StoreSchema.books.migrations.prefix(2).map(\.sql).joined(separator: "\n")
-    _ = try sqlite(database, migrations + "PRAGMA user_version = 2;")
-    _ = try sqlite(
+    _ = try await sqlite(database, migrations + "PRAGMA user_version = 2;")
+    _ = try await sqlite(
       database,
       """
       WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 600000)
@@ -141,24 +133,24 @@ struct FaultInjectionTests {
         #expect(result.status == 0)
         #expect(report.outcome == .succeeded)
         #expect(
-          try sqlite(database, "PRAGMA user_version")
+          try await sqlite(database, "PRAGMA user_version")
             == "[(\(StoreSchema.books.latestVersion),)]")
       }
     }
     // One transaction: the store is at version 2 or the latest, consistent, with every row.
-    let version = try sqlite(database, "PRAGMA user_version")
+    let version = try await sqlite(database, "PRAGMA user_version")
     #expect(["[(2,)]", "[(\(StoreSchema.books.latestVersion),)]"].contains(version))
-    #expect(try sqlite(database, "PRAGMA integrity_check") == "[('ok',)]")
-    #expect(try sqlite(database, "SELECT count(*) FROM library_entries") == "[(600000,)]")
-    #expect(try sqlite(database, "SELECT count(*) FROM works") == "[(600000,)]")
+    #expect(try await sqlite(database, "PRAGMA integrity_check") == "[('ok',)]")
+    #expect(try await sqlite(database, "SELECT count(*) FROM library_entries") == "[(600000,)]")
+    #expect(try await sqlite(database, "SELECT count(*) FROM works") == "[(600000,)]")
   }
 
   /// A books store one migration behind with one work, and a queue naming that work and one
   /// the store does not have (validating the queue means rewriting it), in `folder`; their paths.
-  private func storeAndQueue(in folder: URL) throws -> (store: String, queue: String) {
+  private func storeAndQueue(in folder: URL) async throws -> (store: String, queue: String) {
     let database = folder.appendingPathComponent("library.sqlite").path
     let migrations = StoreSchema.books.migrations.prefix(2).map(\.sql).joined(separator: "\n")
-    _ = try sqlite(
+    _ = try await sqlite(
       database,
       migrations + "PRAGMA user_version = 2; INSERT INTO works (id, title) VALUES (1, 'Kept');")
     let queue = folder.appendingPathComponent("queue.json").path
@@ -190,7 +182,7 @@ struct FaultInjectionTests {
     let folder = try TemporaryFolder()
     let data = folder.url.appendingPathComponent("data")
     try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
-    let (database, queue) = try storeAndQueue(in: data)
+    let (database, queue) = try await storeAndQueue(in: data)
     // Unreadable: validating it means moving it aside.
     let broken = data.appendingPathComponent("broken.json").path
     try "[{ ".write(toFile: broken, atomically: true, encoding: .utf8)
@@ -245,7 +237,7 @@ struct FaultInjectionTests {
     try FileManager.default.createDirectory(at: disk, withIntermediateDirectories: true)
     try FullDisk.mount(at: disk.path)
     do {
-      let (database, queue) = try storeAndQueue(in: disk)
+      let (database, queue) = try await storeAndQueue(in: disk)
       let storeOnDisk = try storeAndQueueManifest(
         in: folder, "app.json", store: "disk/library.sqlite", queue: "disk/queue.json")
       let storeElsewhere = try storeAndQueueManifest(

@@ -168,24 +168,13 @@ struct InspectCommandsTests {
           print("rejected:", error.message)
       """
     let root = Orchestrate.packageRoot.path
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments =
+    let (status, text) = try await runTool(
       ["python3", "-c", script, "\(root)/manifests/manifest.schema.json"]
-      + [
-        "app.json", "screensort.json", "simulated/booktrack.json",
-        "simulated/booktrack-serial.json",
-      ].map {
-        "\(root)/manifests/\($0)"
-      }
-      + [broken]
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    #expect(
-      process.terminationStatus == 0, "python3 with jsonschema is needed (.ci/run installs it)")
+        + [
+          "app.json", "screensort.json", "simulated/booktrack.json",
+          "simulated/booktrack-serial.json",
+        ].map { "\(root)/manifests/\($0)" } + [broken])
+    #expect(status == 0, "python3 with jsonschema is needed (.ci/run installs it)")
     #expect(text == "rejected: Additional properties are not allowed ('duraton' was unexpected)\n")
   }
 

@@ -114,6 +114,29 @@ func when(_ text: String, in stdout: URL, _ action: @escaping @Sendable () -> Vo
   }
 }
 
+/// Runs `/usr/bin/env arguments...` to its end on a thread of its own, returning its exit
+/// status and standard output: a wait on the test's task would hold one of the two
+/// cooperative threads the other tests (and the launches they time) need.
+func runTool(_ arguments: [String]) async throws -> (status: Int32, stdout: String) {
+  try await withCheckedThrowingContinuation { continuation in
+    Thread {
+      continuation.resume(
+        with: Result {
+          let process = Process()
+          process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+          process.arguments = arguments
+          let output = Pipe()
+          process.standardOutput = output
+          try process.run()
+          let text = String(
+            decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+          process.waitUntilExit()
+          return (process.terminationStatus, text)
+        })
+    }.start()
+  }
+}
+
 /// The report a run wrote to `path`.
 func readReport(_ path: String) throws -> LaunchReport {
   try LaunchReport(jsonText: String(contentsOfFile: path, encoding: .utf8))

@@ -1,5 +1,12 @@
-/// The report's JSON form, as `--report` writes it and `plan --durations` reads it.
+/// The report's JSON form, as `--report` writes it and `plan --durations` reads it;
+/// docs/report.md describes every key.
 extension LaunchReport {
+  /// The version of the JSON form this build writes (the `version` key) and reads up to:
+  /// 2 added wait reasons, critical chains, notes, `error` and `splash` to the first form
+  /// (which had no `version`); 3 added cached steps (`state` `cached`, `refresh`) and the
+  /// `main` wait reason.
+  public static let formatVersion = 3
+
   /// The report as a JSON value with the documented keys, in the documented order.
   public var json: JSONValue {
     func seconds(_ duration: Duration?) -> JSONValue {
@@ -51,6 +58,7 @@ extension LaunchReport {
     }
     return JSONValue(
       .object([
+        JSONMember(key: "version", value: JSONValue(.number(Double(Self.formatVersion)))),
         JSONMember(key: "manifest", value: text(manifest)),
         JSONMember(key: "name", value: text(name)),
         JSONMember(key: "outcome", value: text(outcome.rawValue)),
@@ -139,6 +147,19 @@ extension LaunchReport {
         path: .root, message: "the report is not valid JSON: \(error.message)")
     }
     let root = document.root
+    // Older forms read as far as they go; a newer one may mean something else by a key.
+    if let version = root["version"] {
+      guard let number = version.exactInteger(Int.self), number >= 1 else {
+        throw ReportFormatError(path: .root.appending("version"), message: "missing or malformed")
+      }
+      guard number <= Self.formatVersion else {
+        throw ReportFormatError(
+          path: .root.appending("version"),
+          message:
+            "the report is format \(number), and this build reads formats up to \(Self.formatVersion); use a newer orchestrate"
+        )
+      }
+    }
     func field<T>(_ path: JSONPath, _ read: (JSONValue) -> T?) throws -> T {
       guard let value = root.value(at: path), let result = read(value) else {
         throw ReportFormatError(path: path, message: "missing or malformed")
