@@ -359,8 +359,8 @@ private struct RunState {
   private mutating func handle(_ message: RunMessage, of run: LaunchRun) {
     switch message {
     case .begin(let lookups):
-      // Not zero: looking up the cache took time the app's user waited through.
-      let now = run.elapsed
+      // After a cache lookup, not zero: the lookup took time the app's user waited through.
+      let now = run.plan.cachedSteps.isEmpty ? .zero : run.elapsed
       for (step, note) in lookups.notes { scheduler.note(note, for: step, at: now) }
       scheduler.start(at: now, served: lookups.served)
     case .finished(let token, let outcome, let began):
