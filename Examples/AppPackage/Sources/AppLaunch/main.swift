@@ -42,6 +42,16 @@ func launch() async throws -> Bool {
   print("first page: \(page?.items.count ?? 0) songs; cache: \(cache?.titles ?? [])")
   print("sync: \(report.step("sync")?.notes ?? [])")
 
+  // The next launch shows this launch's first page at once and refreshes it behind; a
+  // sign-out clears what the launches saved.
+  let next = LaunchSession()
+  let nextReport = await next.run(plan, on: LaunchEngine(), environment: environment)
+  let served = nextReport.step("firstPage")
+  print(
+    "next launch: firstPage \(served?.state.rawValue ?? "none"), refresh \(served?.refresh?.state.rawValue ?? "none")"
+  )
+  let cleared = try plan.clearCache()
+
   var missing = LaunchEnvironment()
   missing[AppInfo.self] = AppInfo(version: "2.3.0")
   let refused = await LaunchSession().run(plan, on: LaunchEngine(), environment: missing)
@@ -51,6 +61,8 @@ func launch() async throws -> Bool {
     && store?.url.path.hasPrefix(data.path) == true && page?.items.isEmpty == false
     && cache?.titles == page.map { Array($0.items.prefix(3).map(\.title)) }
     && refused.outcome == .failed && refused.steps.allSatisfy { $0.start == nil }
+    && served?.state == .cached && served?.refresh?.state == .succeeded
+    && next.output(of: "firstPage", as: MusicPage.self)?.items == page?.items && cleared == 1
 }
 
 /// `#require` for a plain executable.
