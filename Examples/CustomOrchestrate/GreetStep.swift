@@ -4,12 +4,9 @@ import LaunchOrchestrator
 struct GreetStep: StepPlugin {
   static let kind = "example.greet"
   static let summary = "Writes a greeting to the launch log."
-  static let parameterDescriptions: [ParameterDescription] = [
-    .init("name", .string, required: true, "Who to greet.")
-  ]
 
-  struct Parameters: Decodable, Sendable {
-    var name: String
+  struct Parameters: StepParameters {
+    @Parameter("Who to greet.") var name: String
   }
 
   let name: String

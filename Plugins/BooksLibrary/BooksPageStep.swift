@@ -22,16 +22,8 @@ public struct BooksPageStep: StepPlugin {
     "Loads one page of the books library, newest or alphabetical; reports hasMore."
   /// It needs a books store.
   public static let inputs: [StepInput] = [.required(StoreHandle.self)]
-  /// The parameters.
-  public static let parameterDescriptions: [ParameterDescription] = [
-    .init("limit", .integer(minimum: 1, maximum: 1000), default: "50", "Books per page."),
-    .init("offset", .integer(minimum: 0), default: "0", "Books before the page."),
-    .init(
-      "sort", .oneOf(Order.allCases.map(\.rawValue)), default: "recentlyAdded",
-      "The order of the books."),
-  ]
 
-  enum Order: String, CaseIterable {
+  enum Order: String, CaseIterable, ParameterValue {
     case recentlyAdded, alphabetical
 
     /// The joins, driven from the table whose index gives the order, so that SQLite walks
@@ -80,10 +72,13 @@ public struct BooksPageStep: StepPlugin {
   }
 
   /// What a manifest gives the step.
-  public struct Parameters: Decodable, Sendable {
-    var limit: Int?
-    var offset: Int?
-    var sort: String?
+  public struct Parameters: StepParameters {
+    @Parameter("Books per page.", in: 1...1000) var limit = 50
+    @Parameter("Books before the page.", minimum: 0) var offset = 0
+    @Parameter("The order of the books.") var sort = Order.recentlyAdded
+
+    /// The first page of 50 books, newest first.
+    public init() {}
   }
 
   private let window: PageWindow
@@ -93,7 +88,7 @@ public struct BooksPageStep: StepPlugin {
   public init(parameters: Parameters) throws {
     window = try PageWindow(
       limit: parameters.limit, offset: parameters.offset, defaultLimit: 50, maximumLimit: 1000)
-    order = try PageWindow.order(parameters.sort, default: .recentlyAdded)
+    order = parameters.sort
   }
 
   /// SQLite calls block their thread.

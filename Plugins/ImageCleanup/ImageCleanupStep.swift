@@ -28,20 +28,15 @@ public struct ImageCleanupStep: StepPlugin {
     "Removes reviewed scan images and orphaned files older than maxAge from one directory, never following links."
   /// It uses the store's scans when a dependency provides one.
   public static let inputs: [StepInput] = [.optional(StoreHandle.self)]
-  /// The parameters.
-  public static let parameterDescriptions: [ParameterDescription] = [
-    .init(
-      "directory", .path, required: true,
-      "The image directory; relative to the launch's data folder."),
-    .init("maxAge", .duration, default: "24h", "Orphaned files younger than this are kept."),
-    .init("dryRun", .boolean, default: "false", "Report what would be removed, remove nothing."),
-  ]
-
   /// What a manifest gives the step.
-  public struct Parameters: Decodable, Sendable {
+  public struct Parameters: StepParameters {
+    @Parameter("The image directory; relative to the launch's data folder.", isPath: true)
     var directory: String
-    var maxAge: DurationParameter?
-    var dryRun: Bool?
+    @Parameter("Orphaned files younger than this are kept.") var maxAge = Duration.seconds(86_400)
+    @Parameter("Report what would be removed, remove nothing.") var dryRun = false
+
+    /// No directory yet: a manifest must give one.
+    public init() {}
   }
 
   private let directory: String
@@ -54,8 +49,8 @@ public struct ImageCleanupStep: StepPlugin {
       throw ParameterError("directory", "'directory' cannot be empty.")
     }
     directory = parameters.directory
-    maxAge = parameters.maxAge?.duration ?? .seconds(86_400)
-    dryRun = parameters.dryRun ?? false
+    maxAge = parameters.maxAge
+    dryRun = parameters.dryRun
   }
 
   /// File and SQLite calls block their thread.

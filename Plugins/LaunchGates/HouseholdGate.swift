@@ -9,16 +9,14 @@ public struct HouseholdGate: StepPlugin {
   /// What the step does.
   public static let summary =
     "Routes to 'createHousehold' with no householdIds, or 'selectHousehold' without a valid lastSelectedHouseholdId."
-  /// The parameters.
-  public static let parameterDescriptions: [ParameterDescription] = [
-    .init(
-      "profile", .path, required: true,
-      "The profile JSON file (householdIds, lastSelectedHouseholdId).")
-  ]
 
   /// What a manifest gives the step.
-  public struct Parameters: Decodable, Sendable {
+  public struct Parameters: StepParameters {
+    @Parameter("The profile JSON file (householdIds, lastSelectedHouseholdId).", isPath: true)
     var profile: String
+
+    /// No file yet: a manifest must give one.
+    public init() {}
   }
 
   private let profile: String

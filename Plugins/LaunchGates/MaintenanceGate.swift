@@ -9,16 +9,14 @@ public struct MaintenanceGate: StepPlugin {
   /// What the step does.
   public static let summary =
     "Routes to 'maintenance' when the app metadata has \"isUnderMaintenance\": true."
-  /// The parameters.
-  public static let parameterDescriptions: [ParameterDescription] = [
-    .init(
-      "metadata", .path, required: true,
-      "The app metadata JSON file (isUnderMaintenance, maintenanceMessage).")
-  ]
 
   /// What a manifest gives the step.
-  public struct Parameters: Decodable, Sendable {
+  public struct Parameters: StepParameters {
+    @Parameter("The app metadata JSON file (isUnderMaintenance, maintenanceMessage).", isPath: true)
     var metadata: String
+
+    /// No file yet: a manifest must give one.
+    public init() {}
   }
 
   private let metadata: String

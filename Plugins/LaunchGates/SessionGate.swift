@@ -9,16 +9,14 @@ public struct SessionGate: StepPlugin {
   /// What the step does.
   public static let summary =
     "Routes to 'loginRequired' when the session file has no user or token, or has expired."
-  /// The parameters.
-  public static let parameterDescriptions: [ParameterDescription] = [
-    .init(
-      "session", .path, required: true,
-      "The session JSON file (userId, token, expiresAt as ISO 8601).")
-  ]
 
   /// What a manifest gives the step.
-  public struct Parameters: Decodable, Sendable {
+  public struct Parameters: StepParameters {
+    @Parameter("The session JSON file (userId, token, expiresAt as ISO 8601).", isPath: true)
     var session: String
+
+    /// No file yet: a manifest must give one.
+    public init() {}
   }
 
   private let session: String

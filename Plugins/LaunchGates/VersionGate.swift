@@ -11,14 +11,14 @@ public struct VersionGate: StepPlugin {
     "Routes to 'updateRequired' when the app's version (AppInfo) is below the metadata's minimumVersion."
   /// The app's version comes from the launch environment.
   public static let requirements: [StepRequirement] = [.required(AppInfo.self)]
-  /// The parameters.
-  public static let parameterDescriptions: [ParameterDescription] = [
-    .init("metadata", .path, required: true, "The app metadata JSON file (minimumVersion).")
-  ]
 
   /// What a manifest gives the step.
-  public struct Parameters: Decodable, Sendable {
+  public struct Parameters: StepParameters {
+    @Parameter("The app metadata JSON file (minimumVersion).", isPath: true)
     var metadata: String
+
+    /// No file yet: a manifest must give one.
+    public init() {}
   }
 
   private let metadata: String

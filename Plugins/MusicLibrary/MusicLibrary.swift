@@ -17,7 +17,7 @@ public struct Song: Sendable, Equatable, Codable {
 }
 
 /// The orders a page of songs can come in, each backed by an index on its key and the id.
-enum SongOrder: String, CaseIterable {
+enum SongOrder: String, CaseIterable, ParameterValue {
   case mostPlayed, recentlyPlayed, recentlyAdded, alphabetical
 
   var keyset: KeysetOrder {

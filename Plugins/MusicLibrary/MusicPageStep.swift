@@ -12,20 +12,14 @@ public struct MusicPageStep: StepPlugin {
     "Loads one page of songs from the music store, in an indexed order; reports hasMore."
   /// It needs a music store.
   public static let inputs: [StepInput] = [.required(StoreHandle.self)]
-  /// The parameters.
-  public static let parameterDescriptions: [ParameterDescription] = [
-    .init("limit", .integer(minimum: 1, maximum: 1000), default: "50", "Songs per page."),
-    .init("offset", .integer(minimum: 0), default: "0", "Songs before the page."),
-    .init(
-      "sort", .oneOf(SongOrder.allCases.map(\.rawValue)), default: "mostPlayed",
-      "The order of the songs."),
-  ]
-
   /// What a manifest gives the step.
-  public struct Parameters: Decodable, Sendable {
-    var limit: Int?
-    var offset: Int?
-    var sort: String?
+  public struct Parameters: StepParameters {
+    @Parameter("Songs per page.", in: 1...1000) var limit = 50
+    @Parameter("Songs before the page.", minimum: 0) var offset = 0
+    @Parameter("The order of the songs.") var sort = SongOrder.mostPlayed
+
+    /// The first page of 50 most played songs.
+    public init() {}
   }
 
   private let window: PageWindow
@@ -35,7 +29,7 @@ public struct MusicPageStep: StepPlugin {
   public init(parameters: Parameters) throws {
     window = try PageWindow(
       limit: parameters.limit, offset: parameters.offset, defaultLimit: 50, maximumLimit: 1000)
-    order = try PageWindow.order(parameters.sort, default: .mostPlayed)
+    order = parameters.sort
   }
 
   /// SQLite calls block their thread.

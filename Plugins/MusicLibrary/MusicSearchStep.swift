@@ -11,18 +11,14 @@ public struct MusicSearchStep: StepPlugin {
     "Finds songs whose title, artist or album match a term, through the full-text index."
   /// It needs a music store.
   public static let inputs: [StepInput] = [.required(StoreHandle.self)]
-  /// The parameters.
-  public static let parameterDescriptions: [ParameterDescription] = [
-    .init("term", .string, required: true, "Words to find; each matches as a prefix."),
-    .init("limit", .integer(minimum: 1, maximum: 500), default: "25", "Songs per page."),
-    .init("offset", .integer(minimum: 0), default: "0", "Songs before the page."),
-  ]
-
   /// What a manifest gives the step.
-  public struct Parameters: Decodable, Sendable {
-    var term: String
-    var limit: Int?
-    var offset: Int?
+  public struct Parameters: StepParameters {
+    @Parameter("Words to find; each matches as a prefix.") var term: String
+    @Parameter("Songs per page.", in: 1...500) var limit = 25
+    @Parameter("Songs before the page.", minimum: 0) var offset = 0
+
+    /// No term yet: a manifest must give one.
+    public init() {}
   }
 
   private let query: String

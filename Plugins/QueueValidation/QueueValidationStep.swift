@@ -25,16 +25,13 @@ public struct QueueValidationStep: StepPlugin {
     "Drops enrichment-queue entries whose work no longer exists in the store; rewrites the queue atomically."
   /// It needs the store.
   public static let inputs: [StepInput] = [.required(StoreHandle.self)]
-  /// The parameters.
-  public static let parameterDescriptions: [ParameterDescription] = [
-    .init(
-      "path", .path, required: true,
-      "The queue file: a JSON array of entries with an integer 'workId'.")
-  ]
-
   /// What a manifest gives the step.
-  public struct Parameters: Decodable, Sendable {
+  public struct Parameters: StepParameters {
+    @Parameter("The queue file: a JSON array of entries with an integer 'workId'.", isPath: true)
     var path: String
+
+    /// No path yet: a manifest must give one.
+    public init() {}
   }
 
   private let path: String

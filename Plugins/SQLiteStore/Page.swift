@@ -183,17 +183,4 @@ public struct PageWindow: Sendable, Equatable {
       throw ParameterError("offset", "'offset' cannot be negative (found \(self.offset)).")
     }
   }
-
-  /// Reads a `sort` parameter naming one of `Order`'s cases.
-  public static func order<Order: RawRepresentable & CaseIterable>(
-    _ sort: String?, default fallback: Order
-  ) throws(ParameterError) -> Order where Order.RawValue == String {
-    guard let sort else { return fallback }
-    if let order = Order(rawValue: sort) { return order }
-    let names = Order.allCases.map(\.rawValue)
-    throw ParameterError(
-      "sort",
-      "unknown sort '\(sort)'.\(Suggestions.didYouMean(sort, in: names)) Use one of: \(names.joined(separator: ", "))."
-    )
-  }
 }

@@ -15,35 +15,20 @@ public struct SampleDataStep: StepPlugin {
     "Seeds sample data when the store's library is empty (a LIMIT 1 check), never twice: built-in books or songs, or the app's own .sql file."
   /// It needs the store.
   public static let inputs: [StepInput] = [.required(StoreHandle.self)]
-  /// The parameters.
-  public static let parameterDescriptions: [ParameterDescription] = [
-    .init(
-      "file", .path,
-      "A .sql file shipped with the manifest (relative to its folder), run in one transaction; for a store with its own migrations."
-    ),
-    .init(
-      "whenEmpty", .string,
-      "The table whose emptiness means the library is empty; required with 'file'."),
-  ]
 
   /// What a manifest gives the step.
-  public struct Parameters: Decodable, Sendable {
+  public struct Parameters: StepParameters {
+    @Parameter(
+      "A .sql file shipped with the manifest (relative to its folder), run in one transaction; for a store with its own migrations.",
+      isPath: true)
     var file: String?
+    @Parameter("The table whose emptiness means the library is empty; required with 'file'.")
     var whenEmpty: String?
     /// Where the manifest is, to check the file when it loads.
-    var manifestDirectory: URL?
+    @ManifestDirectory var manifestDirectory: URL?
 
-    private enum CodingKeys: String, CodingKey {
-      case file, whenEmpty
-    }
-
-    /// Decodes the params, noting the manifest's folder.
-    public init(from decoder: any Decoder) throws {
-      let container = try decoder.container(keyedBy: CodingKeys.self)
-      file = try container.decodeIfPresent(String.self, forKey: .file)
-      whenEmpty = try container.decodeIfPresent(String.self, forKey: .whenEmpty)
-      manifestDirectory = decoder.userInfo[.manifestDirectory] as? URL
-    }
+    /// The built-in sample.
+    public init() {}
   }
 
   /// The app's own sample: a script, and the table that must be empty for it to run.

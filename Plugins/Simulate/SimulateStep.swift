@@ -10,36 +10,18 @@ public struct SimulateStep: StepPlugin {
   public static let summary =
     "Stand-in work that takes a set time, and can fail, hang, block or route."
 
-  /// The parameters, for `orchestrate plugins` and the schema.
-  public static let parameterDescriptions: [ParameterDescription] = [
-    .init("duration", .duration, default: "0s", "How long each attempt takes."),
-    .init("fail", .boolean, default: "false", "Every attempt fails."),
-    .init(
-      "failAttempts", .integer(minimum: 0), default: "0",
-      "The first N attempts fail, later ones succeed."),
-    .init(
-      "ignoresCancellation", .boolean, default: "false",
-      "Keep running when cancelled, like a plugin that never checks cancellation."),
-    .init(
-      "blocking", .boolean, default: "false",
-      "Hold a thread for the duration, like synchronous I/O."),
-    .init("route", .string, "End the launch with this route after the duration."),
-  ]
-
   /// What to simulate.
-  public struct Parameters: Decodable, Sendable {
-    /// How long each attempt takes (default 0).
-    public var duration: DurationParameter?
-    /// Every attempt fails.
-    public var fail: Bool?
-    /// The first N attempts fail, later ones succeed.
-    public var failAttempts: Int?
-    /// Keep running when cancelled, as a plugin that never checks cancellation would.
-    public var ignoresCancellation: Bool?
-    /// Hold the thread for `duration`, like synchronous I/O, instead of suspending.
-    public var blocking: Bool?
-    /// End the launch with this route after `duration`.
-    public var route: String?
+  public struct Parameters: StepParameters {
+    @Parameter("How long each attempt takes.") var duration = Duration.zero
+    @Parameter("Every attempt fails.") var fail = false
+    @Parameter("The first N attempts fail, later ones succeed.", minimum: 0) var failAttempts = 0
+    @Parameter("Keep running when cancelled, like a plugin that never checks cancellation.")
+    var ignoresCancellation = false
+    @Parameter("Hold a thread for the duration, like synchronous I/O.") var blocking = false
+    @Parameter("End the launch with this route after the duration.") var route: String?
+
+    /// No parameters given: a step that succeeds at once.
+    public init() {}
   }
 
   private let duration: Duration
@@ -52,14 +34,11 @@ public struct SimulateStep: StepPlugin {
 
   /// Checks and keeps the parameters.
   public init(parameters: Parameters) throws {
-    duration = parameters.duration?.duration ?? .zero
-    fails = parameters.fail ?? false
-    failAttempts = parameters.failAttempts ?? 0
-    ignoresCancellation = parameters.ignoresCancellation ?? false
-    isBlocking = parameters.blocking ?? false
-    if failAttempts < 0 {
-      throw ParameterError("failAttempts", "'failAttempts' must be 0 or more, not \(failAttempts).")
-    }
+    duration = parameters.duration
+    fails = parameters.fail
+    failAttempts = parameters.failAttempts
+    ignoresCancellation = parameters.ignoresCancellation
+    isBlocking = parameters.blocking
     if let name = parameters.route {
       guard !name.isEmpty else { throw ParameterError("route", "'route' cannot be empty.") }
       route = LaunchRoute(name)

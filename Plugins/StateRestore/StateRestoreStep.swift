@@ -14,20 +14,17 @@ public struct StateRestoreStep: StepPlugin {
   public static let summary =
     "Restores the values the app saved last session (scroll position, selected tab) from a JSON"
     + " state file; a missing or unreadable file is empty state and a note, never a failure."
-  /// The parameters.
-  public static let parameterDescriptions: [ParameterDescription] = [
-    .init(
-      "file", .path, default: LaunchStateFile.defaultPath,
-      "The state file the app saves with LaunchStateFile, in the data folder."),
-    .init(
-      "keys", .strings,
-      "Restore only these keys; others saved in the file are left out of the output."),
-  ]
 
   /// What a manifest gives the step.
-  public struct Parameters: Decodable, Sendable {
-    var file: String?
+  public struct Parameters: StepParameters {
+    @Parameter(
+      "The state file the app saves with LaunchStateFile, in the data folder.", isPath: true)
+    var file = LaunchStateFile.defaultPath
+    @Parameter("Restore only these keys; others saved in the file are left out of the output.")
     var keys: [String]?
+
+    /// Every key of the default state file.
+    public init() {}
   }
 
   private let file: String
@@ -35,7 +32,7 @@ public struct StateRestoreStep: StepPlugin {
 
   /// Checks the parameters.
   public init(parameters: Parameters) throws {
-    let file = parameters.file ?? LaunchStateFile.defaultPath
+    let file = parameters.file
     guard !file.isEmpty else {
       throw ParameterError(
         "file", "'file' cannot be empty; leave it out for '\(LaunchStateFile.defaultPath)'.")

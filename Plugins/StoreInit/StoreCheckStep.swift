@@ -13,23 +13,21 @@ public struct StoreCheckStep: StepPlugin {
     "Checks the whole store for damage (PRAGMA quick_check), off the launch path: run it with deferUntil; a damaged store is recovered at the next launch."
   /// It needs the store.
   public static let inputs: [StepInput] = [.required(StoreHandle.self)]
-  /// The parameters.
-  public static let parameterDescriptions: [ParameterDescription] = [
-    .init(
-      "full", .boolean, default: "false",
-      "Run PRAGMA integrity_check, which also checks indexes against their tables (slower).")
-  ]
-
   /// What a manifest gives the step.
-  public struct Parameters: Decodable, Sendable {
-    var full: Bool?
+  public struct Parameters: StepParameters {
+    @Parameter(
+      "Run PRAGMA integrity_check, which also checks indexes against their tables (slower).")
+    var full = false
+
+    /// The quick check.
+    public init() {}
   }
 
   private let full: Bool
 
   /// Reads the parameters.
   public init(parameters: Parameters) {
-    full = parameters.full ?? false
+    full = parameters.full
   }
 
   /// SQLite calls block their thread.

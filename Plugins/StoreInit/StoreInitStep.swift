@@ -11,70 +11,38 @@ public struct StoreInitStep: StepPlugin {
   /// What the step does.
   public static let summary =
     "Opens or creates the SQLite store and applies its migrations (built-in books or music, or the app's folder of NNN_name.sql files); refuses files it did not create; moves a damaged store aside with its WAL and creates a new one."
-  /// The parameters.
-  public static let parameterDescriptions: [ParameterDescription] = [
-    .init(
-      "path", .path, required: true,
-      "The database file; relative to the data folder. Its folder must exist unless createFolders."
-    ),
-    .init(
-      "schema", .oneOf(StoreSchema.all.map(\.name)), default: "books",
-      "A built-in schema; leave it out when giving 'migrations'."),
-    .init(
-      "migrations", .path,
-      "The app's own schema: a folder of NNN_name.sql files shipped with the manifest (relative to its folder), applied in order."
-    ),
-    .init(
-      "readOnly", .boolean, default: "false", "Open for reading only: no migrations, no recovery."),
-    .init(
-      "create", .boolean, default: "true unless readOnly",
-      "Create the store when the file does not exist."),
-    .init(
-      "createFolders", .boolean, default: "false",
-      "Create the store's missing parent folders instead of failing."),
-    .init(
-      "adopt", .boolean, default: "false",
-      "Add the schema to an existing database that has tables of its own and no version."),
-    .init("busyTimeout", .duration, default: "5s", "How long to wait for another writer."),
-    .init(
-      "integrityCheck", .boolean, default: "false",
-      "Run PRAGMA quick_check when opening: reads the whole store, so launch time grows with it; prefer a deferred store.check step."
-    ),
-  ]
-
   /// What a manifest gives the step.
-  public struct Parameters: Decodable, Sendable {
+  public struct Parameters: StepParameters {
+    @Parameter(
+      "The database file; relative to the data folder. Its folder must exist unless createFolders.",
+      isPath: true)
     var path: String
+    @Parameter(
+      "A built-in schema; leave it out when giving 'migrations'.",
+      oneOf: StoreSchema.all.map(\.name), defaultDescription: StoreSchema.books.name)
     var schema: String?
+    @Parameter(
+      "The app's own schema: a folder of NNN_name.sql files shipped with the manifest (relative to its folder), applied in order.",
+      isPath: true)
     var migrations: String?
-    var readOnly: Bool?
+    @Parameter("Open for reading only: no migrations, no recovery.") var readOnly = false
+    @Parameter(
+      "Create the store when the file does not exist.", defaultDescription: "true unless readOnly")
     var create: Bool?
-    var createFolders: Bool?
-    var adopt: Bool?
-    var busyTimeout: DurationParameter?
-    var integrityCheck: Bool?
+    @Parameter("Create the store's missing parent folders instead of failing.")
+    var createFolders = false
+    @Parameter("Add the schema to an existing database that has tables of its own and no version.")
+    var adopt = false
+    @Parameter("How long to wait for another writer.") var busyTimeout = Duration.seconds(5)
+    @Parameter(
+      "Run PRAGMA quick_check when opening: reads the whole store, so launch time grows with it; prefer a deferred store.check step."
+    )
+    var integrityCheck = false
     /// Where the manifest is, to read the migrations folder when it loads.
-    var manifestDirectory: URL?
+    @ManifestDirectory var manifestDirectory: URL?
 
-    private enum CodingKeys: String, CodingKey {
-      case path, schema, migrations, readOnly, create, createFolders, adopt, busyTimeout
-      case integrityCheck
-    }
-
-    /// Decodes the params, noting the manifest's folder.
-    public init(from decoder: any Decoder) throws {
-      let container = try decoder.container(keyedBy: CodingKeys.self)
-      path = try container.decode(String.self, forKey: .path)
-      schema = try container.decodeIfPresent(String.self, forKey: .schema)
-      migrations = try container.decodeIfPresent(String.self, forKey: .migrations)
-      readOnly = try container.decodeIfPresent(Bool.self, forKey: .readOnly)
-      create = try container.decodeIfPresent(Bool.self, forKey: .create)
-      createFolders = try container.decodeIfPresent(Bool.self, forKey: .createFolders)
-      adopt = try container.decodeIfPresent(Bool.self, forKey: .adopt)
-      busyTimeout = try container.decodeIfPresent(DurationParameter.self, forKey: .busyTimeout)
-      integrityCheck = try container.decodeIfPresent(Bool.self, forKey: .integrityCheck)
-      manifestDirectory = decoder.userInfo[.manifestDirectory] as? URL
-    }
+    /// No path yet: a manifest must give one.
+    public init() {}
   }
 
   private let path: String
@@ -116,26 +84,19 @@ public struct StoreInitStep: StepPlugin {
         schemaSource = .folder(migrations)
       }
     } else {
-      let name = parameters.schema ?? "books"
-      guard let schema = StoreSchema.named(name) else {
-        let names = StoreSchema.all.map(\.name)
-        throw ParameterError(
-          "schema",
-          "unknown schema '\(name)'.\(Suggestions.didYouMean(name, in: names)) Use one of: \(names.joined(separator: ", ")), or give 'migrations', a folder of your own."
-        )
-      }
-      schemaSource = .loaded(schema)
+      // The declaration lets only the built-in schemas' names through.
+      schemaSource = .loaded(parameters.schema.flatMap(StoreSchema.named) ?? .books)
     }
-    readOnly = parameters.readOnly ?? false
+    readOnly = parameters.readOnly
     create = parameters.create ?? !readOnly
     if readOnly && create {
       throw ParameterError(
         "create", "a read-only store cannot be created; drop 'create' or 'readOnly'.")
     }
-    createFolders = parameters.createFolders ?? false
-    adopt = parameters.adopt ?? false
-    busyTimeout = parameters.busyTimeout?.duration ?? .seconds(5)
-    integrityCheck = parameters.integrityCheck ?? false
+    createFolders = parameters.createFolders
+    adopt = parameters.adopt
+    busyTimeout = parameters.busyTimeout
+    integrityCheck = parameters.integrityCheck
   }
 
   /// SQLite calls block their thread.

@@ -89,10 +89,10 @@ struct BooksLibraryTests {
       busyTimeout: .seconds(1))
     let context = StepContext(stepID: "page", manifestDirectory: folder.url, outputs: { [store] })
     let whole = try await BooksPageStep(
-      parameters: .init(limit: 50, offset: nil, sort: order.rawValue)
+      parameters: .init(limit: 50, sort: order)
     ).run(context).items
     var page = try await BooksPageStep(
-      parameters: .init(limit: 2, offset: nil, sort: order.rawValue)
+      parameters: .init(limit: 2, sort: order)
     ).run(context)
     var books = page.items
     while let next = page.next {
@@ -110,5 +110,14 @@ struct BooksLibraryTests {
         plugins: [BooksPageStep.self]
       ).contains(
         "steps[0].params.sort: unknown sort 'title'. Use one of: recentlyAdded, alphabetical."))
+  }
+}
+
+extension BooksPageStep.Parameters {
+  /// Parameters made in code, as a manifest would give them.
+  fileprivate init(limit: Int, sort: BooksPageStep.Order) {
+    self.init()
+    self.limit = limit
+    self.sort = sort
   }
 }

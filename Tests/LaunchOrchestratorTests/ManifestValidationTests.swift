@@ -316,14 +316,7 @@ struct ManifestValidationTests {
 
   @Test func suggestsTheRequiredParameterAMisspelledKeyWasMeantToBeAndNamesTheOtherUnknownKeys() {
     var registry = PluginRegistry.testKinds
-    registry.register(
-      kind: "folder.use", parameters: FolderParameters.self,
-      parameterDescriptions: [
-        ParameterDescription("directory", .path, required: true, "the folder"),
-        ParameterDescription("directories", .strings, "more folders"),
-        ParameterDescription("limits", .string, "how much to read"),
-      ]
-    ) { _, _ in }
+    registry.register(kind: "folder.use", parameters: FolderParameters.self) { _, _ in }
     #expect(
       diagnostics(
         of: """
@@ -401,11 +394,12 @@ struct ManifestValidationTests {
 private struct AppSettings: Sendable {}
 
 /// Parameters with a required key, an optional one that looks like it, and a nested object.
-private struct FolderParameters: Decodable, Sendable {
-  struct Limits: Decodable, Sendable {
+private struct FolderParameters: StepParameters {
+  struct Limits: ParameterValue {
+    static var parameterType: ParameterDescription.ValueType { .object }
     var count: Int
   }
-  var directory: String
-  var directories: [String]?
-  var limits: Limits?
+  @Parameter("The folder.", isPath: true) var directory: String
+  @Parameter("More folders.") var directories: [String]?
+  @Parameter("How much to read.") var limits: Limits?
 }

@@ -82,16 +82,16 @@ struct MusicLibraryTests {
       url: folder.file("music.sqlite"), schema: .music, version: 3, isReadOnly: true,
       busyTimeout: .seconds(1))
     let context = StepContext(stepID: "page", manifestDirectory: folder.url, outputs: { [handle] })
-    let mostPlayed = try await MusicPageStep(parameters: .init(limit: 5, offset: nil, sort: nil))
+    let mostPlayed = try await MusicPageStep(parameters: .init(limit: 5))
       .run(context)
     #expect(mostPlayed.items.map(\.playCount) == [96, 96, 96, 95, 95])
     #expect(mostPlayed.items.map(\.id) == [96, 193, 290, 95, 192])
     let added = try await MusicPageStep(
-      parameters: .init(limit: 3, offset: 1, sort: "recentlyAdded")
+      parameters: .init(limit: 3, offset: 1, sort: .recentlyAdded)
     ).run(context)
     #expect(added.items.map(\.id) == [299, 298, 297])
     let played = try await MusicPageStep(
-      parameters: .init(limit: 2, offset: nil, sort: "recentlyPlayed")
+      parameters: .init(limit: 2, sort: .recentlyPlayed)
     ).run(context)
     #expect(played.items.map(\.id) == [299, 298])
   }
@@ -142,7 +142,7 @@ struct MusicLibraryTests {
     ) { $0.integer(0) }
     let context = StepContext(stepID: "page", manifestDirectory: folder.url, outputs: { [store] })
     var page = try await MusicPageStep(
-      parameters: .init(limit: 7, offset: nil, sort: order.rawValue)
+      parameters: .init(limit: 7, sort: order)
     ).run(context)
     var ids = page.items.map(\.id)
     var offsets = [page.offset]
@@ -231,5 +231,15 @@ struct MusicLibraryTests {
         "steps[2].params.sort: unknown sort 'mostplayed'. Did you mean 'mostPlayed'? Use one of: mostPlayed, recentlyPlayed, recentlyAdded, alphabetical.",
         "steps[3].params.term: 'term' needs at least one word.",
       ])
+  }
+}
+
+extension MusicPageStep.Parameters {
+  /// Parameters made in code, as a manifest would give them.
+  fileprivate init(limit: Int, offset: Int = 0, sort: SongOrder = .mostPlayed) {
+    self.init()
+    self.limit = limit
+    self.offset = offset
+    self.sort = sort
   }
 }

@@ -90,10 +90,12 @@ struct StoreCheckTests {
     let store = StoreHandle(
       url: folder.file("library.sqlite"), schema: .books, version: 4, isReadOnly: false,
       busyTimeout: .seconds(1))
-    let check = Task {
+    var full = StoreCheckStep.Parameters()
+    full.full = true
+    let check = Task { [full] in
       // Cancelled before it starts: the first progress callback stops the check.
       withUnsafeCurrentTask { $0?.cancel() }
-      return try await StoreCheckStep(parameters: .init(full: true)).run(
+      return try await StoreCheckStep(parameters: full).run(
         StepContext(stepID: "check", manifestDirectory: folder.url, outputs: { [store] }))
     }
     await #expect(throws: CancellationError.self) { try await check.value }

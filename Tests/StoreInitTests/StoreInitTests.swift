@@ -260,7 +260,7 @@ struct StoreInitTests {
     #expect(
       loadProblems(
         manifest(#"{ "path": "a.sqlite", "schema": "bookz" }"#), plugins: [StoreInitStep.self]) == [
-          "steps[0].params.schema: unknown schema 'bookz'. Did you mean 'books'? Use one of: books, music, or give 'migrations', a folder of your own."
+          "steps[0].params.schema: unknown schema 'bookz'. Did you mean 'books'? Use one of: books, music."
         ])
     #expect(
       loadProblems(

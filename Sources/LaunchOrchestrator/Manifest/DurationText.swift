@@ -76,17 +76,12 @@ extension Duration {
 
 /// A duration parameter of a step plugin, decoded from `"250ms"`, `"2s"`, `"1.5m"`, `"24h"`
 /// or a number of seconds.
-public struct DurationParameter: Decodable, Sendable, Hashable {
+struct DurationParameter: Decodable, Sendable, Hashable {
   /// The duration.
-  public var duration: Duration
-
-  /// Wraps a duration.
-  public init(_ duration: Duration) {
-    self.duration = duration
-  }
+  var duration: Duration
 
   /// Decodes a duration string or a number of seconds.
-  public init(from decoder: any Decoder) throws {
+  init(from decoder: any Decoder) throws {
     let container = try decoder.singleValueContainer()
     // Text first: it is how durations are usually written, and a failed attempt costs an error.
     guard let text = try? container.decode(String.self) else {

@@ -163,6 +163,7 @@ public enum ManifestSchema {
     case .duration: object([("$ref", "#/$defs/duration")])
     case .oneOf(let values): object([("enum", strings(values))])
     case .strings: object([("type", "array"), ("items", object([("type", "string")]))])
+    case .object: object([("type", "object")])
     }
   }
 

@@ -1,5 +1,5 @@
 /// One parameter of a step plugin, described for people (`orchestrate plugins`) and editors
-/// (the manifest JSON Schema).
+/// (the manifest JSON Schema); derived from the plugin's ``Parameter`` declarations.
 public struct ParameterDescription: Sendable, Equatable {
   /// The kind of value a parameter takes.
   public enum ValueType: Sendable, Equatable, CustomStringConvertible {
@@ -19,6 +19,8 @@ public struct ParameterDescription: Sendable, Equatable {
     case oneOf([String])
     /// An array of strings.
     case strings
+    /// A JSON object, decoded by a `Decodable` type of the plugin's.
+    case object
 
     /// The type as `orchestrate plugins` prints it.
     public var description: String {
@@ -37,6 +39,7 @@ public struct ParameterDescription: Sendable, Equatable {
       case .path: "path"
       case .oneOf(let values): values.joined(separator: "|")
       case .strings: "[string]"
+      case .object: "object"
       }
     }
   }
@@ -53,7 +56,7 @@ public struct ParameterDescription: Sendable, Equatable {
   public var summary: String
 
   /// Describes a parameter.
-  public init(
+  init(
     _ name: String, _ type: ValueType, required isRequired: Bool = false,
     default defaultValue: String? = nil,
     _ summary: String

@@ -16,8 +16,8 @@ public struct PluginRegistry: Sendable {
   public mutating func register<Plugin: StepPlugin>(_ plugin: Plugin.Type) {
     add(
       PluginDescriptor(
-        kind: Plugin.kind, summary: Plugin.summary, parameters: Plugin.parameterDescriptions,
-        inputs: Plugin.inputs, requirements: Plugin.requirements, outputType: Plugin.Output.self,
+        kind: Plugin.kind, summary: Plugin.summary, inputs: Plugin.inputs,
+        requirements: Plugin.requirements, outputType: Plugin.Output.self,
         parametersType: Plugin.Parameters.self
       ) { params in
         let instance = try Plugin(parameters: params)
@@ -44,23 +44,22 @@ public struct PluginRegistry: Sendable {
   ) {
     add(
       PluginDescriptor(
-        kind: kind, summary: summary, parameters: [], inputs: inputs, requirements: requirements,
+        kind: kind, summary: summary, inputs: inputs, requirements: requirements,
         outputType: Output.self,
         parametersType: NoParameters.self
       ) { _ in PreparedStep(isBlocking: isBlocking, execute: run) })
   }
 
   /// Registers a one-off step kind with typed parameters.
-  public mutating func register<Parameters: Decodable & Sendable, Output: Sendable>(
-    kind: String, parameters: Parameters.Type, summary: String = "",
-    parameterDescriptions: [ParameterDescription] = [], inputs: [StepInput] = [],
+  public mutating func register<Parameters: StepParameters, Output: Sendable>(
+    kind: String, parameters: Parameters.Type, summary: String = "", inputs: [StepInput] = [],
     requirements: [StepRequirement] = [], isBlocking: Bool = false,
     run: @escaping @Sendable (Parameters, StepContext) async throws -> Output
   ) {
     add(
       PluginDescriptor(
-        kind: kind, summary: summary, parameters: parameterDescriptions, inputs: inputs,
-        requirements: requirements, outputType: Output.self, parametersType: Parameters.self
+        kind: kind, summary: summary, inputs: inputs, requirements: requirements,
+        outputType: Output.self, parametersType: Parameters.self
       ) { params in
         PreparedStep(isBlocking: isBlocking) { context in try await run(params, context) }
       })
@@ -89,7 +88,7 @@ public struct PluginDescriptor: Sendable {
   public let kind: String
   /// What the kind does.
   public let summary: String
-  /// Its parameters, as the plugin describes them.
+  /// Its parameters, as the plugin's `Parameters` type declares them.
   public let parameters: [ParameterDescription]
   /// Outputs of other steps it reads.
   public let inputs: [StepInput]
@@ -111,14 +110,14 @@ public struct PluginDescriptor: Sendable {
       Result<PreparedStep, any Error>, [JSONValueDecoder.UnusedKey]
     )
 
-  init<Parameters: Decodable & Sendable, Output: Sendable>(
-    kind: String, summary: String, parameters: [ParameterDescription], inputs: [StepInput],
+  init<Parameters: StepParameters, Output: Sendable>(
+    kind: String, summary: String, inputs: [StepInput],
     requirements: [StepRequirement], outputType: Output.Type, parametersType: Parameters.Type,
     make: @escaping @Sendable (Parameters) throws -> PreparedStep
   ) {
     self.kind = kind
     self.summary = summary
-    self.parameters = parameters
+    self.parameters = Parameters.parameterDescriptions
     self.inputs = inputs
     self.requirements = requirements
     self.outputType = ObjectIdentifier(Output.self)
@@ -126,9 +125,10 @@ public struct PluginDescriptor: Sendable {
     self.hasOutput = Output.self != Void.self
     self.outputCoder = OutputCoder(Output.self)
     self.prepare = { value, userInfo in
-      let (parameters, unused) = try JSONValueDecoder.decode(
-        Parameters.self, from: value, userInfo: userInfo)
-      return (Result { try make(parameters) }, unused)
+      let (decoded, unused) = try JSONValueDecoder.decode(
+        DecodedParameters<Parameters>.self, from: value, userInfo: userInfo)
+      if let problem = decoded.problem { return (.failure(problem), unused) }
+      return (Result { try make(decoded.parameters) }, unused)
     }
   }
 

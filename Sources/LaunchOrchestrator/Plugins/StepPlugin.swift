@@ -4,7 +4,9 @@
 /// struct WarmCache: StepPlugin {
 ///   static let kind = "cache.warm"
 ///   static let summary = "Loads the most recent items into memory."
-///   struct Parameters: Decodable, Sendable { var count = 20 }
+///   struct Parameters: StepParameters {
+///     @Parameter("How many items to load.", minimum: 1) var count = 20
+///   }
 ///   let parameters: Parameters
 ///   init(parameters: Parameters) { self.parameters = parameters }
 ///   func run(_ context: StepContext) async throws -> CacheHandle { ... }
@@ -12,8 +14,10 @@
 /// registry.register(WarmCache.self)
 /// ```
 public protocol StepPlugin: Sendable {
-  /// The parameters a manifest gives the step in `params`, decoded when the manifest loads.
-  associatedtype Parameters: Decodable & Sendable = NoParameters
+  /// The parameters a manifest gives the step in `params`, decoded when the manifest loads:
+  /// a struct of ``Parameter`` properties, which also describe them for `orchestrate plugins`
+  /// and the manifest JSON Schema.
+  associatedtype Parameters: StepParameters = NoParameters
   /// What the step hands to the steps that depend on it.
   associatedtype Output: Sendable = Void
 
@@ -21,8 +25,6 @@ public protocol StepPlugin: Sendable {
   static var kind: String { get }
   /// One sentence saying what the step does.
   static var summary: String { get }
-  /// The parameters, described for `orchestrate plugins` and the manifest JSON Schema.
-  static var parameterDescriptions: [ParameterDescription] { get }
   /// Outputs of other steps this kind reads through ``StepContext/input(_:)``.
   ///
   /// A required input that no hard dependency provides is a validation error, so wiring
@@ -60,23 +62,14 @@ extension StepPlugin {
   public static var inputs: [StepInput] { [] }
   /// No environment values.
   public static var requirements: [StepRequirement] { [] }
-  /// No parameters described.
-  public static var parameterDescriptions: [ParameterDescription] { [] }
   /// Not blocking.
   public var isBlocking: Bool { false }
 }
 
 /// The parameters of a plugin that takes none: only an empty `params` object is accepted.
-public struct NoParameters: Decodable, Sendable {
-  private enum NoKeys: CodingKey {}
-
+public struct NoParameters: StepParameters {
   /// Creates empty parameters.
   public init() {}
-
-  /// Accepts an object with no members; any member is reported as an unknown parameter.
-  public init(from decoder: any Decoder) throws {
-    _ = try decoder.container(keyedBy: NoKeys.self)
-  }
 }
 
 /// An output of another step that a plugin reads.

@@ -17,11 +17,11 @@ struct NoopStep: StepPlugin {
 /// Sleeps on the launch clock for `duration`, then succeeds.
 struct WaitStep: StepPlugin {
   static let kind = "wait"
-  struct Parameters: Decodable, Sendable {
-    var duration: DurationParameter
+  struct Parameters: StepParameters {
+    @Parameter("How long to sleep.") var duration: Duration
   }
   let duration: Duration
-  init(parameters: Parameters) { duration = parameters.duration.duration }
+  init(parameters: Parameters) { duration = parameters.duration }
   func run(_ context: StepContext) async throws {
     try await context.sleep(until: context.attemptStart + duration)
   }
@@ -30,9 +30,9 @@ struct WaitStep: StepPlugin {
 /// Outputs a ``Token`` carrying its `value` parameter.
 struct MakeTokenStep: StepPlugin {
   static let kind = "token.make"
-  struct Parameters: Decodable, Sendable {
-    var value: String
-    var count: Int?
+  struct Parameters: StepParameters {
+    @Parameter("The token's value.") var value: String
+    @Parameter("Checked by the plugin, not the declaration.") var count: Int?
   }
   let value: String
   init(parameters: Parameters) throws {

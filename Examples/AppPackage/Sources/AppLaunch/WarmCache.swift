@@ -8,11 +8,12 @@ struct WarmCache: StepPlugin {
   static let summary = "Loads the most recent items into memory."
   static let inputs: [StepInput] = [.required(StoreHandle.self)]
 
-  struct Parameters: Decodable, Sendable { var count: Int }
+  struct Parameters: StepParameters {
+    @Parameter("How many of the most played songs to keep in memory.", minimum: 1) var count = 20
+  }
   let count: Int
 
-  init(parameters: Parameters) throws {
-    guard parameters.count > 0 else { throw ParameterError("count", "'count' must be positive.") }
+  init(parameters: Parameters) {
     count = parameters.count
   }
 

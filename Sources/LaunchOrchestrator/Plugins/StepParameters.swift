@@ -1,0 +1,203 @@
+import Foundation
+import Synchronization
+
+/// A plugin's parameters: a struct whose ``Parameter`` properties declare, once, what a
+/// manifest may write in the step's `params`.
+///
+/// ```swift
+/// struct Parameters: StepParameters {
+///   @Parameter("How many items to load.", minimum: 1) var count = 20
+///   @Parameter("Where to load them from.", isPath: true) var file: String
+/// }
+/// ```
+///
+/// The registry decodes `params` into it when the manifest loads (a key it does not declare
+/// is an unknown parameter), and describes it for `orchestrate plugins` and the manifest JSON
+/// Schema, reading the declarations once per type.
+public protocol StepParameters: Sendable {
+  /// The parameters with their declared defaults; decoding builds them with it too, so it
+  /// must create the same parameters, in the same order, every time.
+  init()
+}
+
+extension StepParameters {
+  /// The parameters as `orchestrate plugins` and the JSON Schema describe them.
+  package static var parameterDescriptions: [ParameterDescription] {
+    ParameterSchema.of(Self.self).descriptions
+  }
+}
+
+/// The folder of the manifest that `params` come from, for parameters that check files
+/// shipped with the manifest when it loads: `@ManifestDirectory var manifestDirectory: URL?`.
+/// `nil` for parameters made in code.
+@propertyWrapper
+public struct ManifestDirectory: Sendable {
+  /// The folder, when the parameters were decoded from a manifest.
+  public let wrappedValue: URL?
+
+  /// Takes the folder of the manifest being decoded.
+  public init() {
+    wrappedValue = ParameterRound.current?.manifestDirectory
+  }
+}
+
+/// A type's parameters, read from its `@Parameter` properties: what to describe, and how to
+/// decode each value into the parameter that declared it.
+struct ParameterSchema: Sendable {
+  struct Entry: Sendable {
+    var description: ParameterDescription
+    var key: ParameterKey
+    /// Which parameter of the type, in the order `init()` creates them.
+    var ordinal: Int
+    /// Reads the value, throwing a ``ParameterError`` for one the declaration does not allow.
+    var read: ParameterReader
+  }
+
+  var entries: [Entry]
+  /// How many parameters `init()` creates.
+  var count: Int
+
+  var descriptions: [ParameterDescription] { entries.map(\.description) }
+
+  /// Read once per type: reflection costs far more than decoding a step's params.
+  private static let known = Locked<[ObjectIdentifier: ParameterSchema]>([:])
+
+  /// The schema of `type`, read the first time it is asked for.
+  static func of<Parameters: StepParameters>(_ type: Parameters.Type) -> ParameterSchema {
+    let id = ObjectIdentifier(type)
+    if let schema = known.withLock({ $0[id] }) { return schema }
+    let schema = read(type)
+    known.withLock { $0[id] = schema }
+    return schema
+  }
+
+  private static func read<Parameters: StepParameters>(_ type: Parameters.Type) -> ParameterSchema {
+    let round = ParameterRound(values: [], manifestDirectory: nil)
+    let instance = ParameterRound.$current.withValue(round) { Parameters() }
+    var entries: [Entry] = []
+    for child in Mirror(reflecting: instance).children {
+      guard let parameter = child.value as? any DeclaredParameter else { continue }
+      // A wrapped property's storage is its name with an underscore before it.
+      let label = child.label ?? ""
+      let entry = parameter.entry(
+        propertyName: label.hasPrefix("_") ? String(label.dropFirst()) : label)
+      precondition(
+        !entries.contains { $0.key.stringValue == entry.key.stringValue },
+        "\(Parameters.self) declares the parameter '\(entry.key.stringValue)' twice")
+      entries.append(entry)
+    }
+    return ParameterSchema(entries: entries, count: round.taken)
+  }
+}
+
+/// A `@Parameter`, whatever its value type.
+protocol DeclaredParameter {
+  func entry(propertyName: String) -> ParameterSchema.Entry
+}
+
+extension Parameter: DeclaredParameter {
+  func entry(propertyName: String) -> ParameterSchema.Entry {
+    let name = declaration.key ?? propertyName
+    let isOptional = Value.self is any OptionalParameterValue.Type
+    let isRequired = !declaration.hasDefault && !isOptional
+    var type = Value.parameterType
+    if declaration.isPath {
+      precondition(type == .string, "'\(name)' is a path, so it must be a String")
+      type = .path
+    }
+    if let values = declaration.values {
+      precondition(type == .string, "'\(name)' lists its values, so it must be a String")
+      type = .oneOf(values)
+    }
+    if declaration.minimum != nil || declaration.maximum != nil {
+      type = .integer(minimum: declaration.minimum, maximum: declaration.maximum)
+    }
+    let shown = declaration.hasDefault ? wrappedValue.parameterText : nil
+    let description = ParameterDescription(
+      name, type, required: isRequired,
+      default: declaration.defaultDescription ?? (shown == "" && isOptional ? nil : shown),
+      declaration.summary)
+    return ParameterSchema.Entry(
+      description: description, key: ParameterKey(name), ordinal: ordinal,
+      read: Self.reader(name: name, type: type, isRequired: isRequired, declaration: declaration))
+  }
+
+  /// Reads the value as its type does, then checks it against the declared values or bounds.
+  private static func reader(
+    name: String, type: ParameterDescription.ValueType, isRequired: Bool,
+    declaration: ParameterDeclaration
+  ) -> ParameterReader {
+    let read = Value.reader(isRequired: isRequired)
+    if case .oneOf(let values) = type {
+      return { container, key in
+        // Checked as text first: an enum would not decode an unknown value at all.
+        if let text = try container.decodeIfPresent(String.self, forKey: key),
+          !values.contains(text)
+        {
+          throw ParameterError(
+            name,
+            "unknown \(name) '\(text)'.\(Suggestions.didYouMean(text, in: values)) "
+              + "Use one of: \(values.joined(separator: ", ")).")
+        }
+        return try read(container, key)
+      }
+    }
+    guard let check = declaration.check else { return read }
+    return { container, key in
+      let value = try read(container, key)
+      if let value, let message = check(value, name) { throw ParameterError(name, message) }
+      return value
+    }
+  }
+}
+
+/// A plugin's parameters decoded from `params`, with the first value their declarations do
+/// not allow: reported with the unknown keys, as a problem `init(parameters:)` throws would be.
+struct DecodedParameters<Parameters: StepParameters>: Decodable {
+  var parameters: Parameters
+  var problem: ParameterError?
+
+  init(from decoder: any Decoder) throws {
+    let schema = ParameterSchema.of(Parameters.self)
+    let container = try decoder.container(keyedBy: ParameterKey.self)
+    var values = [(any Sendable)?](repeating: nil, count: schema.count)
+    for entry in schema.entries {
+      do {
+        values[entry.ordinal] = try entry.read(container, entry.key)
+      } catch let error as ParameterError {
+        problem = problem ?? error
+      }
+    }
+    let round = ParameterRound(
+      values: values, manifestDirectory: decoder.userInfo[.manifestDirectory] as? URL)
+    parameters = ParameterRound.$current.withValue(round) { Parameters() }
+  }
+}
+
+/// What the parameters being created take their values from, in the order they are created.
+final class ParameterRound: Sendable {
+  /// The round of the parameters `init()` is creating now, if any.
+  @TaskLocal static var current: ParameterRound?
+
+  let manifestDirectory: URL?
+  private let values: [(any Sendable)?]
+  private let next = Atomic<Int>(0)
+
+  init(values: [(any Sendable)?], manifestDirectory: URL?) {
+    self.values = values
+    self.manifestDirectory = manifestDirectory
+  }
+
+  /// The ordinal of the next parameter created.
+  func take() -> Int {
+    next.wrappingAdd(1, ordering: .relaxed).oldValue
+  }
+
+  /// How many parameters were created.
+  var taken: Int { next.load(ordering: .relaxed) }
+
+  /// The decoded value of parameter `ordinal`; `nil` when the manifest leaves it out.
+  func value(at ordinal: Int) -> (any Sendable)? {
+    values.indices.contains(ordinal) ? values[ordinal] : nil
+  }
+}
