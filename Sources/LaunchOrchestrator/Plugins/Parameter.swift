@@ -17,10 +17,9 @@
 @propertyWrapper
 public struct Parameter<Value: ParameterValue>: Sendable {
   /// The declared default, then the decoded value; `nil` for a required parameter not decoded.
-  private var value: Value?
-  let declaration: ParameterDeclaration
+  @usableFromInline var value: Value?
   /// Which parameter of its type this is, in the order the type creates them.
-  let ordinal: Int
+  @usableFromInline let ordinal: Int
 
   /// The parameter's value: the one the manifest gives, or the default; set it to make
   /// parameters in code.
@@ -28,7 +27,7 @@ public struct Parameter<Value: ParameterValue>: Sendable {
     get {
       guard let value else {
         preconditionFailure(
-          "the required parameter '\(declaration.key ?? "")' has no value: set it, or decode the parameters from params"
+          "a required \(Value.self) parameter has no value: set it, or decode the parameters from params"
         )
       }
       return value
@@ -45,12 +44,13 @@ public struct Parameter<Value: ParameterValue>: Sendable {
   ///   - values: The only strings allowed.
   ///   - defaultDescription: The default as people read it, for a default that depends on
   ///     other parameters (`"true unless readOnly"`).
+  @inlinable
   public init(
     wrappedValue: Value, _ summary: String, key: String? = nil, isPath: Bool = false,
     oneOf values: [String]? = nil, defaultDescription: String? = nil
   ) {
     self.init(
-      value: wrappedValue,
+      wrappedValue,
       ParameterDeclaration(
         summary: summary, key: key, isPath: isPath, values: values, hasDefault: true,
         defaultDescription: defaultDescription))
@@ -58,73 +58,94 @@ public struct Parameter<Value: ParameterValue>: Sendable {
 
   /// A parameter a manifest must give, or, when `Value` is optional, one that is `nil` unless
   /// given.
+  @inlinable
   public init(
     _ summary: String, key: String? = nil, isPath: Bool = false, oneOf values: [String]? = nil,
     defaultDescription: String? = nil
   ) {
     self.init(
-      value: (Value.self as? any OptionalParameterValue.Type)?.none as? Value,
+      Self.absent,
       ParameterDeclaration(
-        summary: summary, key: key, isPath: isPath, values: values, hasDefault: false,
+        summary: summary, key: key, isPath: isPath, values: values,
         defaultDescription: defaultDescription))
   }
 
   /// A whole-number parameter with a default, from `bounds.lowerBound` to `bounds.upperBound`.
+  @inlinable
   public init(
     wrappedValue: Value, _ summary: String, key: String? = nil, in bounds: ClosedRange<Int>
   ) where Value: BinaryInteger {
     self.init(
-      value: wrappedValue,
+      wrappedValue,
       ParameterDeclaration(
         summary: summary, key: key, minimum: bounds.lowerBound, maximum: bounds.upperBound,
         hasDefault: true, check: Self.check(bounds.lowerBound, bounds.upperBound)))
   }
 
   /// A required whole-number parameter, from `bounds.lowerBound` to `bounds.upperBound`.
+  @inlinable
   public init(_ summary: String, key: String? = nil, in bounds: ClosedRange<Int>)
   where Value: BinaryInteger {
     self.init(
-      value: nil,
+      nil,
       ParameterDeclaration(
         summary: summary, key: key, minimum: bounds.lowerBound, maximum: bounds.upperBound,
         check: Self.check(bounds.lowerBound, bounds.upperBound)))
   }
 
   /// A whole-number parameter with a default, `minimum` or more.
+  @inlinable
   public init(wrappedValue: Value, _ summary: String, key: String? = nil, minimum: Int)
   where Value: BinaryInteger {
     self.init(
-      value: wrappedValue,
+      wrappedValue,
       ParameterDeclaration(
         summary: summary, key: key, minimum: minimum, hasDefault: true,
         check: Self.check(minimum, nil)))
   }
 
   /// A required whole-number parameter, `minimum` or more.
+  @inlinable
   public init(_ summary: String, key: String? = nil, minimum: Int) where Value: BinaryInteger {
     self.init(
-      value: nil,
+      nil,
       ParameterDeclaration(
         summary: summary, key: key, minimum: minimum, check: Self.check(minimum, nil)))
   }
 
-  /// Takes the decoded value, when these parameters are being decoded, over `value`.
-  private init(value: Value?, _ declaration: ParameterDeclaration) {
-    self.declaration = declaration
-    if let round = ParameterRound.current {
-      ordinal = round.take()
-      // A decoded `nil` stands for a key the manifest left out: the declaration's value stays.
-      self.value = round.value(at: ordinal).flatMap { $0 as? Value } ?? value
-    } else {
+  /// Takes the decoded value, when these parameters are being decoded, over `fallback`; hands
+  /// the declaration over when they are being described. Inlined into the plugin's module, so
+  /// that decoding a step's params makes each parameter without generic indirection, and
+  /// never builds a declaration it does not need.
+  @inlinable
+  init(_ fallback: Value?, _ declaration: @autoclosure () -> ParameterDeclaration) {
+    guard let round = ParameterRound.current else {
+      value = fallback
       ordinal = -1
-      self.value = value
+      return
     }
+    ordinal = round.take()
+    if round.isDescribing {
+      value = fallback
+      round.declare(
+        ordinal, Self.self, declaration(), fallback: fallback,
+        read: Self.reader(isRequired: fallback == nil))
+    } else {
+      // `nil` stands for a key the manifest left out: the declared value stays.
+      value = round.value(at: ordinal) ?? fallback
+    }
+  }
+
+  /// No value: `nil` for an optional type, and none at all for a required parameter.
+  @usableFromInline static var absent: Value? {
+    (Value.self as? any OptionalParameterValue.Type)?.none as? Value
   }
 }
 
 extension Parameter where Value: BinaryInteger {
   /// Says what is wrong with a number outside `minimum...maximum`, given the parameter's name.
-  fileprivate static func check(_ minimum: Int, _ maximum: Int?)
+  @usableFromInline
+  static func check(_ minimum: Int, _ maximum: Int?)
     -> @Sendable (any Sendable, String) -> String?
   {
     { value, name in
@@ -139,15 +160,33 @@ extension Parameter where Value: BinaryInteger {
 }
 
 /// What a `@Parameter` attribute says, besides the type.
+@usableFromInline
 struct ParameterDeclaration: Sendable {
   var summary: String
   var key: String?
-  var isPath = false
+  var isPath: Bool
   var values: [String]?
   var minimum: Int?
   var maximum: Int?
-  var hasDefault = false
+  var hasDefault: Bool
   var defaultDescription: String?
   /// Says what is wrong with a value, given the parameter's name; `nil` when it is allowed.
   var check: (@Sendable (any Sendable, String) -> String?)?
+
+  @usableFromInline
+  init(
+    summary: String, key: String?, isPath: Bool = false, values: [String]? = nil,
+    minimum: Int? = nil, maximum: Int? = nil, hasDefault: Bool = false,
+    defaultDescription: String? = nil, check: (@Sendable (any Sendable, String) -> String?)? = nil
+  ) {
+    self.summary = summary
+    self.key = key
+    self.isPath = isPath
+    self.values = values
+    self.minimum = minimum
+    self.maximum = maximum
+    self.hasDefault = hasDefault
+    self.defaultDescription = defaultDescription
+    self.check = check
+  }
 }

@@ -80,53 +80,54 @@ extension ParameterValue where Self: RawRepresentable & CaseIterable, RawValue =
   public var parameterText: String { rawValue }
 }
 
-/// Reads one parameter's value from `params`: the value boxed, `nil` when the manifest leaves
-/// it out (or writes `null`).
+/// Reads one parameter's value from `params`, boxed as exactly its type: `nil` when the
+/// manifest leaves it out (or writes `null`); a required parameter's reader throws then.
+@usableFromInline
 typealias ParameterReader =
   @Sendable (KeyedDecodingContainer<ParameterKey>, ParameterKey) throws -> (any Sendable)?
 
-extension ParameterValue {
-  /// How to read a value of this type, chosen once per parameter: a duration as manifests
-  /// write it, an optional as its wrapped type, anything else as itself. A required
-  /// parameter's reader throws when the key is missing.
+extension Parameter {
+  /// How to read this parameter's value. Made in the plugin's module (from an inlined
+  /// initializer), so that each read is specialized for the value's type: decoding runs
+  /// once per step and parameter, and generic indirection there would show in load times.
+  @inlinable
   static func reader(isRequired: Bool) -> ParameterReader {
-    if let optional = Self.self as? any OptionalParameterValue.Type {
-      return optional.wrappedReader
-    }
-    if Self.self == Duration.self {
-      if isRequired {
-        return { container, key in
-          try container.decode(DurationParameter.self, forKey: key).duration
-        }
-      }
+    // Swift's own `Codable` form of a duration is not how manifests write one.
+    if Value.self == Duration.self || Value.self == Duration?.self {
       return { container, key in
-        try container.decodeIfPresent(DurationParameter.self, forKey: key)?.duration
+        try readDuration(container, key, isRequired: isRequired).map { $0 as! Value }
       }
     }
     if isRequired {
-      return { container, key in try container.decode(Self.self, forKey: key) }
+      return { container, key in try container.decode(Value.self, forKey: key) }
     }
-    return { container, key in try container.decodeIfPresent(Self.self, forKey: key) }
+    return { container, key in try container.decodeIfPresent(Value.self, forKey: key) }
   }
 }
 
-/// An optional parameter type, seen through its wrapped type.
+/// A duration as manifests write it: `"250ms"`, `"2s"`, `"1.5m"`, `"24h"` or seconds.
+@usableFromInline
+func readDuration(
+  _ container: KeyedDecodingContainer<ParameterKey>, _ key: ParameterKey, isRequired: Bool
+) throws -> Duration? {
+  if isRequired { return try container.decode(DurationParameter.self, forKey: key).duration }
+  return try container.decodeIfPresent(DurationParameter.self, forKey: key)?.duration
+}
+
+/// An optional parameter type.
 protocol OptionalParameterValue {
   /// No value.
   static var none: Self { get }
-  /// Reads the wrapped type's value, when present.
-  static var wrappedReader: ParameterReader { get }
 }
 
-extension Optional: OptionalParameterValue where Wrapped: ParameterValue {
-  static var wrappedReader: ParameterReader { Wrapped.reader(isRequired: false) }
-}
+extension Optional: OptionalParameterValue where Wrapped: ParameterValue {}
 
 /// A key of a plugin's `params`.
+@usableFromInline
 struct ParameterKey: CodingKey {
-  var stringValue: String
-  var intValue: Int? { nil }
+  @usableFromInline var stringValue: String
+  @usableFromInline var intValue: Int? { nil }
   init(_ name: String) { stringValue = name }
-  init?(stringValue: String) { self.stringValue = stringValue }
-  init?(intValue: Int) { nil }
+  @usableFromInline init?(stringValue: String) { self.stringValue = stringValue }
+  @usableFromInline init?(intValue: Int) { nil }
 }

@@ -72,19 +72,21 @@ struct ParameterSchema: Sendable {
   }
 
   private static func read<Parameters: StepParameters>(_ type: Parameters.Type) -> ParameterSchema {
-    let round = ParameterRound(values: [], manifestDirectory: nil)
+    let round = ParameterRound(describing: ())
     let instance = ParameterRound.$current.withValue(round) { Parameters() }
+    let declared = round.declared
     var entries: [Entry] = []
     for child in Mirror(reflecting: instance).children {
-      guard let parameter = child.value as? any DeclaredParameter else { continue }
+      guard let parameter = child.value as? any DeclaredParameter,
+        let entry = declared[parameter.ordinal]
+      else { continue }
       // A wrapped property's storage is its name with an underscore before it.
       let label = child.label ?? ""
-      let entry = parameter.entry(
-        propertyName: label.hasPrefix("_") ? String(label.dropFirst()) : label)
+      let made = entry(label.hasPrefix("_") ? String(label.dropFirst()) : label)
       precondition(
-        !entries.contains { $0.key.stringValue == entry.key.stringValue },
-        "\(Parameters.self) declares the parameter '\(entry.key.stringValue)' twice")
-      entries.append(entry)
+        !entries.contains { $0.key.stringValue == made.key.stringValue },
+        "\(Parameters.self) declares the parameter '\(made.key.stringValue)' twice")
+      entries.append(made)
     }
     return ParameterSchema(entries: entries, count: round.taken)
   }
@@ -92,11 +94,16 @@ struct ParameterSchema: Sendable {
 
 /// A `@Parameter`, whatever its value type.
 protocol DeclaredParameter {
-  func entry(propertyName: String) -> ParameterSchema.Entry
+  var ordinal: Int { get }
 }
 
 extension Parameter: DeclaredParameter {
-  func entry(propertyName: String) -> ParameterSchema.Entry {
+  /// The parameter named `name` (unless its declaration gives a key), declared with
+  /// `declaration` and `fallback` as its default.
+  static func entry(
+    name propertyName: String, ordinal: Int, declaration: ParameterDeclaration, fallback: Value?,
+    read: @escaping ParameterReader
+  ) -> ParameterSchema.Entry {
     let name = declaration.key ?? propertyName
     let isOptional = Value.self is any OptionalParameterValue.Type
     let isRequired = !declaration.hasDefault && !isOptional
@@ -112,22 +119,21 @@ extension Parameter: DeclaredParameter {
     if declaration.minimum != nil || declaration.maximum != nil {
       type = .integer(minimum: declaration.minimum, maximum: declaration.maximum)
     }
-    let shown = declaration.hasDefault ? wrappedValue.parameterText : nil
+    let shown = declaration.hasDefault ? fallback?.parameterText : nil
     let description = ParameterDescription(
       name, type, required: isRequired,
       default: declaration.defaultDescription ?? (shown == "" && isOptional ? nil : shown),
       declaration.summary)
     return ParameterSchema.Entry(
       description: description, key: ParameterKey(name), ordinal: ordinal,
-      read: Self.reader(name: name, type: type, isRequired: isRequired, declaration: declaration))
+      read: checked(read, name: name, type: type, declaration: declaration))
   }
 
   /// Reads the value as its type does, then checks it against the declared values or bounds.
-  private static func reader(
-    name: String, type: ParameterDescription.ValueType, isRequired: Bool,
+  private static func checked(
+    _ read: @escaping ParameterReader, name: String, type: ParameterDescription.ValueType,
     declaration: ParameterDeclaration
   ) -> ParameterReader {
-    let read = Value.reader(isRequired: isRequired)
     if case .oneOf(let values) = type {
       return { container, key in
         // Checked as text first: an enum would not decode an unknown value at all.
@@ -174,22 +180,37 @@ struct DecodedParameters<Parameters: StepParameters>: Decodable {
   }
 }
 
-/// What the parameters being created take their values from, in the order they are created.
+/// What the parameters being created take their values from, in the order they are created;
+/// or, while a type is being described, what collects their declarations.
+@usableFromInline
 final class ParameterRound: Sendable {
   /// The round of the parameters `init()` is creating now, if any.
-  @TaskLocal static var current: ParameterRound?
+  @usableFromInline @TaskLocal static var current: ParameterRound?
 
   let manifestDirectory: URL?
-  private let values: [(any Sendable)?]
-  private let next = Atomic<Int>(0)
+  @usableFromInline let values: [(any Sendable)?]
+  private let declarations: Locked<[Int: @Sendable (String) -> ParameterSchema.Entry]>?
+  @usableFromInline let next = Atomic<Int>(0)
 
+  /// A round that decodes: parameter `n` takes `values[n]`.
   init(values: [(any Sendable)?], manifestDirectory: URL?) {
     self.values = values
     self.manifestDirectory = manifestDirectory
+    declarations = nil
   }
 
+  /// A round that describes a type.
+  init(describing: Void) {
+    values = []
+    manifestDirectory = nil
+    declarations = Locked([:])
+  }
+
+  /// Whether the parameters are being described rather than decoded.
+  @usableFromInline var isDescribing: Bool { declarations != nil }
+
   /// The ordinal of the next parameter created.
-  func take() -> Int {
+  @inlinable func take() -> Int {
     next.wrappingAdd(1, ordering: .relaxed).oldValue
   }
 
@@ -197,7 +218,26 @@ final class ParameterRound: Sendable {
   var taken: Int { next.load(ordering: .relaxed) }
 
   /// The decoded value of parameter `ordinal`; `nil` when the manifest leaves it out.
-  func value(at ordinal: Int) -> (any Sendable)? {
-    values.indices.contains(ordinal) ? values[ordinal] : nil
+  @inlinable func value<Value>(at ordinal: Int) -> Value? {
+    guard values.indices.contains(ordinal), let value = values[ordinal] else { return nil }
+    return value as? Value
+  }
+
+  /// Keeps the declaration of parameter `ordinal`, to describe it under its property's name.
+  @usableFromInline func declare<Value>(
+    _ ordinal: Int, _ parameter: Parameter<Value>.Type, _ declaration: ParameterDeclaration,
+    fallback: Value?, read: @escaping ParameterReader
+  ) {
+    declarations?.withLock {
+      $0[ordinal] = { name in
+        parameter.entry(
+          name: name, ordinal: ordinal, declaration: declaration, fallback: fallback, read: read)
+      }
+    }
+  }
+
+  /// Every declaration kept, by ordinal.
+  var declared: [Int: @Sendable (String) -> ParameterSchema.Entry] {
+    declarations?.withLock { $0 } ?? [:]
   }
 }
