@@ -35,6 +35,13 @@ struct JSONValueDecoder {
   }
 }
 
+/// A decoder that can tell a type which keys its object has, so that the type can leave the
+/// others alone instead of asking for each: only while no one collects the keys asked for.
+protocol JSONObjectDecoder {
+  /// The object's members, or `nil` when every key the type knows must be asked for.
+  var membersIfUnasked: [JSONMember]? { get }
+}
+
 /// Converts a decoder coding path to a JSON path.
 extension JSONPath {
   init(codingPath: [any CodingKey]) {
@@ -70,7 +77,7 @@ private final class KeyTracker {
   }
 
   let userInfo: [CodingUserInfoKey: any Sendable]
-  private let recordsAskedKeys: Bool
+  let recordsAskedKeys: Bool
   private var entries: [Entry] = []
 
   init(recordsAskedKeys: Bool, userInfo: [CodingUserInfoKey: any Sendable]) {
@@ -148,7 +155,7 @@ private struct IndexKey: CodingKey {
 /// A class, not a struct: decoders travel as `any Decoder` and inside single-value
 /// containers, and a struct this size would be boxed on the heap at each of those hops; a
 /// reference fits in the existential as it is.
-private final class ValueDecoder: Decoder {
+private final class ValueDecoder: Decoder, JSONObjectDecoder {
   let value: JSONValue
   /// The coding path, kept as the parent's path and this value's key, so that decoding a
   /// flat params object builds no path arrays at all.
@@ -168,6 +175,7 @@ private final class ValueDecoder: Decoder {
 
   var codingPath: [any CodingKey] { key.map { parentPath + [$0] } ?? parentPath }
   var userInfo: [CodingUserInfoKey: Any] { tracker.userInfo }
+  var membersIfUnasked: [JSONMember]? { tracker.recordsAskedKeys ? nil : value.members }
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
     guard let members = value.members else {

@@ -56,15 +56,14 @@ public struct Parameter<Value: ParameterValue>: Sendable {
         defaultDescription: defaultDescription))
   }
 
-  /// A parameter a manifest must give, or, when `Value` is optional, one that is `nil` unless
-  /// given.
+  /// A parameter a manifest must give.
   @inlinable
   public init(
     _ summary: String, key: String? = nil, isPath: Bool = false, oneOf values: [String]? = nil,
     defaultDescription: String? = nil
   ) {
     self.init(
-      Self.absent,
+      nil,
       ParameterDeclaration(
         summary: summary, key: key, isPath: isPath, values: values,
         defaultDescription: defaultDescription))
@@ -135,10 +134,20 @@ public struct Parameter<Value: ParameterValue>: Sendable {
       value = round.value(at: ordinal) ?? fallback
     }
   }
+}
 
-  /// No value: `nil` for an optional type, and none at all for a required parameter.
-  @usableFromInline static var absent: Value? {
-    (Value.self as? any OptionalParameterValue.Type)?.none as? Value
+extension Parameter where Value: ExpressibleByNilLiteral {
+  /// An optional parameter: `nil` unless a manifest gives it.
+  @inlinable
+  public init(
+    _ summary: String, key: String? = nil, isPath: Bool = false, oneOf values: [String]? = nil,
+    defaultDescription: String? = nil
+  ) {
+    self.init(
+      Value(nilLiteral: ()),
+      ParameterDeclaration(
+        summary: summary, key: key, isPath: isPath, values: values,
+        defaultDescription: defaultDescription))
   }
 }
 

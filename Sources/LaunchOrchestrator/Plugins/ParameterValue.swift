@@ -114,11 +114,8 @@ func readDuration(
   return try container.decodeIfPresent(DurationParameter.self, forKey: key)?.duration
 }
 
-/// An optional parameter type.
-protocol OptionalParameterValue {
-  /// No value.
-  static var none: Self { get }
-}
+/// An optional parameter type: one a manifest may leave out.
+protocol OptionalParameterValue {}
 
 extension Optional: OptionalParameterValue where Wrapped: ParameterValue {}
 

@@ -37,7 +37,9 @@ public struct ManifestDirectory: Sendable {
 
   /// Takes the folder of the manifest being decoded.
   public init() {
-    wrappedValue = ParameterRound.current?.manifestDirectory
+    let round = ParameterRound.current
+    round?.notesManifestDirectory()
+    wrappedValue = round?.manifestDirectory
   }
 }
 
@@ -56,6 +58,8 @@ struct ParameterSchema: Sendable {
   var entries: [Entry]
   /// How many parameters `init()` creates.
   var count: Int
+  /// Whether the type has a ``ManifestDirectory``: only then is the folder looked up.
+  var readsManifestDirectory: Bool
 
   var descriptions: [ParameterDescription] { entries.map(\.description) }
 
@@ -88,7 +92,9 @@ struct ParameterSchema: Sendable {
         "\(Parameters.self) declares the parameter '\(made.key.stringValue)' twice")
       entries.append(made)
     }
-    return ParameterSchema(entries: entries, count: round.taken)
+    return ParameterSchema(
+      entries: entries, count: round.taken,
+      readsManifestDirectory: round.readsManifestDirectory.load(ordering: .relaxed))
   }
 }
 
@@ -167,15 +173,25 @@ struct DecodedParameters<Parameters: StepParameters>: Decodable {
     let schema = ParameterSchema.of(Parameters.self)
     let container = try decoder.container(keyedBy: ParameterKey.self)
     var values = [(any Sendable)?](repeating: nil, count: schema.count)
+    // A parameter the params leave out keeps its default: no need to ask for it.
+    let members = (decoder as? any JSONObjectDecoder)?.membersIfUnasked
     for entry in schema.entries {
+      if let members, !entry.description.isRequired,
+        !members.contains(where: { $0.key == entry.key.stringValue })
+      {
+        continue
+      }
       do {
         values[entry.ordinal] = try entry.read(container, entry.key)
       } catch let error as ParameterError {
         problem = problem ?? error
       }
     }
+    // `userInfo` is a copy made at each call: worth avoiding in a loop over every step.
     let round = ParameterRound(
-      values: values, manifestDirectory: decoder.userInfo[.manifestDirectory] as? URL)
+      values: values,
+      manifestDirectory: schema.readsManifestDirectory
+        ? decoder.userInfo[.manifestDirectory] as? URL : nil)
     parameters = ParameterRound.$current.withValue(round) { Parameters() }
   }
 }
@@ -204,6 +220,14 @@ final class ParameterRound: Sendable {
     values = []
     manifestDirectory = nil
     declarations = Locked([:])
+  }
+
+  /// Whether the type being described has a ``ManifestDirectory``.
+  let readsManifestDirectory = Atomic<Bool>(false)
+
+  /// Notes that the parameters have a ``ManifestDirectory``, when they are being described.
+  func notesManifestDirectory() {
+    if isDescribing { readsManifestDirectory.store(true, ordering: .relaxed) }
   }
 
   /// Whether the parameters are being described rather than decoded.
