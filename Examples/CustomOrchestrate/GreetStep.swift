@@ -7,17 +7,20 @@ struct GreetStep: StepPlugin {
 
   struct Parameters: StepParameters {
     @Parameter("Who to greet.") var name: String
+    @Parameter("How many times to say hello.", in: 1...3) var times = 1
   }
 
   let name: String
+  let times: Int
 
   init(parameters: Parameters) throws {
     guard !parameters.name.isEmpty else { throw ParameterError("name", "'name' cannot be empty.") }
     name = parameters.name
+    times = parameters.times
   }
 
   func run(_ context: StepContext) async throws -> String {
-    let greeting = "Hello, \(name)!"
+    let greeting = Array(repeating: "Hello", count: times).joined(separator: ", ") + ", \(name)!"
     context.log(greeting)
     return greeting
   }

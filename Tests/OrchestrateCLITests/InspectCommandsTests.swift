@@ -193,4 +193,53 @@ struct InspectCommandsTests {
     #expect(run.status == 0)
     #expect(run.stdout.contains("log        greet: Hello, launch!"))
   }
+
+  @Test func aParameterDeclaredInThePluginsTypeShowsInPluginsAndTheSchemaAndIsChecked() async throws
+  {
+    let plugins = try await Orchestrate.run(["plugins"], binary: "custom-orchestrate")
+    #expect(plugins.status == 0)
+    #expect(
+      plugins.stdout.contains(
+        """
+        example.greet: Writes a greeting to the launch log.
+          (outputs String)
+            name   string         required   Who to greet.
+            times  integer 1...3  default 1  How many times to say hello.
+
+        """))
+    let schema = try await Orchestrate.run(["schema"], binary: "custom-orchestrate")
+    let document = try JSONParser.parse(Array(schema.stdout.utf8)).root
+    let greet = try #require(
+      document.value(at: .root.appending("$defs").appending("params.example.greet")))
+    #expect(greet.value(at: .root.appending("required"))?.elements?.map(\.stringValue) == ["name"])
+    let times = try #require(greet.value(at: .root.appending("properties").appending("times")))
+    #expect(times.value(at: .root.appending("type"))?.stringValue == "integer")
+    #expect(times.value(at: .root.appending("minimum"))?.numberText == "1")
+    #expect(times.value(at: .root.appending("maximum"))?.numberText == "3")
+    #expect(times.value(at: .root.appending("default"))?.numberText == "1")
+    let folder = try TemporaryFolder()
+    let manifest = try folder.write(
+      "greet.json",
+      """
+      { "version": 1, "steps": [
+        { "id": "typo", "plugin": "example.greet", "params": { "name": "a", "tiems": 2 } },
+        { "id": "many", "plugin": "example.greet", "params": { "name": "a", "times": 4 } },
+        { "id": "none", "plugin": "example.greet", "params": { "times": 2 } }
+      ] }
+      """)
+    let validate = try await Orchestrate.run(["validate", manifest], binary: "custom-orchestrate")
+    #expect(validate.status == 65)
+    #expect(
+      validate.stdout.contains(
+        "greet.json:2:71: error: step 'typo' (steps[0].params.tiems): unknown parameter 'tiems' for 'example.greet'. Did you mean 'times'?"
+      ))
+    #expect(
+      validate.stdout.contains(
+        "greet.json:3:80: error: step 'many' (steps[1].params.times): 'times' must be from 1 to 3, not 4."
+      ))
+    #expect(
+      validate.stdout.contains(
+        "greet.json:4:56: error: step 'none' (steps[2].params): 'example.greet' needs the parameter 'name'."
+      ))
+  }
 }
