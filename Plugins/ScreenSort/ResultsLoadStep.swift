@@ -15,14 +15,13 @@ public struct ResultsLoadStep: StepPlugin {
     "Loads the newest page of sorted screenshots (results, with their folder); cacheable."
   /// It needs the ScreenSort store.
   public static let inputs: [StepInput] = [.required(StoreHandle.self)]
-  /// The parameters.
-  public static let parameterDescriptions: [ParameterDescription] = [
-    .init("limit", .integer(minimum: 1, maximum: 500), default: "50", "Results per page.")
-  ]
 
   /// What a manifest gives the step.
-  public struct Parameters: Decodable, Sendable {
-    var limit: Int?
+  public struct Parameters: StepParameters {
+    @Parameter("Results per page.", in: 1...500) var limit = 50
+
+    /// The first 50 results.
+    public init() {}
   }
 
   /// Newest first, by the `results_recent` index: the page costs the same for 10 results or

@@ -11,24 +11,24 @@ private struct Snapshot: Codable, Sendable, Equatable {
 /// Outputs a ``Snapshot`` of its `value` after `takes` on the launch clock; fails when `fails`.
 private struct FetchStep: StepPlugin {
   static let kind = "snapshot.fetch"
-  struct Parameters: Decodable, Sendable {
-    var value: String
-    var takes: DurationParameter?
-    var fails: Bool?
-    /// Goes on after its timeout, to end with a success nobody takes any more.
-    var ignoresCancellation: Bool?
+  struct Parameters: StepParameters {
+    @Parameter("What the snapshot says.") var value: String
+    @Parameter("How long fetching takes on the launch clock.") var takes: Duration?
+    @Parameter("Whether the fetch fails.") var fails = false
+    @Parameter("Goes on after its timeout, to end with a success nobody takes any more.")
+    var ignoresCancellation = false
   }
   let parameters: Parameters
   func run(_ context: StepContext) async throws -> Snapshot {
     if let takes = parameters.takes {
-      let deadline = context.attemptStart + takes.duration
-      if parameters.ignoresCancellation == true {
+      let deadline = context.attemptStart + takes
+      if parameters.ignoresCancellation {
         try await Task.detached { try await context.sleep(until: deadline) }.value
       } else {
         try await context.sleep(until: deadline)
       }
     }
-    if parameters.fails == true { throw StepFailure("the server said no") }
+    if parameters.fails { throw StepFailure("the server said no") }
     return Snapshot(value: parameters.value)
   }
 }

@@ -201,11 +201,10 @@ struct InspectCommandsTests {
     #expect(
       plugins.stdout.contains(
         """
-        example.greet: Writes a greeting to the launch log.
-          (outputs String)
             name   string         required   Who to greet.
             times  integer 1...3  default 1  How many times to say hello.
 
+        gate.household:
         """))
     let schema = try await Orchestrate.run(["schema"], binary: "custom-orchestrate")
     let document = try JSONParser.parse(Array(schema.stdout.utf8)).root
