@@ -33,13 +33,17 @@ struct JSONValueDecoder {
       .decodeScalar(type)
     return (decoded, diagnosing.unusedKeys())
   }
-}
 
-/// A decoder that can tell a type which keys its object has, so that the type can leave the
-/// others alone instead of asking for each: only while no one collects the keys asked for.
-protocol JSONObjectDecoder {
-  /// The object's members, or `nil` when every key the type knows must be asked for.
-  var membersIfUnasked: [JSONMember]? { get }
+  /// The members of the object `decoder` decodes, so that a type can leave alone the keys it
+  /// lacks instead of asking for each; `nil` when every key the type knows must be asked for
+  /// (while the keys asked are collected for suggestions), or for another decoder.
+  static func membersIfUnasked(of decoder: any Decoder) -> [JSONMember]? {
+    // A class cast: cheaper than asking whether the decoder conforms to a protocol.
+    guard let decoder = decoder as? ValueDecoder, !decoder.tracker.recordsAskedKeys else {
+      return nil
+    }
+    return decoder.value.members
+  }
 }
 
 /// Converts a decoder coding path to a JSON path.
@@ -155,7 +159,7 @@ private struct IndexKey: CodingKey {
 /// A class, not a struct: decoders travel as `any Decoder` and inside single-value
 /// containers, and a struct this size would be boxed on the heap at each of those hops; a
 /// reference fits in the existential as it is.
-private final class ValueDecoder: Decoder, JSONObjectDecoder {
+private final class ValueDecoder: Decoder {
   let value: JSONValue
   /// The coding path, kept as the parent's path and this value's key, so that decoding a
   /// flat params object builds no path arrays at all.
@@ -175,7 +179,6 @@ private final class ValueDecoder: Decoder, JSONObjectDecoder {
 
   var codingPath: [any CodingKey] { key.map { parentPath + [$0] } ?? parentPath }
   var userInfo: [CodingUserInfoKey: Any] { tracker.userInfo }
-  var membersIfUnasked: [JSONMember]? { tracker.recordsAskedKeys ? nil : value.members }
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
     guard let members = value.members else {

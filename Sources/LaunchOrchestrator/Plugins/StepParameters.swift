@@ -174,7 +174,7 @@ struct DecodedParameters<Parameters: StepParameters>: Decodable {
     let container = try decoder.container(keyedBy: ParameterKey.self)
     var values = [(any Sendable)?](repeating: nil, count: schema.count)
     // A parameter the params leave out keeps its default: no need to ask for it.
-    let members = (decoder as? any JSONObjectDecoder)?.membersIfUnasked
+    let members = JSONValueDecoder.membersIfUnasked(of: decoder)
     for entry in schema.entries {
       if let members, !entry.description.isRequired,
         !members.contains(where: { $0.key == entry.key.stringValue })
