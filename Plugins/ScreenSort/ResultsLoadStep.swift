@@ -12,7 +12,7 @@ public struct ResultsLoadStep: StepPlugin {
   public static let kind = "results.load"
   /// What the step does.
   public static let summary =
-    "Loads the newest page of sorted screenshots (results, with their folder); cacheable."
+    "Loads the newest page of sorted screenshots (results, with their folder)."
   /// It needs the ScreenSort store.
   public static let inputs: [StepInput] = [.required(StoreHandle.self)]
 
