@@ -115,8 +115,10 @@ struct JSONParserTests {
     #expect(try parse("1.0").exactInteger(Int8.self) == 1)
     #expect(try parse("128").exactInteger(Int8.self) == nil)
     #expect(try parse("1.5").exactInteger(Int.self) == nil)
-    // Written as a float beyond 2^53, the digits are gone: no integer is claimed.
-    #expect(try parse("9.007199254740993e15").exactInteger(Int64.self) == nil)
+    // Read from the text, a number written with an exponent keeps its digits too.
+    #expect(try parse("9.007199254740993e15").exactInteger(Int64.self) == 9_007_199_254_740_993)
+    #expect(try parse("1e-2").exactInteger(Int.self) == nil)
+    #expect(try parse("0.0e5").exactInteger(UInt8.self) == 0)
     // Built in code, a value has no text; a Double up to 2^53 is still exact.
     #expect(JSONValue(.number(42)).exactInteger(Int.self) == 42)
     #expect(try parse(#""1""#).exactInteger(Int.self) == nil)

@@ -142,17 +142,40 @@ struct JSONValueDecoderScalarTests {
     #expect(try decode(Int64.self, "9007199254740993") == 9_007_199_254_740_993)
     #expect(try decode(UInt64.self, "18446744073709551615") == .max)
     #expect(try decode(Int.self, "1e3") == 1000)
+    // From the text, an exponent keeps every digit too.
+    #expect(try decode(Int64.self, "9.007199254740993e15") == 9_007_199_254_740_993)
+    #expect(try decode(UInt64.self, "1.8446744073709551615E+19") == .max)
+    #expect(try decode(Int64.self, "-9223372036854775808") == .min)
+    #expect(try decode(Int.self, "-2.50e1") == -25)
+    #expect(try decode(UInt8.self, "-0") == 0)
+    #expect(
+      try decode(Int128.self, "1.7e38") == 170_000_000_000_000_000_000_000_000_000_000_000_000)
   }
 
   @Test func rejectsIntegersOutOfRangeNamingTheNumberAsWritten() {
     #expect(failure(Int8.self, "128") == "expected a whole number between -128 and 127, found 128")
     #expect(failure(UInt8.self, "-1") == "expected a whole number between 0 and 255, found -1")
-    #expect(
-      failure(Int16.self, "1.5") == "expected a whole number between -32768 and 32767, found 1.5")
+    #expect(failure(Int8.self, "1e3") == "expected a whole number between -128 and 127, found 1e3")
     #expect(
       failure(Int64.self, "9223372036854775808")
         == "expected a whole number between -9223372036854775808 and 9223372036854775807, found 9223372036854775808"
     )
+    #expect(
+      failure(Int64.self, "-9223372036854775809")
+        == "expected a whole number between -9223372036854775808 and 9223372036854775807, found -9223372036854775809"
+    )
+    #expect(
+      failure(UInt64.self, "1e30")
+        == "expected a whole number between 0 and 18446744073709551615, found 1e30")
+  }
+
+  @Test func rejectsNumbersWithAFractionNamingTheNumberAsWritten() {
+    #expect(failure(Int16.self, "1.5") == "expected a whole number, found 1.5")
+    #expect(failure(Int.self, "1e-3") == "expected a whole number, found 1e-3")
+    #expect(
+      failure(UInt64.self, "9007199254740993.5")
+        == "expected a whole number, found 9007199254740993.5")
+    #expect(failure(Int.self, "12.345e2") == "expected a whole number, found 12.345e2")
   }
 
   @Test func roundTripsFloatingPointAndDecimalNumbers() throws {

@@ -122,6 +122,42 @@ struct ManifestValidationTests {
       ])
   }
 
+  @Test func readsWholeNumbersFromTheirTextAndRefusesOthersAsWritten() throws {
+    // 2.5e1 and 1e3 are whole numbers however they are written.
+    let plan = try loadPlan(
+      #"""
+      { "version": 1, "maxConcurrency": 1e3,
+        "steps": [{ "id": "a", "plugin": "noop", "retry": { "attempts": 2.5e1 } }] }
+      """#)
+    #expect(plan.manifest.maxConcurrency == 1000)
+    #expect(plan.steps[0].retry.attempts == 25)
+    func problem(_ maxConcurrency: String) -> [String] {
+      diagnostics(of: #"{ "version": 1, "maxConcurrency": \#(maxConcurrency), "steps": [] }"#)
+    }
+    #expect(problem("1.5") == ["1:35: error: maxConcurrency: expected a whole number, found 1.5."])
+    #expect(
+      problem("1e-3") == ["1:35: error: maxConcurrency: expected a whole number, found 1e-3."])
+    // Through a Double, 2^53 + 1 would have been read as 2^53.
+    #expect(
+      problem("9007199254740993") == [
+        "1:35: error: maxConcurrency: expected a whole number from -2147483647 to 2147483647, found 9007199254740993."
+      ])
+    #expect(
+      problem("2147483648") == [
+        "1:35: error: maxConcurrency: expected a whole number from -2147483647 to 2147483647, found 2147483648."
+      ])
+    #expect(
+      problem("1E30") == [
+        "1:35: error: maxConcurrency: expected a whole number from -2147483647 to 2147483647, found 1E30."
+      ])
+    #expect(
+      problem(#""2""#) == ["1:35: error: maxConcurrency: expected a whole number, found a string."])
+    #expect(
+      diagnostics(of: #"{ "version": 1.0000000000000001, "steps": [] }"#) == [
+        "1:14: error: version: expected a whole number, found 1.0000000000000001."
+      ])
+  }
+
   @Test func namesCyclesInFull() {
     let problems = diagnostics(
       of: """

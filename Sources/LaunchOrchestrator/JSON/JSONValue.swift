@@ -67,13 +67,23 @@ public struct JSONValue: Sendable, Equatable {
   /// The number as a `T`, exactly, or `nil` when this is not a whole number `T` can hold.
   ///
   /// A parsed number is read from its text, so integers beyond 2^53 keep every digit;
-  /// `1.0` and `1e2` count as whole numbers.
+  /// `1.0`, `1e2` and `2.5e1` count as whole numbers.
   public func exactInteger<T: FixedWidthInteger>(_ type: T.Type = T.self) -> T? {
+    if case .exact(let integer) = integer(T.self) { return integer }
+    return nil
+  }
+
+  /// The number read as a `T`: exactly, or why it is not one; `nil` when this is not a number.
+  package func integer<T: FixedWidthInteger>(_ type: T.Type) -> IntegerReading<T>? {
     guard case .number(let number) = kind else { return nil }
-    if let numberText, let exact = T(numberText) { return exact }
-    // Beyond 2^53 a Double stands for several integers, so it names none of them exactly.
-    guard number.magnitude < 9_007_199_254_740_992 else { return nil }
-    return T(exactly: number)
+    if let numberText { return IntegerReading(jsonNumber: numberText) }
+    // Built in code, the Double is all there is; beyond 2^53 it stands for several
+    // integers, so it names none of them exactly.
+    guard number == number.rounded() else { return .fractional }
+    guard number.magnitude < 9_007_199_254_740_992, let exact = T(exactly: number) else {
+      return .outOfRange
+    }
+    return .exact(exact)
   }
 
   /// The value found by following `path` from this value.
@@ -153,5 +163,85 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
   /// Creates an object value, members in the literal's order.
   public init(dictionaryLiteral elements: (String, JSONValue)...) {
     self.init(.object(elements.map { JSONMember(key: $0.0, value: $0.1) }))
+  }
+}
+
+/// How a JSON number reads as an integer of type `T`.
+package enum IntegerReading<T: FixedWidthInteger>: Equatable {
+  /// It is this integer, exactly.
+  case exact(T)
+  /// It has a fractional part (`1.5`, `1e-3`).
+  case fractional
+  /// It is whole, but beyond what `T` holds.
+  case outOfRange
+
+  /// Reads the text of a JSON number (`-12`, `1.50e2`) digit by digit, never through a
+  /// `Double`, which holds integers exactly only up to 2^53.
+  init(jsonNumber text: String) {
+    if let exact = T(text) {
+      self = .exact(exact)
+      return
+    }
+    let bytes = Array(text.utf8)
+    let isNegative = bytes.first == UInt8(ascii: "-")
+    var digits: [UInt8] = []
+    var fractionDigits = 0
+    var inFraction = false
+    var exponentStart: Int?
+    for index in bytes.indices.dropFirst(isNegative ? 1 : 0) {
+      let byte = bytes[index]
+      if byte == UInt8(ascii: ".") {
+        inFraction = true
+      } else if byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
+        exponentStart = index + 1
+        break
+      } else {
+        digits.append(byte - UInt8(ascii: "0"))
+        if inFraction { fractionDigits += 1 }
+      }
+    }
+    // The exponent is capped far beyond what any digits written could bring back into range,
+    // so that it cannot overflow.
+    var exponent = 0
+    if let exponentStart {
+      var sign = 1
+      for byte in bytes[exponentStart...] {
+        switch byte {
+        case UInt8(ascii: "-"): sign = -1
+        case UInt8(ascii: "+"): break
+        default: exponent = min(exponent * 10 + Int(byte - UInt8(ascii: "0")), 1_000_000_000)
+        }
+      }
+      exponent *= sign
+    }
+    exponent -= fractionDigits
+    while let last = digits.last, last == 0, digits.count > 1 {
+      digits.removeLast()
+      exponent += 1
+    }
+    if digits.allSatisfy({ $0 == 0 }) {
+      self = .exact(0)
+      return
+    }
+    guard exponent >= 0 else {
+      self = .fractional
+      return
+    }
+    // Built toward the number's sign, so that `T.min` is reachable. A 128-bit integer has 39
+    // digits: more zeros than that overflow whatever comes before them.
+    var value: T = 0
+    for digit in digits + repeatElement(0, count: min(exponent, 40)) {
+      let (shifted, overflowed) = value.multipliedReportingOverflow(by: 10)
+      let (next, overflowedAgain) =
+        isNegative
+        ? shifted.subtractingReportingOverflow(T(digit))
+        : shifted.addingReportingOverflow(T(digit))
+      guard !overflowed, !overflowedAgain else {
+        self = .outOfRange
+        return
+      }
+      value = next
+    }
+    self = .exact(value)
   }
 }

@@ -305,17 +305,20 @@ private final class ValueDecoder: Decoder {
     return Decimal(number)
   }
 
+  /// Read from the number's text, digit by digit: a `Double` would round integers beyond
+  /// 2^53.
   private func integer<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
     let number = try number(type)
-    guard let exact = value.exactInteger(T.self) else {
-      throw DecodingError.dataCorrupted(
-        .init(
-          codingPath: codingPath,
-          debugDescription:
-            "expected a whole number between \(T.min) and \(T.max), found \(value.numberText ?? "\(number)")"
-        ))
+    let problem: String
+    switch value.integer(T.self) {
+    case .exact(let integer): return integer
+    case .fractional: problem = "expected a whole number"
+    case .outOfRange, nil: problem = "expected a whole number between \(T.min) and \(T.max)"
     }
-    return exact
+    throw DecodingError.dataCorrupted(
+      .init(
+        codingPath: codingPath,
+        debugDescription: "\(problem), found \(value.numberText ?? "\(number)")"))
   }
 
   /// As `JSONDecoder` does by default: a base64 string.

@@ -142,16 +142,23 @@ struct ManifestReader {
     return string
   }
 
+  /// A whole number within 32 bits, read from its text exactly (`1e3` is 1000), so that a
+  /// number beyond 2^53 is refused as written instead of rounded.
   mutating func integer(_ value: JSONValue, at path: @autoclosure () -> JSONPath) -> Int? {
-    guard case .number(let number) = value.kind, number == number.rounded(),
-      let integer = Int(exactly: number),
-      abs(integer) < 1 << 31
-    else {
+    let limit = Int(Int32.max)
+    switch value.integer(Int.self) {
+    case .exact(let integer) where (-limit...limit).contains(integer):
+      return integer
+    case .exact, .outOfRange:
       diagnostics.report(
-        "expected a whole number, found \(value.typeDescription(numberText: true)).", at: path())
-      return nil
+        "expected a whole number from -\(limit) to \(limit), found \(value.numberDescription).",
+        at: path())
+    case .fractional:
+      diagnostics.report("expected a whole number, found \(value.numberDescription).", at: path())
+    case nil:
+      diagnostics.report("expected a whole number, found \(value.typeDescription).", at: path())
     }
-    return integer
+    return nil
   }
 
   mutating func duration(_ value: JSONValue, at path: @autoclosure () -> JSONPath)
@@ -218,8 +225,10 @@ struct ManifestReader {
 }
 
 extension JSONValue {
-  fileprivate func typeDescription(numberText: Bool) -> String {
-    if numberText, case .number(let number) = kind { return "\(number)" }
+  /// A number as its manifest wrote it.
+  fileprivate var numberDescription: String {
+    if let numberText { return numberText }
+    if case .number(let number) = kind { return "\(number)" }
     return typeDescription
   }
 }
