@@ -109,12 +109,7 @@ public struct JSONParser {
     index += 1
     var members: [JSONMember] = []
     var seen: Set<String> = []
-    skipWhitespace()
-    if peek() == UInt8(ascii: "}") {
-      index += 1
-      depth -= 1
-      return JSONValue(.object(members), offset: start)
-    }
+    if closesEmpty(UInt8(ascii: "}")) { return JSONValue(.object(members), offset: start) }
     while true {
       skipWhitespace()
       guard peek() == UInt8(ascii: "\"") else {
@@ -147,18 +142,8 @@ public struct JSONParser {
       } else {
         duplicateKeys.append(.init(key: key, path: JSONPath(components: path), offset: keyOffset))
       }
-      skipWhitespace()
-      switch peek() {
-      case UInt8(ascii: ","):
-        try skipComma(before: UInt8(ascii: "}"))
-      case UInt8(ascii: "}"):
-        index += 1
-        depth -= 1
+      if try closes(UInt8(ascii: "}"), after: "an object member") {
         return JSONValue(.object(members), offset: start)
-      default:
-        throw JSONSyntaxError(
-          offset: index,
-          message: "unexpected \(describeCurrent()); expected ',' or '}' after an object member")
       }
     }
   }
@@ -168,29 +153,47 @@ public struct JSONParser {
     try enterContainer()
     index += 1
     var elements: [JSONValue] = []
-    skipWhitespace()
-    if peek() == UInt8(ascii: "]") {
-      index += 1
-      depth -= 1
-      return JSONValue(.array(elements), offset: start)
-    }
+    if closesEmpty(UInt8(ascii: "]")) { return JSONValue(.array(elements), offset: start) }
     while true {
       path.append(.index(elements.count))
       elements.append(try parseValue())
       path.removeLast()
-      skipWhitespace()
-      switch peek() {
-      case UInt8(ascii: ","):
-        try skipComma(before: UInt8(ascii: "]"))
-      case UInt8(ascii: "]"):
-        index += 1
-        depth -= 1
+      if try closes(UInt8(ascii: "]"), after: "an array element") {
         return JSONValue(.array(elements), offset: start)
-      default:
-        throw JSONSyntaxError(
-          offset: index,
-          message: "unexpected \(describeCurrent()); expected ',' or ']' after an array element")
       }
+    }
+  }
+
+  /// At the start of a container: steps past `closer` and leaves the container when it is
+  /// empty; returns whether it was.
+  private mutating func closesEmpty(_ closer: UInt8) -> Bool {
+    skipWhitespace()
+    guard peek() == closer else { return false }
+    index += 1
+    depth -= 1
+    return true
+  }
+
+  /// After a member or element, `what`: skips the comma before the next one and returns
+  /// `false`, or steps past `closer`, leaves the container and returns `true`.
+  private mutating func closes(_ closer: UInt8, after what: String) throws(JSONSyntaxError)
+    -> Bool
+  {
+    skipWhitespace()
+    switch peek() {
+    case UInt8(ascii: ","):
+      try skipComma(before: closer)
+      return false
+    case closer:
+      index += 1
+      depth -= 1
+      return true
+    default:
+      throw JSONSyntaxError(
+        offset: index,
+        message:
+          "unexpected \(describeCurrent()); expected ',' or '\(Character(Unicode.Scalar(closer)))' after \(what)"
+      )
     }
   }
 

@@ -323,26 +323,28 @@ private final class ValueDecoder: Decoder {
 
   /// As `JSONDecoder` does by default: a base64 string.
   private func data() throws -> Data {
-    guard case .string(let string) = value.kind else {
-      throw mismatch(Data.self, expected: "a base64 string")
-    }
-    guard let data = Data(base64Encoded: string) else {
-      throw DecodingError.dataCorrupted(
-        .init(codingPath: codingPath, debugDescription: "expected base64, found '\(string)'"))
-    }
-    return data
+    try string(
+      as: Data.self, expected: "a base64 string", parse: { Data(base64Encoded: $0) },
+      problem: { "expected base64, found '\($0)'" })
   }
 
   /// As `JSONDecoder` does: the string, parsed by `URL(string:)`.
   private func url() throws -> URL {
-    guard case .string(let string) = value.kind else {
-      throw mismatch(URL.self, expected: "a URL string")
-    }
-    guard let url = URL(string: string) else {
+    try string(
+      as: URL.self, expected: "a URL string", parse: { URL(string: $0) },
+      problem: { "'\($0)' is not a valid URL" })
+  }
+
+  /// A string that `parse` turns into a `T`; `problem` says what is wrong with one it cannot.
+  private func string<T>(
+    as type: T.Type, expected: String, parse: (String) -> T?, problem: (String) -> String
+  ) throws -> T {
+    guard case .string(let string) = value.kind else { throw mismatch(type, expected: expected) }
+    guard let parsed = parse(string) else {
       throw DecodingError.dataCorrupted(
-        .init(codingPath: codingPath, debugDescription: "'\(string)' is not a valid URL"))
+        .init(codingPath: codingPath, debugDescription: problem(string)))
     }
-    return url
+    return parsed
   }
 
   /// An ISO 8601 string (`"2026-11-23T13:45:00Z"`, fractional seconds and offsets allowed),

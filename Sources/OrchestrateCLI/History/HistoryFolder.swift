@@ -48,6 +48,13 @@ package struct HistoryFolder: Sendable {
     }
   }
 
+  /// Whether `path` names a folder (through links).
+  static func isFolder(_ path: String) -> Bool {
+    var isFolder: ObjCBool = false
+    return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
+      && isFolder.boolValue
+  }
+
   /// The folder for `run --history`: created when it does not exist (its parent must), and
   /// checked to be a writable folder, before the launch.
   /// - Throws: a ``CLIError`` (exit 73) saying what is in the way.
@@ -62,9 +69,7 @@ package struct HistoryFolder: Sendable {
       }
     } else {
       let parentPath = parent(of: path)
-      guard FileManager.default.fileExists(atPath: parentPath, isDirectory: &isFolder),
-        isFolder.boolValue
-      else {
+      guard Self.isFolder(parentPath) else {
         throw CLIError(
           message:
             "The folder for '\(option.name) \(path)' cannot be created: '\(parentPath)' does not exist; create it first.",
@@ -74,9 +79,7 @@ package struct HistoryFolder: Sendable {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
       } catch {
         // Another process recording at the same moment may have made it first.
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder),
-          isFolder.boolValue
-        else {
+        guard Self.isFolder(path) else {
           throw CLIError(
             message:
               "Cannot create the history folder '\(path)' for '\(option.name)': \(reason(error)).",

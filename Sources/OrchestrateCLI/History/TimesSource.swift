@@ -11,8 +11,7 @@ enum TimesSource {
   /// is read as a history.
   /// - Throws: a ``CLIError``: 66 when it cannot be read, 65 when it is not a report.
   static func read(_ path: String, for option: String) throws(CLIError) -> TimesSource {
-    var isFolder: ObjCBool = false
-    if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+    if HistoryFolder.isFolder(path) {
       return .history(try HistoryFolder(reading: path))
     }
     return .report(try readReport(path, for: option))
@@ -27,8 +26,7 @@ enum TimesSource {
   static func readRun(_ path: String, for option: String) throws(CLIError) -> (
     report: LaunchReport, entry: HistoryEntry?
   ) {
-    var isFolder: ObjCBool = false
-    if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+    if HistoryFolder.isFolder(path) {
       throw CLIError(
         message:
           "'\(path)' given to '\(option)' is a folder; name a report file (a history folder can only be the baseline).",
