@@ -177,7 +177,9 @@ private final class LaunchRun: Sendable {
       return (state.scheduler, state.duration)
     }
     events?.finish()
-    let outputs = StepOutputs(ids: plan.steps.map(\.id), values: self.outputs.withLock { $0 })
+    // By index: mapping over the planned steps would copy each one, a retain per field.
+    let ids = plan.steps.indices.map { plan.steps[$0].id }
+    let outputs = StepOutputs(ids: ids, values: self.outputs.withLock { $0 })
     var report = LaunchReport(
       plan: plan, scheduler: scheduler, duration: duration, outputs: outputs)
     for (step, save) in saves.withLock({ $0 }) {
@@ -269,9 +271,11 @@ private final class LaunchRun: Sendable {
   ///
   /// The main thread never handles: it draws the app's first frame, so a main-isolated step
   /// that finishes leaves the handling (and whatever arrives meanwhile) to the pool.
-  func post(_ message: RunMessage) {
+  /// `onMainThread` is for a poster that knows where it runs: asking costs two system calls
+  /// on Linux, a tenth of a no-op step.
+  func post(_ message: RunMessage, onMainThread: Bool = Thread.isMainThread) {
     guard mailbox.enqueue(message) else { return }
-    if Thread.isMainThread {
+    if onMainThread {
       Task { self.handleMessages() }
     } else {
       handleMessages()
@@ -357,13 +361,17 @@ private struct RunState {
   }
 
   private mutating func handle(_ message: RunMessage, of run: LaunchRun) {
+    // One clock reading per message, which is also when the attempts it starts start.
+    let now: Duration
     switch message {
     case .begin(let lookups):
+      now = run.elapsed
       // After a cache lookup, not zero: the lookup took time the app's user waited through.
-      let now = run.plan.cachedSteps.isEmpty ? .zero : run.elapsed
-      for (step, note) in lookups.notes { scheduler.note(note, for: step, at: now) }
-      scheduler.start(at: now, served: lookups.served)
+      let begins = run.plan.cachedSteps.isEmpty ? .zero : now
+      for (step, note) in lookups.notes { scheduler.note(note, for: step, at: begins) }
+      scheduler.start(at: begins, served: lookups.served)
     case .finished(let token, let outcome, let began):
+      now = run.elapsed
       if let began { scheduler.attemptBegan(token: token, at: began) }
       let liveStep = scheduler.step(forLiveToken: token)
       if let step = liveStep, tasks[step]?.token == token { tasks[step] = nil }
@@ -373,7 +381,7 @@ private struct RunState {
       case .failed(let message): result = .failed(message)
       case .routed(let route): result = .routed(route)
       }
-      scheduler.attemptFinished(token: token, result: result, at: run.elapsed)
+      scheduler.attemptFinished(token: token, result: result, at: now)
       // Kept only when the step did succeed (not one cancelled meanwhile), and before its
       // dependents' tasks start below.
       if case .succeeded(let value) = outcome, let step = liveStep,
@@ -388,12 +396,15 @@ private struct RunState {
         }
       }
     case .report(let token, let message):
-      scheduler.stepReported(token: token, message: message, at: run.elapsed)
+      now = run.elapsed
+      scheduler.stepReported(token: token, message: message, at: now)
     case .timer(let deadline):
       if armedDeadline == deadline { armedDeadline = nil }
-      scheduler.advance(to: max(run.elapsed, deadline))
+      now = max(run.elapsed, deadline)
+      scheduler.advance(to: now)
     case .cancel:
-      scheduler.cancel(at: run.elapsed)
+      now = run.elapsed
+      scheduler.cancel(at: now)
     }
     // Moved out for the closure below, which may not reach `self` while `scheduler` (part of
     // `self`) is being changed; moving an array out and back is two pointer swaps.
@@ -401,7 +412,8 @@ private struct RunState {
     self.tasks = []
     scheduler.drainActions { action in
       switch action {
-      case .start(let attempt): tasks[attempt.step] = (attempt.token, Self.launch(attempt, of: run))
+      case .start(let attempt):
+        tasks[attempt.step] = (attempt.token, Self.launch(attempt, at: now, of: run))
       case .cancel(let attempt):
         if let current = tasks[attempt.step], current.token == attempt.token {
           current.task.cancel()
@@ -429,20 +441,23 @@ private struct RunState {
     }
   }
 
-  private static func launch(_ attempt: LaunchScheduler.Attempt, of run: LaunchRun) -> Task<
-    Void, Never
-  > {
-    let plan = run.plan
+  private static func launch(
+    _ attempt: LaunchScheduler.Attempt, at now: Duration, of run: LaunchRun
+  ) -> Task<Void, Never> {
+    // The planned step's fields are read in place: a copy of the plan or of the step would
+    // retain every reference they hold, on every attempt.
     let step = attempt.step
-    let action =
+    let isBlocking =
       attempt.isFallback
-      ? plan.steps[step].fallbackAction ?? plan.steps[step].action : plan.steps[step].action
-    let isMain = plan.steps[step].isolation == .main
+      ? (run.plan.steps[step].fallbackAction ?? run.plan.steps[step].action).isBlocking
+      : run.plan.steps[step].action.isBlocking
+    let isMain = run.plan.steps[step].isolation == .main
     let running = RunningAttempt(
       token: attempt.token, step: step, number: attempt.number, isFallback: attempt.isFallback,
-      start: run.elapsed, action: action, run: run, stampsBegin: isMain)
+      start: now, run: run, isMain: isMain)
     let priority =
-      attempt.isRefresh ? TaskPriority.background : plan.steps[step].effectivePriority.taskPriority
+      attempt.isRefresh
+      ? TaskPriority.background : run.plan.steps[step].effectivePriority.taskPriority
     // Unstructured on purpose: a timeout must let the launch move on even when a plugin
     // ignores cancellation, and a task group would wait for such a child forever. The run
     // keeps every handle and cancels it when the attempt times out or the launch ends.
@@ -451,7 +466,7 @@ private struct RunState {
         await running.execute()
       }
     }
-    if action.isBlocking {
+    if isBlocking {
       return Task(executorPreference: BlockingExecutor.shared, priority: priority) {
         await running.execute()
       }
@@ -492,42 +507,51 @@ private final class RunningAttempt: StepHost {
   let number: Int
   let isFallback: Bool
   let start: Duration
-  let action: PreparedStep
   let run: LaunchRun
-  /// Whether to time when its code begins: a main-isolated attempt waits for the main thread.
-  let stampsBegin: Bool
+  /// Whether it runs on the main thread: it times when its code begins (it waited for the
+  /// main thread), and its end is posted from there.
+  let isMain: Bool
 
   init(
-    token: Int, step: Int, number: Int, isFallback: Bool, start: Duration,
-    action: PreparedStep, run: LaunchRun, stampsBegin: Bool
+    token: Int, step: Int, number: Int, isFallback: Bool, start: Duration, run: LaunchRun,
+    isMain: Bool
   ) {
     self.token = token
     self.step = step
     self.number = number
     self.isFallback = isFallback
     self.start = start
-    self.action = action
     self.run = run
-    self.stampsBegin = stampsBegin
+    self.isMain = isMain
   }
 
   func execute() async {
-    let began = stampsBegin ? run.elapsed : nil
+    let began = isMain ? run.elapsed : nil
     let context = StepContext(
-      stepID: run.plan.steps[step].id, attempt: number, isFallback: isFallback,
-      manifestDirectory: run.plan.manifestDirectory, dataDirectory: run.plan.dataDirectory,
-      environment: run.environment, attemptStart: start, clock: run.clock,
-      host: self)
+      attempt: number, isFallback: isFallback, attemptStart: start, host: self)
     let outcome: AttemptOutcome
     do {
-      outcome = .succeeded(try await action.execute(context))
+      // The plugin's code is looked up here, on the step's thread: taking a reference to it
+      // on the handler's, and letting go of it here, would move its reference count from
+      // core to core on every step.
+      let code =
+        isFallback
+        ? (run.plan.steps[step].fallbackAction ?? run.plan.steps[step].action).execute
+        : run.plan.steps[step].action.execute
+      outcome = .succeeded(try await code(context))
     } catch let route as LaunchRoute {
       outcome = .routed(route)
     } catch {
       outcome = .failed(Self.describe(error))
     }
-    run.post(.finished(token: token, outcome: outcome, began: began))
+    run.post(.finished(token: token, outcome: outcome, began: began), onMainThread: isMain)
   }
+
+  var stepID: String { run.plan.steps[step].id }
+  var manifestDirectory: URL { run.plan.manifestDirectory }
+  var dataDirectory: URL { run.plan.dataDirectory }
+  var environment: LaunchEnvironment { run.environment }
+  var clock: LaunchClock { run.clock }
 
   func dependencyOutputs() -> [any Sendable] {
     // Walked only when a plugin asks for an input: most steps never do.

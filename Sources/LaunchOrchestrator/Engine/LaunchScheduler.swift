@@ -234,7 +234,7 @@ struct LaunchScheduler {
 
   /// An attempt's code returned.
   mutating func attemptFinished(token: Int, result: AttemptResult, at now: Duration) {
-    if releaseTimedOut(token, at: now) != nil {
+    if timedOutCount > 0, releaseTimedOut(token, at: now) != nil {
       settle(at: now)
       return
     }
@@ -336,7 +336,9 @@ struct LaunchScheduler {
     case .cancelled: .cancelled
     case .aborted: .failed
     case nil:
-      records.allSatisfy { $0.state == .succeeded || $0.state == .cached } ? .succeeded : .degraded
+      // By index: a closure over the records would copy each one, a retain per field.
+      records.indices.allSatisfy { records[$0].state == .succeeded || records[$0].state == .cached }
+        ? .succeeded : .degraded
     }
   }
 
@@ -356,12 +358,17 @@ struct LaunchScheduler {
   /// Records when the step's `dependsOn` and `after` steps have all ended: its deferral
   /// milestone, if any, is counted in `unmetOrder` too, so it is left out here.
   private mutating func noteReadyIfPossible(_ step: Int, at now: Duration) {
-    guard records[step].ready == nil, unmetHard[step] == 0 else { return }
-    var pendingDeferral = 0
-    if let milestone = plan.steps[step].deferUntil, milestoneTimes[milestone] == nil {
-      pendingDeferral = 1
+    // The small counters first: most calls stop there, before touching the step's record or
+    // its planned settings, which for a large plan are each a cache miss.
+    guard unmetHard[step] == 0, records[step].ready == nil else { return }
+    let unmet = unmetOrder[step]
+    if unmet == 0 {
+      records[step].ready = now
+    } else if unmet == 1, let milestone = plan.steps[step].deferUntil,
+      milestoneTimes[milestone] == nil
+    {
+      records[step].ready = now
     }
-    if unmetOrder[step] == pendingDeferral { records[step].ready = now }
   }
 
   private mutating func becomeReadyIfPossible(_ step: Int, at now: Duration) {

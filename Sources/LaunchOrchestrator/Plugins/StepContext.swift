@@ -2,9 +2,13 @@ import Foundation
 
 /// What a running step can see and do: its dependencies' outputs, progress, logging, the
 /// manifest's folder, the data folder, the launch clock and cancellation.
+///
+/// What the whole launch shares (the folders, the environment, the clock) comes from its
+/// host, read when asked: a context holds no reference of its own to them, so a step that
+/// never reads them costs no reference counting on objects every step shares.
 public struct StepContext: Sendable {
   /// The step's id in the manifest.
-  public let stepID: String
+  public var stepID: String { host.stepID }
   /// The attempt number, from 1; a fallback continues the count.
   public let attempt: Int
   /// Whether this attempt is the step's fallback.
@@ -13,16 +17,16 @@ public struct StepContext: Sendable {
   ///
   /// Files shipped with the manifest (migrations, sample data) resolve against it with
   /// ``resolveResource(_:)``.
-  public let manifestDirectory: URL
+  public var manifestDirectory: URL { host.manifestDirectory }
   /// The writable folder the launch's data lives in; relative paths in params resolve
   /// against it with ``resolve(_:)``. The manifest's folder unless the app chose another.
-  public let dataDirectory: URL
+  public var dataDirectory: URL { host.dataDirectory }
   /// When this attempt started, as time since the launch started.
   public let attemptStart: Duration
   /// The values the app handed to the launch.
-  public let environment: LaunchEnvironment
+  public var environment: LaunchEnvironment { host.environment }
 
-  let clock: LaunchClock
+  var clock: LaunchClock { host.clock }
   private let host: any StepHost
 
   /// Creates a context; the engine makes one per attempt, tests may make their own.
@@ -38,24 +42,17 @@ public struct StepContext: Sendable {
     report: @escaping @Sendable (StepMessage) -> Void = { _ in }
   ) {
     self.init(
-      stepID: stepID, attempt: attempt, isFallback: isFallback,
-      manifestDirectory: manifestDirectory, dataDirectory: dataDirectory ?? manifestDirectory,
-      environment: environment, attemptStart: attemptStart, clock: clock,
-      host: ClosureStepHost(outputs: outputs, report: report))
+      attempt: attempt, isFallback: isFallback, attemptStart: attemptStart,
+      host: ClosureStepHost(
+        stepID: stepID, manifestDirectory: manifestDirectory,
+        dataDirectory: dataDirectory ?? manifestDirectory, environment: environment, clock: clock,
+        outputs: outputs, report: report))
   }
 
-  init(
-    stepID: String, attempt: Int, isFallback: Bool, manifestDirectory: URL, dataDirectory: URL,
-    environment: LaunchEnvironment, attemptStart: Duration, clock: LaunchClock, host: any StepHost
-  ) {
-    self.stepID = stepID
+  init(attempt: Int, isFallback: Bool, attemptStart: Duration, host: any StepHost) {
     self.attempt = attempt
     self.isFallback = isFallback
-    self.manifestDirectory = manifestDirectory
-    self.dataDirectory = dataDirectory
-    self.environment = environment
     self.attemptStart = attemptStart
-    self.clock = clock
     self.host = host
   }
 
@@ -145,25 +142,47 @@ public struct StepContext: Sendable {
   }
 }
 
-/// Whoever runs a step: the source of its inputs and the receiver of its messages.
+/// Whoever runs a step: what the launch shares with it, the source of its inputs and the
+/// receiver of its messages.
 ///
 /// The engine's host is the attempt itself, so a context costs no closures of its own.
 protocol StepHost: Sendable {
+  /// The step's id in the manifest.
+  var stepID: String { get }
+  /// The folder holding the manifest.
+  var manifestDirectory: URL { get }
+  /// The writable folder of the launch's data.
+  var dataDirectory: URL { get }
+  /// The values the app handed to the launch.
+  var environment: LaunchEnvironment { get }
+  /// The launch's clock.
+  var clock: LaunchClock { get }
   /// The hard dependencies' outputs, nearest first.
   func dependencyOutputs() -> [any Sendable]
   /// Takes a progress report or log line from the step.
   func report(_ message: StepMessage)
 }
 
-/// A host made of closures, for contexts built outside the engine.
+/// A host made of values and closures, for contexts built outside the engine.
 private struct ClosureStepHost: StepHost {
+  let stepID: String
+  let manifestDirectory: URL
+  let dataDirectory: URL
+  let environment: LaunchEnvironment
+  let clock: LaunchClock
   let outputs: @Sendable () -> [any Sendable]
   let reporter: @Sendable (StepMessage) -> Void
 
   init(
-    outputs: @escaping @Sendable () -> [any Sendable],
+    stepID: String, manifestDirectory: URL, dataDirectory: URL, environment: LaunchEnvironment,
+    clock: LaunchClock, outputs: @escaping @Sendable () -> [any Sendable],
     report: @escaping @Sendable (StepMessage) -> Void
   ) {
+    self.stepID = stepID
+    self.manifestDirectory = manifestDirectory
+    self.dataDirectory = dataDirectory
+    self.environment = environment
+    self.clock = clock
     self.outputs = outputs
     self.reporter = report
   }

@@ -141,12 +141,12 @@ enum WaitAnalysis {
     var waits = [[LaunchReport.Wait]](repeating: [], count: records.count)
     var work = [[LaunchReport.Work]](repeating: [], count: records.count)
     for index in records.indices {
-      let record = records[index]
-      guard let start = record.start else { continue }
-      guard !record.attemptLog.isEmpty else {
+      // Fields read in place: copying a whole record costs a retain per field.
+      guard let start = records[index].start else { continue }
+      guard !records[index].attemptLog.isEmpty else {
         // One attempt: its span is the step's start and end, which the step line holds.
-        let queued = record.queued ?? start
-        if let ready = record.ready, queued > ready {
+        let queued = records[index].queued ?? start
+        if let ready = records[index].ready, queued > ready {
           waits[index].append(.init(reason: .deferral, start: ready, end: queued))
         }
         if start > queued {
@@ -154,6 +154,7 @@ enum WaitAnalysis {
         }
         continue
       }
+      let record = records[index]
       let attempts = record.attemptLog
       if let ready = record.ready, attempts[0].queued > ready {
         waits[index].append(.init(reason: .deferral, start: ready, end: attempts[0].queued))
@@ -235,7 +236,9 @@ enum WaitAnalysis {
     plan: LaunchPlan, steps: [LaunchReport.Step], milestoneTimes: [Duration?]
   ) -> [LaunchReport.CriticalChain] {
     // Only slot holders are found by id, and only launches with slot waits have any.
-    let hasSlotWaits = steps.contains { $0.waits.contains { $0.reason == .concurrency } }
+    let hasSlotWaits = steps.indices.contains { index in
+      steps[index].waits.contains { $0.reason == .concurrency }
+    }
     let index =
       hasSlotWaits
       ? Dictionary(

@@ -29,7 +29,16 @@ public struct LaunchReport: Sendable, Equatable {
     public var waits: [Wait]
     /// How running the step again behind its cached output went; `nil` unless it was
     /// `cached`.
-    public var refresh: Refresh?
+    public var refresh: Refresh? {
+      get {
+        if case .some(let refresh) = refreshStorage { return refresh }
+        return nil
+      }
+      set { refreshStorage = newValue.map(RefreshStorage.some) ?? .none }
+    }
+    /// Boxed: only cached steps have one, and held in place it would add its size to every
+    /// line of every report (a 10,000-step launch builds 10,000 lines).
+    private var refreshStorage = RefreshStorage.none
     /// Each attempt's own work, in order.
     public var work: [Work] {
       get {
@@ -68,6 +77,11 @@ public struct LaunchReport: Sendable, Equatable {
       guard let start, let end else { return nil }
       return end - start
     }
+  }
+
+  private enum RefreshStorage: Sendable, Equatable {
+    case none
+    indirect case some(Refresh)
   }
 
   /// The run of a cached step behind its served output.
@@ -190,30 +204,38 @@ extension LaunchReport {
   ) {
     // By index: mapping over the planned steps would copy each one, a retain per field.
     let (waits, work) = WaitAnalysis.waitsAndWork(plan: plan, records: scheduler.records)
-    let steps = plan.steps.indices.map { index in
-      let record = scheduler.records[index]
+    let records = scheduler.records
+    var steps: [Step] = []
+    steps.reserveCapacity(records.count)
+    for index in records.indices {
+      // Fields read in place: copying a whole record costs a retain per field.
       let plugin = plan.steps[index].plugin
-      if let servedAt = record.servedAt {
-        var step = Step(
-          id: plan.steps[index].id, plugin: plugin, state: .cached, start: servedAt, end: servedAt,
-          attempts: 0, usedFallback: false, error: nil, notes: record.notes, ready: servedAt)
-        let work =
-          work[index].isEmpty
-          ? record.start.map { [Work(attempt: 1, start: $0, end: record.end ?? $0)] } ?? []
-          : work[index]
-        step.refresh = Refresh(
-          state: record.refreshState ?? .skipped, start: record.start, end: record.end,
-          attempts: record.attempts, error: record.error, ready: record.ready, waits: waits[index],
-          work: work)
-        return step
+      guard let servedAt = records[index].servedAt else {
+        steps.append(
+          Step(
+            id: plan.steps[index].id,
+            plugin: records[index].usedFallback
+              ? plan.steps[index].fallbackPlugin ?? plugin : plugin,
+            state: records[index].state ?? .skipped, start: records[index].start,
+            end: records[index].end, attempts: records[index].attempts,
+            usedFallback: records[index].usedFallback, error: records[index].error,
+            notes: records[index].notes, ready: records[index].ready, waits: waits[index],
+            work: work[index]))
+        continue
       }
-      return Step(
-        id: plan.steps[index].id,
-        plugin: record.usedFallback ? plan.steps[index].fallbackPlugin ?? plugin : plugin,
-        state: record.state ?? .skipped, start: record.start, end: record.end,
-        attempts: record.attempts,
-        usedFallback: record.usedFallback, error: record.error, notes: record.notes,
-        ready: record.ready, waits: waits[index], work: work[index])
+      let record = records[index]
+      let work =
+        work[index].isEmpty
+        ? record.start.map { [Work(attempt: 1, start: $0, end: record.end ?? $0)] } ?? []
+        : work[index]
+      steps.append(
+        Step(
+          id: plan.steps[index].id, plugin: plugin, state: .cached, start: servedAt, end: servedAt,
+          attempts: 0, usedFallback: false, error: nil, notes: record.notes, ready: servedAt))
+      steps[index].refresh = Refresh(
+        state: record.refreshState ?? .skipped, start: record.start, end: record.end,
+        attempts: record.attempts, error: record.error, ready: record.ready, waits: waits[index],
+        work: work)
     }
     let chains = WaitAnalysis.chains(
       plan: plan, steps: steps, milestoneTimes: scheduler.milestoneTimes)

@@ -14,7 +14,9 @@ import Foundation
 package final class Locked<State>: @unchecked Sendable {
   // Guards `state`; every access goes through `withLock` or `withLock(when:_:)`.
   private let lock = PlatformLock()
-  private var state: State
+  // The lock already makes every access exclusive: the run-time exclusivity check would only
+  // repeat it, on every message the engine handles.
+  @exclusivity(unchecked) private var state: State
 
   /// Wraps an initial value.
   package init(_ state: State) {
