@@ -253,13 +253,17 @@ enum WaitAnalysis {
     }
     // The launch ends when its last step or refresh does: a cached step counts by its
     // refresh (under the step's id), which waited for the step's dependencies like any step.
-    let ending = steps.map { step in
-      step.refreshBar.map {
-        var refresh = $0
-        refresh.id = step.id
-        return refresh
-      } ?? step
-    }
+    // Substituted only when some step was served: a copy of every line costs a retain per
+    // field, in every launch.
+    let ending =
+      steps.indices.contains { steps[$0].refresh != nil }
+      ? steps.map { step in
+        step.refreshBar.map {
+          var refresh = $0
+          refresh.id = step.id
+          return refresh
+        } ?? step
+      } : steps
     var last: Int?
     for index in ending.indices {
       guard ending[index].start != nil, let end = ending[index].end else { continue }
