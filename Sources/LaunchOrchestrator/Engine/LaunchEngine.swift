@@ -452,9 +452,7 @@ private struct RunState {
       ? (run.plan.steps[step].fallbackAction ?? run.plan.steps[step].action).isBlocking
       : run.plan.steps[step].action.isBlocking
     let isMain = run.plan.steps[step].isolation == .main
-    let running = RunningAttempt(
-      token: attempt.token, step: step, number: attempt.number, isFallback: attempt.isFallback,
-      start: now, run: run, isMain: isMain)
+    let running = RunningAttempt(attempt, start: now, run: run, isMain: isMain)
     let priority =
       attempt.isRefresh
       ? TaskPriority.background : run.plan.steps[step].effectivePriority.taskPriority
@@ -502,24 +500,15 @@ private enum AttemptOutcome: Sendable {
 /// One attempt of a step: it runs the plugin, hosts its context, and tells the run how it
 /// ended. One object per attempt keeps the hot path to two allocations, this and its task.
 private final class RunningAttempt: StepHost {
-  let token: Int
-  let step: Int
-  let number: Int
-  let isFallback: Bool
+  let attempt: LaunchScheduler.Attempt
   let start: Duration
   let run: LaunchRun
   /// Whether it runs on the main thread: it times when its code begins (it waited for the
   /// main thread), and its end is posted from there.
   let isMain: Bool
 
-  init(
-    token: Int, step: Int, number: Int, isFallback: Bool, start: Duration, run: LaunchRun,
-    isMain: Bool
-  ) {
-    self.token = token
-    self.step = step
-    self.number = number
-    self.isFallback = isFallback
+  init(_ attempt: LaunchScheduler.Attempt, start: Duration, run: LaunchRun, isMain: Bool) {
+    self.attempt = attempt
     self.start = start
     self.run = run
     self.isMain = isMain
@@ -527,15 +516,16 @@ private final class RunningAttempt: StepHost {
 
   func execute() async {
     let began = isMain ? run.elapsed : nil
+    let step = attempt.step
     let context = StepContext(
-      attempt: number, isFallback: isFallback, attemptStart: start, host: self)
+      attempt: attempt.number, isFallback: attempt.isFallback, attemptStart: start, host: self)
     let outcome: AttemptOutcome
     do {
       // The plugin's code is looked up here, on the step's thread: taking a reference to it
       // on the handler's, and letting go of it here, would move its reference count from
       // core to core on every step.
       let code =
-        isFallback
+        attempt.isFallback
         ? (run.plan.steps[step].fallbackAction ?? run.plan.steps[step].action).execute
         : run.plan.steps[step].action.execute
       outcome = .succeeded(try await code(context))
@@ -544,10 +534,11 @@ private final class RunningAttempt: StepHost {
     } catch {
       outcome = .failed(Self.describe(error))
     }
-    run.post(.finished(token: token, outcome: outcome, began: began), onMainThread: isMain)
+    run.post(
+      .finished(token: attempt.token, outcome: outcome, began: began), onMainThread: isMain)
   }
 
-  var stepID: String { run.plan.steps[step].id }
+  var stepID: String { run.plan.steps[attempt.step].id }
   var manifestDirectory: URL { run.plan.manifestDirectory }
   var dataDirectory: URL { run.plan.dataDirectory }
   var environment: LaunchEnvironment { run.environment }
@@ -555,12 +546,12 @@ private final class RunningAttempt: StepHost {
 
   func dependencyOutputs() -> [any Sendable] {
     // Walked only when a plugin asks for an input: most steps never do.
-    let dependencies = run.plan.hardDependencyClosure(of: step)
+    let dependencies = run.plan.hardDependencyClosure(of: attempt.step)
     return run.outputs.withLock { values in dependencies.compactMap { values[$0] } }
   }
 
   func report(_ message: StepMessage) {
-    run.post(.report(token: token, message: message))
+    run.post(.report(token: attempt.token, message: message))
   }
 
   private static func describe(_ error: any Error) -> String {
