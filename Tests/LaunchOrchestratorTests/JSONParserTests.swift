@@ -95,6 +95,13 @@ struct JSONParserTests {
     #expect(JSONWriter.prettyPrinted(["a": [1]]) == "{\n  \"a\": [\n    1\n  ]\n}\n")
   }
 
+  @Test func writesParsedNumbersAsTheyWereWritten() throws {
+    let text = "[9007199254740993, 1e-7, 1.50, -0]"
+    #expect(JSONWriter.compact(try parse(text)) == text)
+    // Built in code, a number has no text: the writer formats its Double.
+    #expect(JSONWriter.compact([2.5, 3]) == "[2.5, 3]")
+  }
+
   @Test func keepsEachNumbersTextAsWritten() throws {
     let root = try parse(
       #"[1e-7, 9007199254740993, -0.0, 1E+2, 0.1000000000000000055511151231257827]"#)

@@ -19,7 +19,9 @@ public enum JSONWriter {
     switch value.kind {
     case .null: output += "null"
     case .bool(let bool): output += bool ? "true" : "false"
-    case .number(let number): output += format(number)
+    // A parsed number as written: its Double may have lost digits (beyond 2^53, or below the
+    // microseconds the writer's own numbers are rounded to).
+    case .number(let number): output += value.numberText ?? format(number)
     case .string(let string): writeString(string, into: &output)
     case .array(let elements):
       writeContainer(open: "[", close: "]", count: elements.count, indent: indent, into: &output) {
