@@ -14,7 +14,7 @@ public struct LibraryBook: Sendable, Equatable, Codable {
 }
 
 /// `books.page`: loads one page of the user's books library without loading the rest of it.
-public struct BooksPageStep: StepPlugin {
+public struct BooksPageStep: StepPlugin, PagedListing {
   /// The kind name.
   public static let kind = "books.page"
   /// What the step does.
@@ -23,7 +23,8 @@ public struct BooksPageStep: StepPlugin {
   /// It needs a books store.
   public static let inputs: [StepInput] = [.required(StoreHandle.self)]
 
-  enum Order: String, CaseIterable, ParameterValue {
+  /// The orders books are listed in.
+  package enum Order: String, CaseIterable, ParameterValue, ListingOrder {
     case recentlyAdded, alphabetical
 
     /// The joins, driven from the table whose index gives the order, so that SQLite walks
@@ -45,7 +46,8 @@ public struct BooksPageStep: StepPlugin {
       }
     }
 
-    var keyset: KeysetOrder {
+    /// The sort key and id of the order.
+    package var keyset: KeysetOrder {
       switch self {
       case .recentlyAdded:
         KeysetOrder(
@@ -59,13 +61,19 @@ public struct BooksPageStep: StepPlugin {
     }
 
     /// The tables of a page in this order.
-    var tables: String { "\(from) LEFT JOIN authors ON authors.id = works.author_id" }
+    package var tables: String { "\(from) LEFT JOIN authors ON authors.id = works.author_id" }
   }
 
-  static let columns =
+  /// A books store.
+  package static let schema = StoreSchema.books
+  /// Books.
+  package static let itemsName = "books"
+  /// The columns of a book.
+  package static let columns =
     "library_entries.id, works.title, authors.name, library_entries.status"
 
-  static func book(_ row: SQLiteStatement) -> LibraryBook {
+  /// A book from a row of ``columns``.
+  package static func item(_ row: SQLiteStatement) -> LibraryBook {
     LibraryBook(
       id: row.integer(0), title: row.text(1) ?? "", author: row.text(2),
       status: row.text(3) ?? "")
@@ -96,11 +104,8 @@ public struct BooksPageStep: StepPlugin {
 
   /// Loads the page.
   public func run(_ context: StepContext) async throws -> Page<LibraryBook> {
-    let page = try Self.load(
-      order, window: window, after: nil, from: try context.input(StoreHandle.self))
-    context.log(
-      "loaded \(page.items.count) books by \(order.rawValue) from offset \(window.offset) (hasMore: \(page.hasMore))"
-    )
+    let page = try Self.page(order, window: window, in: try context.input(StoreHandle.self))
+    context.log(Self.note(for: page, in: order))
     return page
   }
 
@@ -111,30 +116,6 @@ public struct BooksPageStep: StepPlugin {
   public static func page(after cursor: PageCursor, in store: StoreHandle) throws
     -> Page<LibraryBook>
   {
-    guard let order = Order(rawValue: cursor.order) else {
-      throw StepFailure(
-        "the cursor is for the order '\(cursor.order)', which books are not listed in; use a cursor from a books.page page"
-      )
-    }
-    let window = try PageWindow(
-      limit: cursor.limit, offset: cursor.offset, defaultLimit: 50, maximumLimit: 1000)
-    return try load(order, window: window, after: cursor, from: store)
-  }
-
-  private static func load(
-    _ order: Order, window: PageWindow, after cursor: PageCursor?, from store: StoreHandle
-  ) throws -> Page<LibraryBook> {
-    guard store.schema == .books else {
-      throw StepFailure(
-        "'books.page' needs a books store, and its store holds a \(store.schema.name) library; give store.init \"schema\": \"books\""
-      )
-    }
-    do {
-      return try Page.load(
-        try store.connect(), select: columns, from: order.tables, order: order.keyset,
-        window: window, after: cursor, row: book)
-    } catch let error as SQLiteError {
-      throw store.failure(error)
-    }
+    try listingPage(after: cursor, in: store)
   }
 }

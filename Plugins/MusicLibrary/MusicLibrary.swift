@@ -17,10 +17,15 @@ public struct Song: Sendable, Equatable, Codable {
 }
 
 /// The orders a page of songs can come in, each backed by an index on its key and the id.
-enum SongOrder: String, CaseIterable, ParameterValue {
+/// The orders songs are listed in.
+package enum SongOrder: String, CaseIterable, ParameterValue, ListingOrder {
   case mostPlayed, recentlyPlayed, recentlyAdded, alphabetical
 
-  var keyset: KeysetOrder {
+  /// Songs are listed from their own table in every order.
+  package var tables: String { "songs" }
+
+  /// The sort key and id of the order.
+  package var keyset: KeysetOrder {
     switch self {
     case .mostPlayed:
       KeysetOrder(name: rawValue, key: "songs.play_count", descending: true, id: "songs.id")

@@ -4,7 +4,7 @@ import SQLiteStore
 
 /// `music.page`: loads one page of a music library in one of four orders, without loading
 /// the rest of it.
-public struct MusicPageStep: StepPlugin {
+public struct MusicPageStep: StepPlugin, PagedListing {
   /// The kind name.
   public static let kind = "music.page"
   /// What the step does.
@@ -35,16 +35,22 @@ public struct MusicPageStep: StepPlugin {
   /// SQLite calls block their thread.
   public var isBlocking: Bool { true }
 
+  /// Songs are listed in these orders.
+  package typealias Order = SongOrder
+  /// A music store.
+  package static let schema = StoreSchema.music
+  /// Songs.
+  package static let itemsName = "songs"
+  /// The columns of a song.
+  package static let columns = MusicStore.columns
+
+  /// A song from a row of ``columns``.
+  package static func item(_ row: SQLiteStatement) -> Song { MusicStore.song(row) }
+
   /// Loads the page.
   public func run(_ context: StepContext) async throws -> Page<Song> {
-    let page = try MusicStore.read(for: context, kind: Self.kind) { connection in
-      try Page.load(
-        connection, select: MusicStore.columns, from: "songs", order: order.keyset,
-        window: window, row: MusicStore.song)
-    }
-    context.log(
-      "loaded \(page.items.count) songs by \(order.rawValue) from offset \(window.offset) (hasMore: \(page.hasMore))"
-    )
+    let page = try Self.page(order, window: window, in: try context.input(StoreHandle.self))
+    context.log(Self.note(for: page, in: order))
     return page
   }
 
@@ -54,17 +60,6 @@ public struct MusicPageStep: StepPlugin {
   /// - Throws: ``StepFailure`` for a cursor of another listing or a store that is not a
   ///   music store; ``SQLiteError`` when the store cannot be read.
   public static func page(after cursor: PageCursor, in store: StoreHandle) throws -> Page<Song> {
-    guard let order = SongOrder(rawValue: cursor.order) else {
-      throw StepFailure(
-        "the cursor is for the order '\(cursor.order)', which songs are not listed in; use a cursor from a music.page page"
-      )
-    }
-    let window = try PageWindow(
-      limit: cursor.limit, offset: cursor.offset, defaultLimit: 50, maximumLimit: 1000)
-    return try MusicStore.read(store, kind: kind) { connection in
-      try Page.load(
-        connection, select: MusicStore.columns, from: "songs", order: order.keyset,
-        window: window, after: cursor, row: MusicStore.song)
-    }
+    try listingPage(after: cursor, in: store)
   }
 }
