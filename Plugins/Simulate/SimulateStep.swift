@@ -1,5 +1,10 @@
-import Dispatch
 import LaunchOrchestrator
+
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#endif
 
 /// Timed stand-in work, to rehearse a launch plan before its plugins exist and to test the
 /// orchestrator: it waits, fails, ignores cancellation, blocks its thread or routes, as told.
@@ -65,14 +70,14 @@ public struct SimulateStep: StepPlugin {
   }
 
   /// Blocks the calling thread until the launch clock reaches `deadline`, as synchronous I/O
-  /// would; the wait itself runs on another task so that it works on any clock.
+  /// would. It reads the clock every millisecond at most rather than waiting on a task: that
+  /// works on any clock (a test's manual one too) and needs no thread of Swift's cooperative
+  /// pool, which other work may be holding.
   private func holdThread(until deadline: Duration, context: StepContext) {
-    let done = DispatchSemaphore(value: 0)
-    Task.detached {
-      try? await context.sleep(until: deadline)
-      done.signal()
+    while case let remaining = deadline - context.now, remaining > .zero {
+      let micros = min(remaining, .milliseconds(1)) / .microseconds(1)
+      usleep(UInt32(max(1, micros.rounded(.up))))
     }
-    done.wait()
   }
 
   private func sleepIgnoringCancellation(until deadline: Duration, context: StepContext) async {
