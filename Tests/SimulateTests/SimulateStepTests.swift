@@ -61,7 +61,9 @@ struct SimulateStepTests {
     #expect(report.duration < .seconds(30))
   }
 
-  @Test func blockingStepsHoldThreadsWithoutStallingAsyncSteps() async throws {
+  @Test func aBlockingStepHoldsItsThreadForItsDuration() async throws {
+    // That blocking steps stall neither async steps nor timeouts is the engine's promise,
+    // tested on a manual clock in LaunchEngineTests; here, what the plugin does.
     let blockers = (1...4).map {
       #"{ "id": "b\#($0)", "plugin": "simulate", "params": { "duration": "300ms", "blocking": true } }"#
     }
@@ -69,9 +71,10 @@ struct SimulateStepTests {
       (blockers + [#"{ "id": "quick", "plugin": "simulate", "params": { "duration": "10ms" } }"#])
         .joined(separator: ","))
     #expect(report.outcome == .succeeded)
-    let quick = try #require(report.step("quick")?.end)
-    let slowest = try #require(report.steps.compactMap(\.end).max())
-    #expect(quick < slowest)
+    for id in ["b1", "b2", "b3", "b4"] {
+      #expect(try #require(report.step(id)?.duration) >= .milliseconds(300))
+    }
+    #expect(report.step("quick")?.state == .succeeded)
   }
 
   @Test func rejectsBadParametersWhenTheManifestLoads() async throws {
