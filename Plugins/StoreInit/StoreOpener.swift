@@ -25,26 +25,20 @@ struct StoreOpener {
   }
 
   /// Opens the store. Launches opening a store hold a shared lock on its folder while they
-  /// look at it and open it, and one that moves a damaged store aside holds it exclusively,
-  /// so no launch sees a store half moved aside, or creates a new one beside the old WAL.
-  func openStore(movedAside: URL? = nil) throws -> StoreHandle {
-    if try StoreFile.at(url) == .missing {
-      guard create || movedAside != nil else {
-        throw StepFailure(
-          "the store '\(url.path)' does not exist; set \"create\": true to create it")
-      }
-      try prepareFolder()
-    }
-    let lock = try FolderLock(url.deletingLastPathComponent())
-    lock.lock(exclusive: false)
-    switch try openLocked(movedAside: movedAside) {
+  /// look at it and open it, and one that recovers a damaged store holds it exclusively while
+  /// it moves it aside and creates the new one, so no launch sees a store half moved aside,
+  /// finds its path empty in between, or creates a new one beside the old WAL.
+  func openStore() throws -> StoreHandle {
+    try prepareFolder()
+    switch try FolderLock.holding(folder, exclusive: false, openLocked) {
     case .opened(let handle):
       return handle
     case .damaged(let reason, let shm, let found):
-      lock.unlock()
       return try recover(from: reason, shm: shm, found: found)
     }
   }
+
+  private var folder: URL { url.deletingLastPathComponent() }
 
   private enum Opening {
     case opened(StoreHandle)
@@ -52,7 +46,7 @@ struct StoreOpener {
     case damaged(reason: String, shm: Data?, found: Int?)
   }
 
-  private func openLocked(movedAside: URL?) throws -> Opening {
+  private func openLocked() throws -> Opening {
     switch try StoreFile.at(url) {
     case .folder:
       throw StepFailure(
@@ -63,12 +57,8 @@ struct StoreOpener {
         "'\(url.path)' is not a SQLite database (it starts with \(start)); give another path or move it yourself"
       )
     case .missing:
-      guard create || movedAside != nil else {
-        throw StepFailure(
-          "the store '\(url.path)' does not exist; set \"create\": true to create it")
-      }
-      context.log("created a new \(schema.name) store at \(url.path)")
-      return .opened(try openForWriting(movedAside: movedAside))
+      guard create else { throw missingStore }
+      return .opened(try createStore(movedAside: nil))
     case .sqlite:
       break
     }
@@ -98,10 +88,10 @@ struct StoreOpener {
     } else if needsMigration || state.journalMode != "wal"
       || state.applicationID != schema.applicationID
     {
-      return .opened(try openForWriting(movedAside: movedAside))
+      return .opened(try openForWriting(movedAside: nil))
     }
     context.reportProgress(1, "store is up to date (version \(state.version))")
-    return .opened(handle(version: state.version, movedAside: movedAside))
+    return .opened(handle(version: state.version, movedAside: nil))
   }
 
   private func handle(version: Int, movedAside: URL?) -> StoreHandle {
@@ -252,24 +242,32 @@ struct StoreOpener {
   ///
   /// `found` is the file this launch found damaged: when the file at the path is no longer
   /// that one, another launch recovered the store first, and its new store is opened instead
-  /// of being moved aside in turn.
+  /// of being moved aside in turn. The new store is created before the lock is let go: a
+  /// launch that finds the path empty in between would create a store of its own, or fail
+  /// when it may not create one.
   private func recover(from reason: String, shm: Data?, found: Int?) throws -> StoreHandle {
     guard !readOnly else {
       throw StepFailure(
         "the store '\(url.path)' is damaged (\(reason)); nothing was changed in read-only mode")
     }
-    let destination: URL?
-    do {
-      let lock = try FolderLock(url.deletingLastPathComponent())
-      lock.lock(exclusive: true)
-      destination =
-        Self.identity(of: url) == found ? try StoreFile.moveAside(url, shm: shm) : nil
+    let recovered = try FolderLock.holding(folder, exclusive: true) { () throws -> StoreHandle? in
+      guard Self.identity(of: url) == found else { return nil }
+      let destination = try StoreFile.moveAside(url, shm: shm)
+      context.log(
+        "the store was damaged (\(reason)); moved it aside to \(destination.lastPathComponent) and created a new one"
+      )
+      return try createStore(movedAside: destination)
     }
-    guard let destination else { return try openStore() }
-    context.log(
-      "the store was damaged (\(reason)); moved it aside to \(destination.lastPathComponent) and created a new one"
-    )
-    return try openStore(movedAside: destination)
+    return try recovered ?? openStore()
+  }
+
+  private func createStore(movedAside: URL?) throws -> StoreHandle {
+    context.log("created a new \(schema.name) store at \(url.path)")
+    return try openForWriting(movedAside: movedAside)
+  }
+
+  private var missingStore: StepFailure {
+    StepFailure("the store '\(url.path)' does not exist; set \"create\": true to create it")
   }
 
   /// The file system's number for the file at `url`, which a rename keeps and a new file
@@ -289,16 +287,19 @@ struct StoreOpener {
 
   /// A new store's folder must exist unless `createFolders` says to make it: a typo in `path`
   /// should not silently start an empty library somewhere else.
+  ///
+  /// Only the folder is looked at here, before the folder's lock is taken: the store's own
+  /// path is looked at under it, since another launch may be moving a damaged store aside.
   private func prepareFolder() throws {
-    let folder = url.deletingLastPathComponent()
     var isFolder: ObjCBool = false
-    if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder) {
-      guard isFolder.boolValue else {
-        throw StepFailure(
-          "'\(folder.path)' is a file, not a folder, so the store '\(url.path)' cannot be created in it; give another path"
-        )
-      }
-      return
+    let exists = FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder)
+    if exists && isFolder.boolValue { return }
+    // Without its folder the store cannot exist.
+    guard create else { throw missingStore }
+    guard !exists else {
+      throw StepFailure(
+        "'\(folder.path)' is a file, not a folder, so the store '\(url.path)' cannot be created in it; give another path"
+      )
     }
     guard createFolders else {
       throw StepFailure(

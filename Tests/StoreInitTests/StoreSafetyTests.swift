@@ -169,21 +169,8 @@ struct StoreSafetyTests {
       try connection.execute(StoreSchema.books.migrations[0].sql)
       try connection.execute("PRAGMA user_version = 1")
     }
-    let manifest = storeManifest(#"{ "path": "library.sqlite", "busyTimeout": "30s" }"#)
-    // Each launch loads the same manifest file: write it once, before they start.
-    _ = try folder.write("launch.json", manifest)
-    let reports = try await withThrowingTaskGroup(of: LaunchReport.self) { group in
-      for _ in 0..<24 {
-        group.addTask {
-          var registry = PluginRegistry()
-          registry.register(StoreInitStep.self)
-          let plan = try ManifestLoader(registry: registry).load(
-            path: folder.file("launch.json").path)
-          return await LaunchEngine().run(plan)
-        }
-      }
-      return try await group.reduce(into: []) { $0.append($1) }
-    }
+    let reports = try await launchAtOnce(
+      24, storeManifest(#"{ "path": "library.sqlite", "busyTimeout": "30s" }"#), in: folder)
     #expect(reports.filter { $0.outcome != .succeeded }.map { storeError($0) } == [])
     let migrated = reports.filter {
       $0.step("store")?.notes.contains { $0.hasPrefix("migrated the store") } == true
@@ -193,26 +180,18 @@ struct StoreSafetyTests {
     #expect(try store.userVersion() == 4)
   }
 
-  @Test func manyLaunchesAtOnceOnADamagedStoreMoveItAsideOnce() async throws {
+  /// `create: false` too: a launch that found the path empty while another moved the store
+  /// aside and had not yet created the new one failed with "does not exist".
+  @Test(arguments: [true, false])
+  func manyLaunchesAtOnceOnADamagedStoreMoveItAsideOnce(create: Bool) async throws {
     let folder = try ScratchFolder()
     let url = folder.file("library.sqlite")
     _ = try await launch(
       storeManifest(#"{ "path": "library.sqlite" }"#), in: folder, plugins: plugins)
     try damageFirstPage(of: url)
     let bytes = try Data(contentsOf: url)
-    _ = try folder.write("launch.json", storeManifest(#"{ "path": "library.sqlite" }"#))
-    let reports = try await withThrowingTaskGroup(of: LaunchReport.self) { group in
-      for _ in 0..<16 {
-        group.addTask {
-          var registry = PluginRegistry()
-          registry.register(StoreInitStep.self)
-          let plan = try ManifestLoader(registry: registry).load(
-            path: folder.file("launch.json").path)
-          return await LaunchEngine().run(plan)
-        }
-      }
-      return try await group.reduce(into: []) { $0.append($1) }
-    }
+    let reports = try await launchAtOnce(
+      16, storeManifest(#"{ "path": "library.sqlite", "create": \#(create) }"#), in: folder)
     #expect(reports.filter { $0.outcome != .succeeded }.map { storeError($0) } == [])
     let moved = reports.flatMap { $0.step("store")?.notes ?? [] }.filter {
       $0.hasPrefix("the store was damaged")
@@ -224,5 +203,51 @@ struct StoreSafetyTests {
     #expect(aside.count == 1, "\(aside)")
     #expect(try aside.map { try Data(contentsOf: folder.file($0)) } == [bytes])
     #expect(try SQLiteConnection(url: url, mode: .readOnly).userVersion() == 4)
+  }
+
+  /// Launches that start while another recovers the store look at its path only under the
+  /// folder's lock, and the new store exists before that lock is let go. Without either, a
+  /// launch read a file that was no longer there ("cannot read the store '…': … The file
+  /// doesn’t exist.") or, with `create: false`, found the path empty ("does not exist"). The
+  /// first window is a few instructions wide, so only chance shows it: without the fix, one
+  /// run in several failed on a loaded machine; the second failed every run.
+  @Test(arguments: [true, false])
+  func launchesStartingWhileADamagedStoreIsMovedAsideNeverFindItGone(create: Bool) async throws {
+    var failures: [String] = []
+    for _ in 0..<20 {
+      let folder = try ScratchFolder()
+      let url = folder.file("library.sqlite")
+      _ = try await launch(
+        storeManifest(#"{ "path": "library.sqlite" }"#), in: folder, plugins: plugins)
+      try damageFirstPage(of: url)
+      let reports = try await launchAtOnce(
+        32, storeManifest(#"{ "path": "library.sqlite", "create": \#(create) }"#), in: folder)
+      failures += reports.filter { $0.outcome != .succeeded }.map { storeError($0) ?? "" }
+      let moved = reports.flatMap { $0.step("store")?.notes ?? [] }.filter {
+        $0.hasPrefix("the store was damaged")
+      }
+      if moved.count != 1 { failures.append("moved aside \(moved.count) times") }
+    }
+    #expect(failures == [])
+  }
+
+  /// Runs `count` launches of `manifest` at once, each loading it from `folder`.
+  private func launchAtOnce(_ count: Int, _ manifest: String, in folder: ScratchFolder)
+    async throws -> [LaunchReport]
+  {
+    // Each launch loads the same manifest file: write it once, before they start.
+    _ = try folder.write("launch.json", manifest)
+    return try await withThrowingTaskGroup(of: LaunchReport.self) { group in
+      for _ in 0..<count {
+        group.addTask {
+          var registry = PluginRegistry()
+          registry.register(StoreInitStep.self)
+          let plan = try ManifestLoader(registry: registry).load(
+            path: folder.file("launch.json").path)
+          return await LaunchEngine().run(plan)
+        }
+      }
+      return try await group.reduce(into: []) { $0.append($1) }
+    }
   }
 }
