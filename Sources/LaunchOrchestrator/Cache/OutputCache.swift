@@ -60,11 +60,14 @@ struct OutputCache: Sendable {
   {
     let data: Data
     do {
-      guard let folder = try openFolder(creating: false),
-        let read = try SafeFiles.contentsOfRegularFile(
+      guard let folder = try openFolder(creating: false) else { return .miss("no entry yet") }
+      // Kept alive through the read: its descriptor closes with it.
+      let read = try withExtendedLifetime(folder) {
+        try SafeFiles.contentsOfRegularFile(
           named: Self.fileName(id) + ".json", in: folder.descriptor, naming: entry(for: id),
           limit: Self.maximumEntrySize)
-      else { return .miss("no entry yet") }
+      }
+      guard let read else { return .miss("no entry yet") }
       data = read
     } catch {
       return .miss("the entry cannot be used: \(error)")
@@ -150,6 +153,11 @@ struct OutputCache: Sendable {
   ///   be removed, or a folder was left.
   func clear() throws -> Int {
     guard let opened = try openFolder(creating: false) else { return 0 }
+    // Kept alive to the end: its descriptors close with it.
+    return try withExtendedLifetime(opened) { try clear(opened) }
+  }
+
+  private func clear(_ opened: OpenFolder) throws -> Int {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
     var removed = 0
     var folders: [String] = []
