@@ -60,6 +60,14 @@ struct PlanCommand: Command {
     if !report.criticalPath.isEmpty {
       console.out("critical path: \(report.criticalPath.joined(separator: " -> "))")
     }
+    let cached = plan.steps.filter { $0.cache != nil }.map { "'\($0.id)'" }
+    if !cached.isEmpty {
+      let rest =
+        cached.count == 1
+        ? "this plan times a launch without its saved output; with it, the step is served at once and runs again behind"
+        : "this plan times a launch without their saved outputs; with them, they are served at once and run again behind"
+      console.out("cached: \(cached.joined(separator: ", ")): \(rest)")
+    }
     return .success
   }
 

@@ -46,6 +46,16 @@ struct CachedLaunchTests {
     #expect(try store.integer("SELECT count(*) FROM results") == 4)
   }
 
+  @Test func planSaysWhichStepsACacheServes() async throws {
+    let folder = try TemporaryFolder()
+    let plan = try await Orchestrate.run(["plan", try folder.copyShipped("screensort.json")])
+    #expect(plan.status == 0)
+    #expect(
+      plan.stdout.hasSuffix(
+        "cached: 'results': this plan times a launch without its saved output; with it, the step is served at once and runs again behind\n"
+      ))
+  }
+
   @Test func noCacheRunsTheStepAndCacheClearRemovesTheEntries() async throws {
     let folder = try TemporaryFolder()
     let manifest = try folder.copyShipped("screensort.json")
