@@ -459,6 +459,14 @@ struct CachedStepTests {
     #expect(note.hasSuffix("cache a first screen's worth (a page), not the whole library"))
   }
 
+  @Test func anAppClearsTheCacheOfAManifestThatNoLongerLoadsByItsName() throws {
+    let folder = try Folder()
+    let plan = try Self.plan(Self.manifest(quick: true), in: folder)
+    try Self.prime(plan, with: "old")
+    #expect(try LaunchPlan.clearCache(manifestName: "Shots", dataDirectory: folder.url) == 1)
+    #expect(!FileManager.default.fileExists(atPath: plan.cacheDirectory.path))
+  }
+
   @Test func clearingRemovesTheEntriesOnly() async throws {
     let folder = try Folder()
     let plan = try Self.plan(Self.manifest(quick: true), in: folder)

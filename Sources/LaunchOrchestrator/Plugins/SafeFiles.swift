@@ -148,13 +148,40 @@ public enum SafeFiles {
         + " destroy what it leads to; remove it if it is not yours")
   }
 
+  /// Why ``contentsOfRegularFile(at:limit:)`` could not read a file.
+  package struct ReadProblem: Error, CustomStringConvertible {
+    /// What went wrong.
+    package enum Reason: Sendable {
+      /// It is a symbolic link, folder, FIFO, device or socket (named).
+      case notRegular(String)
+      /// It is (or grew) larger than the limit.
+      case tooLarge(limit: Int)
+      /// The system would not read it, for this reason.
+      case unreadable(String)
+    }
+
+    /// The file.
+    package let url: URL
+    /// What went wrong.
+    package let reason: Reason
+
+    /// `'<path>' is a symbolic link, not a regular file`, and so on.
+    package var description: String {
+      switch reason {
+      case .notRegular(let what): "'\(url.path)' is \(what), not a regular file"
+      case .tooLarge(let limit): "'\(url.path)' is over the \(limit)-byte limit"
+      case .unreadable(let why): "cannot read '\(url.path)': \(why)"
+      }
+    }
+  }
+
   /// The bytes of the regular file at `url`, or `nil` when nothing is there, read through one
   /// descriptor opened without following a symbolic link or waiting on a FIFO: a file swapped
-  /// after a separate check could hang the launch or lead elsewhere.
+  /// after a separate check could hang the reader or lead elsewhere.
   ///
-  /// - Throws: ``StepFailure`` saying why: not a regular file, larger than `limit` bytes, or
+  /// - Throws: ``ReadProblem`` saying why: not a regular file, larger than `limit` bytes, or
   ///   not readable.
-  package static func contentsOfRegularFile(at url: URL, limit: Int) throws -> Data? {
+  package static func contentsOfRegularFile(at url: URL, limit: Int) throws(ReadProblem) -> Data? {
     try contentsOfRegularFile(
       opening: open(url.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), naming: url,
       limit: limit)
@@ -164,45 +191,42 @@ public enum SafeFiles {
   /// messages), as ``contentsOfRegularFile(at:limit:)`` reads them.
   package static func contentsOfRegularFile(
     named name: String, in folder: Int32, naming url: URL, limit: Int
-  ) throws -> Data? {
+  ) throws(ReadProblem) -> Data? {
     try contentsOfRegularFile(
       opening: openat(folder, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), naming: url,
       limit: limit)
   }
 
   private static func contentsOfRegularFile(opening descriptor: Int32, naming url: URL, limit: Int)
-    throws -> Data?
+    throws(ReadProblem) -> Data?
   {
     guard descriptor >= 0 else {
       let code = errno
       if code == ENOENT { return nil }
-      if code == ELOOP { throw StepFailure("'\(url.path)' is a symbolic link, not a regular file") }
-      throw StepFailure("cannot read '\(url.path)': \(describeErrno(code))")
+      if code == ELOOP { throw ReadProblem(url: url, reason: .notRegular("a symbolic link")) }
+      throw ReadProblem(url: url, reason: .unreadable(describeErrno(code)))
     }
     let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
     var info = stat()
     guard fstat(descriptor, &info) == 0 else {
-      throw StepFailure("cannot read '\(url.path)': \(describeErrno(errno))")
+      throw ReadProblem(url: url, reason: .unreadable(describeErrno(errno)))
     }
     let type = info.st_mode & mode_t(S_IFMT)
     guard type == mode_t(S_IFREG) else {
-      throw StepFailure("'\(url.path)' is \(describeType(type)), not a regular file")
+      throw ReadProblem(url: url, reason: .notRegular(describeType(type)))
     }
     guard info.st_size <= limit else {
-      throw StepFailure("'\(url.path)' is \(info.st_size) bytes, over the \(limit)-byte limit")
+      throw ReadProblem(url: url, reason: .tooLarge(limit: limit))
     }
+    let data: Data
     do {
-      // Read up to one byte past the limit: a file growing meanwhile is refused, not read whole.
-      let data = try handle.read(upToCount: limit + 1) ?? Data()
-      guard data.count <= limit else {
-        throw StepFailure("'\(url.path)' grew past the \(limit)-byte limit while it was read")
-      }
-      return data
-    } catch let failure as StepFailure {
-      throw failure
+      // Up to one byte past the limit: a file growing meanwhile is refused, not read whole.
+      data = try handle.read(upToCount: limit + 1) ?? Data()
     } catch {
-      throw StepFailure("cannot read '\(url.path)': \(error.localizedDescription)")
+      throw ReadProblem(url: url, reason: .unreadable(error.localizedDescription))
     }
+    guard data.count <= limit else { throw ReadProblem(url: url, reason: .tooLarge(limit: limit)) }
+    return data
   }
 
   /// Foundation's errors name a permission or an errno, not the folder; a folder that cannot

@@ -168,29 +168,29 @@ package struct HistoryFolder: Sendable {
       && rest[1].count == 8 && rest[1].allSatisfy(\.isHexDigit)
   }
 
-  /// The entry in `file`; `nil` when there is no longer a file.
+  /// The largest entry read: a report of 100,000 steps is a few tens of megabytes.
+  private static let maximumEntrySize = 1 << 30
+
+  /// The entry in `file`; `nil` when there is no longer a file. It is checked and read
+  /// through one descriptor, without following a link or waiting on a FIFO.
   private static func readEntry(_ file: String) throws(HistoryFormatError) -> HistoryEntry? {
-    // Checked and read through one descriptor, opened without following a link or waiting on
-    // a FIFO: a file swapped after a separate check could hang the command or lead elsewhere.
-    let descriptor = open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-    guard descriptor >= 0 else {
-      if errno == ENOENT { return nil }
-      if errno == ELOOP { throw HistoryFormatError("it is not a regular file") }
-      throw HistoryFormatError("it cannot be read (\(String(cString: strerror(errno))))")
+    let bytes: Data?
+    do {
+      bytes = try SafeFiles.contentsOfRegularFile(
+        at: URL(fileURLWithPath: file), limit: maximumEntrySize)
+    } catch {
+      switch error.reason {
+      case .notRegular: throw HistoryFormatError("it is not a regular file")
+      case .tooLarge(let limit): throw HistoryFormatError("it is over \(limit) bytes")
+      case .unreadable(let why): throw HistoryFormatError("it cannot be read (\(why.lowercased()))")
+      }
     }
-    let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-    var info = stat()
-    guard fstat(descriptor, &info) == 0, info.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG) else {
-      throw HistoryFormatError("it is not a regular file")
-    }
+    guard let bytes else { return nil }
     let root: JSONValue
     do {
-      let data = try handle.readToEnd() ?? Data()
-      root = try JSONParser.parse(Array(data)).root
-    } catch let error as JSONSyntaxError {
-      throw HistoryFormatError("it is not valid JSON (\(error.message))")
+      root = try JSONParser.parse(Array(bytes)).root
     } catch {
-      throw HistoryFormatError("it cannot be read (\(reason(error)))")
+      throw HistoryFormatError("it is not valid JSON (\(error.message))")
     }
     guard let entry = try HistoryEntry.read(root) else {
       throw HistoryFormatError("it is not marked as a history entry ('\(HistoryEntry.formatKey)')")
