@@ -185,13 +185,8 @@ struct HistoryCommandsTests {
     let result = try await Orchestrate.run([
       "run", manifest, "--history", fixture.folder.path("h"),
     ]) { process, stdout in
-      let deadline = Date().addingTimeInterval(60)
-      while !((try? String(contentsOf: stdout, encoding: .utf8))?.contains("start      load")
-        ?? false), Date() < deadline
-      {
-        try await Task.sleep(for: .milliseconds(2))
-      }
-      kill(process.processIdentifier, SIGINT)
+      let pid = process.processIdentifier
+      await when("start      load", in: stdout) { kill(pid, SIGINT) }
     }
     #expect(result.status == 130)
     let name = try #require(try fixture.entries().first)

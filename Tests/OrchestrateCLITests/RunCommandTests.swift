@@ -229,14 +229,8 @@ struct RunCommandTests {
       "run", path, "--report", folder.path("r.json"), "--trace", folder.path("t.json"),
     ]
     let result = try await Orchestrate.run(arguments) { process, stdout in
-      let deadline = Date().addingTimeInterval(30)
-      while !((try? String(contentsOf: stdout, encoding: .utf8))?.contains("start      long")
-        ?? false),
-        Date() < deadline
-      {
-        try await Task.sleep(for: .milliseconds(10))
-      }
-      kill(process.processIdentifier, signal)
+      let pid = process.processIdentifier
+      await when("start      long", in: stdout) { kill(pid, signal) }
     }
     #expect(result.status == status)
     #expect(result.stderr == "Error: the launch was interrupted.\n")
