@@ -1,38 +1,87 @@
-import Dispatch
 import Foundation
 import LaunchOrchestrator
+import Synchronization
+
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#endif
 
 /// Turns the first SIGINT, SIGTERM or SIGHUP (the terminal closed) into a clean cancellation
 /// of the launch; a second one exits at once with 128 plus the signal's number.
-final class InterruptHandler {
+///
+/// The signals are caught by a handler installed before `init` returns, which only writes the
+/// signal's number into a pipe (all a handler may safely do); a thread of its own reads the
+/// pipe and acts. Dispatch signal sources were used before: they are registered on
+/// libdispatch's own thread some time after `resume()`, and a signal in between was lost.
+final class InterruptHandler: Sendable {
   /// The signals that cancel a launch.
   static let signals = [SIGINT, SIGTERM, SIGHUP]
 
-  private let sources: [any DispatchSourceSignal]
+  /// The pipe's write end, for the signal handler, which can reach only globals.
+  private static let writeEnd = Atomic<Int32>(-1)
+
+  private let readEnd: Int32
 
   /// Starts listening; `onInterrupt` gets the number of the first signal.
+  ///
+  /// One handler at a time: the command installs it once, for the whole run.
   init(onInterrupt: @escaping @Sendable (Int32) -> Void) {
-    let interrupted = Locked(false)
-    sources = Self.signals.map { signalNumber in
-      signal(signalNumber, SIG_IGN)
-      let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-      source.setEventHandler {
-        let again = interrupted.withLock { wasInterrupted in
-          defer { wasInterrupted = true }
-          return wasInterrupted
-        }
-        if again { exit(ExitCode.signalled(signalNumber).rawValue) }
-        onInterrupt(signalNumber)
-      }
-      source.resume()
-      return source
+    var ends: [Int32] = [-1, -1]
+    guard pipe(&ends) == 0 else {
+      // Without a pipe the signals keep their default action: they stop the process, which
+      // loses the report but never ignores the user.
+      readEnd = -1
+      return
     }
+    for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+    // A handler must never block: when nobody reads any more, extra signals are dropped.
+    _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)
+    readEnd = ends[0]
+    Self.writeEnd.store(ends[1], ordering: .sequentiallyConsistent)
+    let reader = Thread { [readEnd] in
+      Self.readSignals(from: readEnd, onInterrupt: onInterrupt)
+    }
+    reader.name = "orchestrate signals"
+    reader.start()
+    for signalNumber in Self.signals { signal(signalNumber, Self.forwardToPipe) }
   }
 
   /// Stops listening. The signals stay ignored: the command is over and the process exits
   /// with its own status moments later, and restoring the default would let a late Ctrl-C
   /// kill it in between, turning a finished launch's status into a death by signal.
   func stop() {
-    for source in sources { source.cancel() }
+    guard readEnd >= 0 else { return }
+    for signalNumber in Self.signals { signal(signalNumber, SIG_IGN) }
+    var stopByte: UInt8 = 0
+    _ = write(Self.writeEnd.load(ordering: .sequentiallyConsistent), &stopByte, 1)
+  }
+
+  /// The signal handler: writes the signal's number into the pipe, keeping `errno` as it was
+  /// for the code the signal interrupted.
+  private static let forwardToPipe: @convention(c) (Int32) -> Void = { signalNumber in
+    let savedErrno = errno
+    var byte = UInt8(truncatingIfNeeded: signalNumber)
+    _ = write(writeEnd.load(ordering: .relaxed), &byte, 1)
+    errno = savedErrno
+  }
+
+  /// The reader thread's loop: the first signal cancels, a second exits; a zero byte from
+  /// `stop()` ends it.
+  private static func readSignals(
+    from readEnd: Int32, onInterrupt: @Sendable (Int32) -> Void
+  ) {
+    var interrupted = false
+    while true {
+      var byte: UInt8 = 0
+      let count = read(readEnd, &byte, 1)
+      if count < 0 && errno == EINTR { continue }
+      guard count == 1, byte != 0 else { return }
+      let signalNumber = Int32(byte)
+      if interrupted { exit(ExitCode.signalled(signalNumber).rawValue) }
+      interrupted = true
+      onInterrupt(signalNumber)
+    }
   }
 }

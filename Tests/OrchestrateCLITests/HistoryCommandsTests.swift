@@ -186,12 +186,7 @@ struct HistoryCommandsTests {
       "run", manifest, "--history", fixture.folder.path("h"),
     ]) { process, stdout in
       let pid = process.processIdentifier
-      await when("start      load", in: stdout) {
-        // Not at once: libdispatch registers the command's signal sources on its own thread
-        // after they are resumed, and a signal before that is lost (noted on issue 15).
-        usleep(200_000)
-        kill(pid, SIGINT)
-      }
+      await when("start      load", in: stdout) { kill(pid, SIGINT) }
     }
     #expect(result.status == 130)
     let name = try #require(try fixture.entries().first)

@@ -230,12 +230,7 @@ struct RunCommandTests {
     ]
     let result = try await Orchestrate.run(arguments) { process, stdout in
       let pid = process.processIdentifier
-      await when("start      long", in: stdout) {
-        // Not at once: libdispatch registers the command's signal sources on its own thread
-        // after they are resumed, and a signal before that is lost (noted on issue 15).
-        usleep(200_000)
-        kill(pid, signal)
-      }
+      await when("start      long", in: stdout) { kill(pid, signal) }
     }
     #expect(result.status == status)
     #expect(result.stderr == "Error: the launch was interrupted.\n")
