@@ -16,7 +16,7 @@ struct Result {
   }
 
   mutating func field(_ key: String, _ value: Int) {
-    fields.append((key, JSONValue(.number(Double(value)))))
+    fields.append((key, JSONValue(integer: value)))
   }
 }
 

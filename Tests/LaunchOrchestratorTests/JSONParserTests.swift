@@ -130,6 +130,15 @@ struct JSONParserTests {
     #expect(JSONValue(.number(42)).exactInteger(Int.self) == 42)
     #expect(try parse(#""1""#).exactInteger(Int.self) == nil)
   }
+
+  @Test func writesIntegersBuiltInCodeAsTheirDigits() throws {
+    let large = JSONValue(integer: Int64.max)
+    #expect(JSONWriter.compact(large) == "9223372036854775807")
+    #expect(try parse(JSONWriter.compact(large)).exactInteger(Int64.self) == .max)
+    #expect(JSONValue(integer: UInt64.max).exactInteger(UInt64.self) == .max)
+    let literal: JSONValue = 3
+    #expect(literal.numberText == "3")
+  }
 }
 
 @Suite("Durations")

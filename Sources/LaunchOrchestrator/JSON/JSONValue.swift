@@ -34,6 +34,11 @@ public struct JSONValue: Sendable, Equatable {
     self.offset = offset
   }
 
+  /// Creates a whole number, exact however large: written and read back as its digits.
+  public init<T: BinaryInteger>(integer: T, offset: Int? = nil) {
+    self.init(number: Double(integer), text: String(integer), offset: offset)
+  }
+
   /// Creates a parsed number: its nearest `Double` and its text as written.
   public init(number: Double, text: String, offset: Int? = nil) {
     self.kind = .number(number)
@@ -151,7 +156,7 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
   /// Creates a string value.
   public init(stringLiteral value: String) { self.init(.string(value)) }
   /// Creates a number value.
-  public init(integerLiteral value: Int) { self.init(.number(Double(value))) }
+  public init(integerLiteral value: Int) { self.init(integer: value) }
   /// Creates a number value.
   public init(floatLiteral value: Double) { self.init(.number(value)) }
   /// Creates a boolean value.

@@ -51,11 +51,11 @@ public enum ManifestSchema {
   /// The schema of a value of `shape`; objects defined once are referenced by name.
   private static func schema(of shape: ManifestShape, kinds: JSONValue) -> JSONValue {
     switch shape {
-    case .constant(let value): object([("const", JSONValue(.number(Double(value))))])
+    case .constant(let value): object([("const", JSONValue(integer: value))])
     case .string(let minLength):
       object(
         [("type", "string")]
-          + (minLength > 0 ? [("minLength", JSONValue(.number(Double(minLength))))] : []))
+          + (minLength > 0 ? [("minLength", JSONValue(integer: minLength))] : []))
     case .integer(let minimum, let maximum): integer(minimum: minimum, maximum: maximum)
     case .duration: reference("duration")
     case .priority: reference("priority")
@@ -128,8 +128,8 @@ public enum ManifestSchema {
   private static func integer(minimum: Int?, maximum: Int?) -> JSONValue {
     object(
       [("type", "integer")]
-        + (minimum.map { [("minimum", JSONValue(.number(Double($0))))] } ?? [])
-        + (maximum.map { [("maximum", JSONValue(.number(Double($0))))] } ?? []))
+        + (minimum.map { [("minimum", JSONValue(integer: $0))] } ?? [])
+        + (maximum.map { [("maximum", JSONValue(integer: $0))] } ?? []))
   }
 
   private static func params(of plugin: PluginDescriptor) -> JSONValue {

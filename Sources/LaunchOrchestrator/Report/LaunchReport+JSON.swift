@@ -36,7 +36,7 @@ extension LaunchReport {
           work.map { work in
             JSONValue(
               .object([
-                JSONMember(key: "attempt", value: JSONValue(.number(Double(work.attempt)))),
+                JSONMember(key: "attempt", value: JSONValue(integer: work.attempt)),
                 JSONMember(key: "start", value: seconds(work.start)),
                 JSONMember(key: "end", value: seconds(work.end)),
               ]))
@@ -49,7 +49,7 @@ extension LaunchReport {
           JSONMember(key: "state", value: text(refresh.state.rawValue)),
           JSONMember(key: "start", value: seconds(refresh.start)),
           JSONMember(key: "end", value: seconds(refresh.end)),
-          JSONMember(key: "attempts", value: JSONValue(.number(Double(refresh.attempts)))),
+          JSONMember(key: "attempts", value: JSONValue(integer: refresh.attempts)),
           JSONMember(key: "error", value: text(refresh.error)),
           JSONMember(key: "ready", value: seconds(refresh.ready)),
           JSONMember(key: "waits", value: waitsJSON(refresh.waits)),
@@ -58,7 +58,7 @@ extension LaunchReport {
     }
     return JSONValue(
       .object([
-        JSONMember(key: "version", value: JSONValue(.number(Double(Self.formatVersion)))),
+        JSONMember(key: "version", value: JSONValue(integer: Self.formatVersion)),
         JSONMember(key: "manifest", value: text(manifest)),
         JSONMember(key: "name", value: text(name)),
         JSONMember(key: "outcome", value: text(outcome.rawValue)),
@@ -118,7 +118,7 @@ extension LaunchReport {
                     JSONMember(key: "state", value: text(step.state.rawValue)),
                     JSONMember(key: "start", value: seconds(step.start)),
                     JSONMember(key: "end", value: seconds(step.end)),
-                    JSONMember(key: "attempts", value: JSONValue(.number(Double(step.attempts)))),
+                    JSONMember(key: "attempts", value: JSONValue(integer: step.attempts)),
                     JSONMember(key: "usedFallback", value: JSONValue(.bool(step.usedFallback))),
                     JSONMember(key: "error", value: text(step.error)),
                     JSONMember(
@@ -181,10 +181,7 @@ extension LaunchReport {
       if case .number(let number) = value.kind { return DurationText.seconds(number) }
       return nil
     }
-    func integer(_ value: JSONValue) -> Int? {
-      if case .number(let number) = value.kind { return Int(exactly: number) }
-      return nil
-    }
+    func integer(_ value: JSONValue) -> Int? { value.exactInteger(Int.self) }
     func waits(at path: JSONPath) throws -> [Wait] {
       try (root.value(at: path)?.elements ?? []).indices.map { wait in
         let waitPath = path.appending(wait)

@@ -25,7 +25,7 @@ extension LaunchReport {
     for lane in 1...max(1, (lanes.compactMap { $0 }.max() ?? 0)) {
       events.append(
         object([
-          ("name", "thread_name"), ("ph", "M"), ("pid", 1), ("tid", .init(.number(Double(lane)))),
+          ("name", "thread_name"), ("ph", "M"), ("pid", 1), ("tid", .init(integer: lane)),
           ("args", object([("name", .init(.string("lane \(lane)")))])),
         ]))
     }
@@ -35,12 +35,12 @@ extension LaunchReport {
         object([
           ("name", .init(.string(step.id))), ("cat", .init(.string(step.plugin))), ("ph", "X"),
           ("ts", micros(start)),
-          ("dur", micros(end - start)), ("pid", 1), ("tid", .init(.number(Double(lane)))),
+          ("dur", micros(end - start)), ("pid", 1), ("tid", .init(integer: lane)),
           (
             "args",
             object([
               ("state", .init(.string(step.state.rawValue))),
-              ("attempts", .init(.number(Double(step.attempts)))),
+              ("attempts", .init(integer: step.attempts)),
               ("usedFallback", .init(.bool(step.usedFallback))),
               ("error", step.error.map { JSONValue(.string($0)) } ?? nil),
             ])
@@ -54,7 +54,7 @@ extension LaunchReport {
           object([
             ("name", .init(.string("\(step.id) waits: \(wait.reason.rawValue)"))), ("cat", "wait"),
             ("ph", "X"), ("ts", micros(wait.start)), ("dur", micros(wait.end - wait.start)),
-            ("pid", 1), ("tid", .init(.number(Double(lane)))),
+            ("pid", 1), ("tid", .init(integer: lane)),
             (
               "args",
               object([

@@ -41,14 +41,14 @@ package struct HistoryEntry: Sendable {
   /// The entry as pretty-printed JSON.
   package var jsonText: String {
     JSONWriter.prettyPrinted([
-      Self.formatKey: JSONValue(.number(Double(Self.formatVersion))),
+      Self.formatKey: JSONValue(integer: Self.formatVersion),
       "recordedAt": JSONValue(.string(recordedAt)),
       "manifest": [
         "path": JSONValue(.string(manifestPath)), "sha256": JSONValue(.string(manifestHash)),
       ],
       "machine": [
         "host": JSONValue(.string(machine.host)), "system": JSONValue(.string(machine.system)),
-        "cores": JSONValue(.number(Double(machine.cores))),
+        "cores": JSONValue(integer: machine.cores),
       ],
       "report": report.json,
     ])
@@ -59,7 +59,7 @@ package struct HistoryEntry: Sendable {
   /// - Throws: a message saying what is wrong with a file that is marked as an entry.
   static func read(_ root: JSONValue) throws(HistoryFormatError) -> HistoryEntry? {
     guard let version = root[formatKey] else { return nil }
-    guard case .number(let number) = version.kind, number == Double(formatVersion) else {
+    guard version.exactInteger(Int.self) == formatVersion else {
       throw HistoryFormatError(
         "it is a history entry of another format (\(formatKey) is not \(formatVersion)); a newer orchestrate wrote it"
       )
@@ -79,11 +79,7 @@ package struct HistoryEntry: Sendable {
     } catch {
       throw HistoryFormatError("its report is damaged (report.\(error))")
     }
-    let cores: Int
-    if case .number(let number) = root["machine"]?["cores"]?.kind, let whole = Int(exactly: number)
-    {
-      cores = whole
-    } else {
+    guard let cores = root["machine"]?["cores"]?.exactInteger(Int.self) else {
       throw HistoryFormatError("its machine.cores is missing or not a whole number")
     }
     return HistoryEntry(
