@@ -10,19 +10,10 @@ public struct MaintenanceGate: StepPlugin {
   public static let summary =
     "Routes to 'maintenance' when the app metadata has \"isUnderMaintenance\": true."
 
-  /// What a manifest gives the step.
-  public struct Parameters: StepParameters {
-    @Parameter("The app metadata JSON file (isUnderMaintenance, maintenanceMessage).", isPath: true)
-    var metadata: String
-
-    /// No file yet: a manifest must give one.
-    public init() {}
-  }
-
   private let metadata: String
 
-  /// Keeps the parameters.
-  public init(parameters: Parameters) {
+  /// Keeps the metadata file's path.
+  public init(parameters: AppMetadataParameters) {
     metadata = parameters.metadata
   }
 

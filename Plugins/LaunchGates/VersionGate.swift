@@ -12,19 +12,10 @@ public struct VersionGate: StepPlugin {
   /// The app's version comes from the launch environment.
   public static let requirements: [StepRequirement] = [.required(AppInfo.self)]
 
-  /// What a manifest gives the step.
-  public struct Parameters: StepParameters {
-    @Parameter("The app metadata JSON file (minimumVersion).", isPath: true)
-    var metadata: String
-
-    /// No file yet: a manifest must give one.
-    public init() {}
-  }
-
   private let metadata: String
 
-  /// Takes the parameters.
-  public init(parameters: Parameters) {
+  /// Keeps the metadata file's path.
+  public init(parameters: AppMetadataParameters) {
     metadata = parameters.metadata
   }
 
