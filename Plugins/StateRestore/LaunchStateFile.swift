@@ -83,26 +83,36 @@ public struct LaunchStateFile: Sendable {
     } catch {
       return (RestoredState(), ["\(error); started from empty state and left it as it was"])
     }
-    guard FileManager.default.fileExists(atPath: file.path) else {
-      return (RestoredState(), ["no saved state at '\(url.path)'; started from empty state"])
-    }
     let bytes: [UInt8]
     do {
-      let size =
-        (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?
-        .intValue ?? 0
-      guard size <= Self.maximumSize else {
-        return moveAside("it is \(size) bytes, over the \(Self.maximumSize)-byte limit")
+      // Read through one descriptor that neither follows a link nor waits on a FIFO: the
+      // check above could be stale by now.
+      guard let data = try SafeFiles.contentsOfRegularFile(at: file, limit: Self.maximumSize)
+      else {
+        return (RestoredState(), ["no saved state at '\(url.path)'; started from empty state"])
       }
-      bytes = Array(try Data(contentsOf: file))
+      bytes = Array(data)
     } catch {
-      return (
-        RestoredState(),
-        [
-          "cannot read the saved state '\(url.path)' (\(error.localizedDescription)); started"
-            + " from empty state and left the file as it was"
-        ]
-      )
+      switch error.reason {
+      case .tooLarge:
+        let size =
+          (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?
+          .intValue ?? 0
+        return moveAside(
+          size > Self.maximumSize
+            ? "it is \(size) bytes, over the \(Self.maximumSize)-byte limit"
+            : "it grew over the \(Self.maximumSize)-byte limit while it was read")
+      case .notRegular:
+        return (RestoredState(), ["\(error); started from empty state and left it as it was"])
+      case .unreadable(let why):
+        return (
+          RestoredState(),
+          [
+            "cannot read the saved state '\(url.path)' (\(why)); started from empty state and"
+              + " left the file as it was"
+          ]
+        )
+      }
     }
     // An empty file (truncated by a tool or by hand) is named as such: clearer than a syntax
     // error at line 1, column 1.
