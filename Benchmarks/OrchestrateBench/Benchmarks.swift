@@ -2,6 +2,7 @@ import Foundation
 import LaunchOrchestrator
 import MusicLibraryPlugin
 import SQLiteStore
+import SampleDataPlugin
 import SimulatePlugin
 import StoreInitPlugin
 
@@ -27,7 +28,10 @@ struct Benchmarks {
   init(quick: Bool) {
     self.quick = quick
     var registry = PluginRegistry()
-    registry.register([SimulateStep.self, StoreInitStep.self, MusicPageStep.self])
+    registry.register([
+      SimulateStep.self, StoreInitStep.self, SampleDataStep.self, MusicPageStep.self,
+      MusicSearchStep.self,
+    ])
     registry.register(kind: "noop") { _ in }
     self.registry = registry
   }

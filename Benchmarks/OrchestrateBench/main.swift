@@ -3,7 +3,7 @@ import LaunchOrchestrator
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let usage =
-  "usage: orchestrate-bench [--quick] [--json] | only BENCHMARK [--quick] | engine [STEPS] [--timeouts] [--no-events | --async-stream] | fuzz [--cases N] [--seed S] | music-page LIBRARY | music-launch LIBRARY"
+  "usage: orchestrate-bench [--quick] [--json] | only BENCHMARK [--quick] | engine [STEPS] [--timeouts] [--no-events | --async-stream] | fuzz [--cases N] [--seed S] | music-page LIBRARY | music-launch DATA_FOLDER"
 
 func emit(_ text: String, json: Bool) {
   // With --json, stdout carries only the JSON object; progress goes to stderr.
@@ -21,7 +21,7 @@ do {
     try await Benchmarks(quick: true).firstPage(of: arguments[1])
   case "music-launch":
     guard arguments.count == 2 else { throw BenchmarkError(usage) }
-    try await Benchmarks(quick: true).launchInteractive(of: arguments[1])
+    try await Benchmarks(quick: true).launchInteractive(data: arguments[1])
   case "fuzz":
     try await runFuzz(Array(arguments.dropFirst()))
   case "engine":

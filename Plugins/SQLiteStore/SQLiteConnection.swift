@@ -331,6 +331,13 @@ public final class SQLiteStatement {
     }
   }
 
+  /// How many virtual-machine instructions the statement has run: the measure of its work
+  /// that does not depend on the machine or the cache, for tests that a query reads as much
+  /// of a large table as of a small one.
+  package var virtualMachineSteps: Int {
+    Int(sqlite3_stmt_status(statement, SQLITE_STMTSTATUS_VM_STEP, 0))
+  }
+
   /// Advances to the next row; `false` when there is none.
   public func step() throws(SQLiteError) -> Bool {
     switch sqlite3_step(statement) {

@@ -57,6 +57,11 @@ extension StoreSchema {
           "'\(previous.name)' and '\(file.name)' in '\(folder.path)' both have number \(file.number); give each migration its own number"
         )
       }
+      guard file.number > 0 else {
+        throw StepFailure(
+          "the migration '\(folder.appendingPathComponent(file.name).path)' has number 0; number the migrations from 1, as '001_create.sql'"
+        )
+      }
       guard file.number == expected else {
         let after = index == 0 ? "" : " after '\(numbered[index - 1].name)'"
         throw StepFailure(
@@ -64,14 +69,36 @@ extension StoreSchema {
         )
       }
       let url = folder.appendingPathComponent(file.name)
-      let sql: String
-      do {
-        sql = try String(contentsOf: url, encoding: .utf8)
-      } catch {
-        throw StepFailure("cannot read the migration '\(url.path)' as UTF-8 text: \(error)")
-      }
-      migrations.append(Migration(version: expected, summary: file.summary, sql: sql, file: url))
+      migrations.append(
+        Migration(version: expected, summary: file.summary, sql: try Self.text(of: url), file: url))
     }
     self.init(name: folder.lastPathComponent, migrations: migrations)
+  }
+
+  /// A migration file's text; a link to nothing, a folder or bytes that are not UTF-8 are
+  /// named as such rather than as Foundation's error codes.
+  private static func text(of url: URL) throws(StepFailure) -> String {
+    var isFolder: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else {
+      let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: url.path)) ?? "?"
+      throw StepFailure(
+        "the migration '\(url.path)' is a link to '\(target)', which does not exist; ship the file itself in the migrations folder"
+      )
+    }
+    guard !isFolder.boolValue else {
+      throw StepFailure(
+        "the migration '\(url.path)' is a folder, not a file; move it out of the migrations folder or rename it"
+      )
+    }
+    let data: Data
+    do {
+      data = try Data(contentsOf: url)
+    } catch {
+      throw StepFailure("cannot read the migration '\(url.path)': \(error.localizedDescription)")
+    }
+    guard let text = String(data: data, encoding: .utf8) else {
+      throw StepFailure("the migration '\(url.path)' is not UTF-8 text; save it as UTF-8")
+    }
+    return text
   }
 }

@@ -22,7 +22,7 @@ public struct StoreInitStep: StepPlugin {
       oneOf: StoreSchema.all.map(\.name), defaultDescription: StoreSchema.books.name)
     var schema: String?
     @Parameter(
-      "The app's own schema: a folder of NNN_name.sql files shipped with the manifest (relative to its folder), applied in order.",
+      "The app's own schema: a folder of NNN_name.sql files shipped with the manifest (relative to its folder), applied in order; example: manifests/screensort.json with manifests/migrations/screensort.",
       isPath: true)
     var migrations: String?
     @Parameter("Open for reading only: no migrations, no recovery.") var readOnly = false

@@ -39,6 +39,31 @@ struct SampleDataTests {
     #expect(try count(table, in: folder) == expected)
   }
 
+  @Test(arguments: ["songs", "works"])
+  func checksForARowInTheSameWorkWhateverTheLibrarysSize(table: String) async throws {
+    let folder = try ScratchFolder()
+    let schema = table == "songs" ? "music" : "books"
+    let plugins: [any StepPlugin.Type] = [StoreInitStep.self, SampleDataStep.self]
+    _ = try await launch(manifest(schema: schema), in: folder, plugins: plugins)
+    let connection = try SQLiteConnection(url: folder.file("library.sqlite"), mode: .readWrite)
+    func steps() throws -> Int {
+      let statement = try connection.prepare(SampleDataStep.existenceQuery(table))
+      #expect(try statement.step())
+      while try statement.step() {}
+      return statement.virtualMachineSteps
+    }
+    let few = try steps()
+    // Copies of the sample rows, 20,000 more.
+    let columns = table == "songs" ? "title, artist, added_at" : "title"
+    try connection.run(
+      """
+      WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
+      INSERT INTO \(table) (\(columns)) SELECT \(columns) FROM n, (SELECT * FROM \(table) LIMIT 1)
+      """)
+    #expect(try count(table, in: folder) ?? 0 > 20_000)
+    #expect(try steps() == few)
+  }
+
   @Test func leavesALibraryWithItsOwnBooksAlone() async throws {
     let folder = try ScratchFolder()
     let plugins: [any StepPlugin.Type] = [StoreInitStep.self]

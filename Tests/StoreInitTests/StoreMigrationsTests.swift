@@ -92,6 +92,92 @@ struct StoreMigrationsTests {
     )
   }
 
+  /// `manifests/migrations/books` and `music`: the built-in schemas as folders.
+  private static let shipped = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("manifests/migrations")
+
+  @Test(arguments: StoreSchema.all.map(\.name))
+  func theShippedFolderOfABuiltInSchemaHoldsItsMigrations(name: String) throws {
+    let schema = try #require(StoreSchema.named(name))
+    let folder = try StoreSchema(folder: Self.shipped.appendingPathComponent(name))
+    #expect(folder.name == schema.name)
+    #expect(folder.applicationID == schema.applicationID)
+    #expect(folder.migrations.map(\.version) == schema.migrations.map(\.version))
+    #expect(folder.migrations.map(\.summary) == schema.migrations.map(\.summary))
+    #expect(
+      folder.migrations.map { $0.sql.trimmingCharacters(in: .whitespacesAndNewlines) }
+        == schema.migrations.map(\.sql))
+  }
+
+  @Test func aStoreOfABuiltInSchemaOpensThroughItsShippedFolderWithoutMigratingAgain()
+    async throws
+  {
+    let folder = try ScratchFolder()
+    let builtIn = #"{ "path": "music.sqlite", "schema": "music" }"#
+    let shipped = #"{ "path": "music.sqlite", "migrations": "\#(Self.shipped.path)/music" }"#
+    let (created, _) = try await launch(storeManifest(builtIn), in: folder, plugins: plugins)
+    #expect(created.outcome == .succeeded)
+    let (again, _) = try await launch(storeManifest(shipped), in: folder, plugins: plugins)
+    #expect(again.outcome == .succeeded)
+    #expect(again.step("store")?.notes == [])
+
+    let other = try ScratchFolder()
+    _ = try await launch(storeManifest(shipped), in: other, plugins: plugins)
+    let (back, _) = try await launch(storeManifest(builtIn), in: other, plugins: plugins)
+    #expect(back.step("store")?.notes == [])
+    let connection = try SQLiteConnection(url: other.file("music.sqlite"), mode: .readOnly)
+    #expect(try connection.userVersion() == StoreSchema.music.latestVersion)
+    #expect(try connection.applicationID() == StoreSchema.music.applicationID)
+  }
+
+  @Test func appliesEmptyAndLinkedFilesAndIgnoresBackupsAndOtherFiles() async throws {
+    let folder = try ScratchFolder()
+    try folder.write("migrations/notes/001_create_notes.sql", "CREATE TABLE notes (id INTEGER);")
+    try folder.write("migrations/notes/001_create_notes.sql.bak", "not SQL at all")
+    try folder.write("migrations/notes/notes.txt", "not SQL either")
+    let outside = try folder.write("shared/tags.sql", "CREATE TABLE tags (id INTEGER);")
+    try FileManager.default.createSymbolicLink(
+      at: folder.file("migrations/notes/002_add_tags.sql"), withDestinationURL: outside)
+    try folder.write("migrations/notes/003_nothing_yet.sql", "-- kept for its number\n")
+    let (report, _) = try await launch(storeManifest(params), in: folder, plugins: plugins)
+    #expect(report.step("store")?.notes.last == "migrated the store from version 0 to 3")
+    let connection = try SQLiteConnection(url: folder.file("app.sqlite"), mode: .readOnly)
+    #expect(try connection.userVersion() == 3)
+    #expect(try connection.tableNames() == ["notes", "tags"])
+  }
+
+  @Test func namesAMigrationThatIsALinkToNothingAFolderOrNotText() throws {
+    let folder = try ScratchFolder()
+    let migrations = folder.file("migrations/notes")
+    try folder.write("migrations/notes/001_create_notes.sql", "CREATE TABLE notes (id INTEGER);")
+    func problems() -> [String] {
+      loadProblems(
+        storeManifest(#"{ "path": "a.sqlite", "migrations": "\#(migrations.path)" }"#),
+        plugins: plugins
+      ).map { $0.replacingOccurrences(of: folder.url.path, with: "F") }
+    }
+    let second = migrations.appendingPathComponent("002_more.sql")
+    try FileManager.default.createSymbolicLink(
+      at: second, withDestinationURL: folder.file("gone.sql"))
+    #expect(
+      problems() == [
+        "steps[0].params.migrations: the migration 'F/migrations/notes/002_more.sql' is a link to 'F/gone.sql', which does not exist; ship the file itself in the migrations folder."
+      ])
+    try FileManager.default.removeItem(at: second)
+    try FileManager.default.createDirectory(at: second, withIntermediateDirectories: false)
+    #expect(
+      problems() == [
+        "steps[0].params.migrations: the migration 'F/migrations/notes/002_more.sql' is a folder, not a file; move it out of the migrations folder or rename it."
+      ])
+    try FileManager.default.removeItem(at: second)
+    try Data([0xFF, 0xFE, 0x43]).write(to: second)
+    #expect(
+      problems() == [
+        "steps[0].params.migrations: the migration 'F/migrations/notes/002_more.sql' is not UTF-8 text; save it as UTF-8."
+      ])
+  }
+
   @Test func checksTheFolderWhenTheManifestLoads() throws {
     let folder = try ScratchFolder()
     func problems(_ files: [String]) throws -> [String] {
@@ -118,6 +204,10 @@ struct StoreMigrationsTests {
     #expect(
       try problems(["001_a.sql", "2-b.sql"]) == [
         "steps[0].params.migrations: the migration file 'M/2-b.sql' is not named NNN_name.sql; rename it to its number, an underscore and a name, such as '004_add_tags.sql'."
+      ])
+    #expect(
+      try problems(["000_a.sql", "001_b.sql"]) == [
+        "steps[0].params.migrations: the migration 'M/000_a.sql' has number 0; number the migrations from 1, as '001_create.sql'."
       ])
     #expect(
       try problems(["sample.sql"]) == [

@@ -1,0 +1,1 @@
+CREATE INDEX library_entries_edition ON library_entries (edition_id);
