@@ -2,6 +2,12 @@ import Foundation
 import LaunchOrchestrator
 import SQLiteStore
 
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#endif
+
 /// What lies at a store's path, told from the first bytes before SQLite opens it.
 enum StoreFile: Equatable {
   /// Nothing.
@@ -12,21 +18,33 @@ enum StoreFile: Equatable {
   case sqlite
   /// Something else; `start` shows its first bytes.
   case foreign(start: String)
+  /// A device, FIFO or socket; `what` names it.
+  case special(String)
 
   /// Every SQLite 3 database starts with these 16 bytes.
   private static let magic = Array("SQLite format 3\0".utf8)
 
-  /// Looks at the path; reads at most 16 bytes of the file.
+  /// Looks at the path; reads at most 16 bytes of the file, through a descriptor opened
+  /// without waiting: a FIFO at the path would otherwise hold the launch until its timeout.
   static func at(_ url: URL) throws -> StoreFile {
-    var isFolder: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else {
-      return .missing
+    let descriptor = open(url.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+    guard descriptor >= 0 else {
+      let code = errno
+      if code == ENOENT { return .missing }
+      throw StepFailure("cannot read the store '\(url.path)': \(String(cString: strerror(code)))")
     }
-    if isFolder.boolValue { return .folder }
+    let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+    var info = stat()
+    guard fstat(descriptor, &info) == 0 else {
+      throw StepFailure("cannot read the store '\(url.path)': \(String(cString: strerror(errno)))")
+    }
+    switch info.st_mode & mode_t(S_IFMT) {
+    case mode_t(S_IFDIR): return .folder
+    case mode_t(S_IFREG): break
+    case let type: return .special(describe(type))
+    }
     let bytes: [UInt8]
     do {
-      let handle = try FileHandle(forReadingFrom: url)
-      defer { try? handle.close() }
       bytes = Array(try handle.read(upToCount: magic.count) ?? Data())
     } catch {
       throw StepFailure("cannot read the store '\(url.path)': \(error.localizedDescription)")
@@ -34,6 +52,16 @@ enum StoreFile: Equatable {
     // A shorter prefix of the header is a store another launch is creating right now.
     if bytes.elementsEqual(magic.prefix(bytes.count)) { return .sqlite }
     return .foreign(start: describe(bytes))
+  }
+
+  private static func describe(_ type: mode_t) -> String {
+    switch type {
+    case mode_t(S_IFCHR): "a character device"
+    case mode_t(S_IFBLK): "a block device"
+    case mode_t(S_IFIFO): "a FIFO (named pipe)"
+    case mode_t(S_IFSOCK): "a socket"
+    default: "a special file"
+    }
   }
 
   /// `'{ "version": 1'` for text, `the bytes 07 26 45 64 ...` for anything else.

@@ -56,6 +56,10 @@ struct StoreOpener {
       throw StepFailure(
         "'\(url.path)' is not a SQLite database (it starts with \(start)); give another path or move it yourself"
       )
+    case .special(let what):
+      throw StepFailure(
+        "'\(url.path)' is \(what), not a SQLite database; give the path of a file or of none yet"
+      )
     case .missing:
       guard create else { throw missingStore }
       return .opened(try createStore(movedAside: nil))

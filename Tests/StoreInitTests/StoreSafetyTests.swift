@@ -5,6 +5,12 @@ import SQLiteStore
 import StoreInitPlugin
 import Testing
 
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#endif
+
 /// Files `store.init` did not create, paths that name no store, and many launches at once:
 /// each is refused before anything is written, or migrated exactly once.
 @Suite("store.init with foreign files, bad paths and concurrent launches", .timeLimit(.minutes(10)))
@@ -50,6 +56,31 @@ struct StoreSafetyTests {
     )
     #expect(try String(contentsOf: folder.file("launch.json"), encoding: .utf8) == manifest)
     #expect(try names(in: folder) == ["launch.json"])
+  }
+
+  /// Reading a FIFO's first bytes would wait for a writer, holding the launch until the
+  /// step's timeout.
+  @Test func refusesAFIFOOrADeviceAtOnceWithoutOpeningIt() async throws {
+    let folder = try ScratchFolder()
+    let fifo = folder.file("library.sqlite")
+    #expect(mkfifo(fifo.path, 0o600) == 0)
+    let manifest = #"""
+      { "version": 1, "steps": [ { "id": "store", "plugin": "store.init", "timeout": "60s",
+        "params": { "path": "library.sqlite" } } ] }
+      """#
+    let (report, _) = try await launch(manifest, in: folder, plugins: plugins)
+    #expect(
+      storeError(report)
+        == "'\(fifo.path)' is a FIFO (named pipe), not a SQLite database; give the path of a file or of none yet"
+    )
+    #expect(try names(in: folder) == ["launch.json", "library.sqlite"])
+
+    let (device, _) = try await launch(
+      storeManifest(#"{ "path": "/dev/null" }"#), in: folder, plugins: plugins)
+    #expect(
+      storeError(device)
+        == "'/dev/null' is a character device, not a SQLite database; give the path of a file or of none yet"
+    )
   }
 
   @Test func refusesAFolderAsItsPath() async throws {
