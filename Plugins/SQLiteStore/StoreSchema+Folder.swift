@@ -1,6 +1,12 @@
 import Foundation
 import LaunchOrchestrator
 
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#endif
+
 extension StoreSchema {
   /// Reads an app's schema from a folder of migration files named `NNN_name.sql`, numbered
   /// from 1 without gaps; the folder's name is the schema's name.
@@ -70,34 +76,42 @@ extension StoreSchema {
       }
       let url = folder.appendingPathComponent(file.name)
       migrations.append(
-        Migration(version: expected, summary: file.summary, sql: try Self.text(of: url), file: url))
+        Migration(version: expected, summary: file.summary, sql: try Self.sqlText(of: url, noun: "the migration"), file: url))
     }
     self.init(name: folder.lastPathComponent, migrations: migrations)
   }
 
-  /// A migration file's text; a link to nothing, a folder or bytes that are not UTF-8 are
-  /// named as such rather than as Foundation's error codes.
-  private static func text(of url: URL) throws(StepFailure) -> String {
-    var isFolder: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else {
-      let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: url.path)) ?? "?"
-      throw StepFailure(
-        "the migration '\(url.path)' is a link to '\(target)', which does not exist; ship the file itself in the migrations folder"
-      )
+  /// The text of a `.sql` file shipped with a manifest, which `noun` names in messages ("the
+  /// migration"). A link to nothing, a folder, a FIFO (which would hold the launch waiting for a
+  /// writer) or bytes that are not UTF-8 are named as such.
+  package static func sqlText(of url: URL, noun: String) throws(StepFailure) -> String {
+    var info = stat()
+    guard stat(url.path, &info) == 0 else {
+      let code = errno
+      if code == ENOENT,
+        let target = try? FileManager.default.destinationOfSymbolicLink(atPath: url.path)
+      {
+        throw StepFailure(
+          "\(noun) '\(url.path)' is a link to '\(target)', which does not exist; ship the file itself"
+        )
+      }
+      throw StepFailure("cannot read \(noun) '\(url.path)': \(String(cString: strerror(code)))")
     }
-    guard !isFolder.boolValue else {
-      throw StepFailure(
-        "the migration '\(url.path)' is a folder, not a file; move it out of the migrations folder or rename it"
-      )
+    switch info.st_mode & mode_t(S_IFMT) {
+    case mode_t(S_IFREG): break
+    case mode_t(S_IFDIR):
+      throw StepFailure("\(noun) '\(url.path)' is a folder, not a file; move it or rename it")
+    default:
+      throw StepFailure("\(noun) '\(url.path)' is not a regular file; ship a .sql file")
     }
     let data: Data
     do {
       data = try Data(contentsOf: url)
     } catch {
-      throw StepFailure("cannot read the migration '\(url.path)': \(error.localizedDescription)")
+      throw StepFailure("cannot read \(noun) '\(url.path)': \(error.localizedDescription)")
     }
     guard let text = String(data: data, encoding: .utf8) else {
-      throw StepFailure("the migration '\(url.path)' is not UTF-8 text; save it as UTF-8")
+      throw StepFailure("\(noun) '\(url.path)' is not UTF-8 text; save it as UTF-8")
     }
     return text
   }

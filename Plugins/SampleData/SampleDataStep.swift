@@ -111,13 +111,7 @@ public struct SampleDataStep: StepPlugin {
     -> SampleDataResult
   {
     let url = context.resolveResource(script.file)
-    let sql: String
-    do {
-      sql = try String(contentsOf: url, encoding: .utf8)
-    } catch {
-      throw StepFailure(
-        "cannot read the sample data file '\(url.path)': \(error.localizedDescription)")
-    }
+    let sql = try StoreSchema.sqlText(of: url, noun: "the sample data file")
     let connection = try store.connect()
     let inserted = try connection.immediateTransaction { () throws -> Int in
       let hasRow: Bool

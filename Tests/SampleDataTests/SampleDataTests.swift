@@ -6,6 +6,12 @@ import SampleDataPlugin
 import StoreInitPlugin
 import Testing
 
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#endif
+
 @Suite("sample.data", .timeLimit(.minutes(10)))
 struct SampleDataTests {
   private func manifest(schema: String) -> String {
@@ -122,6 +128,20 @@ struct SampleDataTests {
       unknownTable.step("sample")?.error
         == "the table 'things' named by 'whenEmpty' is not in the store '\(folder.file("app.sqlite").path)' (no such table: things); name a table the store's migrations create"
     )
+  }
+
+  @Test func refusesASampleFileThatIsAFIFOInsteadOfWaitingOnIt() async throws {
+    let folder = try ScratchFolder()
+    try folder.write("schema/001_create.sql", "CREATE TABLE items (id INTEGER PRIMARY KEY);")
+    let fifo = folder.file("schema/sample.sql")
+    #expect(mkfifo(fifo.path, 0o600) == 0)
+    let report = try await launch(
+      scriptManifest(#"{ "file": "schema/sample.sql", "whenEmpty": "items" }"#), in: folder,
+      plugins: [StoreInitStep.self, SampleDataStep.self]
+    ).report
+    #expect(
+      report.step("sample")?.error
+        == "the sample data file '\(fifo.path)' is not a regular file; ship a .sql file")
   }
 
   @Test func asksForAFileForAStoreWithItsOwnSchema() async throws {
