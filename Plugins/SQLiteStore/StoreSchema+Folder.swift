@@ -75,8 +75,8 @@ extension StoreSchema {
         )
       }
       let url = folder.appendingPathComponent(file.name)
-      migrations.append(
-        Migration(version: expected, summary: file.summary, sql: try Self.sqlText(of: url, noun: "the migration"), file: url))
+      let sql = try Self.sqlText(of: url, noun: "the migration")
+      migrations.append(Migration(version: expected, summary: file.summary, sql: sql, file: url))
     }
     self.init(name: folder.lastPathComponent, migrations: migrations)
   }
