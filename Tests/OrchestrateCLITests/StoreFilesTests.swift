@@ -1,0 +1,74 @@
+import Foundation
+import LaunchOrchestrator
+import SQLiteStore
+import Testing
+
+/// `store.init` through the real binary on files a user could point it at by mistake, and on
+/// a migrations folder shipped with a manifest: each is refused before anything is written,
+/// with the path and what to do.
+@Suite("orchestrate with stores it must not touch", .timeLimit(.minutes(10)))
+struct StoreFilesTests {
+  private func storeManifest(_ params: String) -> String {
+    #"{ "version": 1, "steps": [ { "id": "store", "plugin": "store.init", "params": \#(params) } ] }"#
+  }
+
+  @Test func validateNamesAGapInTheShippedMigrationsFolder() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.copyShipped("screensort.json")
+    try folder.write("migrations/screensort/004_add_tags.sql", "CREATE TABLE tags (id INTEGER);")
+    let result = try await Orchestrate.run(["validate", manifest])
+    #expect(result.status == 65)
+    #expect(
+      (result.stdout + result.stderr).contains(
+        "the migrations in '\(folder.path("migrations/screensort"))' skip number 3 after '002_add_folders.sql' (the next is '004_add_tags.sql'); number them from 1 without gaps."
+      ))
+    #expect(!FileManager.default.fileExists(atPath: folder.path(".data")))
+  }
+
+  @Test func refusesTheManifestAsItsStoreAndAMissingFolderLeavingBothAsTheyWere() async throws {
+    let folder = try TemporaryFolder()
+    let text = storeManifest(#"{ "path": "store.json" }"#)
+    let manifest = try folder.write("store.json", text)
+    let refused = try await Orchestrate.run([
+      "run", manifest, "--quiet", "--report", folder.path("1.json"),
+    ])
+    #expect(refused.status == 1)
+    #expect(
+      try readReport(folder.path("1.json")).step("store")?.error
+        == "'\(manifest)' is not a SQLite database (it starts with '{ \"version\": 1, '); give another path or move it yourself"
+    )
+    #expect(try String(contentsOfFile: manifest, encoding: .utf8) == text)
+
+    let missing = try folder.write(
+      "missing.json", storeManifest(#"{ "path": "data/library.sqlite" }"#))
+    let failed = try await Orchestrate.run([
+      "run", missing, "--quiet", "--report", folder.path("2.json"),
+    ])
+    #expect(failed.status == 1)
+    #expect(
+      try readReport(folder.path("2.json")).step("store")?.error
+        == "the folder '\(folder.path("data"))' for the store '\(folder.path("data/library.sqlite"))' does not exist; create it, or set \"createFolders\": true"
+    )
+    #expect(!FileManager.default.fileExists(atPath: folder.path("data")))
+  }
+
+  @Test func refusesABooksStoreOpenedAsMusicWithoutChangingIt() async throws {
+    let folder = try TemporaryFolder()
+    let books = try folder.write(
+      "books.json", storeManifest(#"{ "path": "library.sqlite", "schema": "books" }"#))
+    #expect(try await Orchestrate.run(["run", books, "--quiet"]).status == 0)
+    let store = folder.path("library.sqlite")
+    let before = try Data(contentsOf: URL(fileURLWithPath: store))
+    let music = try folder.write(
+      "music.json", storeManifest(#"{ "path": "library.sqlite", "schema": "music" }"#))
+    let result = try await Orchestrate.run([
+      "run", music, "--quiet", "--report", folder.path("report.json"),
+    ])
+    #expect(result.status == 1)
+    #expect(
+      try readReport(folder.path("report.json")).step("store")?.error
+        == "'\(store)' holds a books store at version 4, not a music store; give store.init the schema it was created with, or another path"
+    )
+    #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == before)
+  }
+}
