@@ -213,6 +213,58 @@ struct LaunchSessionSplashTests {
     #expect(session.screen == .failed("'critical' failed: no disk"))
   }
 
+  @Test func aFailureThatSkipsTheContentLeavesTheSplashForTheFailureAfterTheMinimum()
+    async throws
+  {
+    var registry = PluginRegistry.testKinds
+    registry.register(kind: "broken") { context in
+      try await context.sleep(until: .milliseconds(300))
+      throw StepFailure("no disk")
+    }
+    // The content's only step is skipped by the failure that ends the launch: that reaches
+    // no milestone, so nothing says the content showed.
+    let plan = try loadPlan(
+      """
+      { "version": 1, "splash": { "minimum": "500ms", "skeletonAfter": "50ms" },
+        "milestones": { "interactive": ["page"] },
+        "steps": [
+          { "id": "store", "plugin": "broken" },
+          { "id": "page", "plugin": "noop", "dependsOn": ["store"] }
+        ] }
+      """, registry: registry)
+    let clock = ManualClock()
+    let session = LaunchSession()
+    let run = Task { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.waitForSleepers(2)
+    clock.advance(to: .milliseconds(300))
+    await until({ session.phase == .finished(.failed) }, "the launch never ended")
+    #expect(session.screen == .splash)
+    #expect(!session.isReached("interactive"))
+    clock.advance(to: .milliseconds(500))
+    let report = await run.value
+    #expect(session.screen == .failed("'store' failed: no disk"))
+    #expect(report.milestones.first?.time == nil)
+    #expect(report.splash == SplashTiming(contentAt: nil, skeletonFrom: nil))
+  }
+
+  @Test func anAppApplyingEventsItselfSeesTheContentOnTheMilestone() throws {
+    let plan = try loadPlan(
+      """
+      { "version": 1, "splash": { "minimum": "800ms", "skeletonAfter": "150ms" },
+        "milestones": { "interactive": ["page"] },
+        "steps": [ { "id": "page", "plugin": "noop" } ] }
+      """)
+    let session = LaunchSession()
+    session.start(plan: plan)
+    session.apply(LaunchEvent(time: .zero, kind: .started(step: "page", attempt: 1)))
+    #expect(session.screen == .splash)
+    session.apply(
+      LaunchEvent(time: .milliseconds(20), kind: .succeeded(step: "page", usedFallback: false)))
+    session.apply(LaunchEvent(time: .milliseconds(20), kind: .milestone(name: "interactive")))
+    #expect(session.screen == .content)
+    #expect(session.progress == 1)
+  }
+
   @Test func aRefusedLaunchShowsWhatTheAppDidNotProvide() async throws {
     var registry = PluginRegistry.testKinds
     registry.register(kind: "needs.app", requirements: [.required(AppInfo.self)]) { _ in }

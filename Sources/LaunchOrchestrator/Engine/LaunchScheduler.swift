@@ -116,6 +116,9 @@ struct LaunchScheduler {
   private(set) var milestoneTimes: [Duration?]
   private(set) var ending: Ending?
   private(set) var isFinished = false
+  /// Set while a failure that ends the launch is applied: neither the step nor the dependents
+  /// it skips reach a milestone, so the app shows the failure, never content it let through.
+  private var isAborting = false
 
   private var phase: [Phase]
   private var unmetHard: [Int]
@@ -470,6 +473,7 @@ struct LaunchScheduler {
     } else {
       finish(step, timedOut ? .timedOut : .failed, error: error)
       if planned.onFailure == .abort, records[step].servedAt == nil {
+        isAborting = true
         drainFinishQueue(at: now)
         end(.aborted(step: step), at: now)
       }
@@ -641,7 +645,7 @@ struct LaunchScheduler {
       noteReadyIfPossible(dependent, at: now)
       becomeReadyIfPossible(dependent, at: now)
     }
-    guard which != .served else { return }
+    guard which != .served, !isAborting else { return }
     for milestone in plan.steps[step].milestones {
       milestoneRemaining[milestone] -= 1
       if milestoneRemaining[milestone] == 0 { reach(milestone, at: now) }

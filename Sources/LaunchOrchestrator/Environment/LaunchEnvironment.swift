@@ -73,7 +73,7 @@ public struct MissingRequirement: Sendable, Equatable, CustomStringConvertible {
     self.typeName = typeName
   }
 
-  /// `step 'version' (gate.version) requires a AppInfo ...`, for people.
+  /// `step 'version' (gate.version) requires AppInfo in the launch environment, ...`, for people.
   public var description: String {
     "step '\(step)' (\(plugin)) requires \(typeName) in the launch environment, and none was provided"
   }

@@ -60,7 +60,7 @@ public final class LaunchSession {
   private var countedSteps: Set<String>?
   private var totalSteps = 0
   private var finishedSteps = 0
-  private var splash = SplashState(policy: nil)
+  private var splash = SplashState(policy: nil, timed: false)
   /// The steps whose failure ends the launch (`onFailure: abort`): their failure is the
   /// failure screen's reason, shown without waiting for the rest of the launch to stop.
   private var abortingSteps: Set<String> = []
@@ -102,7 +102,7 @@ public final class LaunchSession {
     let clock = engine.clock
     // One start for the engine and the splash's timer, so both measure the same moments.
     let startInstant = clock.now
-    start(plan: plan)
+    start(plan: plan, timesSplash: true)
     generation += 1
     let run = generation
     let heard = heard
@@ -154,19 +154,24 @@ public final class LaunchSession {
     await session.passSkeletonDeadline(run: run)
   }
 
-  /// Resets the session for a launch of `plan`; ``run(_:on:environment:)`` calls it.
+  /// Resets the session for a launch of `plan` whose events the app applies itself with
+  /// ``apply(_:)``.
   ///
   /// ``progress`` then counts the steps the splash's dismiss milestone waits for, and the
-  /// screen follows the manifest's `splash` rule as the events are applied; the splash's
-  /// minimum time and skeleton deadline are for the caller to time (``run(_:on:environment:)``
-  /// does), so an app applying events itself sees the splash until content is ready.
+  /// screen leaves the splash for the content (or a route, or a failure) as soon as the
+  /// events bring it: the splash's `minimum` and `skeletonAfter` need a clock, which
+  /// ``run(_:on:environment:)`` has and events alone do not.
   public func start(plan: LaunchPlan) {
+    start(plan: plan, timesSplash: false)
+  }
+
+  private func start(plan: LaunchPlan, timesSplash: Bool) {
     reset()
     countedSteps = plan.manifest.splash.map { plan.steps(before: $0.dismissOn) }
     abortingSteps = Set(plan.steps.filter { $0.onFailure == .abort }.map(\.id))
     totalSteps = countedSteps?.count ?? plan.steps.count
     progress = totalSteps == 0 ? 1 : 0
-    splash = SplashState(policy: plan.manifest.splash)
+    splash = SplashState(policy: plan.manifest.splash, timed: timesSplash)
   }
 
   /// Resets the session for a launch of `stepCount` steps, counting all of them in
@@ -182,7 +187,7 @@ public final class LaunchSession {
     screen = .splash
     countedSteps = nil
     abortingSteps = []
-    splash = SplashState(policy: nil)
+    splash = SplashState(policy: nil, timed: false)
     finishedSteps = 0
     runningSteps = []
     currentMessage = nil
@@ -316,9 +321,11 @@ private struct SplashState {
     return false
   }
 
-  init(policy: SplashPolicy?) {
+  /// A splash whose minimum time is waited for only when `timed`: a clock must say when
+  /// it passed.
+  init(policy: SplashPolicy?, timed: Bool) {
     self.policy = policy
-    minimumPassed = (policy?.minimum ?? .zero) <= .zero
+    minimumPassed = !timed || (policy?.minimum ?? .zero) <= .zero
   }
 
   /// The screen to show now, or `nil` to keep `current`.
