@@ -65,12 +65,13 @@ struct LaunchSessionSplashTests {
     let run = Task { await session.run(plan, on: LaunchEngine(clock: clock)) }
     await clock.waitForSleepers(2)
     clock.advance(to: .milliseconds(200))
-    await until({ clock.sleeperDeadlines.contains(.milliseconds(350)) }, "no skeleton timer")
-    #expect(session.screen == .splash)
-    clock.advance(to: .milliseconds(349))
-    await Task.yield()
+    let pastTheDeadline = Duration.milliseconds(350) + .nanoseconds(1)
+    await until({ clock.sleeperDeadlines.contains(pastTheDeadline) }, "no skeleton timer")
     #expect(session.screen == .splash)
     clock.advance(to: .milliseconds(350))
+    await Task.yield()
+    #expect(session.screen == .splash)
+    clock.advance(to: pastTheDeadline)
     await until({ session.screen == .skeleton }, "the skeleton never showed")
     clock.advance(to: .seconds(1))
     let report = await run.value
@@ -78,6 +79,24 @@ struct LaunchSessionSplashTests {
     #expect(
       report.splash
         == SplashTiming(contentAt: .seconds(1), skeletonFrom: .milliseconds(350)))
+  }
+
+  @Test func contentReadyExactlyAtTheSkeletonDeadlineShowsNoSkeleton() async throws {
+    let plan = try Self.plan(
+      splash: #"{ "minimum": "200ms", "skeletonAfter": "150ms" }"#, pageTakes: "350ms")
+    let clock = ManualClock()
+    let session = LaunchSession()
+    let screens = ScreenRecorder(session: session)
+    let run = Task { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.waitForSleepers(2)
+    clock.advance(to: .milliseconds(200))
+    await until({ clock.sleeperDeadlines.count == 2 }, "no skeleton timer")
+    // Both the page and the splash's timer wake at the deadline: the content wins.
+    clock.advance(to: .milliseconds(350))
+    let report = await run.value
+    await until({ screens.screens.last == .content }, "content never showed")
+    #expect(screens.screens == [.splash, .content])
+    #expect(report.splash == SplashTiming(contentAt: .milliseconds(350), skeletonFrom: nil))
   }
 
   @Test func dismissesOnTheMilestoneWithNoMinimumAndNoFlicker() async throws {
@@ -88,7 +107,8 @@ struct LaunchSessionSplashTests {
     let session = LaunchSession()
     let run = Task { await session.run(plan, on: LaunchEngine(clock: clock)) }
     await clock.waitForSleepers(2)
-    #expect(clock.sleeperDeadlines == [.milliseconds(100), .milliseconds(150)])
+    #expect(
+      clock.sleeperDeadlines == [.milliseconds(100), .milliseconds(150) + .nanoseconds(1)])
     clock.advance(to: .milliseconds(100))
     let report = await run.value
     #expect(session.screen == .content)
@@ -306,6 +326,12 @@ struct LaunchSessionSplashTests {
         ])
   }
 
+  @Test func aDismissOnThatIsNoStringIsOneErrorNotAnUnknownDefault() {
+    #expect(
+      diagnostics(of: #"{ "version": 1, "splash": { "dismissOn": 3 }, "steps": [] }"#)
+        == ["1:42: error: splash.dismissOn: expected a string, found a number."])
+  }
+
   @Test func rejectsASplashNamingAnUnknownMilestoneOrABadDuration() {
     #expect(
       diagnostics(
@@ -320,5 +346,27 @@ struct LaunchSessionSplashTests {
           "2:53: error: splash.minimum: '-1s' is not a duration; write it like \"250ms\", \"2s\", \"1.5m\" or \"24h\", or as a number of seconds.",
           "2:60: error: splash.skeleton: unknown key 'skeleton'. Allowed keys: dismissOn, minimum, skeletonAfter.",
         ])
+  }
+}
+
+/// Every screen a session shows, in order, as an app's view would see them.
+@MainActor
+private final class ScreenRecorder {
+  private let session: LaunchSession
+  private(set) var screens: [LaunchScreen] = []
+
+  init(session: LaunchSession) {
+    self.session = session
+    record()
+  }
+
+  private func record() {
+    withObservationTracking {
+      let screen = session.screen
+      if screens.last != screen { screens.append(screen) }
+    } onChange: {
+      // Called before the change lands: read the screen once the session has moved on.
+      Task { @MainActor in self.record() }
+    }
   }
 }

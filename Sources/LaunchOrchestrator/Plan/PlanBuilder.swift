@@ -78,9 +78,13 @@ struct PlanBuilder {
     indexStepIDs()
     let membership = resolveMilestones()
     let edges = resolveEdges(milestones: membership.indexByName)
-    if let splash = manifest.splash, membership.indexByName[splash.dismissOn] == nil {
-      reportUnknownMilestone(
-        splash.dismissOn, at: JSONPath.root.appending("splash").appending("dismissOn"))
+    let dismissOn = JSONPath.root.appending("splash").appending("dismissOn")
+    // A `dismissOn` that is no string was reported as such; its default is none of the
+    // manifest's business.
+    if let splash = manifest.splash, membership.indexByName[splash.dismissOn] == nil,
+      !diagnostics.diagnostics.contains(where: { $0.path == dismissOn })
+    {
+      reportUnknownMilestone(splash.dismissOn, at: dismissOn)
     }
     let order = orderAndReportCycles(edges, membership)
     let actions = prepareAllActions()

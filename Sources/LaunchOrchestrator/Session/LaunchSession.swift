@@ -136,7 +136,7 @@ public final class LaunchSession {
   }
 
   /// Sleeps on the engine's clock to the splash's two moments: the end of its minimum time,
-  /// then the skeleton deadline (unless the screen settled before).
+  /// then just past the skeleton deadline (unless the screen settled before).
   private nonisolated static func timeSplash<C: Clock>(
     _ policy: SplashPolicy, clock: C, from start: C.Instant, session: LaunchSession, run: Int
   ) async where C.Duration == Duration {
@@ -147,7 +147,10 @@ public final class LaunchSession {
     }
     guard await !session.passMinimum(run: run) else { return }
     do {
-      try await clock.sleep(until: start.advanced(by: policy.skeletonDeadline), tolerance: nil)
+      // Content ready at the deadline itself shows no skeleton; woken at the deadline, the
+      // timer could not tell content on its way at that instant from content still to come.
+      try await clock.sleep(
+        until: start.advanced(by: policy.skeletonDeadline + .nanoseconds(1)), tolerance: nil)
     } catch {
       return
     }
