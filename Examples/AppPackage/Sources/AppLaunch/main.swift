@@ -50,6 +50,10 @@ func launch() async throws -> Bool {
   print(
     "next launch: firstPage \(served?.state.rawValue ?? "none"), refresh \(served?.refresh?.state.rawValue ?? "none")"
   )
+  // Without a session: the report hands over the outputs.
+  let direct = await LaunchEngine().run(plan, environment: environment)
+  let directStore = direct.output(of: "store", as: StoreHandle.self)
+  print("without a session: store \(directStore?.url.lastPathComponent ?? "none")")
   let cleared = try plan.clearCache()
 
   var missing = LaunchEnvironment()
@@ -63,6 +67,7 @@ func launch() async throws -> Bool {
     && refused.outcome == .failed && refused.steps.allSatisfy { $0.start == nil }
     && served?.state == .cached && served?.refresh?.state == .succeeded
     && next.output(of: "firstPage", as: MusicPage.self)?.items == page?.items && cleared == 1
+    && directStore?.url == store?.url && direct.output(of: "store", as: MusicPage.self) == nil
 }
 
 /// `#require` for a plain executable.
