@@ -68,7 +68,7 @@ extension RunCommand {
         "Step '\(missing.step)' (\(missing.plugin)) requires \(missing.typeName), which this run does not have"
       return missing.typeName == appInfo
         ? "\(sentence); pass '\(options.$appVersion.name) 1.2.3' (or '1.2.3+45'), or give the manifest an \"app\": { \"version\": \"1.2.3\" } default."
-        : "\(sentence); only an app (or a custom orchestrate binary) can provide it, through its LaunchEnvironment."
+        : "\(sentence); only an app can provide it, through the LaunchEnvironment it runs the launch with."
     }
     throw CLIError(
       message: sentences.joined(separator: " ") + " Nothing was run.",
