@@ -2,6 +2,8 @@ import Foundation
 import LaunchOrchestrator
 import Testing
 
+@testable import OrchestrateCLI
+
 /// What `orchestrate run` hands a launch in place of an app: its version and a data folder,
 /// and what it shows of the splash.
 @Suite("orchestrate run: app values", .timeLimit(.minutes(10)))
@@ -73,5 +75,33 @@ struct AppValuesTests {
       missing.stderr
         == "Error: The data folder '\(data.url.path)/nope' given to '--data-dir' does not exist; create it first.\n"
     )
+  }
+
+  @Test func marksTheSkeletonOnTheMilestonesLineAndTheTimeline() {
+    let splash = SplashPolicy(minimum: .milliseconds(300), skeletonAfter: .milliseconds(150))
+    let late = LaunchEvent(time: .milliseconds(600), kind: .milestone(name: "interactive"))
+    #expect(
+      EventLog.line(for: late, splash: splash)
+        == "milestone  interactive (splash: content at 0.600s, skeleton from 0.450s)")
+    let early = LaunchEvent(time: .milliseconds(100), kind: .milestone(name: "interactive"))
+    #expect(
+      EventLog.line(for: early, splash: splash)
+        == "milestone  interactive (splash: content at 0.300s)")
+
+    var report = LaunchReport(
+      manifest: "m.json", name: "T", outcome: .succeeded, route: nil, duration: .milliseconds(800),
+      milestones: [.init(name: "interactive", time: .milliseconds(600))], criticalPath: [],
+      steps: [
+        .init(
+          id: "page", plugin: "p", state: .succeeded, start: .zero, end: .milliseconds(600),
+          attempts: 1, usedFallback: false, error: nil)
+      ])
+    report.splash = SplashTiming(policy: splash, readyAt: .milliseconds(600), endedAt: .zero)
+    #expect(
+      Timeline.render(report, width: 8) == [
+        "            0s 0.800s",
+        "  page      ██████    0.600s",
+        "  (splash)  ░░░░▓▓    content at 0.600s, skeleton from 0.450s",
+      ])
   }
 }
