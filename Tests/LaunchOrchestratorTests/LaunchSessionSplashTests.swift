@@ -267,6 +267,41 @@ struct LaunchSessionSplashTests {
     #expect(report.splash == SplashTiming(contentAt: nil, skeletonFrom: nil))
   }
 
+  @Test(arguments: [true, false])
+  func aRouteOrFailureBeforeTheMinimumReplacesContentThatWasReady(routes: Bool) async throws {
+    var registry = PluginRegistry.testKinds
+    registry.register(kind: "ends.launch") { context in
+      try await context.sleep(until: .milliseconds(300))
+      if routes { throw LaunchRoute.maintenance }
+      throw StepFailure("no disk")
+    }
+    // The content is ready at 100ms, but the splash holds until 800ms: by then the launch
+    // has ended on the route or the failure at 300ms, which the app shows instead.
+    let plan = try loadPlan(
+      """
+      { "version": 1, "splash": { "minimum": "800ms" },
+        "milestones": { "interactive": ["page"] },
+        "steps": [
+          { "id": "page", "plugin": "wait", "params": { "duration": "100ms" } },
+          { "id": "gate", "plugin": "ends.launch" }
+        ] }
+      """, registry: registry)
+    let clock = ManualClock()
+    let session = LaunchSession()
+    let run = Task { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.waitForSleepers(3)
+    clock.advance(to: .milliseconds(100))
+    await until({ session.isReached("interactive") }, "interactive never reached")
+    clock.advance(to: .milliseconds(300))
+    await until({ session.phase != .running }, "the launch never ended")
+    #expect(session.screen == .splash)
+    clock.advance(to: .milliseconds(800))
+    let report = await run.value
+    #expect(
+      session.screen == (routes ? .routed(.maintenance) : .failed("'gate' failed: no disk")))
+    #expect(report.splash == SplashTiming(contentAt: nil, skeletonFrom: nil))
+  }
+
   @Test func anAppApplyingEventsItselfSeesTheContentOnTheMilestone() throws {
     let plan = try loadPlan(
       """

@@ -261,7 +261,13 @@ extension LaunchReport {
       let readyAt = plan.milestones.first { $0.name == policy.dismissOn }.flatMap {
         scheduler.milestoneTimes[$0.index]
       }
-      splash = SplashTiming(policy: policy, readyAt: readyAt, endedAt: endedAt)
+      var timing = SplashTiming(policy: policy, readyAt: readyAt, endedAt: endedAt)
+      // A route, a failure or a cancellation before the splash may go replaces the content
+      // that was ready: the app shows that instead.
+      if scheduler.ending != nil, let contentAt = timing.contentAt, endedAt < contentAt {
+        timing.contentAt = nil
+      }
+      splash = timing
     }
   }
 }
