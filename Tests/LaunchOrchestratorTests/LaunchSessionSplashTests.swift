@@ -302,6 +302,32 @@ struct LaunchSessionSplashTests {
     #expect(report.splash == SplashTiming(contentAt: nil, skeletonFrom: nil))
   }
 
+  @Test func progressCountsWhatTheDismissMilestoneWaitsForTransitively() throws {
+    let plan = try loadPlan(
+      """
+      { "version": 1, "splash": {},
+        "milestones": { "early": ["gate"], "interactive": ["page"], "late": ["cleanup"] },
+        "steps": [
+          { "id": "gate", "plugin": "noop" },
+          { "id": "store", "plugin": "noop" },
+          { "id": "flags", "plugin": "noop" },
+          { "id": "page", "plugin": "noop", "dependsOn": ["store"], "after": ["flags"],
+            "deferUntil": "early" },
+          { "id": "analytics", "plugin": "noop" },
+          { "id": "cleanup", "plugin": "noop", "deferUntil": "interactive" }
+        ] }
+      """)
+    let session = LaunchSession()
+    session.start(plan: plan)
+    var fractions: [Double] = []
+    for step in ["analytics", "gate", "store", "flags", "page", "cleanup"] {
+      session.apply(LaunchEvent(time: .zero, kind: .succeeded(step: step, usedFallback: false)))
+      fractions.append(session.progress)
+    }
+    // gate (through the deferral), store (dependsOn), flags (after) and page itself.
+    #expect(fractions == [0, 0.25, 0.5, 0.75, 1, 1])
+  }
+
   @Test func anAppApplyingEventsItselfSeesTheContentOnTheMilestone() throws {
     let plan = try loadPlan(
       """
