@@ -12,7 +12,7 @@ struct AppInfoTests {
   }
 
   @Test func refusesWhatCannotBeAVersion() {
-    for text in ["", "banana", "+41", "2.3.0+", "v2.3", "2.3 0"] {
+    for text in ["", "banana", "+41", "2.3.0+", "v2.3", "2.3 0", "1..0", "1.", "1.0-", "1.-0"] {
       #expect(AppInfo(parsing: text) == nil, "\(text)")
     }
   }

@@ -25,14 +25,24 @@ public struct AppInfo: Sendable, Equatable, CustomStringConvertible {
   }
 
   /// Whether `text` looks like a version people write: a digit first, then digits, letters,
-  /// dots and dashes (`1.10.0`, `2.3`, `1.2.0-beta.2`). What a gate makes of it is the gate's
-  /// business; this only catches a value that cannot be a version at all (`banana`).
+  /// dots and dashes, never two separators in a row nor one at the end (`1.10.0`, `2.3`,
+  /// `1.2.0-beta.2`). What a gate makes of it is the gate's business; this only catches a
+  /// value that cannot be a version at all (`banana`, `1..0`, `1.`).
   public static func looksLikeVersion(_ text: String) -> Bool {
     guard let first = text.unicodeScalars.first, ("0"..."9").contains(first) else { return false }
-    return text.unicodeScalars.allSatisfy {
-      ("0"..."9").contains($0) || ("a"..."z").contains($0) || ("A"..."Z").contains($0)
-        || $0 == "." || $0 == "-"
+    var afterSeparator = false
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "0"..."9", "a"..."z", "A"..."Z":
+        afterSeparator = false
+      case ".", "-":
+        if afterSeparator { return false }
+        afterSeparator = true
+      default:
+        return false
+      }
     }
+    return !afterSeparator
   }
 
   /// `VERSION` or `VERSION+BUILD`.
