@@ -27,6 +27,49 @@ struct ManifestReferenceTests {
       "docs/manifest.md's field tables are stale; rerun with RECORD_SNAPSHOTS=1")
   }
 
+  /// A new field needs only its declaration: the limits of its shape are checked before its
+  /// reader runs, so a plain reader cannot let through what the schema and docs forbid.
+  @Test func aFieldsDeclaredShapeIsEnforcedWithoutCodeOfItsOwn() throws {
+    struct Settings {
+      var owner: String?
+      var count: Int?
+      var format: Int?
+    }
+    let fields: [ManifestField<Settings>] = [
+      .value("owner", .string(minLength: 1), "who owns it", into: \.owner) {
+        $0.string($1, at: $2())
+      },
+      .value("count", .integer(minimum: 1, maximum: 10), "how many", into: \.count) {
+        $0.integer($1, at: $2())
+      },
+      .value("format", .constant(2), "the format", into: \.format) { $0.integer($1, at: $2()) },
+    ]
+    func read(_ text: String) throws -> (Settings, [String]) {
+      let bytes = Array(text.utf8)
+      let document = try JSONParser.parse(bytes)
+      let root = document.root
+      var reader = ManifestReader(
+        diagnostics: DiagnosticCollector(
+          file: "m.json", source: SourceText(bytes: bytes), root: root),
+        fallbackName: "m")
+      var settings = Settings()
+      reader.readObject(root, at: .root, fields: fields, into: &settings)
+      return (settings, reader.diagnostics.diagnostics.map(\.message))
+    }
+    let (bad, problems) = try read(#"{ "owner": "", "count": 11, "format": 3 }"#)
+    #expect(bad.owner == nil && bad.count == nil && bad.format == nil)
+    #expect(
+      problems == [
+        "'owner' cannot be empty.", "'count' must be a whole number from 1 to 10, not 11.",
+        "'format' must be 2, not 3.",
+      ])
+    let (good, none) = try read(#"{ "owner": "me", "count": 1e1, "format": 2 }"#)
+    #expect(none.isEmpty)
+    #expect(good.owner == "me" && good.count == 10 && good.format == 2)
+    // A value of another type is left to the reader, which names the type it expects.
+    #expect(try read(#"{ "count": "many" }"#).1 == ["expected a whole number, found a string."])
+  }
+
   @Test func aDataFolderThatDoesNotExistIsRefusedAtLoad() throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
       "data-folder-test-\(UUID().uuidString)")
@@ -54,7 +97,7 @@ struct ManifestReferenceTests {
       diagnostics(
         of: #"{ "version": 1, "steps": [ { "id": "a", "plugin": "noop", "timeout": 1e10 } ] }"#)
         == [
-          "1:70: error: step 'a' (steps[0].timeout): a duration cannot be negative or this large (found 10000000000.0)."
+          "1:70: error: step 'a' (steps[0].timeout): a duration cannot be negative or this large (found 1e10)."
         ])
     #expect(
       diagnostics(

@@ -79,7 +79,7 @@ struct ManifestValidationTests {
     #expect(try loadPlan("\u{FEFF}{ \"version\": 1, \"steps\": [] }").steps.isEmpty)
     #expect(
       diagnostics(of: "\u{FEFF}{ \"version\": 1, \"steps\": [], \"x\": 1 }") == [
-        "1:30: error: x: unknown key 'x'. Allowed keys: $schema, version, name, maxConcurrency, defaults, milestones, splash, app, steps."
+        "1:30: error: x: unknown key 'x'. Allowed keys: \(ManifestObjectInfo.topLevel.keys.joined(separator: ", "))."
       ], "columns count from after the mark, as editors show them")
   }
 
@@ -114,9 +114,9 @@ struct ManifestValidationTests {
         "9:5: error: steps[2]: missing key 'id'; every step needs a unique id.",
         "10:50: error: step 'x' (steps[3].dependsOn[0]): 'dependsOn' names an unknown step 'stor'. Did you mean 'store'?",
         "10:73: error: step 'x' (steps[3].deferUntil): unknown milestone 'interactiv'. Did you mean 'interactive'?",
-        "10:87: error: step 'x' (steps[3].bogus): unknown key 'bogus'. Allowed keys: id, plugin, params, priority, dependsOn, after, timeout, retry, onFailure, fallback, delay, deferUntil, isolation, expectedDuration, cache, description.",
+        "10:87: error: step 'x' (steps[3].bogus): unknown key 'bogus'. Allowed keys: \(ManifestObjectInfo.step.keys.joined(separator: ", ")).",
         "11:46: error: step 'y' (steps[4].after[0]): a step cannot wait for itself; remove 'y' from 'after'.",
-        "11:61: error: step 'y' (steps[4].delay): a duration cannot be negative or this large (found -1.0).",
+        "11:61: error: step 'y' (steps[4].delay): a duration cannot be negative or this large (found -1).",
         "11:88: error: step 'y' (steps[4].retry.attempts): 'attempts' counts every attempt including the first; use a number from 1 to 100.",
         "11:106: error: step 'y' (steps[4].isolation): unknown isolation 'ui'; use \"main\" to run on the main actor, or leave it out.",
       ])

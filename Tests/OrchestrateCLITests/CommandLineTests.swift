@@ -167,7 +167,7 @@ struct CommandLineTests {
       ] }
       """)
     let bom = folder.path("bom.json")
-    try Data([0xEF, 0xBB, 0xBF] + Array(#"{ "version": 1, "steps": [], "x": 1 }"#.utf8))
+    try Data([0xEF, 0xBB, 0xBF] + Array(#"{ "version": 1, "steps": [], "stepz": 1 }"#.utf8))
       .write(to: URL(fileURLWithPath: bom))
     let result = try await Orchestrate.run(["validate", typo, comma, bom])
     #expect(result.status == 65)
@@ -176,7 +176,7 @@ struct CommandLineTests {
         \(typo):2:65: error: step 'thumbnails' (steps[0].params.directry): unknown parameter 'directry' for 'images.cleanup'. Did you mean 'directory'?
         \(typo):3:3: error: step 'seed' (steps[1].dependsOn): 'sample.data' needs a StoreHandle from a dependency, and none of the step's 'dependsOn' steps provides one; add a step of kind 'store.init' to its 'dependsOn'.
         \(comma):2:38: error: invalid JSON: a trailing comma before ']'; remove it, as JSON allows no comma after the last item.
-        \(bom):1:30: error: x: unknown key 'x'. Allowed keys: $schema, version, name, maxConcurrency, defaults, milestones, splash, app, steps.
+        \(bom):1:30: error: stepz: unknown key 'stepz'. Did you mean 'steps'?
         4 errors, 0 warnings in 3 manifests; 3 not valid.
 
         """)

@@ -80,32 +80,97 @@ indirect enum ManifestShape: Sendable {
 extension ManifestField {
   /// A field read by `read` into the property at `keyPath`, which keeps its value when the
   /// field is left out or `read` returns `nil`.
+  ///
+  /// A value outside what `shape` allows (a string shorter than its `minLength`, a number out
+  /// of its bounds or other than its constant) is reported before `read` sees it, with
+  /// `invalid`'s message for the value as written when given, else a plain one.
   static func value<Value>(
     _ key: String, _ shape: ManifestShape, default defaultText: String = "", _ summary: String,
+    invalid: (@Sendable (String) -> String)? = nil,
     into keyPath: any WritableKeyPath<Target, Value> & Sendable,
     read: @escaping @Sendable (inout ManifestReader, JSONValue, () -> JSONPath) -> Value?
   ) -> Self {
-    field(key, shape, .optional(defaultText: defaultText), summary, into: keyPath, read: read)
+    field(
+      key, shape, .optional(defaultText: defaultText), summary, invalid: invalid, into: keyPath,
+      read: read)
   }
 
   /// A field the manifest must give; `missing` is the error when it does not.
   static func required<Value>(
     _ key: String, _ shape: ManifestShape, _ summary: String, missing: String,
+    invalid: (@Sendable (String) -> String)? = nil,
     into keyPath: any WritableKeyPath<Target, Value> & Sendable,
     read: @escaping @Sendable (inout ManifestReader, JSONValue, () -> JSONPath) -> Value?
   ) -> Self {
-    field(key, shape, .required(missing: missing), summary, into: keyPath, read: read)
+    field(
+      key, shape, .required(missing: missing), summary, invalid: invalid, into: keyPath, read: read)
   }
 
   private static func field<Value>(
     _ key: String, _ shape: ManifestShape, _ requirement: ManifestFieldInfo.Requirement,
-    _ summary: String, into keyPath: any WritableKeyPath<Target, Value> & Sendable,
+    _ summary: String, invalid: (@Sendable (String) -> String)?,
+    into keyPath: any WritableKeyPath<Target, Value> & Sendable,
     read: @escaping @Sendable (inout ManifestReader, JSONValue, () -> JSONPath) -> Value?
   ) -> Self {
-    Self(
-      info: ManifestFieldInfo(key: key, shape: shape, requirement: requirement, summary: summary)
-    ) { reader, value, path, target in
+    let info = ManifestFieldInfo(key: key, shape: shape, requirement: requirement, summary: summary)
+    guard let violation = shape.violation(named: key) else {
+      return Self(info: info) { reader, value, path, target in
+        if let read = read(&reader, value, path) { target[keyPath: keyPath] = read }
+      }
+    }
+    return Self(info: info) { reader, value, path, target in
+      if let found = violation(value) {
+        reader.diagnostics.report(invalid?(found.text) ?? found.message, at: path())
+        return
+      }
       if let read = read(&reader, value, path) { target[keyPath: keyPath] = read }
+    }
+  }
+}
+
+extension ManifestShape {
+  /// What a value outside the shape's limits is: its text as written and a plain message.
+  typealias Violation = (text: String, message: String)
+
+  /// The check of the shape's limits for the field `key`, or `nil` for a shape without any.
+  /// A value of another type passes: the field's reader names the type it expects.
+  func violation(named key: String) -> (@Sendable (JSONValue) -> Violation?)? {
+    switch self {
+    case .constant(let constant):
+      return { value in
+        guard let number = value.exactInteger(Int.self), number != constant else { return nil }
+        let found = value.numberDescription
+        return (found, "'\(key)' must be \(constant), not \(found).")
+      }
+    case .string(let minLength) where minLength > 0:
+      return { value in
+        guard let text = value.stringValue, text.unicodeScalars.count < minLength else {
+          return nil
+        }
+        return (
+          text,
+          minLength == 1
+            ? "'\(key)' cannot be empty."
+            : "'\(key)' must be at least \(minLength) characters long."
+        )
+      }
+    case .integer(let minimum, let maximum) where minimum != nil || maximum != nil:
+      return { value in
+        guard let number = value.exactInteger(Int.self),
+          number < (minimum ?? .min) || number > (maximum ?? .max)
+        else { return nil }
+        let bounds =
+          switch (minimum, maximum) {
+          case (let minimum?, let maximum?): "a whole number from \(minimum) to \(maximum)"
+          case (let minimum?, nil): "at least \(minimum)"
+          default: "at most \(maximum ?? 0)"
+          }
+        return (
+          value.numberDescription, "'\(key)' must be \(bounds), not \(value.numberDescription)."
+        )
+      }
+    default:
+      return nil
     }
   }
 }

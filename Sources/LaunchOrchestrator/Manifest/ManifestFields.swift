@@ -11,30 +11,23 @@ enum ManifestFields {
     },
     .required(
       "version", .constant(1), "format version",
-      missing: "missing key 'version'; add \"version\": 1.", into: \.version
-    ) { reader, value, path in
-      guard let number = reader.integer(value, at: path()) else { return nil }
-      if number != 1 {
-        reader.diagnostics.report(
-          "unsupported manifest version \(number); this orchestrator reads version 1.", at: path())
-      }
-      return number
-    },
+      missing: "missing key 'version'; add \"version\": 1.",
+      invalid: { "unsupported manifest version \($0); this orchestrator reads version 1." },
+      into: \.version,
+      read: { $0.integer($1, at: $2()) }
+    ),
     .value("name", .string(minLength: 0), default: "file name", "shown in reports", into: \.name) {
       $0.string($1, at: $2())
     },
     .value(
       "maxConcurrency", .integer(minimum: 1, maximum: nil), default: "no limit",
-      "steps running at once; `--max-concurrency` overrides it", into: \.maxConcurrency
-    ) { reader, value, path in
-      guard value.kind != .null, let number = reader.integer(value, at: path()) else { return nil }
-      guard number >= 1 else {
-        reader.diagnostics.report(
-          "'maxConcurrency' must be at least 1, or left out for no limit.", at: path())
-        return nil
+      "steps running at once; `--max-concurrency` overrides it",
+      invalid: { _ in "'maxConcurrency' must be at least 1, or left out for no limit." },
+      into: \.maxConcurrency,
+      read: { reader, value, path in
+        value.kind == .null ? nil : reader.integer(value, at: path())
       }
-      return number
-    },
+    ),
     .value(
       "defaults", .object(.defaults), default: "see below",
       "settings for steps that set none", into: \.defaults
@@ -88,15 +81,10 @@ enum ManifestFields {
   static let step: [ManifestField<StepDraft>] = [
     .required(
       "id", .string(minLength: 1), "unique id",
-      missing: "missing key 'id'; every step needs a unique id.", into: \.id
-    ) { reader, value, path in
-      guard let id = reader.string(value, at: path()) else { return nil }
-      guard !id.isEmpty else {
-        reader.diagnostics.report("a step id cannot be empty.", at: path())
-        return nil
-      }
-      return id
-    },
+      missing: "missing key 'id'; every step needs a unique id.",
+      invalid: { _ in "a step id cannot be empty." }, into: \.id,
+      read: { $0.string($1, at: $2()) }
+    ),
     .required(
       "plugin", .pluginKind, "the step kind, such as `simulate`",
       missing: "missing key 'plugin'; say which step kind runs this step.", into: \.plugin
@@ -194,17 +182,12 @@ enum ManifestFields {
   static let retry: [ManifestField<RetryPolicy>] = [
     .required(
       "attempts", .integer(minimum: 1, maximum: 100), "attempts in all, the first included",
-      missing: "missing key 'attempts' in 'retry'.", into: \.attempts
-    ) { reader, value, path in
-      guard let number = reader.integer(value, at: path()) else { return nil }
-      guard (1...100).contains(number) else {
-        reader.diagnostics.report(
-          "'attempts' counts every attempt including the first; use a number from 1 to 100.",
-          at: path())
-        return nil
-      }
-      return number
-    },
+      missing: "missing key 'attempts' in 'retry'.",
+      invalid: { _ in
+        "'attempts' counts every attempt including the first; use a number from 1 to 100."
+      }, into: \.attempts,
+      read: { $0.integer($1, at: $2()) }
+    ),
     .value(
       "backoff", .duration, default: "0", "the wait before the second attempt; it doubles after",
       into: \.backoff
@@ -244,28 +227,24 @@ enum ManifestFields {
   static let app: [ManifestField<AppInfo>] = [
     .required(
       "version", .string(minLength: 1), "the app's version, such as `1.10.0`",
-      missing: "missing key 'version' in 'app'; write it like \"1.10.0\".", into: \.version
-    ) { reader, value, path in
-      guard let version = reader.string(value, at: path()) else { return nil }
-      guard AppInfo.looksLikeVersion(version) else {
-        reader.diagnostics.report(
-          version.isEmpty
-            ? "'version' cannot be empty; write it like \"1.10.0\"."
-            : "'\(version)' is not a version; write it like \"1.10.0\".", at: path())
-        return nil
+      missing: "missing key 'version' in 'app'; write it like \"1.10.0\".",
+      invalid: { _ in "'version' cannot be empty; write it like \"1.10.0\"." }, into: \.version,
+      read: { reader, value, path in
+        guard let version = reader.string(value, at: path()) else { return nil }
+        guard AppInfo.looksLikeVersion(version) else {
+          reader.diagnostics.report(
+            "'\(version)' is not a version; write it like \"1.10.0\".", at: path())
+          return nil
+        }
+        return version
       }
-      return version
-    },
-    .value("build", .string(minLength: 1), default: "none", "the build number", into: \.build) {
-      reader, value, path in
-      guard let build = reader.string(value, at: path()) else { return nil }
-      guard !build.isEmpty else {
-        reader.diagnostics.report(
-          "'build' cannot be empty; leave it out or write it like \"41\".", at: path())
-        return nil
-      }
-      return build
-    },
+    ),
+    .value(
+      "build", .string(minLength: 1), default: "none", "the build number",
+      invalid: { _ in "'build' cannot be empty; leave it out or write it like \"41\"." },
+      into: \.build,
+      read: { $0.string($1, at: $2()) }
+    ),
   ]
 }
 

@@ -168,7 +168,8 @@ struct ManifestReader {
     case .number(let seconds):
       if let duration = DurationText.seconds(seconds) { return duration }
       diagnostics.report(
-        "a duration cannot be negative or this large (found \(seconds)).", at: path())
+        "a duration cannot be negative or this large (found \(value.numberDescription)).",
+        at: path())
     case .string(let text):
       if let duration = DurationText.parse(text) { return duration }
       diagnostics.report(
@@ -226,7 +227,7 @@ struct ManifestReader {
 
 extension JSONValue {
   /// A number as its manifest wrote it.
-  fileprivate var numberDescription: String {
+  var numberDescription: String {
     if let numberText { return numberText }
     if case .number(let number) = kind { return "\(number)" }
     return typeDescription
