@@ -73,6 +73,29 @@ struct Console: Sendable {
     failures.withLock { $0[STDOUT_FILENO] }.flatMap { $0 == EPIPE ? nil : $0 }
   }
 
+  /// Takes stdout and stderr as the process found them: one that was closed when the program
+  /// started (`orchestrate run app.json >&-`) is failed with `EBADF` and never written to.
+  ///
+  /// A closed descriptor is the lowest free one, so the process's next `open` takes it: the
+  /// Swift runtime's own event descriptors already have by now, and later a store or a report
+  /// could. A descriptor that came from the shell never has `FD_CLOEXEC` set (it would not have
+  /// survived `exec`), one this process opened always has; so one that has it is not the
+  /// stream, and writing there would go into someone else's file. One still free is filled
+  /// with `/dev/null`, so that no file opened later can become it.
+  static func adoptStandardStreams() {
+    for descriptor in [STDOUT_FILENO, STDERR_FILENO] {
+      let flags = fcntl(descriptor, F_GETFD)
+      guard flags < 0 || flags & FD_CLOEXEC != 0 else { continue }
+      failures.withLock { $0[descriptor] = EBADF }
+      guard flags < 0 else { continue }
+      let null = open("/dev/null", O_RDWR)
+      if null >= 0, null != descriptor {
+        dup2(null, descriptor)
+        close(null)
+      }
+    }
+  }
+
   /// The errno that stopped each stream, by descriptor.
   private static let failures = Mutex<[Int32: Int32]>([:])
 

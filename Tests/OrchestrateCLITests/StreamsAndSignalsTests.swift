@@ -70,6 +70,72 @@ struct StreamsAndSignalsTests {
         == "Error: standard output could not be written: No space left on device.\n")
   }
 
+  /// Runs the binary from a shell that first closes the descriptors in `closing` (`>&-`),
+  /// returning its exit status and what it wrote to the streams still open.
+  private func runWithClosed(
+    _ closing: String, _ arguments: [String]
+  ) async throws -> CommandResult {
+    let folder = try TemporaryFolder()
+    let binary = Orchestrate.buildFolder.appendingPathComponent("orchestrate").path
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    process.arguments = ["-c", "exec \"$@\" \(closing)", "sh", binary] + arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(["CI": "true"]) { $1 }
+    process.standardOutput = try FileHandle(
+      forWritingTo: URL(fileURLWithPath: folder.write("out", "")))
+    process.standardError = try FileHandle(
+      forWritingTo: URL(fileURLWithPath: folder.write("err", "")))
+    let (exited, exit) = AsyncStream.makeStream(of: Void.self)
+    process.terminationHandler = { _ in exit.finish() }
+    try process.run()
+    for await _ in exited {}
+    #expect(process.terminationReason == .exit, "killed by a signal")
+    return CommandResult(
+      stdout: try String(contentsOfFile: folder.path("out"), encoding: .utf8),
+      stderr: try String(contentsOfFile: folder.path("err"), encoding: .utf8),
+      status: process.terminationStatus)
+  }
+
+  @Test func aClosedStandardOutputIsAnErrorNamingItAndTheLaunchStillWritesItsReport()
+    async throws
+  {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.write(
+      "app.json",
+      """
+      { "version": 1, "steps": [
+        { "id": "a", "plugin": "simulate", "params": { "duration": "10ms" } },
+        { "id": "b", "plugin": "simulate", "dependsOn": ["a"], "params": { "duration": "10ms" } }
+      ] }
+      """)
+
+    let result = try await runWithClosed(
+      ">&-", ["run", manifest, "--report", folder.path("r.json")])
+
+    #expect(result.status == 74)
+    #expect(result.stderr == "Error: standard output could not be written: Bad file descriptor.\n")
+    let report = try readReport(folder.path("r.json"))
+    #expect(report.steps.map(\.state) == [.succeeded, .succeeded])
+  }
+
+  @Test func closedStandardStreamsNeitherCrashNorChangeTheLaunchsExitStatus() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.write(
+      "app.json",
+      """
+      { "version": 1, "steps": [ { "id": "a", "plugin": "simulate", "params": { "fail": true } } ] }
+      """)
+
+    let stderrClosed = try await runWithClosed("2>&-", ["run", manifest])
+    let bothClosed = try await runWithClosed(
+      ">&- 2>&-", ["run", manifest, "--report", folder.path("r.json")])
+
+    #expect(stderrClosed.status == 1)
+    #expect(stderrClosed.stdout.contains("FAILED     a: simulated failure"))
+    #expect(bothClosed.status == 1)
+    #expect(try readReport(folder.path("r.json")).steps.map(\.state) == [.failed])
+  }
+
   @Test func escapesControlCharactersAndNewlinesFromTheManifestBeforeTheTerminal() async throws {
     let folder = try TemporaryFolder()
     let manifest = try folder.write(
