@@ -2,7 +2,8 @@
 /// sequence must not clear the screen, retitle the window or hide the lines before it.
 package enum TerminalText {
   /// `text` with control characters written out the way Swift writes them (`\u{1B}`, `\r`,
-  /// `\t`, `\n`). Bidirectional overrides are escaped too, since they reorder what is shown.
+  /// `\t`, `\n`). Bidirectional overrides are escaped too, since they reorder what is shown,
+  /// and the Unicode line and paragraph separators, since they can start a line.
   ///
   /// - Parameter keepingNewlines: whether `text` is several lines of the CLI's own making
   ///   (help, a graph); otherwise it is one line, and a newline in it would let a step id
@@ -31,6 +32,8 @@ package enum TerminalText {
   private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
     switch scalar.value {
     case 0x00...0x1F, 0x7F...0x9F: true
+    // Line and paragraph separators: some terminals and viewers start a new line there.
+    case 0x2028, 0x2029: true
     case 0x202A...0x202E, 0x2066...0x2069: true
     default: false
     }

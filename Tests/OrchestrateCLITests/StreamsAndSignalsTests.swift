@@ -136,6 +136,29 @@ struct StreamsAndSignalsTests {
     #expect(try readReport(folder.path("r.json")).steps.map(\.state) == [.failed])
   }
 
+  @Test func aGraphNeverLetsANameForgeALine() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.write(
+      "evil.json",
+      #"""
+      { "version": 1, "name": "Evil\nforged", "milestones": { "m\nforged": ["a\nforged"] }, "steps": [
+        { "id": "a\nforged", "plugin": "simulate" },
+        { "id": "b\u2028forged", "plugin": "simulate", "dependsOn": ["a\nforged"] }
+      ] }
+      """#)
+
+    for format in ["dot", "mermaid"] {
+      let graph = try await Orchestrate.run(["graph", manifest, "--format", format])
+      #expect(graph.status == 0, "\(graph.stderr)")
+      #expect(!graph.stdout.split(separator: "\n").contains { $0.hasPrefix("forged") }, "\(format)")
+      #expect(!graph.stdout.contains("\u{2028}"), "\(format)")
+    }
+    let mermaid = try await Orchestrate.run(["graph", manifest, "--format", "mermaid"])
+    #expect(mermaid.stdout.contains(#"s0["a\nforged<br/>simulate · normal"]"#))
+    #expect(mermaid.stdout.contains(#"m0{{"m\nforged"}}"#))
+    #expect(mermaid.stdout.contains(#"s1["b\u{2028}forged<br/>simulate · normal"]"#))
+  }
+
   @Test func escapesControlCharactersAndNewlinesFromTheManifestBeforeTheTerminal() async throws {
     let folder = try TemporaryFolder()
     let manifest = try folder.write(
