@@ -40,6 +40,13 @@ struct Console: Sendable {
     Self.send(TerminalText.escaped(text, keepingNewlines: true) + "\n", to: output)
   }
 
+  /// Prints JSON text and a newline, made safe for a terminal with JSON's own escapes, so
+  /// that it stays JSON.
+  func json(_ text: String) {
+    let json = TerminalText.escapedJSON(text)
+    Self.send(json.hasSuffix("\n") ? json : json + "\n", to: output)
+  }
+
   /// Writes `text` without adding a newline; its own newlines are kept.
   func write(_ text: String) {
     Self.send(TerminalText.escaped(text, keepingNewlines: true), to: output)

@@ -29,6 +29,23 @@ package enum TerminalText {
     return result
   }
 
+  /// JSON text with what ``escaped(_:keepingNewlines:)`` would escape written as JSON escapes
+  /// (`\u202E`), so that it stays valid JSON: such characters can only be inside its strings,
+  /// since the JSON writer escapes the ASCII controls and puts only newlines between tokens.
+  package static func escapedJSON(_ json: String) -> String {
+    guard json.unicodeScalars.contains(where: { $0 != "\n" && isControl($0) }) else { return json }
+    var result = ""
+    for scalar in json.unicodeScalars {
+      if scalar != "\n", isControl(scalar) {
+        let hex = String(scalar.value, radix: 16, uppercase: true)
+        result += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+      } else {
+        result.unicodeScalars.append(scalar)
+      }
+    }
+    return result
+  }
+
   private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
     switch scalar.value {
     case 0x00...0x1F, 0x7F...0x9F: true

@@ -159,6 +159,24 @@ struct StreamsAndSignalsTests {
     #expect(mermaid.stdout.contains(#"s1["b\u{2028}forged<br/>simulate · normal"]"#))
   }
 
+  @Test func jsonOnTheTerminalStaysJSONWithEveryNameEscaped() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.write(
+      "evil.json",
+      #"""
+      { "version": 1, "steps": [ { "id": "a\u2028b\u202Ec\u0085\u001b", "plugin": "simulate" } ] }
+      """#)
+
+    let run = try await Orchestrate.run(["run", manifest, "--json"])
+
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(
+      !run.stdout.unicodeScalars.contains { [0x1B, 0x85, 0x2028, 0x202E].contains($0.value) })
+    #expect(run.stdout.contains(#""id": "a\u2028b\u202Ec\u0085\u001b""#))
+    let report = try LaunchReport(jsonText: run.stdout)
+    #expect(report.steps.map(\.id) == ["a\u{2028}b\u{202E}c\u{85}\u{1B}"])
+  }
+
   @Test func escapesControlCharactersAndNewlinesFromTheManifestBeforeTheTerminal() async throws {
     let folder = try TemporaryFolder()
     let manifest = try folder.write(
