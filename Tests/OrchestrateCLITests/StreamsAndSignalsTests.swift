@@ -175,6 +175,15 @@ struct StreamsAndSignalsTests {
     #expect(run.stdout.contains(#""id": "a\u2028b\u202Ec\u0085\u001b""#))
     let report = try LaunchReport(jsonText: run.stdout)
     #expect(report.steps.map(\.id) == ["a\u{2028}b\u{202E}c\u{85}\u{1B}"])
+    for option in ["--report", "--trace"] {
+      let file = try await Orchestrate.run(["run", manifest, option, "-"])
+      #expect(file.status == 0, "\(file.stderr)")
+      #expect(
+        !file.stdout.unicodeScalars.contains { [0x1B, 0x85, 0x2028, 0x202E].contains($0.value) })
+      #expect(file.stdout.contains(#"a\u2028b\u202Ec\u0085\u001b"#), "\(option)")
+      #expect(
+        (try? JSONSerialization.jsonObject(with: Data(file.stdout.utf8))) != nil, "\(option)")
+    }
   }
 
   @Test func escapesControlCharactersAndNewlinesFromTheManifestBeforeTheTerminal() async throws {
