@@ -134,10 +134,16 @@ final class DirectoryHandle {
   private static let sqliteHeader = Array("SQLite format 3".utf8) + [0]
 
   /// The first SQLite database directly in this folder, by name.
+  ///
+  /// Only files a whole number of 512-byte blocks long are opened: a database is always a
+  /// whole number of pages, and pages are at least 512 bytes, so a folder of images costs a
+  /// `stat` per file, not an `open`.
   func firstSQLiteDatabase() -> String? {
     guard let names = try? entryNames() else { return nil }
-    for name in names.sorted(by: { $0.lexicographicallyPrecedes($1) })
-    where status(of: name)?.kind == .regular && isSQLiteDatabase(name) {
+    for name in names.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+      guard let status = status(of: name), status.kind == .regular, status.size > 0,
+        status.size % 512 == 0, isSQLiteDatabase(name)
+      else { continue }
       return String(decoding: name.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
     return nil
