@@ -116,6 +116,39 @@ final class DirectoryHandle {
     return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }
 
+  /// Whether the entry `name` is a SQLite database: a regular file that starts with SQLite's
+  /// header. Opened without following a link or waiting on a FIFO.
+  func isSQLiteDatabase(_ name: [CChar]) -> Bool {
+    let file = openat(descriptor, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+    guard file >= 0 else { return false }
+    defer { close(file) }
+    var info = stat()
+    guard fstat(file, &info) == 0, info.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG) else {
+      return false
+    }
+    var header = [UInt8](repeating: 0, count: Self.sqliteHeader.count)
+    return read(file, &header, header.count) == header.count && header == Self.sqliteHeader
+  }
+
+  /// The first 16 bytes of every SQLite database file.
+  private static let sqliteHeader = Array("SQLite format 3".utf8) + [0]
+
+  /// The first SQLite database directly in this folder, by name.
+  ///
+  /// Only files a whole number of 512-byte blocks long are opened: a database is always a
+  /// whole number of pages, and pages are at least 512 bytes, so a folder of images costs a
+  /// `stat` per file, not an `open`.
+  func firstSQLiteDatabase() -> String? {
+    guard let names = try? entryNames() else { return nil }
+    for name in names.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+      guard let status = status(of: name), status.kind == .regular, status.size > 0,
+        status.size % 512 == 0, isSQLiteDatabase(name)
+      else { continue }
+      return String(decoding: name.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+    return nil
+  }
+
   /// Removes the entry `name` (a file or a link, never a folder); the errno on failure.
   func remove(_ name: [CChar]) -> Int32? {
     unlinkat(descriptor, name, 0) == 0 ? nil : errno
@@ -133,6 +166,9 @@ final class DirectoryHandle {
       throw .system(code)
     }
     defer { closedir(stream) }
+    // The copy shares the read position with this descriptor: an earlier listing left it at
+    // the end.
+    rewinddir(stream)
     var names: [[CChar]] = []
     while let entry = readdir(stream) {
       let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in

@@ -33,6 +33,9 @@ struct ImageCleaner {
   var skippedNames = 0
   var skippedChanged = 0
   var skippedFailed = 0
+  /// SQLite databases and their `-wal`, `-shm` and `-journal` files found in a subfolder: a
+  /// store, perhaps of another launch, never an image.
+  var keptDatabases = 0
 
   /// Cleans `folder`, reached as `relativePath` from the images directory, and the folders
   /// in it.
@@ -87,6 +90,20 @@ struct ImageCleaner {
     }
   }
 
+  /// Whether `name` is a SQLite database, or the journal or shared memory of one beside it.
+  private func isDatabase(_ name: [CChar], in folder: DirectoryHandle) -> Bool {
+    if folder.isSQLiteDatabase(name) { return true }
+    let bytes = name.dropLast().map { UInt8(bitPattern: $0) }
+    for suffix in Self.databaseSuffixes
+    where bytes.count > suffix.count && bytes.suffix(suffix.count).elementsEqual(suffix) {
+      let base = bytes.dropLast(suffix.count).map { CChar(bitPattern: $0) } + [0]
+      return folder.isSQLiteDatabase(base)
+    }
+    return false
+  }
+
+  private static let databaseSuffixes = ["-wal", "-shm", "-journal"].map { Array($0.utf8) }
+
   private func qualifies(_ path: String, _ status: DirectoryHandle.Status) -> Bool {
     reviewed[path] != nil || (!referenced.contains(path) && status.modified < cutoff)
   }
@@ -107,6 +124,10 @@ struct ImageCleaner {
       current.kind == listed.kind, qualifies(path, current)
     else {
       skippedChanged += 1
+      return
+    }
+    if current.kind == .regular, isDatabase(name, in: folder) {
+      keptDatabases += 1
       return
     }
     if !dryRun, let code = folder.remove(name) {

@@ -16,10 +16,12 @@ import SQLiteStore
 /// a folder swapped for a link while it runs cannot lead it elsewhere; it removes a link
 /// itself at most, never its target. Each file's identity and age are checked again right
 /// before it is removed. It refuses `/`, the home folder, system folders, and any folder
-/// that is or holds the manifest's folder, the data folder or the store. Names that are not
-/// UTF-8 and files that vanish are skipped and counted. With a store among its dependencies,
-/// images its scans still reference are kept, and with a read-only store the reviewed ones
-/// too; without a store, every file older than `maxAge` counts as orphaned.
+/// that is or holds the manifest's folder, the data folder or the store, or that holds any
+/// SQLite database (a store it does not depend on); a database, with its `-wal`, `-shm` and
+/// `-journal` files, found in a subfolder is kept. Names that are not UTF-8 and files that
+/// vanish are skipped and counted. With a store among its dependencies, images its scans
+/// still reference are kept, and with a read-only store the reviewed ones too; without a
+/// store, every file older than `maxAge` counts as orphaned.
 public struct ImageCleanupStep: StepPlugin {
   /// The kind name.
   public static let kind = "images.cleanup"
@@ -67,7 +69,10 @@ public struct ImageCleanupStep: StepPlugin {
       let protected = ProtectedFolders(
         manifestDirectory: context.manifestDirectory, dataDirectory: context.dataDirectory,
         store: store?.url, home: NSHomeDirectory())
-      if let reason = protected.reason(for: handle, physicalPath: physicalPath) {
+      // A store the step does not depend on is unknown to it, but still no image.
+      if let reason = protected.reason(for: handle, physicalPath: physicalPath)
+        ?? handle.firstSQLiteDatabase().map({ "it holds the SQLite database '\($0)' (a store)" })
+      {
         throw StepFailure(
           "images.cleanup will not clean '\(shown)': \(reason), and it deletes files in the "
             + "folder it is given; name the images folder itself (a folder that holds only images)")
@@ -134,6 +139,11 @@ public struct ImageCleanupStep: StepPlugin {
       context.log(
         "kept \(cleaner.keptForReadOnlyStore) reviewed scan images: the store is read-only, so "
           + "their scans would still name them")
+    }
+    if cleaner.keptDatabases > 0 {
+      context.log(
+        "kept \(cleaner.keptDatabases) SQLite database files found in subfolders: a store is never "
+          + "an image; move it out of the images folder")
     }
     if cleaner.skippedNames > 0 {
       context.log(

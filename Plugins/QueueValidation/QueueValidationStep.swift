@@ -48,6 +48,12 @@ public struct QueueValidationStep: StepPlugin {
   /// Validates the queue against the store.
   public func run(_ context: StepContext) async throws -> QueueValidationResult {
     let url = context.resolve(path)
+    if Self.isLinkToNothing(url) {
+      context.log(
+        "no queue at \(url.path) (a symbolic link to a file that does not exist); nothing to validate"
+      )
+      return QueueValidationResult(kept: 0, dropped: 0, movedAside: nil)
+    }
     // A link is followed to the file it names; a folder, FIFO or device is refused before it
     // is read (reading a FIFO would block the launch).
     let file = try SafeFiles.checkReplaceable(url)
@@ -60,10 +66,11 @@ public struct QueueValidationStep: StepPlugin {
     do {
       queue = try Queue(bytes)
     } catch {
-      let aside = try SafeFiles.moveAside(url, label: "unreadable")
-      context.log(
-        "the queue was unreadable (\(error.reason)); moved it aside to \(aside.lastPathComponent)"
-      )
+      // The file itself, not a link to it: the link is the app's way to its queue, and
+      // moving it would leave the app writing a new queue where no launch looks.
+      let aside = try SafeFiles.moveAside(file, label: "unreadable")
+      let shown = file == url ? aside.lastPathComponent : aside.path
+      context.log("the queue was unreadable (\(error.reason)); moved it aside to \(shown)")
       return QueueValidationResult(kept: 0, dropped: 0, movedAside: aside)
     }
     if let repeated = queue.repeatedKeys.first {
@@ -160,6 +167,16 @@ public struct QueueValidationStep: StepPlugin {
       unlink(backup)
       throw failure
     }
+  }
+
+  /// Whether `url` is a symbolic link whose final target does not exist: a queue the app
+  /// has not written (again) yet, which is an empty one.
+  private static func isLinkToNothing(_ url: URL) -> Bool {
+    var info = stat()
+    guard lstat(url.path, &info) == 0, info.st_mode & mode_t(S_IFMT) == mode_t(S_IFLNK) else {
+      return false
+    }
+    return stat(url.path, &info) != 0 && errno == ENOENT
   }
 
   /// Whether the two paths name the same regular file (device and inode), without following

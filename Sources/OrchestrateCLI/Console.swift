@@ -40,6 +40,13 @@ struct Console: Sendable {
     Self.send(TerminalText.escaped(text, keepingNewlines: true) + "\n", to: output)
   }
 
+  /// Prints JSON text and a newline, made safe for a terminal with JSON's own escapes, so
+  /// that it stays JSON.
+  func json(_ text: String) {
+    let json = TerminalText.escapedJSON(text)
+    Self.send(json.hasSuffix("\n") ? json : json + "\n", to: output)
+  }
+
   /// Writes `text` without adding a newline; its own newlines are kept.
   func write(_ text: String) {
     Self.send(TerminalText.escaped(text, keepingNewlines: true), to: output)
@@ -71,6 +78,29 @@ struct Console: Sendable {
   /// lost, which the exit status must say.
   static var standardOutputFailure: Int32? {
     failures.withLock { $0[STDOUT_FILENO] }.flatMap { $0 == EPIPE ? nil : $0 }
+  }
+
+  /// Takes stdout and stderr as the process found them: one that was closed when the program
+  /// started (`orchestrate run app.json >&-`) is failed with `EBADF` and never written to.
+  ///
+  /// A closed descriptor is the lowest free one, so the process's next `open` takes it: the
+  /// Swift runtime's own event descriptors already have by now, and later a store or a report
+  /// could. A descriptor that came from the shell never has `FD_CLOEXEC` set (it would not have
+  /// survived `exec`), one this process opened always has; so one that has it is not the
+  /// stream, and writing there would go into someone else's file. One still free is filled
+  /// with `/dev/null`, so that no file opened later can become it.
+  static func adoptStandardStreams() {
+    for descriptor in [STDOUT_FILENO, STDERR_FILENO] {
+      let flags = fcntl(descriptor, F_GETFD)
+      guard flags < 0 || flags & FD_CLOEXEC != 0 else { continue }
+      failures.withLock { $0[descriptor] = EBADF }
+      guard flags < 0 else { continue }
+      let null = open("/dev/null", O_RDWR)
+      if null >= 0, null != descriptor {
+        dup2(null, descriptor)
+        close(null)
+      }
+    }
   }
 
   /// The errno that stopped each stream, by descriptor.

@@ -89,7 +89,10 @@ struct GraphCommand: Command {
       case .milestone(let index): "m\(index)"
       }
     }
-    func label(_ text: String) -> String { text.replacingOccurrences(of: "\"", with: "#quot;") }
+    // A node is one line: a newline in a name would end it and start a forged one.
+    func label(_ text: String) -> String {
+      TerminalText.escaped(text).replacingOccurrences(of: "\"", with: "#quot;")
+    }
     var lines = ["flowchart LR"]
     for step in plan.steps {
       lines.append(

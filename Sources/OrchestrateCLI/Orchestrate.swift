@@ -29,9 +29,11 @@ public enum Orchestrate {
   /// Runs one command line and returns its exit code.
   ///
   /// SIGPIPE is ignored from here on: a reader that goes away (`orchestrate run ... | head -1`)
-  /// stops the printing, not the launch.
+  /// stops the printing, not the launch. A stream that was closed when the program started
+  /// (`>&-`) is never written to: the descriptor may be another file's by now.
   public static func run(arguments: [String], registry: PluginRegistry) async -> ExitCode {
     signal(SIGPIPE, SIG_IGN)
+    Console.adoptStandardStreams()
     let console = Console.standard
     let code: ExitCode
     do {

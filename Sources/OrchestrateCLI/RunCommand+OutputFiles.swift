@@ -104,7 +104,8 @@ extension RunCommand {
           case .trace: JSONWriter.prettyPrinted(report.chromeTrace)
           }
         switch output.target {
-        case .standardOutput: console.data(Data(text.utf8))
+        // Both are JSON: names that must not reach a terminal raw get JSON's escapes.
+        case .standardOutput: console.data(Data(TerminalText.escapedJSON(text).utf8))
         case .file(let url, _):
           do {
             try SafeFiles.writeAtomically(Data(text.utf8), to: url)

@@ -39,7 +39,7 @@ struct RunCommand: Command {
     do { recorded = try history?.record(report) } catch { failure = failure ?? error }
     if let failure { throw failure }
     if options.json {
-      console.text(report.jsonText.trimmingCharacters(in: .newlines))
+      console.json(report.jsonText)
     } else {
       printSummary(report, routedBy: routedBy)
     }

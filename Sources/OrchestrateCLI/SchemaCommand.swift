@@ -7,7 +7,7 @@ struct SchemaCommand: Command {
   let console: Console
 
   func execute() async throws(CLIError) -> ExitCode {
-    console.write(JSONWriter.prettyPrinted(ManifestSchema.json(for: registry)))
+    console.json(JSONWriter.prettyPrinted(ManifestSchema.json(for: registry)))
     return .success
   }
 }

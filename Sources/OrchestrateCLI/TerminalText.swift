@@ -2,7 +2,8 @@
 /// sequence must not clear the screen, retitle the window or hide the lines before it.
 package enum TerminalText {
   /// `text` with control characters written out the way Swift writes them (`\u{1B}`, `\r`,
-  /// `\t`, `\n`). Bidirectional overrides are escaped too, since they reorder what is shown.
+  /// `\t`, `\n`). Bidirectional overrides are escaped too, since they reorder what is shown,
+  /// and the Unicode line and paragraph separators, since they can start a line.
   ///
   /// - Parameter keepingNewlines: whether `text` is several lines of the CLI's own making
   ///   (help, a graph); otherwise it is one line, and a newline in it would let a step id
@@ -28,9 +29,28 @@ package enum TerminalText {
     return result
   }
 
+  /// JSON text with what ``escaped(_:keepingNewlines:)`` would escape written as JSON escapes
+  /// (`\u202E`), so that it stays valid JSON: such characters can only be inside its strings,
+  /// since the JSON writer escapes the ASCII controls and puts only newlines between tokens.
+  package static func escapedJSON(_ json: String) -> String {
+    guard json.unicodeScalars.contains(where: { $0 != "\n" && isControl($0) }) else { return json }
+    var result = ""
+    for scalar in json.unicodeScalars {
+      if scalar != "\n", isControl(scalar) {
+        let hex = String(scalar.value, radix: 16, uppercase: true)
+        result += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+      } else {
+        result.unicodeScalars.append(scalar)
+      }
+    }
+    return result
+  }
+
   private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
     switch scalar.value {
     case 0x00...0x1F, 0x7F...0x9F: true
+    // Line and paragraph separators: some terminals and viewers start a new line there.
+    case 0x2028, 0x2029: true
     case 0x202A...0x202E, 0x2066...0x2069: true
     default: false
     }

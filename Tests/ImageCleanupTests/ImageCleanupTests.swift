@@ -247,6 +247,51 @@ struct ImageCleanupSafetyTests {
     #expect(exists(folder.file("data/library.sqlite")))
   }
 
+  @Test func refusesAFolderThatHoldsAStoreItDoesNotDependOn() async throws {
+    let folder = try ScratchFolder()
+    let report = try await launch(
+      #"""
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "store.init", "params": { "path": "shared/library.sqlite", "createFolders": true } },
+        { "id": "clean", "plugin": "images.cleanup", "after": ["store"], "params": { "directory": "shared", "maxAge": 0 } }
+      ] }
+      """#, in: folder, plugins: plugins
+    ).report
+    #expect(report.step("store")?.state == .succeeded)
+    #expect(
+      report.step("clean")?.error
+        == "images.cleanup will not clean '\(folder.file("shared").path)': it holds the SQLite database 'library.sqlite' (a store), and it deletes files in the folder it is given; name the images folder itself (a folder that holds only images)"
+    )
+    #expect(exists(folder.file("shared/library.sqlite")))
+  }
+
+  @Test func keepsASQLiteDatabaseAndItsJournalsFoundInASubfolder() async throws {
+    let folder = try ScratchFolder()
+    let header = "SQLite format 3\u{0}" + String(repeating: "x", count: 100)
+    let kept = [
+      try folder.write("images/cache/thumbs.db", header),
+      try folder.write("images/cache/thumbs.db-wal", "wal"),
+      try folder.write("images/cache/thumbs.db-shm", "shm"),
+    ]
+    let removed = [
+      try folder.write("images/old.jpg", "old"),
+      try folder.write("images/cache/lonely-wal", "no database beside it"),
+      try folder.write("images/cache/fake.db", "SQLite format 2"),
+    ]
+    for file in kept + removed { try age(file, days: 3) }
+    let report = try await launch(
+      cleanup(#"{ "directory": "images", "maxAge": "1h" }"#), in: folder, plugins: plugins
+    ).report
+    #expect(report.outcome == .succeeded)
+    #expect(kept.allSatisfy(exists))
+    #expect(!removed.contains(where: exists))
+    #expect(
+      report.step("clean")?.notes == [
+        "removed 3 files (39 bytes): 0 reviewed scan images, 3 orphaned files",
+        "kept 3 SQLite database files found in subfolders: a store is never an image; move it out of the images folder",
+      ])
+  }
+
   @Test func neverFollowsALinkInTheMiddleOfItsDirectorysPath() async throws {
     let folder = try ScratchFolder()
     let elsewhere = try folder.write("elsewhere/images/old.jpg", "keep me")

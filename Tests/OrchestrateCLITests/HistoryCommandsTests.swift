@@ -391,6 +391,32 @@ struct HistoryCommandsTests {
     #expect(!result.stdout.contains("slower"))
   }
 
+  @Test func aReportThatIsAFIFOOrADeviceIsRefusedByWhatItIsWithoutWaitingOnIt() async throws {
+    let fixture = try HistoryFixture()
+    try fixture.folder.write("a.json", fixture.report(load: 0.2, page: 0.1).jsonText)
+    try #require(mkfifo(fixture.folder.path("pipe.json"), 0o644) == 0)
+    try FileManager.default.createSymbolicLink(
+      atPath: fixture.folder.path("linked.json"), withDestinationPath: "a.json")
+
+    let fifo = try await Orchestrate.run(["blame", "pipe.json"], in: fixture.folder.url)
+    let device = try await Orchestrate.run(
+      ["compare", "a.json", "/dev/zero"], in: fixture.folder.url)
+    let linked = try await Orchestrate.run(
+      ["compare", "linked.json", "a.json"], in: fixture.folder.url)
+
+    #expect(fifo.status == 66)
+    #expect(
+      fifo.stderr
+        == "Error: Cannot read the report 'pipe.json' given to '<report>': it is a FIFO (named pipe), not a regular file.\n"
+    )
+    #expect(device.status == 66)
+    #expect(
+      device.stderr
+        == "Error: Cannot read the report '/dev/zero' given to '<baseline>': it is a character device, not a regular file.\n"
+    )
+    #expect(linked.status == 0, "\(linked.stderr)")
+  }
+
   @Test func compareErrorsNameTheFile() async throws {
     let fixture = try HistoryFixture()
     try fixture.folder.write("a.json", fixture.report(load: 0.2, page: 0.1).jsonText)

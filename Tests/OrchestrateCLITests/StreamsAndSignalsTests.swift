@@ -70,6 +70,122 @@ struct StreamsAndSignalsTests {
         == "Error: standard output could not be written: No space left on device.\n")
   }
 
+  /// Runs the binary from a shell that first closes the descriptors in `closing` (`>&-`),
+  /// returning its exit status and what it wrote to the streams still open.
+  private func runWithClosed(
+    _ closing: String, _ arguments: [String]
+  ) async throws -> CommandResult {
+    let folder = try TemporaryFolder()
+    let binary = Orchestrate.buildFolder.appendingPathComponent("orchestrate").path
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    process.arguments = ["-c", "exec \"$@\" \(closing)", "sh", binary] + arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(["CI": "true"]) { $1 }
+    process.standardOutput = try FileHandle(
+      forWritingTo: URL(fileURLWithPath: folder.write("out", "")))
+    process.standardError = try FileHandle(
+      forWritingTo: URL(fileURLWithPath: folder.write("err", "")))
+    let (exited, exit) = AsyncStream.makeStream(of: Void.self)
+    process.terminationHandler = { _ in exit.finish() }
+    try process.run()
+    for await _ in exited {}
+    #expect(process.terminationReason == .exit, "killed by a signal")
+    return CommandResult(
+      stdout: try String(contentsOfFile: folder.path("out"), encoding: .utf8),
+      stderr: try String(contentsOfFile: folder.path("err"), encoding: .utf8),
+      status: process.terminationStatus)
+  }
+
+  @Test func aClosedStandardOutputIsAnErrorNamingItAndTheLaunchStillWritesItsReport()
+    async throws
+  {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.write(
+      "app.json",
+      """
+      { "version": 1, "steps": [
+        { "id": "a", "plugin": "simulate", "params": { "duration": "10ms" } },
+        { "id": "b", "plugin": "simulate", "dependsOn": ["a"], "params": { "duration": "10ms" } }
+      ] }
+      """)
+
+    let result = try await runWithClosed(
+      ">&-", ["run", manifest, "--report", folder.path("r.json")])
+
+    #expect(result.status == 74)
+    #expect(result.stderr == "Error: standard output could not be written: Bad file descriptor.\n")
+    let report = try readReport(folder.path("r.json"))
+    #expect(report.steps.map(\.state) == [.succeeded, .succeeded])
+  }
+
+  @Test func closedStandardStreamsNeitherCrashNorChangeTheLaunchsExitStatus() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.write(
+      "app.json",
+      """
+      { "version": 1, "steps": [ { "id": "a", "plugin": "simulate", "params": { "fail": true } } ] }
+      """)
+
+    let stderrClosed = try await runWithClosed("2>&-", ["run", manifest])
+    let bothClosed = try await runWithClosed(
+      ">&- 2>&-", ["run", manifest, "--report", folder.path("r.json")])
+
+    #expect(stderrClosed.status == 1)
+    #expect(stderrClosed.stdout.contains("FAILED     a: simulated failure"))
+    #expect(bothClosed.status == 1)
+    #expect(try readReport(folder.path("r.json")).steps.map(\.state) == [.failed])
+  }
+
+  @Test func aGraphNeverLetsANameForgeALine() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.write(
+      "evil.json",
+      #"""
+      { "version": 1, "name": "Evil\nforged", "milestones": { "m\nforged": ["a\nforged"] }, "steps": [
+        { "id": "a\nforged", "plugin": "simulate" },
+        { "id": "b\u2028forged", "plugin": "simulate", "dependsOn": ["a\nforged"] }
+      ] }
+      """#)
+
+    for format in ["dot", "mermaid"] {
+      let graph = try await Orchestrate.run(["graph", manifest, "--format", format])
+      #expect(graph.status == 0, "\(graph.stderr)")
+      #expect(!graph.stdout.split(separator: "\n").contains { $0.hasPrefix("forged") }, "\(format)")
+      #expect(!graph.stdout.contains("\u{2028}"), "\(format)")
+    }
+    let mermaid = try await Orchestrate.run(["graph", manifest, "--format", "mermaid"])
+    #expect(mermaid.stdout.contains(#"s0["a\nforged<br/>simulate · normal"]"#))
+    #expect(mermaid.stdout.contains(#"m0{{"m\nforged"}}"#))
+    #expect(mermaid.stdout.contains(#"s1["b\u{2028}forged<br/>simulate · normal"]"#))
+  }
+
+  @Test func jsonOnTheTerminalStaysJSONWithEveryNameEscaped() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.write(
+      "evil.json",
+      #"""
+      { "version": 1, "steps": [ { "id": "a\u2028b\u202Ec\u0085\u001b", "plugin": "simulate" } ] }
+      """#)
+
+    let run = try await Orchestrate.run(["run", manifest, "--json"])
+
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(
+      !run.stdout.unicodeScalars.contains { [0x1B, 0x85, 0x2028, 0x202E].contains($0.value) })
+    #expect(run.stdout.contains(#""id": "a\u2028b\u202Ec\u0085\u001b""#))
+    let report = try LaunchReport(jsonText: run.stdout)
+    #expect(report.steps.map(\.id) == ["a\u{2028}b\u{202E}c\u{85}\u{1B}"])
+    for option in ["--report", "--trace"] {
+      let file = try await Orchestrate.run(["run", manifest, option, "-"])
+      #expect(file.status == 0, "\(file.stderr)")
+      #expect(
+        !file.stdout.unicodeScalars.contains { [0x1B, 0x85, 0x2028, 0x202E].contains($0.value) })
+      #expect(file.stdout.contains(#"a\u2028b\u202Ec\u0085\u001b"#), "\(option)")
+      #expect(
+        (try? JSONSerialization.jsonObject(with: Data(file.stdout.utf8))) != nil, "\(option)")
+    }
+  }
+
   @Test func escapesControlCharactersAndNewlinesFromTheManifestBeforeTheTerminal() async throws {
     let folder = try TemporaryFolder()
     let manifest = try folder.write(

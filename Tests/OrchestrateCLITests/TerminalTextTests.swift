@@ -9,6 +9,7 @@ struct TerminalTextTests {
     #expect(TerminalText.escaped("csi\u{9B}31m") == #"csi\u{9B}31m"#)
     #expect(TerminalText.escaped("tab\there\rback") == #"tab\there\rback"#)
     #expect(TerminalText.escaped("\u{202E}txt.exe") == #"\u{202E}txt.exe"#)
+    #expect(TerminalText.escaped("line\u{2028}para\u{2029}") == #"line\u{2028}para\u{2029}"#)
   }
 
   @Test func escapesNewlinesInALineButKeepsThemInText() {

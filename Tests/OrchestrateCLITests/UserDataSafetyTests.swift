@@ -152,6 +152,29 @@ struct UserDataSafetyTests {
     #expect(Set(before).isSubset(of: Set(after)))
   }
 
+  @Test func imagesCleanupNeverDeletesAStoreItDoesNotDependOn() async throws {
+    let folder = try TemporaryFolder()
+    try FileManager.default.createDirectory(
+      at: folder.url.appendingPathComponent("app"), withIntermediateDirectories: true)
+    let manifest = try folder.write(
+      "app/app.json",
+      """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "store.init", "params": { "path": "\(folder.path("shared/library.sqlite"))", "createFolders": true } },
+        { "id": "images", "plugin": "images.cleanup", "after": ["store"], "params": { "directory": "\(folder.path("shared"))", "maxAge": "0s" } }
+      ] }
+      """)
+
+    let result = try await Orchestrate.run(["run", manifest, "--quiet"])
+
+    #expect(result.status == 1)
+    #expect(
+      result.stderr
+        == "Error: the launch failed: 'images' failed: images.cleanup will not clean '\(folder.path("shared"))': it holds the SQLite database 'library.sqlite' (a store), and it deletes files in the folder it is given; name the images folder itself (a folder that holds only images).\n"
+    )
+    #expect(FileManager.default.fileExists(atPath: folder.path("shared/library.sqlite")))
+  }
+
   @Test func imagesCleanupNeverFollowsALinkInItsDirectorysPath() async throws {
     let folder = try TemporaryFolder()
     try await store(in: folder)

@@ -91,6 +91,37 @@ struct QueueValidationTests {
     #expect(report.step("queue")?.notes.first?.hasSuffix("moved it aside to \(aside)") == true)
     #expect(!FileManager.default.fileExists(atPath: folder.file("queue.json").path))
   }
+
+  @Test func movesTheFileALinkedUnreadableQueueNamesAsideAndKeepsTheLink() async throws {
+    let folder = try await folderWithStore()
+    let real = try folder.write("shared/queue.json", "[{\"workId\": 1, \"v\": 1E400}]")
+    try FileManager.default.createSymbolicLink(
+      atPath: folder.file("queue.json").path, withDestinationPath: "shared/queue.json")
+
+    let first = try await launch(manifest, in: folder, plugins: plugins).report
+    let second = try await launch(manifest, in: folder, plugins: plugins).report
+
+    #expect(
+      try FileManager.default.destinationOfSymbolicLink(atPath: folder.file("queue.json").path)
+        == "shared/queue.json")
+    #expect(!FileManager.default.fileExists(atPath: real.path))
+    let aside = try #require(
+      try FileManager.default.contentsOfDirectory(atPath: folder.file("shared").path).first {
+        $0.hasPrefix("queue.json.unreadable-")
+      })
+    let asidePath = folder.file("shared/\(aside)").path
+    #expect(
+      try String(contentsOfFile: asidePath, encoding: .utf8) == "[{\"workId\": 1, \"v\": 1E400}]")
+    #expect(
+      first.step("queue")?.notes == [
+        "the queue was unreadable (invalid JSON: the number 1E400 is out of range); moved it aside to \(asidePath)"
+      ])
+    #expect(second.outcome == .succeeded)
+    #expect(
+      second.step("queue")?.notes == [
+        "no queue at \(folder.file("queue.json").path) (a symbolic link to a file that does not exist); nothing to validate"
+      ])
+  }
 }
 
 @Suite("queue.validate keeps what it does not drop", .timeLimit(.minutes(10)))

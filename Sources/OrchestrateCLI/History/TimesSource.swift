@@ -17,6 +17,9 @@ enum TimesSource {
     return .report(try readReport(path, for: option))
   }
 
+  /// The largest report read, as for a history entry: far beyond any launch's.
+  private static let maximumSize = 1 << 30
+
   /// Reads a report file, or the report in a history entry.
   static func readReport(_ path: String, for option: String) throws(CLIError) -> LaunchReport {
     try readRun(path, for: option).report
@@ -32,15 +35,31 @@ enum TimesSource {
           "'\(path)' given to '\(option)' is a folder; name a report file (a history folder can only be the baseline).",
         exitCode: .usage)
     }
-    let data: Data
-    do {
-      data = try Data(contentsOf: URL(fileURLWithPath: path))
-    } catch {
-      throw CLIError(
-        message:
-          "Cannot read the report '\(path)' given to '\(option)': \(HistoryFolder.reason(error)).",
+    func unreadable(_ reason: String) -> CLIError {
+      CLIError(
+        message: "Cannot read the report '\(path)' given to '\(option)': \(reason).",
         exitCode: .missingInput)
     }
+    // A link is followed to the file it names, and what is read is one regular file: a FIFO
+    // would block the command and a device never end.
+    guard let real = realpath(path, nil) else {
+      let code = errno
+      throw unreadable(
+        code == ENOENT ? "it does not exist" : String(cString: strerror(code)).lowercased())
+    }
+    let file = URL(fileURLWithPath: String(cString: real))
+    free(real)
+    let contents: Data?
+    do {
+      contents = try SafeFiles.contentsOfRegularFile(at: file, limit: maximumSize)
+    } catch {
+      switch error.reason {
+      case .notRegular(let what): throw unreadable("it is \(what), not a regular file")
+      case .tooLarge(let limit): throw unreadable("it is over \(limit) bytes")
+      case .unreadable(let why): throw unreadable(why.lowercased())
+      }
+    }
+    guard let data = contents else { throw unreadable("it does not exist") }
     func refuse(_ problem: String) -> CLIError {
       CLIError(
         message:
