@@ -83,6 +83,20 @@ struct CommandOptionsTests {
     #expect(
       error(RunOptions.self, ["app.json", "--report"])?.message
         == "Missing value for '--report <file>'.")
+    #expect(
+      error(RunOptions.self, ["app.json", "--report", "--quiet"])?.message
+        == "Missing value for '--report <file>' before '--quiet'; a value that starts with '-' is written '--report=--quiet'."
+    )
+    #expect(
+      error(RunOptions.self, ["app.json", "--report", "-h"])?.message
+        == "Missing value for '--report <file>' before '-h'; a value that starts with '-' is written '--report=-h'."
+    )
+  }
+
+  @Test func takesADashAsAValueAndAnInlineValueThatStartsWithADash() throws {
+    let options = try RunOptions.parse(["app.json", "--report", "-", "--trace=-odd.json"])
+    #expect(options?.report == "-")
+    #expect(options?.trace == "-odd.json")
   }
 
   @Test func rejectsValuesThatDoNotFitTheirOption() {

@@ -74,6 +74,13 @@ package struct CommandSpec: Sendable {
         given.append((option, ""))
         continue
       }
+      // A following word that is itself an option is not taken as the value: `--report
+      // --quiet` would write a file named "--quiet" and never be quiet. `-` stays a value.
+      if inlineValue == nil, let next = remaining.first, next.hasPrefix("-"), next != "-" {
+        throw usage(
+          "Missing value for '\(option.synopsis)' before '\(next)'; a value that starts with '-'"
+            + " is written '\(option.name)=\(next)'.")
+      }
       guard let value = inlineValue ?? remaining.popFirst() else {
         throw usage("Missing value for '\(option.synopsis)'.")
       }
