@@ -10,7 +10,8 @@ struct PublicAPITests {
   /// The folders of the library products, whose public declarations apps and plugins use.
   private static let folders = ["Sources/LaunchOrchestrator", "Sources/OrchestrateCLI", "Plugins"]
 
-  /// One line per public or open declaration: `file: declaration`, up to its body.
+  /// One line per public or open declaration: `file: declaration`, up to its body, with a
+  /// signature that spans lines joined into one, so a changed parameter shows too.
   static func surface() throws -> String {
     var lines: [String] = []
     for folder in folders {
@@ -19,16 +20,100 @@ struct PublicAPITests {
         .compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }.sorted()
       for file in files {
         let text = try String(contentsOf: base.appendingPathComponent(file), encoding: .utf8)
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-          let code = line.trimmingCharacters(in: .whitespaces)
-          guard code.hasPrefix("public ") || code.hasPrefix("open ") else { continue }
-          let declaration = code.split(separator: "{", maxSplits: 1).first.map(String.init) ?? code
-          lines.append(
-            "\(folder)/\(file): \(declaration.trimmingCharacters(in: .whitespaces))")
+        for declaration in declarations(in: text) {
+          lines.append("\(folder)/\(file): \(declaration)")
         }
       }
     }
     return lines.joined(separator: "\n") + "\n"
+  }
+
+  /// The public and open declarations of a Swift file, attributes before them left out
+  /// (`@discardableResult public func` is as public as `public func`).
+  static func declarations(in text: String) -> [String] {
+    var declarations: [String] = []
+    var pending: (text: String, depth: Int)?
+    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+      let code = line.trimmingCharacters(in: .whitespaces)
+      if let open = pending {
+        let joined = open.text + (open.text.hasSuffix("(") ? "" : " ") + code
+        let depth = open.depth + parenthesisBalance(of: code)
+        if depth <= 0 {
+          declarations.append(upToBody(joined))
+          pending = nil
+        } else {
+          pending = (joined, depth)
+        }
+        continue
+      }
+      let declaration = withoutAttributes(code)
+      guard declaration.hasPrefix("public ") || declaration.hasPrefix("open ") else { continue }
+      let depth = parenthesisBalance(of: declaration)
+      if depth > 0 {
+        pending = (declaration, depth)
+      } else {
+        declarations.append(upToBody(declaration))
+      }
+    }
+    return declarations
+  }
+
+  private static func withoutAttributes(_ code: String) -> String {
+    var rest = Substring(code)
+    while rest.hasPrefix("@") {
+      var depth = 0
+      var end = rest.endIndex
+      for index in rest.indices {
+        switch rest[index] {
+        case "(": depth += 1
+        case ")": depth -= 1
+        case " " where depth == 0: end = index
+        default: continue
+        }
+        if end != rest.endIndex { break }
+      }
+      guard end != rest.endIndex else { return String(rest) }
+      rest = rest[end...].drop { $0 == " " }
+    }
+    return String(rest)
+  }
+
+  private static func parenthesisBalance(of code: String) -> Int {
+    code.reduce(0) { $0 + ($1 == "(" ? 1 : $1 == ")" ? -1 : 0) }
+  }
+
+  /// The declaration before its body: up to the first `{` outside parentheses (a closure
+  /// as a default value is part of the signature).
+  private static func upToBody(_ declaration: String) -> String {
+    var depth = 0
+    for index in declaration.indices {
+      switch declaration[index] {
+      case "(": depth += 1
+      case ")": depth -= 1
+      case "{" where depth == 0:
+        return declaration[..<index].trimmingCharacters(in: .whitespaces)
+      default: continue
+      }
+    }
+    return declaration.trimmingCharacters(in: .whitespaces)
+  }
+
+  @Test func readsSignaturesWholeAndSeesPastAttributes() {
+    let text = """
+      @discardableResult public func run(
+        _ plan: LaunchPlan,
+        events: Int? = nil,
+        date: @escaping () -> Date = { Date() }
+      ) async -> Report {
+      @MainActor @available(iOS 18, *) public var screen: Screen
+      package func hidden()
+      public init(_ value: Int) { self.value = value }
+      """
+    #expect(
+      Self.declarations(in: text) == [
+        "public func run(_ plan: LaunchPlan, events: Int? = nil, date: @escaping () -> Date = { Date() } ) async -> Report",
+        "public var screen: Screen", "public init(_ value: Int)",
+      ])
   }
 
   @Test func theListedSurfaceIsTheSurfaceInTheCode() throws {
@@ -47,7 +132,10 @@ struct PublicAPITests {
 
   @Test func implementationHelpersAreNotPublic() throws {
     let surface = try Self.surface()
-    for helper in ["class Locked", "enum Suggestions", "enum DurationText"] {
+    for helper in [
+      "class Locked", "enum Suggestions", "enum DurationText", "enum JSONWriter",
+      "struct JSONParser", "struct SourceText",
+    ] {
       #expect(!surface.contains(helper), "\(helper) is public")
     }
   }

@@ -28,7 +28,7 @@ public struct AppInfo: Sendable, Equatable, CustomStringConvertible {
   /// dots and dashes, never two separators in a row nor one at the end (`1.10.0`, `2.3`,
   /// `1.2.0-beta.2`). What a gate makes of it is the gate's business; this only catches a
   /// value that cannot be a version at all (`banana`, `1..0`, `1.`).
-  public static func looksLikeVersion(_ text: String) -> Bool {
+  package static func looksLikeVersion(_ text: String) -> Bool {
     guard let first = text.unicodeScalars.first, ("0"..."9").contains(first) else { return false }
     var afterSeparator = false
     for scalar in text.unicodeScalars {

@@ -1,27 +1,27 @@
 /// A JSON syntax error at a byte offset of its source.
-public struct JSONSyntaxError: Error, Sendable, Equatable {
+package struct JSONSyntaxError: Error, Sendable, Equatable {
   /// The UTF-8 byte offset where the problem was found.
-  public var offset: Int
+  package var offset: Int
   /// What is wrong, as a sentence fragment ("expected ',' or '}' after an object member").
-  public var message: String
+  package var message: String
 }
 
 /// A parsed JSON document: its root value and the duplicate keys met on the way.
-public struct JSONDocument: Sendable {
+package struct JSONDocument: Sendable {
   /// A key that appeared twice in one object.
-  public struct DuplicateKey: Sendable, Equatable {
+  package struct DuplicateKey: Sendable, Equatable {
     /// The repeated key.
-    public var key: String
+    package var key: String
     /// Where the object holding it sits.
-    public var path: JSONPath
+    package var path: JSONPath
     /// The byte offset of the repeated occurrence.
-    public var offset: Int
+    package var offset: Int
   }
 
   /// The root value.
-  public var root: JSONValue
+  package var root: JSONValue
   /// Keys repeated within one object; the first occurrence is the one kept in `root`.
-  public var duplicateKeys: [DuplicateKey]
+  package var duplicateKeys: [DuplicateKey]
 }
 
 /// A strict RFC 8259 JSON parser that records where every value starts.
@@ -29,9 +29,9 @@ public struct JSONDocument: Sendable {
 /// A UTF-8 byte-order mark at the start is skipped, as RFC 8259 allows and Foundation's
 /// `JSONDecoder` does: editors on Windows add one, and it changes nothing about the text.
 /// Nesting is limited to ``maximumDepth`` levels so hostile input cannot overflow the stack.
-public struct JSONParser {
+package struct JSONParser {
   /// The deepest nesting of arrays and objects accepted.
-  public static let maximumDepth = 256
+  package static let maximumDepth = 256
   /// The UTF-8 encoding of U+FEFF, which some editors write at the start of a file.
   package static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
@@ -42,7 +42,7 @@ public struct JSONParser {
   private var path: [JSONPath.Component] = []
 
   /// Parses a whole document.
-  public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONDocument {
+  package static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONDocument {
     var parser = JSONParser(bytes: bytes)
     if bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE]) {
       throw JSONSyntaxError(

@@ -35,12 +35,12 @@ public struct JSONValue: Sendable, Equatable {
   }
 
   /// Creates a whole number, exact however large: written and read back as its digits.
-  public init<T: BinaryInteger>(integer: T, offset: Int? = nil) {
+  package init<T: BinaryInteger>(integer: T, offset: Int? = nil) {
     self.init(number: Double(integer), text: String(integer), offset: offset)
   }
 
   /// Creates a parsed number: its nearest `Double` and its text as written.
-  public init(number: Double, text: String, offset: Int? = nil) {
+  package init(number: Double, text: String, offset: Int? = nil) {
     self.kind = .number(number)
     self.offset = offset
     self.numberText = text

@@ -1,7 +1,7 @@
 /// Writes ``JSONValue`` trees as text, pretty-printed with two-space indentation.
-public enum JSONWriter {
+package enum JSONWriter {
   /// The text of `value`, pretty-printed, ending in a newline.
-  public static func prettyPrinted(_ value: JSONValue) -> String {
+  package static func prettyPrinted(_ value: JSONValue) -> String {
     var output = ""
     write(value, indent: 0, into: &output)
     output += "\n"
@@ -9,7 +9,7 @@ public enum JSONWriter {
   }
 
   /// The text of `value` on one line.
-  public static func compact(_ value: JSONValue) -> String {
+  package static func compact(_ value: JSONValue) -> String {
     var output = ""
     write(value, indent: nil, into: &output)
     return output

@@ -1,11 +1,11 @@
 /// The text of a source file, able to turn byte offsets into line and column numbers.
-public struct SourceText: Sendable {
+package struct SourceText: Sendable {
   /// The file's bytes.
-  public let bytes: [UInt8]
+  package let bytes: [UInt8]
   private let lineStarts: [Int]
 
   /// Wraps the bytes of a file.
-  public init(bytes: [UInt8]) {
+  package init(bytes: [UInt8]) {
     self.bytes = bytes
     var starts = [0]
     for (index, byte) in bytes.enumerated() where byte == UInt8(ascii: "\n") {
@@ -15,7 +15,7 @@ public struct SourceText: Sendable {
   }
 
   /// The 1-based line and column (counted in characters) of a byte offset.
-  public func position(of offset: Int) -> SourcePosition {
+  package func position(of offset: Int) -> SourcePosition {
     let clamped = min(max(offset, 0), bytes.count)
     var low = 0
     var high = lineStarts.count - 1

@@ -17,7 +17,7 @@ public struct LaunchPlan: Sendable {
   /// The milestones, in manifest order.
   public let milestones: [PlannedMilestone]
   /// Step indices in an order where each step follows everything it waits for.
-  public let topologicalOrder: [Int]
+  package let topologicalOrder: [Int]
   /// Problems that do not stop the launch but deserve a look.
   public let warnings: [ManifestDiagnostic]
   /// The steps that require environment values, with those values: gathered when the plan
@@ -60,7 +60,7 @@ public struct LaunchPlan: Sendable {
   }
 
   /// Hard dependencies of `step` and theirs, nearest first, each once.
-  public func hardDependencyClosure(of step: Int) -> [Int] {
+  package func hardDependencyClosure(of step: Int) -> [Int] {
     Self.closure(from: step) { steps[$0].dependsOn }
   }
 
@@ -118,7 +118,7 @@ public struct PlannedStep: Sendable {
   public let fallbackPlugin: String?
   /// The sum of expected durations along the longest chain of steps from this one to the
   /// end of the launch, used to break priority ties (a step without a hint counts 1ms).
-  public let remainingPath: Duration
+  package let remainingPath: Duration
   /// How its output is kept between launches, when it is.
   public let cache: CachePolicy?
   /// What identifies its cache entry, for a step with a `cache`.
@@ -150,6 +150,6 @@ public struct PlannedMilestone: Sendable {
 
 extension CodingUserInfoKey {
   /// The manifest's folder (a `URL`), available to plugins' parameter decoding.
-  public static let manifestDirectory = CodingUserInfoKey(
+  package static let manifestDirectory = CodingUserInfoKey(
     rawValue: "LaunchOrchestrator.manifestDirectory")!
 }

@@ -95,11 +95,11 @@ public struct PluginDescriptor: Sendable {
   /// Values it reads from the app's ``LaunchEnvironment``.
   public let requirements: [StepRequirement]
   /// The identity of the type its steps output.
-  public let outputType: ObjectIdentifier
+  package let outputType: ObjectIdentifier
   /// The name of the type its steps output.
   public let outputTypeName: String
   /// Whether its steps hand anything to their dependents.
-  public let hasOutput: Bool
+  package let hasOutput: Bool
   /// Whether its output is `Codable`, so that a step of this kind can have a `cache`.
   public var isCacheable: Bool { outputCoder != nil }
   /// Saves and restores its output, when it is `Codable`.

@@ -242,7 +242,7 @@ public enum SafeFiles {
 
   /// Why files cannot be written in `folder`, when the reason is one people can act on: the
   /// folder is not writable, or the disk holding it is full (under 1 MiB free).
-  public static func writeProblem(in folder: URL) -> (reason: String, advice: String)? {
+  package static func writeProblem(in folder: URL) -> (reason: String, advice: String)? {
     let path = folder.path
     if !FileManager.default.isWritableFile(atPath: path) {
       return ("its folder '\(path)' is not writable", "make the folder writable")
