@@ -73,37 +73,7 @@ public struct RestoredState: Sendable, Equatable {
   /// its numbers exactly as the file wrote them.
   init(object members: [JSONMember]) {
     var values: [String: String] = [:]
-    for member in members {
-      var text = ""
-      Self.write(member.value, into: &text)
-      values[member.key] = text
-    }
+    for member in members { values[member.key] = JSONWriter.compact(member.value) }
     self.values = values
-  }
-
-  /// ``JSONWriter`` rounds numbers to six decimals for reports; saved state keeps them as
-  /// the app wrote them, so numbers use the text they were parsed from.
-  private static func write(_ value: JSONValue, into text: inout String) {
-    switch value.kind {
-    case .number:
-      text += value.numberText ?? JSONWriter.compact(value)
-    case .array(let elements):
-      text += "["
-      for (index, element) in elements.enumerated() {
-        if index > 0 { text += "," }
-        write(element, into: &text)
-      }
-      text += "]"
-    case .object(let members):
-      text += "{"
-      for (index, member) in members.enumerated() {
-        if index > 0 { text += "," }
-        text += JSONWriter.compact(JSONValue(.string(member.key))) + ":"
-        write(member.value, into: &text)
-      }
-      text += "}"
-    default:
-      text += JSONWriter.compact(value)
-    }
   }
 }
