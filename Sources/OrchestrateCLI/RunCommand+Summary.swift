@@ -109,9 +109,10 @@ extension RunCommand {
     let names = plan.milestones.map(\.name)
     guard !names.contains(milestone) else { return }
     let hint = Suggestions.didYouMean(milestone, in: names)
-    let known = names.isEmpty ? "it declares none" : "it declares \(names.joined(separator: ", "))"
+    let known =
+      names.isEmpty ? "It declares no milestones." : "It declares \(names.joined(separator: ", "))."
     throw .usage(
-      "The manifest has no milestone '\(milestone)' for '\(option)'.\(hint) (\(known))\(advice)",
+      "The manifest has no milestone '\(milestone)' for '\(option)'.\(hint) \(known)\(advice)",
       command: RunOptions.spec)
   }
 }

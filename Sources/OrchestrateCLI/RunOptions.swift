@@ -147,8 +147,10 @@ extension ValueParser where Value == Budget {
         let limit = DurationText.parse(parts[1])
           ?? Double(parts[1]).flatMap(DurationText.seconds)
       else {
+        let problem =
+          parts[1].hasPrefix("-") ? "cannot be negative" : "is not a duration"
         throw .invalidValue(
-          "The budget '\(parts[1])' for '\(parts[0])' is not a duration; write it like '250ms', '2s' or '1.5m'."
+          "The budget '\(parts[1])' for '\(parts[0])' in '\(option.name)' \(problem); write it like '250ms', '2s' or '1.5m'."
         )
       }
       return Budget(milestone: parts[0], limit: limit)

@@ -36,7 +36,11 @@ struct AppValuesTests {
       result.stderr
         == "Error: Step 'version' (gate.version) requires AppInfo, which this run does not have; pass '--app-version 1.2.3' (or '1.2.3+45'), or give the manifest an \"app\": { \"version\": \"1.2.3\" } default. Nothing was run.\n"
     )
-    for malformed in ["1.9+", "banana", "", "1..0", "1."] {
+    let empty = try await Orchestrate.run(["run", manifest.path, "--app-version", ""])
+    #expect(
+      empty.stderr.hasPrefix(
+        "Error: The value for '--app-version <version[+build]>' is empty; give a version[+build]."))
+    for malformed in ["1.9+", "banana", "1..0", "1."] {
       let result = try await Orchestrate.run(
         ["run", manifest.path, "--app-version", malformed])
       #expect(result.status == 64)

@@ -96,7 +96,7 @@ struct CommandLineTests {
     #expect(result.status == 64)
     #expect(
       result.stderr.hasPrefix(
-        "Error: The manifest has no milestone 'interactiv' for '--budget'. Did you mean 'interactive'? (it declares firstFrame, interactive)"
+        "Error: The manifest has no milestone 'interactiv' for '--budget'. Did you mean 'interactive'? It declares firstFrame, interactive."
       ))
   }
 

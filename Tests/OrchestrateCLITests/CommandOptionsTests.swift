@@ -61,7 +61,8 @@ struct CommandOptionsTests {
   @Test func everyCommandDeclaresEachNameOnceAndLeavesHelpToTheParser() {
     let specs = [
       RunOptions.spec, ValidateOptions.spec, PlanOptions.spec, GraphOptions.spec,
-      PluginsOptions.spec, SchemaOptions.spec, CacheOptions.spec,
+      PluginsOptions.spec, SchemaOptions.spec, CacheOptions.spec, BlameOptions.spec,
+      CompareOptions.spec,
     ]
     for spec in specs {
       let names = spec.declarations.map(\.name)
@@ -111,8 +112,21 @@ struct CommandOptionsTests {
         == "The value 'interactive' for '--budget' must look like 'interactive=2s'.")
     #expect(
       error(RunOptions.self, ["app.json", "--budget", "interactive=soon"])?.message
-        == "The budget 'soon' for 'interactive' is not a duration; write it like '250ms', '2s' or '1.5m'."
+        == "The budget 'soon' for 'interactive' in '--budget' is not a duration; write it like '250ms', '2s' or '1.5m'."
     )
+    #expect(
+      error(RunOptions.self, ["app.json", "--budget", "interactive=-1"])?.message
+        == "The budget '-1' for 'interactive' in '--budget' cannot be negative; write it like '250ms', '2s' or '1.5m'."
+    )
+    #expect(
+      error(GraphOptions.self, ["app.json", "--format="])?.message
+        == "The value for '--format <dot|mermaid>' is empty; give a dot or a mermaid.")
+    #expect(
+      error(RunOptions.self, ["app.json", "--help=x"])?.message
+        == "The option '--help' takes no value.")
+    #expect(
+      error(CacheOptions.self, ["app.json"])?.message
+        == "Missing expected argument '<manifest>' ('app.json' was taken as the <action>).")
     let format = error(GraphOptions.self, ["app.json", "--format", "mermiad"])
     #expect(
       format?.message

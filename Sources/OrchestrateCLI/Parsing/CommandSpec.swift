@@ -63,13 +63,13 @@ package struct CommandSpec: Sendable {
         inlineValue = String(argument[argument.index(after: equals)...])
       }
       let option = try option(named: name)
-      if option.name == ArgumentDeclaration.help.name {
-        wantsHelp = true
-        continue
-      }
       guard option.takesValue else {
         if inlineValue != nil {
           throw usage("The option '\(option.name)' takes no value.")
+        }
+        if option.name == ArgumentDeclaration.help.name {
+          wantsHelp = true
+          continue
         }
         given.append((option, ""))
         continue
@@ -83,6 +83,12 @@ package struct CommandSpec: Sendable {
       }
       guard let value = inlineValue ?? remaining.popFirst() else {
         throw usage("Missing value for '\(option.synopsis)'.")
+      }
+      // `--report=` names nothing, whatever the option takes.
+      guard !value.isEmpty else {
+        let what = option.valueName.split(separator: "|").map { "a \($0)" }
+        throw usage(
+          "The value for '\(option.synopsis)' is empty; give \(what.joined(separator: " or ")).")
       }
       if !option.repeating, given.contains(where: { $0.declaration.name == option.name }) {
         throw usage("The option '\(option.name)' can be given only once.")
@@ -114,9 +120,13 @@ package struct CommandSpec: Sendable {
   /// Hands the positional arguments to the declared ones, in order.
   private func assign(_ positionals: [String], to values: inout ParsedValues) throws(CLIError) {
     var remaining = positionals[...]
-    for argument in arguments {
+    for (index, argument) in arguments.enumerated() {
       guard let first = remaining.popFirst() else {
-        throw usage("Missing expected argument '\(argument.synopsis)'.")
+        // `cache app.json` took the manifest for the action: say so.
+        let taken =
+          index > 0
+          ? " ('\(positionals[index - 1])' was taken as the \(arguments[index - 1].synopsis))" : ""
+        throw usage("Missing expected argument '\(argument.synopsis)'\(taken).")
       }
       values.append(first, to: argument.name)
       if argument.repeating {

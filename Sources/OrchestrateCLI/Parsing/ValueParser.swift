@@ -17,19 +17,8 @@ package struct ValueParser<Value: Sendable>: Sendable {
 }
 
 extension ValueParser where Value == String {
-  /// Any text but an empty one (`--report=`, `--milestone=`), which names nothing; the
-  /// message asks for what the option's synopsis calls its value (`<file>`, `<name>`).
-  package static var path: Self {
-    Self { text, option throws(CLIError) in
-      guard !text.isEmpty else {
-        let what = option.valueName.split(separator: "|").map { "a \($0)" }
-        throw CLIError.invalidValue(
-          "The value for '\(option.synopsis)' is empty; give \(what.joined(separator: " or "))."
-        )
-      }
-      return text
-    }
-  }
+  /// Any text: a file or folder name (an empty one is refused for every option).
+  package static var path: Self { Self { text, _ in text } }
 }
 
 extension ValueParser where Value == Int {
