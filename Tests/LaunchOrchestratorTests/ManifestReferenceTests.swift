@@ -3,6 +3,12 @@ import Testing
 
 @testable import LaunchOrchestrator
 
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#endif
+
 @Suite("Manifest field reference")
 struct ManifestReferenceTests {
   private static let docs = URL(fileURLWithPath: #filePath)
@@ -68,6 +74,36 @@ struct ManifestReferenceTests {
     #expect(good.owner == "me" && good.count == 10 && good.format == 2)
     // A value of another type is left to the reader, which names the type it expects.
     #expect(try read(#"{ "count": "many" }"#).1 == ["expected a whole number, found a string."])
+  }
+
+  /// The manifest is read as one regular file: a FIFO (which would hold the load until a
+  /// writer came) and a folder are named, a link is followed to its manifest.
+  @Test func aManifestIsReadAsOneRegularFileALinkFollowed() throws {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("manifest-files-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let loader = ManifestLoader(registry: PluginRegistry())
+    func problem(_ url: URL) -> String? {
+      do {
+        _ = try loader.load(url: url, dataDirectory: folder)
+        return nil
+      } catch {
+        return error.diagnostics.map(\.message).joined()
+      }
+    }
+    let fifo = folder.appendingPathComponent("fifo.json")
+    #expect(mkfifo(fifo.path, 0o600) == 0)
+    #expect(
+      problem(fifo) == "the manifest '\(fifo.path)' is a FIFO (named pipe), not a manifest file.")
+    #expect(problem(folder) == "the manifest '\(folder.path)' is a folder, not a manifest file.")
+    let missing = folder.appendingPathComponent("missing.json")
+    #expect(problem(missing) == "the manifest '\(missing.path)' does not exist.")
+    let manifest = folder.appendingPathComponent("real.json")
+    try #"{ "version": 1, "steps": [] }"#.write(to: manifest, atomically: true, encoding: .utf8)
+    let link = folder.appendingPathComponent("link.json")
+    try FileManager.default.createSymbolicLink(at: link, withDestinationURL: manifest)
+    #expect(problem(link) == nil)
   }
 
   @Test func aDataFolderThatDoesNotExistIsRefusedAtLoad() throws {

@@ -5,6 +5,9 @@ public struct ManifestLoader: Sendable {
   /// The step kinds manifests may use.
   public var registry: PluginRegistry
 
+  /// The largest manifest read: a 100,000-step manifest is some 10 MB.
+  private static let maximumSize = 1 << 30
+
   /// Creates a loader for the kinds in `registry`.
   public init(registry: PluginRegistry) {
     self.registry = registry
@@ -37,23 +40,26 @@ public struct ManifestLoader: Sendable {
     -> LaunchPlan
   {
     let url = url.standardizedFileURL
-    let data: Data
-    do {
-      data = try Data(contentsOf: url)
-    } catch {
-      var isFolder: ObjCBool = false
-      let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder)
-      let reason =
-        !exists
-        ? "does not exist"
-        : isFolder.boolValue
-          ? "is a folder, not a manifest file" : "cannot be read (check its permissions)"
-      throw ManifestError(
+    func unreadable(_ reason: String) -> ManifestError {
+      ManifestError(
         code: .unreadable,
         diagnostics: [
           ManifestDiagnostic(file: path, path: .root, message: "the manifest '\(path)' \(reason).")
         ])
     }
+    let contents: Data?
+    do {
+      // One regular file, a link followed to it: a FIFO would hold the load forever.
+      contents = try SafeFiles.contentsOfRegularFile(
+        followingLinksAt: url, limit: Self.maximumSize)
+    } catch {
+      switch error.reason {
+      case .notRegular(let what): throw unreadable("is \(what), not a manifest file")
+      case .tooLarge(let limit): throw unreadable("is over the \(limit)-byte limit")
+      case .unreadable(let why): throw unreadable("cannot be read (\(why.lowercased()))")
+      }
+    }
+    guard let data = contents else { throw unreadable("does not exist") }
     if let dataDirectory {
       var isFolder: ObjCBool = false
       let exists = FileManager.default.fileExists(

@@ -187,6 +187,21 @@ public enum SafeFiles {
       limit: limit)
   }
 
+  /// The bytes of the regular file `url` names, a symbolic link followed to it (a manifest or
+  /// report may be one), read as ``contentsOfRegularFile(at:limit:)`` reads them; `nil` when
+  /// nothing is there.
+  package static func contentsOfRegularFile(followingLinksAt url: URL, limit: Int)
+    throws(ReadProblem) -> Data?
+  {
+    guard let real = realpath(url.path, nil) else {
+      let code = errno
+      if code == ENOENT { return nil }
+      throw ReadProblem(url: url, reason: .unreadable(describeErrno(code)))
+    }
+    defer { free(real) }
+    return try contentsOfRegularFile(at: URL(fileURLWithPath: String(cString: real)), limit: limit)
+  }
+
   /// The bytes of the regular file `name` in the open folder `folder` (which `url` names, for
   /// messages), as ``contentsOfRegularFile(at:limit:)`` reads them.
   package static func contentsOfRegularFile(

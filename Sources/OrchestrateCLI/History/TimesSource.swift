@@ -42,16 +42,10 @@ enum TimesSource {
     }
     // A link is followed to the file it names, and what is read is one regular file: a FIFO
     // would block the command and a device never end.
-    guard let real = realpath(path, nil) else {
-      let code = errno
-      throw unreadable(
-        code == ENOENT ? "it does not exist" : String(cString: strerror(code)).lowercased())
-    }
-    let file = URL(fileURLWithPath: String(cString: real))
-    free(real)
     let contents: Data?
     do {
-      contents = try SafeFiles.contentsOfRegularFile(at: file, limit: maximumSize)
+      contents = try SafeFiles.contentsOfRegularFile(
+        followingLinksAt: URL(fileURLWithPath: path), limit: maximumSize)
     } catch {
       switch error.reason {
       case .notRegular(let what): throw unreadable("it is \(what), not a regular file")
