@@ -70,6 +70,37 @@ struct SafeFilesTests {
     #expect(folder.names == ["report.json"])
   }
 
+  /// Written through an open folder, a file lands in that folder even when the folder's
+  /// path has been swapped for a link to somewhere else since it was opened.
+  @Test func aWriteThroughAnOpenFolderIsNotRedirectedByALinkSwappedIn() throws {
+    let folder = try Folder()
+    let cache = folder.file("cache")
+    let elsewhere = folder.file("elsewhere")
+    try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+    let opened = open(cache.path, O_RDONLY | O_DIRECTORY)
+    #expect(opened >= 0)
+    defer { close(opened) }
+    let moved = folder.file("moved")
+    try FileManager.default.moveItem(at: cache, to: moved)
+    try FileManager.default.createSymbolicLink(at: cache, withDestinationURL: elsewhere)
+    try SafeFiles.writeAtomically(
+      Data("entry".utf8), named: "a.json", in: opened,
+      naming: cache.appendingPathComponent("a.json"))
+    #expect(try text(moved.appendingPathComponent("a.json")) == "entry")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path).isEmpty)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: moved.path) == ["a.json"])
+    // A link standing at the name itself is refused, not followed.
+    let outside = try folder.write("outside", "keep")
+    try FileManager.default.createSymbolicLink(
+      at: moved.appendingPathComponent("b.json"), withDestinationURL: outside)
+    #expect(throws: StepFailure.self) {
+      try SafeFiles.writeAtomically(
+        Data("x".utf8), named: "b.json", in: opened, naming: moved.appendingPathComponent("b.json"))
+    }
+    #expect(try text(outside) == "keep")
+  }
+
   @Test func createsAFileThatDoesNotExistYet() throws {
     let folder = try Folder()
     try SafeFiles.writeAtomically(Data("fresh".utf8), to: folder.file("new.json"))

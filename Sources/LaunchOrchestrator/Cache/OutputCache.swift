@@ -130,11 +130,16 @@ struct OutputCache: Sendable {
         "it would be \(data.count) bytes, over the \(Self.maximumEntrySize)-byte limit of an entry; cache a first screen's worth (a page), not the whole library"
       )
     }
-    // Twice at most: a `cache clear` may remove the folder between its check and the write.
+    // Written through the open folder: a folder swapped for a link meanwhile is not followed.
+    // Twice at most: a `cache clear` may remove the folder between its opening and the write.
     for attempt in 1...2 {
-      _ = try openFolder(creating: true)
+      guard let opened = try openFolder(creating: true) else { continue }
       do {
-        try SafeFiles.writeAtomically(data, to: entry(for: id), followingLinks: false)
+        try withExtendedLifetime(opened) {
+          try SafeFiles.writeAtomically(
+            data, named: Self.fileName(id) + ".json", in: opened.descriptor,
+            naming: entry(for: id))
+        }
         return
       } catch  where attempt == 1 {
         guard (try? openFolder(creating: false)) == nil else { throw error }

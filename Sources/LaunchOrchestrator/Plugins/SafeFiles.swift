@@ -47,22 +47,42 @@ public enum SafeFiles {
     throws
   {
     let target = followingLinks ? try checkReplaceable(url) : try checkRegularOrMissing(url)
-    let folder = target.deletingLastPathComponent().path
-    let name = target.lastPathComponent
-    removeStaleTemporaryFiles(for: name, in: folder)
+    let folderPath = target.deletingLastPathComponent().path
+    removeStaleTemporaryFiles(for: target.lastPathComponent, in: folderPath)
+    let folder = open(folderPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard folder >= 0 else { throw failure(errno, writing: target, doing: "open its folder") }
+    defer { close(folder) }
+    try writeAtomically(data, named: target.lastPathComponent, in: folder, naming: target)
+  }
 
+  /// Replaces the file `name` in the open folder `folder` (which `target` names, for
+  /// messages) as ``writeAtomically(_:to:followingLinks:)`` does, every step relative to the
+  /// folder: a folder swapped for a link after it was opened cannot redirect the write. Only a
+  /// regular file or nothing may stand at `name`; a link there is refused, not followed.
+  package static func writeAtomically(
+    _ data: Data, named name: String, in folder: Int32, naming target: URL
+  ) throws {
     var existing = stat()
-    let replacesFile = lstat(target.path, &existing) == 0
-    let temporary = folder + "/" + temporaryName(for: name, pid: getpid(), tag: randomTag())
+    let replacesFile = fstatat(folder, name, &existing, AT_SYMLINK_NOFOLLOW) == 0
+    if replacesFile, existing.st_mode & mode_t(S_IFMT) != mode_t(S_IFREG) {
+      throw StepFailure(
+        "cannot write '\(target.path)': it is \(describeType(existing.st_mode & mode_t(S_IFMT))),"
+          + " not a regular file, and replacing it could destroy what it is or leads to; remove"
+          + " it if it is not yours")
+    }
+    let temporary = temporaryName(for: name, pid: getpid(), tag: randomTag())
     // Private while it is written; it gets the old file's mode just before it takes its place.
-    let descriptor = open(
-      temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, replacesFile ? 0o600 : 0o666)
+    let descriptor = openat(
+      folder, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+      replacesFile ? 0o600 : 0o666)
     guard descriptor >= 0 else {
-      throw failure(errno, writing: target, doing: "create a temporary file in '\(folder)'")
+      throw failure(
+        errno, writing: target,
+        doing: "create a temporary file in '\(target.deletingLastPathComponent().path)'")
     }
     var written = false
     defer {
-      if !written { unlink(temporary) }
+      if !written { unlinkat(folder, temporary, 0) }
     }
     do {
       try writeAll(data, to: descriptor, target: target)
@@ -86,11 +106,11 @@ public enum SafeFiles {
     guard close(descriptor) == 0 else {
       throw failure(errno, writing: target, doing: "finish writing the new file")
     }
-    guard rename(temporary, target.path) == 0 else {
+    guard renameat(folder, temporary, folder, name) == 0 else {
       throw failure(errno, writing: target, doing: "replace it with the new file")
     }
     written = true
-    syncFolder(folder)
+    _ = fsync(folder)
   }
 
   /// Checks that `url` may be replaced by ``writeAtomically(_:to:)``, without writing, and
@@ -142,9 +162,8 @@ public enum SafeFiles {
     guard lstat(url.path, &info) == 0 else { return url }
     let type = info.st_mode & mode_t(S_IFMT)
     guard type != mode_t(S_IFREG) else { return url }
-    let what = type == mode_t(S_IFLNK) ? "a symbolic link" : describeType(type)
     throw StepFailure(
-      "cannot write '\(url.path)': it is \(what), not a regular file, and replacing it could"
+      "cannot write '\(url.path)': it is \(describeType(type)), not a regular file, and replacing it could"
         + " destroy what it leads to; remove it if it is not yours")
   }
 
@@ -378,15 +397,6 @@ public enum SafeFiles {
     }
   }
 
-  /// Flushes the folder so that the rename survives a power cut. Some file systems cannot
-  /// flush a folder; the rename has happened all the same, so that is not an error.
-  private static func syncFolder(_ folder: String) {
-    let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    guard descriptor >= 0 else { return }
-    _ = fsync(descriptor)
-    close(descriptor)
-  }
-
   /// Where the link at `path` points, as a path (relative targets resolve against the link's
   /// folder).
   private static func linkTarget(of path: String, naming url: URL) throws -> String {
@@ -409,6 +419,7 @@ public enum SafeFiles {
     case mode_t(S_IFBLK): "a block device"
     case mode_t(S_IFIFO): "a FIFO (named pipe)"
     case mode_t(S_IFSOCK): "a socket"
+    case mode_t(S_IFLNK): "a symbolic link"
     default: "a special file"
     }
   }
