@@ -133,7 +133,14 @@ struct OutputCache: Sendable {
     // Written through the open folder: a folder swapped for a link meanwhile is not followed.
     // Twice at most: a `cache clear` may remove the folder between its opening and the write.
     for attempt in 1...2 {
-      guard let opened = try openFolder(creating: true) else { continue }
+      guard let opened = try openFolder(creating: true) else {
+        guard attempt == 1 else {
+          throw StepFailure(
+            "the cache folder '\(folder.path)' was removed each time it was created; the entry was not saved"
+          )
+        }
+        continue
+      }
       do {
         try withExtendedLifetime(opened) {
           try SafeFiles.writeAtomically(
