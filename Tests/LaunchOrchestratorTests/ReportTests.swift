@@ -82,6 +82,75 @@ struct ReportTests {
         == measured.steps.map(\.state))
   }
 
+  /// A report with every field the format has, times not on round milliseconds.
+  static func everyField() -> LaunchReport {
+    var report = LaunchReport(
+      manifest: "app \"one\".json", name: "Every field", outcome: .routed, route: .maintenance,
+      duration: .nanoseconds(1_234_567_891),
+      milestones: [
+        .init(name: "firstFrame", time: .nanoseconds(40_000_500)),
+        .init(name: "interactive", time: nil),
+      ],
+      criticalPath: ["gate", "results"],
+      steps: [
+        .init(
+          id: "gate", plugin: "gate.maintenance", state: .succeeded, start: .nanoseconds(1_500),
+          end: .nanoseconds(40_000_500), attempts: 2, usedFallback: true, error: nil,
+          notes: ["retried once", "used the fallback"], ready: .zero,
+          waits: [
+            .init(
+              reason: .concurrency, start: .zero, end: .nanoseconds(1_500), heldBy: ["a", "b"]),
+            .init(reason: .backoff, start: .milliseconds(10), end: .milliseconds(20)),
+          ],
+          work: [
+            .init(attempt: 1, start: .nanoseconds(1_500), end: .milliseconds(10)),
+            .init(attempt: 2, start: .milliseconds(20), end: .nanoseconds(40_000_500)),
+          ]),
+        .init(
+          id: "results", plugin: "results.load", state: .cached, start: .milliseconds(41),
+          end: .milliseconds(41), attempts: 0, usedFallback: false, error: nil,
+          ready: .milliseconds(41)),
+        .init(
+          id: "page", plugin: "music.page", state: .skipped, start: nil, end: nil, attempts: 0,
+          usedFallback: false, error: "the launch was routed to 'maintenance' by 'gate'"),
+      ],
+      error: "no \u{1} control",
+      splash: SplashTiming(contentAt: .milliseconds(300), skeletonFrom: nil))
+    report.steps[1].refresh = .init(
+      state: .failed, start: .milliseconds(42), end: .nanoseconds(99_123_456_789), attempts: 3,
+      error: "no network", ready: .milliseconds(41),
+      waits: [.init(reason: .main, start: .milliseconds(41), end: .milliseconds(42))],
+      work: [.init(attempt: 1, start: .milliseconds(42), end: .nanoseconds(99_123_456_789))])
+    report.criticalChains = [
+      .init(
+        milestone: "firstFrame",
+        links: [
+          .init(
+            step: "gate", heldVia: nil, start: .nanoseconds(1_500), end: .nanoseconds(40_000_500),
+            wait: .nanoseconds(1_500), work: .nanoseconds(29_999_000))
+        ]),
+      .init(
+        milestone: nil,
+        links: [
+          .init(
+            step: "gate", heldVia: nil, start: .nanoseconds(1_500), end: .nanoseconds(40_000_500),
+            wait: .nanoseconds(1_500), work: .nanoseconds(29_999_000)),
+          .init(
+            step: "results", heldVia: .dependency, start: .milliseconds(41),
+            end: .milliseconds(41), wait: .nanoseconds(999_500), work: .zero),
+        ]),
+    ]
+    return report
+  }
+
+  @Test func aReportWrittenReadAndWrittenAgainIsTheSameText() async throws {
+    let measured = try await report()
+    for written in [Self.everyField(), measured] {
+      let text = written.jsonText
+      #expect(try LaunchReport(jsonText: text).jsonText == text)
+    }
+  }
+
   @Test func namesTheFieldThatIsWrongInABrokenReport() {
     #expect(throws: ReportFormatError.self) { try LaunchReport(jsonText: "{}") }
     do {
