@@ -151,6 +151,21 @@ struct ReportTests {
     }
   }
 
+  @Test func aTimeWithinHalfAMicrosecondOfAWholeSecondIsWrittenAsThatSecondAndReadsBackTheSame()
+    throws
+  {
+    var report = Self.everyField()
+    report.duration = .nanoseconds(99_999_999_999)
+    report.steps[0].start = .nanoseconds(300)
+    report.steps[0].end = .nanoseconds(1_000_000_400)
+    let text = report.jsonText
+    let json = report.json
+    #expect(json["duration"].map(JSONWriter.compact) == "100")
+    #expect(json["steps"]?.elements?[0]["start"].map(JSONWriter.compact) == "0")
+    #expect(json["steps"]?.elements?[0]["end"].map(JSONWriter.compact) == "1")
+    #expect(try LaunchReport(jsonText: text).jsonText == text)
+  }
+
   @Test func namesTheFieldThatIsWrongInABrokenReport() {
     #expect(throws: ReportFormatError.self) { try LaunchReport(jsonText: "{}") }
     do {

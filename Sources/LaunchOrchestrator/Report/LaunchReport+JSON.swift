@@ -366,7 +366,15 @@ extension Duration: ReportField {
     self = duration
   }
 
-  fileprivate var reportJSON: JSONValue { JSONValue(.number(seconds)) }
+  fileprivate var reportJSON: JSONValue {
+    // The text has six decimals at most: a time within half a microsecond of a whole second
+    // is written as that second (`1`, not `1.0`), the way it is written again once read back.
+    let microseconds = (seconds * 1e6).rounded()
+    guard microseconds.truncatingRemainder(dividingBy: 1e6) == 0 else {
+      return JSONValue(.number(seconds))
+    }
+    return JSONValue(.number(microseconds / 1e6))
+  }
 }
 
 /// `null` for `nil`: a field that may be null is still required.
