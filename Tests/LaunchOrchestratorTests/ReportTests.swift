@@ -177,6 +177,42 @@ struct ReportTests {
     }
   }
 
+  @Test func namesTheFirstMalformedFieldAtAnyDepthAndReadsIntegersOnlyWhenWhole() throws {
+    let text = Self.everyField().jsonText
+    func error(replacing old: String, with new: String) throws -> String? {
+      let broken = text.replacingOccurrences(of: old, with: new)
+      try #require(broken != text)
+      do {
+        _ = try LaunchReport(jsonText: broken)
+        return nil
+      } catch let error as ReportFormatError {
+        return error.description
+      }
+    }
+    #expect(
+      try error(replacing: #""attempts": 2"#, with: #""attempts": 1.5"#)
+        == "steps[0].attempts: missing or malformed")
+    #expect(
+      try error(replacing: #""attempts": 2"#, with: #""attempts": 9223372036854775808"#)
+        == "steps[0].attempts: missing or malformed")
+    #expect(try error(replacing: #""attempts": 2"#, with: #""attempts": 2.0e0"#) == nil)
+    #expect(
+      try error(replacing: #""state": "failed""#, with: #""state": "lost""#)
+        == "steps[1].refresh.state: missing or malformed")
+    #expect(
+      try error(replacing: #""heldVia": "dependency""#, with: #""heldVia": 1"#)
+        == "criticalChains[1].links[1].heldVia: missing or malformed")
+    #expect(
+      try error(replacing: #""firstFrame": 0.040001"#, with: #""firstFrame": -1"#)
+        == "milestones.firstFrame: missing or malformed")
+    #expect(
+      try error(replacing: #""version": 3"#, with: #""version": 0"#)
+        == "version: missing or malformed")
+    #expect(
+      try error(replacing: #""criticalPath": ["#, with: #""criticalPath": [ 1,"#)
+        == "criticalPath: missing or malformed")
+  }
+
   @Test func readsEarlierFormatsAndRefusesALaterOneNamingItsVersion() throws {
     let cached = LaunchReport(
       manifest: "s.json", name: "S", outcome: .succeeded, route: nil, duration: .seconds(1),

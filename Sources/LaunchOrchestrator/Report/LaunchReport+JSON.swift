@@ -291,14 +291,19 @@ private struct FieldReader {
 
   /// The elements of the array `key`, to read each.
   func elements(_ key: String) throws -> [FieldReader] {
-    guard let elements = value[key]?.elements else { throw malformed(key) }
-    let path = path.appending(key)
-    return elements.indices.map { FieldReader(value: elements[$0], path: path.appending($0)) }
+    guard let elements = elementsIfArray(key) else { throw malformed(key) }
+    return elements
   }
 
   /// The elements of the array `key`; none when it is missing (or anything else).
   func elementsIfPresent(_ key: String) -> [FieldReader] {
-    (try? elements(key)) ?? []
+    elementsIfArray(key) ?? []
+  }
+
+  private func elementsIfArray(_ key: String) -> [FieldReader]? {
+    guard let elements = value[key]?.elements else { return nil }
+    let path = path.appending(key)
+    return elements.indices.map { FieldReader(value: elements[$0], path: path.appending($0)) }
   }
 
   /// The object `key`, to read its fields.
