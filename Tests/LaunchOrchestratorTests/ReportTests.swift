@@ -189,28 +189,19 @@ struct ReportTests {
         return error.description
       }
     }
-    #expect(
-      try error(replacing: #""attempts": 2"#, with: #""attempts": 1.5"#)
-        == "steps[0].attempts: missing or malformed")
-    #expect(
-      try error(replacing: #""attempts": 2"#, with: #""attempts": 9223372036854775808"#)
-        == "steps[0].attempts: missing or malformed")
+    let malformed = [
+      (#""attempts": 2"#, #""attempts": 1.5"#, "steps[0].attempts"),
+      (#""attempts": 2"#, #""attempts": 9223372036854775808"#, "steps[0].attempts"),
+      (#""state": "failed""#, #""state": "lost""#, "steps[1].refresh.state"),
+      (#""heldVia": "dependency""#, #""heldVia": 1"#, "criticalChains[1].links[1].heldVia"),
+      (#""firstFrame": 0.040001"#, #""firstFrame": -1"#, "milestones.firstFrame"),
+      (#""version": 3"#, #""version": 0"#, "version"),
+      (#""criticalPath": ["#, #""criticalPath": [ 1,"#, "criticalPath"),
+    ]
+    for (old, new, path) in malformed {
+      #expect(try error(replacing: old, with: new) == "\(path): missing or malformed")
+    }
     #expect(try error(replacing: #""attempts": 2"#, with: #""attempts": 2.0e0"#) == nil)
-    #expect(
-      try error(replacing: #""state": "failed""#, with: #""state": "lost""#)
-        == "steps[1].refresh.state: missing or malformed")
-    #expect(
-      try error(replacing: #""heldVia": "dependency""#, with: #""heldVia": 1"#)
-        == "criticalChains[1].links[1].heldVia: missing or malformed")
-    #expect(
-      try error(replacing: #""firstFrame": 0.040001"#, with: #""firstFrame": -1"#)
-        == "milestones.firstFrame: missing or malformed")
-    #expect(
-      try error(replacing: #""version": 3"#, with: #""version": 0"#)
-        == "version: missing or malformed")
-    #expect(
-      try error(replacing: #""criticalPath": ["#, with: #""criticalPath": [ 1,"#)
-        == "criticalPath: missing or malformed")
   }
 
   @Test func readsEarlierFormatsAndRefusesALaterOneNamingItsVersion() throws {
