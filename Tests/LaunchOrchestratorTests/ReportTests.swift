@@ -82,6 +82,90 @@ struct ReportTests {
         == measured.steps.map(\.state))
   }
 
+  /// A report with every field the format has, times not on round milliseconds.
+  static func everyField() -> LaunchReport {
+    var report = LaunchReport(
+      manifest: "app \"one\".json", name: "Every field", outcome: .routed, route: .maintenance,
+      duration: .nanoseconds(1_234_567_891),
+      milestones: [
+        .init(name: "firstFrame", time: .nanoseconds(40_000_500)),
+        .init(name: "interactive", time: nil),
+      ],
+      criticalPath: ["gate", "results"],
+      steps: [
+        .init(
+          id: "gate", plugin: "gate.maintenance", state: .succeeded, start: .nanoseconds(1_500),
+          end: .nanoseconds(40_000_500), attempts: 2, usedFallback: true, error: nil,
+          notes: ["retried once", "used the fallback"], ready: .zero,
+          waits: [
+            .init(
+              reason: .concurrency, start: .zero, end: .nanoseconds(1_500), heldBy: ["a", "b"]),
+            .init(reason: .backoff, start: .milliseconds(10), end: .milliseconds(20)),
+          ],
+          work: [
+            .init(attempt: 1, start: .nanoseconds(1_500), end: .milliseconds(10)),
+            .init(attempt: 2, start: .milliseconds(20), end: .nanoseconds(40_000_500)),
+          ]),
+        .init(
+          id: "results", plugin: "results.load", state: .cached, start: .milliseconds(41),
+          end: .milliseconds(41), attempts: 0, usedFallback: false, error: nil,
+          ready: .milliseconds(41)),
+        .init(
+          id: "page", plugin: "music.page", state: .skipped, start: nil, end: nil, attempts: 0,
+          usedFallback: false, error: "the launch was routed to 'maintenance' by 'gate'"),
+      ],
+      error: "no \u{1} control",
+      splash: SplashTiming(contentAt: .milliseconds(300), skeletonFrom: nil))
+    report.steps[1].refresh = .init(
+      state: .failed, start: .milliseconds(42), end: .nanoseconds(99_123_456_789), attempts: 3,
+      error: "no network", ready: .milliseconds(41),
+      waits: [.init(reason: .main, start: .milliseconds(41), end: .milliseconds(42))],
+      work: [.init(attempt: 1, start: .milliseconds(42), end: .nanoseconds(99_123_456_789))])
+    report.criticalChains = [
+      .init(
+        milestone: "firstFrame",
+        links: [
+          .init(
+            step: "gate", heldVia: nil, start: .nanoseconds(1_500), end: .nanoseconds(40_000_500),
+            wait: .nanoseconds(1_500), work: .nanoseconds(29_999_000))
+        ]),
+      .init(
+        milestone: nil,
+        links: [
+          .init(
+            step: "gate", heldVia: nil, start: .nanoseconds(1_500), end: .nanoseconds(40_000_500),
+            wait: .nanoseconds(1_500), work: .nanoseconds(29_999_000)),
+          .init(
+            step: "results", heldVia: .dependency, start: .milliseconds(41),
+            end: .milliseconds(41), wait: .nanoseconds(999_500), work: .zero),
+        ]),
+    ]
+    return report
+  }
+
+  @Test func aReportWrittenReadAndWrittenAgainIsTheSameText() async throws {
+    let measured = try await report()
+    for written in [Self.everyField(), measured] {
+      let text = written.jsonText
+      #expect(try LaunchReport(jsonText: text).jsonText == text)
+    }
+  }
+
+  @Test func aTimeWithinHalfAMicrosecondOfAWholeSecondIsWrittenAsThatSecondAndReadsBackTheSame()
+    throws
+  {
+    var report = Self.everyField()
+    report.duration = .nanoseconds(99_999_999_999)
+    report.steps[0].start = .nanoseconds(300)
+    report.steps[0].end = .nanoseconds(1_000_000_400)
+    let text = report.jsonText
+    let json = report.json
+    #expect(json["duration"].map(JSONWriter.compact) == "100")
+    #expect(json["steps"]?.elements?[0]["start"].map(JSONWriter.compact) == "0")
+    #expect(json["steps"]?.elements?[0]["end"].map(JSONWriter.compact) == "1")
+    #expect(try LaunchReport(jsonText: text).jsonText == text)
+  }
+
   @Test func namesTheFieldThatIsWrongInABrokenReport() {
     #expect(throws: ReportFormatError.self) { try LaunchReport(jsonText: "{}") }
     do {
@@ -91,6 +175,33 @@ struct ReportTests {
     } catch {
       Issue.record("unexpected \(error)")
     }
+  }
+
+  @Test func namesTheFirstMalformedFieldAtAnyDepthAndReadsIntegersOnlyWhenWhole() throws {
+    let text = Self.everyField().jsonText
+    func error(replacing old: String, with new: String) throws -> String? {
+      let broken = text.replacingOccurrences(of: old, with: new)
+      try #require(broken != text)
+      do {
+        _ = try LaunchReport(jsonText: broken)
+        return nil
+      } catch let error as ReportFormatError {
+        return error.description
+      }
+    }
+    let malformed = [
+      (#""attempts": 2"#, #""attempts": 1.5"#, "steps[0].attempts"),
+      (#""attempts": 2"#, #""attempts": 9223372036854775808"#, "steps[0].attempts"),
+      (#""state": "failed""#, #""state": "lost""#, "steps[1].refresh.state"),
+      (#""heldVia": "dependency""#, #""heldVia": 1"#, "criticalChains[1].links[1].heldVia"),
+      (#""firstFrame": 0.040001"#, #""firstFrame": -1"#, "milestones.firstFrame"),
+      (#""version": 3"#, #""version": 0"#, "version"),
+      (#""criticalPath": ["#, #""criticalPath": [ 1,"#, "criticalPath"),
+    ]
+    for (old, new, path) in malformed {
+      #expect(try error(replacing: old, with: new) == "\(path): missing or malformed")
+    }
+    #expect(try error(replacing: #""attempts": 2"#, with: #""attempts": 2.0e0"#) == nil)
   }
 
   @Test func readsEarlierFormatsAndRefusesALaterOneNamingItsVersion() throws {

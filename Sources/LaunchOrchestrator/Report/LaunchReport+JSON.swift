@@ -1,5 +1,6 @@
 /// The report's JSON form, as `--report` writes it and `plan --durations` reads it;
-/// docs/report.md describes every key.
+/// docs/report.md describes every key. Each part of a report writes and reads its own keys
+/// below, side by side; values are read through one `FieldReader`.
 extension LaunchReport {
   /// The version of the JSON form this build writes (the `version` key) and reads up to:
   /// 2 added wait reasons, critical chains, notes, `error` and `splash` to the first form
@@ -9,128 +10,21 @@ extension LaunchReport {
 
   /// The report as a JSON value with the documented keys, in the documented order.
   public var json: JSONValue {
-    func seconds(_ duration: Duration?) -> JSONValue {
-      duration.map { JSONValue(.number($0.seconds)) } ?? nil
-    }
-    func text(_ string: String?) -> JSONValue {
-      string.map { JSONValue(.string($0)) } ?? nil
-    }
-    func waitsJSON(_ waits: [Wait]) -> JSONValue {
-      JSONValue(
-        .array(
-          waits.map { wait in
-            JSONValue(
-              .object([
-                JSONMember(key: "reason", value: text(wait.reason.rawValue)),
-                JSONMember(key: "start", value: seconds(wait.start)),
-                JSONMember(key: "end", value: seconds(wait.end)),
-                JSONMember(
-                  key: "heldBy",
-                  value: JSONValue(.array(wait.heldBy.map { JSONValue(.string($0)) }))),
-              ]))
-          }))
-    }
-    func workJSON(_ work: [Work]) -> JSONValue {
-      JSONValue(
-        .array(
-          work.map { work in
-            JSONValue(
-              .object([
-                JSONMember(key: "attempt", value: JSONValue(integer: work.attempt)),
-                JSONMember(key: "start", value: seconds(work.start)),
-                JSONMember(key: "end", value: seconds(work.end)),
-              ]))
-          }))
-    }
-    func refreshJSON(_ refresh: Refresh?) -> JSONValue {
-      guard let refresh else { return nil }
-      return JSONValue(
-        .object([
-          JSONMember(key: "state", value: text(refresh.state.rawValue)),
-          JSONMember(key: "start", value: seconds(refresh.start)),
-          JSONMember(key: "end", value: seconds(refresh.end)),
-          JSONMember(key: "attempts", value: JSONValue(integer: refresh.attempts)),
-          JSONMember(key: "error", value: text(refresh.error)),
-          JSONMember(key: "ready", value: seconds(refresh.ready)),
-          JSONMember(key: "waits", value: waitsJSON(refresh.waits)),
-          JSONMember(key: "work", value: workJSON(refresh.work)),
-        ]))
-    }
-    return JSONValue(
-      .object([
-        JSONMember(key: "version", value: JSONValue(integer: Self.formatVersion)),
-        JSONMember(key: "manifest", value: text(manifest)),
-        JSONMember(key: "name", value: text(name)),
-        JSONMember(key: "outcome", value: text(outcome.rawValue)),
-        JSONMember(key: "route", value: text(route?.name)),
-        JSONMember(key: "error", value: text(error)),
-        JSONMember(key: "duration", value: seconds(duration)),
-        JSONMember(
-          key: "milestones",
-          value: JSONValue(
-            .object(milestones.map { JSONMember(key: $0.name, value: seconds($0.time)) }))),
-        JSONMember(
-          key: "splash",
-          value: splash.map { splash in
-            JSONValue(
-              .object([
-                JSONMember(key: "contentAt", value: seconds(splash.contentAt)),
-                JSONMember(key: "skeletonFrom", value: seconds(splash.skeletonFrom)),
-              ]))
-          } ?? nil),
-        JSONMember(
-          key: "criticalPath", value: JSONValue(.array(criticalPath.map { JSONValue(.string($0)) }))
-        ),
-        JSONMember(
-          key: "criticalChains",
-          value: JSONValue(
-            .array(
-              criticalChains.map { chain in
-                JSONValue(
-                  .object([
-                    JSONMember(key: "milestone", value: text(chain.milestone)),
-                    JSONMember(
-                      key: "links",
-                      value: JSONValue(
-                        .array(
-                          chain.links.map { link in
-                            JSONValue(
-                              .object([
-                                JSONMember(key: "step", value: text(link.step)),
-                                JSONMember(key: "heldVia", value: text(link.heldVia?.rawValue)),
-                                JSONMember(key: "start", value: seconds(link.start)),
-                                JSONMember(key: "end", value: seconds(link.end)),
-                                JSONMember(key: "wait", value: seconds(link.wait)),
-                                JSONMember(key: "work", value: seconds(link.work)),
-                              ]))
-                          }))),
-                  ]))
-              }))),
-        JSONMember(
-          key: "steps",
-          value: JSONValue(
-            .array(
-              steps.map { step in
-                JSONValue(
-                  .object([
-                    JSONMember(key: "id", value: text(step.id)),
-                    JSONMember(key: "plugin", value: text(step.plugin)),
-                    JSONMember(key: "state", value: text(step.state.rawValue)),
-                    JSONMember(key: "start", value: seconds(step.start)),
-                    JSONMember(key: "end", value: seconds(step.end)),
-                    JSONMember(key: "attempts", value: JSONValue(integer: step.attempts)),
-                    JSONMember(key: "usedFallback", value: JSONValue(.bool(step.usedFallback))),
-                    JSONMember(key: "error", value: text(step.error)),
-                    JSONMember(
-                      key: "notes",
-                      value: JSONValue(.array(step.notes.map { JSONValue(.string($0)) }))),
-                    JSONMember(key: "ready", value: seconds(step.ready)),
-                    JSONMember(key: "waits", value: waitsJSON(step.waits)),
-                    JSONMember(key: "work", value: workJSON(step.work)),
-                    JSONMember(key: "refresh", value: refreshJSON(step.refresh)),
-                  ]))
-              }))),
-      ]))
+    [
+      "version": Self.formatVersion.reportJSON,
+      "manifest": manifest.reportJSON,
+      "name": name.reportJSON,
+      "outcome": outcome.reportJSON,
+      "route": route.map(\.name).reportJSON,
+      "error": error.reportJSON,
+      "duration": duration.reportJSON,
+      "milestones": JSONValue(
+        .object(milestones.map { JSONMember(key: $0.name, value: $0.time.reportJSON) })),
+      "splash": splash.map(\.reportJSON) ?? nil,
+      "criticalPath": criticalPath.reportJSON,
+      "criticalChains": JSONValue(.array(criticalChains.map(\.reportJSON))),
+      "steps": JSONValue(.array(steps.map(\.reportJSON))),
+    ]
   }
 
   /// The report as pretty-printed JSON text.
@@ -139,169 +33,208 @@ extension LaunchReport {
   /// Reads a report written by ``jsonText``.
   /// - Throws: ``ReportFormatError`` naming the first field that is missing or malformed.
   public init(jsonText: String) throws {
-    let document: JSONDocument
-    do {
-      document = try JSONParser.parse(Array(jsonText.utf8))
-    } catch {
-      throw ReportFormatError(
-        path: .root, message: "the report is not valid JSON: \(error.message)")
-    }
-    let root = document.root
-    // Older forms read as far as they go; a newer one may mean something else by a key.
-    if let version = root["version"] {
-      guard let number = version.exactInteger(Int.self), number >= 1 else {
-        throw ReportFormatError(path: .root.appending("version"), message: "missing or malformed")
-      }
-      guard number <= Self.formatVersion else {
-        throw ReportFormatError(
-          path: .root.appending("version"),
-          message:
-            "the report is format \(number), and this build reads formats up to \(Self.formatVersion); use a newer orchestrate"
-        )
-      }
-    }
-    func field<T>(_ path: JSONPath, _ read: (JSONValue) -> T?) throws -> T {
-      guard let value = root.value(at: path), let result = read(value) else {
-        throw ReportFormatError(path: path, message: "missing or malformed")
-      }
-      return result
-    }
-    func optionalSeconds(_ value: JSONValue) -> Duration?? {
-      if value.kind == .null { return .some(nil) }
-      if case .number(let number) = value.kind, let duration = DurationText.seconds(number) {
-        return duration
-      }
-      return nil
-    }
-    func optionalString(_ value: JSONValue) -> String?? {
-      if value.kind == .null { return .some(nil) }
-      return value.stringValue.map { $0 }
-    }
-    func seconds(_ value: JSONValue) -> Duration? {
-      if case .number(let number) = value.kind { return DurationText.seconds(number) }
-      return nil
-    }
-    func integer(_ value: JSONValue) -> Int? { value.exactInteger(Int.self) }
-    func waits(at path: JSONPath) throws -> [Wait] {
-      try (root.value(at: path)?.elements ?? []).indices.map { wait in
-        let waitPath = path.appending(wait)
-        return Wait(
-          reason: try field(waitPath.appending("reason")) {
-            $0.stringValue.flatMap(WaitReason.init(rawValue:))
-          },
-          start: try field(waitPath.appending("start"), seconds),
-          end: try field(waitPath.appending("end"), seconds),
-          heldBy: root.value(at: waitPath.appending("heldBy"))?.elements?.compactMap(
-            \.stringValue) ?? [])
-      }
-    }
-    func work(at path: JSONPath) throws -> [Work] {
-      try (root.value(at: path)?.elements ?? []).indices.map { work in
-        let workPath = path.appending(work)
-        return Work(
-          attempt: try field(workPath.appending("attempt"), integer),
-          start: try field(workPath.appending("start"), seconds),
-          end: try field(workPath.appending("end"), seconds))
-      }
-    }
-    func state(_ value: JSONValue) -> StepState? {
-      value.stringValue.flatMap(StepState.init(rawValue:))
-    }
-    func refresh(at path: JSONPath) throws -> Refresh? {
-      guard let value = root.value(at: path), value.kind != .null else { return nil }
-      return Refresh(
-        state: try field(path.appending("state"), state),
-        start: try field(path.appending("start"), optionalSeconds),
-        end: try field(path.appending("end"), optionalSeconds),
-        attempts: try field(path.appending("attempts"), integer),
-        error: try field(path.appending("error"), optionalString),
-        ready: root.value(at: path.appending("ready")).flatMap(optionalSeconds) ?? nil,
-        waits: try waits(at: path.appending("waits")), work: try work(at: path.appending("work")))
-    }
-    let stepsPath = JSONPath.root.appending("steps")
-    let stepValues = try field(stepsPath) { $0.elements }
-    var steps: [Step] = []
-    for index in stepValues.indices {
-      let path = stepsPath.appending(index)
-      var step =
-        Step(
-          id: try field(path.appending("id")) { $0.stringValue },
-          plugin: try field(path.appending("plugin")) { $0.stringValue },
-          state: try field(path.appending("state"), state),
-          start: try field(path.appending("start"), optionalSeconds),
-          end: try field(path.appending("end"), optionalSeconds),
-          attempts: try field(path.appending("attempts"), integer),
-          usedFallback: try field(path.appending("usedFallback")) { value in
-            if case .bool(let bool) = value.kind { return bool }
-            return nil
-          },
-          error: try field(path.appending("error"), optionalString),
-          // Reports written before notes existed have none.
-          notes: root.value(at: path.appending("notes"))?.elements?.compactMap(\.stringValue) ?? [],
-          // Reports written before wait reasons have no ready time, waits or work.
-          ready: root.value(at: path.appending("ready")).flatMap(optionalSeconds) ?? nil,
-          waits: try waits(at: path.appending("waits")), work: try work(at: path.appending("work")))
-      // Reports written before cached steps have no refresh.
-      step.refresh = try refresh(at: path.appending("refresh"))
-      steps.append(step)
-    }
-    let milestoneMembers = try field(.root.appending("milestones")) { $0.members }
-    var milestones: [Milestone] = []
-    for member in milestoneMembers {
-      milestones.append(
-        Milestone(
-          name: member.key,
-          time: try field(
-            JSONPath.root.appending("milestones").appending(member.key), optionalSeconds)))
-    }
+    let report = try FieldReader(reportText: jsonText)
+    try Self.checkVersion(of: report)
+    // Steps first: a file that is not a report at all is named by its missing steps.
+    let steps = try report.elements("steps").map(Step.init)
+    let milestones = try Self.milestones(of: report)
     self.init(
-      manifest: try field(.root.appending("manifest")) { $0.stringValue },
-      name: try field(.root.appending("name")) { $0.stringValue },
-      outcome: try field(.root.appending("outcome")) {
-        $0.stringValue.flatMap(LaunchOutcome.init(rawValue:))
-      },
-      route: try field(.root.appending("route"), optionalString).map(LaunchRoute.init),
-      duration: try field(.root.appending("duration")) { value in
-        if case .number(let number) = value.kind { return DurationText.seconds(number) }
-        return nil
-      },
+      manifest: try report.field("manifest", as: String.self),
+      name: try report.field("name", as: String.self),
+      outcome: try report.field("outcome", as: LaunchOutcome.self),
+      route: try report.field("route", as: String?.self).map(LaunchRoute.init),
+      duration: try report.field("duration", as: Duration.self),
       milestones: milestones,
-      criticalPath: try field(.root.appending("criticalPath")) { value in
-        value.elements.flatMap { elements in
-          let ids = elements.compactMap(\.stringValue)
-          return ids.count == elements.count ? ids : nil
-        }
-      },
+      criticalPath: try report.field("criticalPath", as: [String].self),
       steps: steps,
       // Reports written before these existed have neither.
-      error: root["error"]?.stringValue,
-      splash: root["splash"].flatMap { value in
-        guard value.members != nil else { return nil }
-        return SplashTiming(
-          contentAt: value["contentAt"].flatMap(optionalSeconds) ?? nil,
-          skeletonFrom: value["skeletonFrom"].flatMap(optionalSeconds) ?? nil)
-      })
+      error: report.fieldIfPresent("error", as: String.self),
+      splash: report.member("splash").flatMap(SplashTiming.init))
     // Reports written before critical chains have none.
-    let chainsPath = JSONPath.root.appending("criticalChains")
-    criticalChains = try (root["criticalChains"]?.elements ?? []).indices.map { chain in
-      let chainPath = chainsPath.appending(chain)
-      let linksPath = chainPath.appending("links")
-      return CriticalChain(
-        milestone: try field(chainPath.appending("milestone"), optionalString),
-        links: try field(linksPath) { $0.elements }.indices.map { link in
-          let linkPath = linksPath.appending(link)
-          return CriticalChain.Link(
-            step: try field(linkPath.appending("step")) { $0.stringValue },
-            heldVia: try field(linkPath.appending("heldVia")) { value -> CriticalChain.Hold?? in
-              if value.kind == .null { return .some(nil) }
-              return value.stringValue.flatMap(CriticalChain.Hold.init(rawValue:)).map { $0 }
-            },
-            start: try field(linkPath.appending("start"), seconds),
-            end: try field(linkPath.appending("end"), seconds),
-            wait: try field(linkPath.appending("wait"), seconds),
-            work: try field(linkPath.appending("work"), seconds))
-        })
+    criticalChains = try report.elementsIfPresent("criticalChains").map(CriticalChain.init)
+  }
+
+  /// Older forms read as far as they go; a newer one may mean something else by a key.
+  private static func checkVersion(of report: FieldReader) throws {
+    guard report.member("version") != nil else { return }
+    let version = try report.field("version", as: Int.self)
+    guard version >= 1 else { throw report.malformed("version") }
+    guard version <= formatVersion else {
+      throw ReportFormatError(
+        path: report.path.appending("version"),
+        message:
+          "the report is format \(version), and this build reads formats up to \(formatVersion); use a newer orchestrate"
+      )
     }
+  }
+
+  /// The `milestones` object: each milestone's time under its name, in manifest order.
+  private static func milestones(of report: FieldReader) throws -> [Milestone] {
+    let milestones = try report.object("milestones")
+    return try milestones.keys.map { name in
+      Milestone(name: name, time: try milestones.field(name, as: Duration?.self))
+    }
+  }
+}
+
+extension LaunchReport.Step {
+  fileprivate var reportJSON: JSONValue {
+    [
+      "id": id.reportJSON,
+      "plugin": plugin.reportJSON,
+      "state": state.reportJSON,
+      "start": start.reportJSON,
+      "end": end.reportJSON,
+      "attempts": attempts.reportJSON,
+      "usedFallback": usedFallback.reportJSON,
+      "error": error.reportJSON,
+      "notes": notes.reportJSON,
+      "ready": ready.reportJSON,
+      "waits": JSONValue(.array(waits.map(\.reportJSON))),
+      "work": JSONValue(.array(work.map(\.reportJSON))),
+      "refresh": refresh.map(\.reportJSON) ?? nil,
+    ]
+  }
+
+  fileprivate init(_ step: FieldReader) throws {
+    self.init(
+      id: try step.field("id", as: String.self),
+      plugin: try step.field("plugin", as: String.self),
+      state: try step.field("state", as: StepState.self),
+      start: try step.field("start", as: Duration?.self),
+      end: try step.field("end", as: Duration?.self),
+      attempts: try step.field("attempts", as: Int.self),
+      usedFallback: try step.field("usedFallback", as: Bool.self),
+      error: try step.field("error", as: String?.self),
+      // Reports written before notes existed have none.
+      notes: step.stringsIfPresent("notes"),
+      // Reports written before wait reasons have no ready time, waits or work.
+      ready: step.fieldIfPresent("ready", as: Duration.self),
+      waits: try step.elementsIfPresent("waits").map(LaunchReport.Wait.init),
+      work: try step.elementsIfPresent("work").map(LaunchReport.Work.init))
+    // Reports written before cached steps have no refresh.
+    if let refresh = step.member("refresh"), refresh.value.kind != .null {
+      self.refresh = try LaunchReport.Refresh(refresh)
+    }
+  }
+}
+
+extension LaunchReport.Refresh {
+  fileprivate var reportJSON: JSONValue {
+    [
+      "state": state.reportJSON,
+      "start": start.reportJSON,
+      "end": end.reportJSON,
+      "attempts": attempts.reportJSON,
+      "error": error.reportJSON,
+      "ready": ready.reportJSON,
+      "waits": JSONValue(.array(waits.map(\.reportJSON))),
+      "work": JSONValue(.array(work.map(\.reportJSON))),
+    ]
+  }
+
+  fileprivate init(_ refresh: FieldReader) throws {
+    self.init(
+      state: try refresh.field("state", as: StepState.self),
+      start: try refresh.field("start", as: Duration?.self),
+      end: try refresh.field("end", as: Duration?.self),
+      attempts: try refresh.field("attempts", as: Int.self),
+      error: try refresh.field("error", as: String?.self),
+      ready: refresh.fieldIfPresent("ready", as: Duration.self),
+      waits: try refresh.elementsIfPresent("waits").map(LaunchReport.Wait.init),
+      work: try refresh.elementsIfPresent("work").map(LaunchReport.Work.init))
+  }
+}
+
+extension LaunchReport.Wait {
+  fileprivate var reportJSON: JSONValue {
+    [
+      "reason": reason.reportJSON,
+      "start": start.reportJSON,
+      "end": end.reportJSON,
+      "heldBy": heldBy.reportJSON,
+    ]
+  }
+
+  fileprivate init(_ wait: FieldReader) throws {
+    self.init(
+      reason: try wait.field("reason", as: WaitReason.self),
+      start: try wait.field("start", as: Duration.self),
+      end: try wait.field("end", as: Duration.self),
+      heldBy: wait.stringsIfPresent("heldBy"))
+  }
+}
+
+extension LaunchReport.Work {
+  fileprivate var reportJSON: JSONValue {
+    [
+      "attempt": attempt.reportJSON,
+      "start": start.reportJSON,
+      "end": end.reportJSON,
+    ]
+  }
+
+  fileprivate init(_ work: FieldReader) throws {
+    self.init(
+      attempt: try work.field("attempt", as: Int.self),
+      start: try work.field("start", as: Duration.self),
+      end: try work.field("end", as: Duration.self))
+  }
+}
+
+extension LaunchReport.CriticalChain {
+  fileprivate var reportJSON: JSONValue {
+    [
+      "milestone": milestone.reportJSON,
+      "links": JSONValue(.array(links.map(\.reportJSON))),
+    ]
+  }
+
+  fileprivate init(_ chain: FieldReader) throws {
+    self.init(
+      milestone: try chain.field("milestone", as: String?.self),
+      links: try chain.elements("links").map(Link.init))
+  }
+}
+
+extension LaunchReport.CriticalChain.Link {
+  fileprivate var reportJSON: JSONValue {
+    [
+      "step": step.reportJSON,
+      "heldVia": heldVia.reportJSON,
+      "start": start.reportJSON,
+      "end": end.reportJSON,
+      "wait": wait.reportJSON,
+      "work": work.reportJSON,
+    ]
+  }
+
+  fileprivate init(_ link: FieldReader) throws {
+    self.init(
+      step: try link.field("step", as: String.self),
+      heldVia: try link.field("heldVia", as: LaunchReport.CriticalChain.Hold?.self),
+      start: try link.field("start", as: Duration.self),
+      end: try link.field("end", as: Duration.self),
+      wait: try link.field("wait", as: Duration.self),
+      work: try link.field("work", as: Duration.self))
+  }
+}
+
+extension SplashTiming {
+  fileprivate var reportJSON: JSONValue {
+    [
+      "contentAt": contentAt.reportJSON,
+      "skeletonFrom": skeletonFrom.reportJSON,
+    ]
+  }
+
+  /// Reads what reports write since `splash` existed, and tolerates anything else: it was
+  /// added without a version of its own.
+  fileprivate init?(_ splash: FieldReader) {
+    guard splash.value.members != nil else { return nil }
+    self.init(
+      contentAt: splash.fieldIfPresent("contentAt", as: Duration.self),
+      skeletonFrom: splash.fieldIfPresent("skeletonFrom", as: Duration.self))
   }
 }
 
@@ -315,3 +248,182 @@ public struct ReportFormatError: Error, Sendable, CustomStringConvertible {
   /// `steps[2].state: missing or malformed`.
   public var description: String { "\(path): \(message)" }
 }
+
+/// Reads the fields of one JSON object of a report, each as the type it is written as, and
+/// names the path of the first that is missing or malformed.
+private struct FieldReader {
+  /// The object (or whatever stands where one should be).
+  let value: JSONValue
+  /// Where it is in the report.
+  let path: JSONPath
+
+  init(value: JSONValue, path: JSONPath) {
+    self.value = value
+    self.path = path
+  }
+
+  /// Reads the report's root.
+  init(reportText: String) throws {
+    do {
+      self.init(value: try JSONParser.parse(Array(reportText.utf8)).root, path: .root)
+    } catch {
+      throw ReportFormatError(
+        path: .root, message: "the report is not valid JSON: \(error.message)")
+    }
+  }
+
+  /// The field `key` as a `T`.
+  func field<T: ReportField>(_ key: String, as type: T.Type) throws -> T {
+    guard let field = value[key].flatMap(T.init(reportJSON:)) else { throw malformed(key) }
+    return field
+  }
+
+  /// The field `key` as a `T`, or `nil` when it is missing (or null, or anything else): for
+  /// fields older reports lack.
+  func fieldIfPresent<T: ReportField>(_ key: String, as type: T.Type) -> T? {
+    value[key].flatMap(T.init(reportJSON:))
+  }
+
+  /// The strings of the array `key`, anything else left out; none when it is missing.
+  func stringsIfPresent(_ key: String) -> [String] {
+    value[key]?.elements?.compactMap(\.stringValue) ?? []
+  }
+
+  /// The elements of the array `key`, to read each.
+  func elements(_ key: String) throws -> [FieldReader] {
+    guard let elements = elementsIfArray(key) else { throw malformed(key) }
+    return elements
+  }
+
+  /// The elements of the array `key`; none when it is missing (or anything else).
+  func elementsIfPresent(_ key: String) -> [FieldReader] {
+    elementsIfArray(key) ?? []
+  }
+
+  private func elementsIfArray(_ key: String) -> [FieldReader]? {
+    guard let elements = value[key]?.elements else { return nil }
+    let path = path.appending(key)
+    return elements.indices.map { FieldReader(value: elements[$0], path: path.appending($0)) }
+  }
+
+  /// The object `key`, to read its fields.
+  func object(_ key: String) throws -> FieldReader {
+    guard let object = member(key), object.value.members != nil else { throw malformed(key) }
+    return object
+  }
+
+  /// The value of `key`, whatever it is; `nil` when it is missing.
+  func member(_ key: String) -> FieldReader? {
+    value[key].map { FieldReader(value: $0, path: path.appending(key)) }
+  }
+
+  /// The keys of this object, in order.
+  var keys: [String] { value.members?.map(\.key) ?? [] }
+
+  /// The error for the field `key`.
+  func malformed(_ key: String) -> ReportFormatError {
+    ReportFormatError(path: path.appending(key), message: "missing or malformed")
+  }
+}
+
+/// A value a report writes as one JSON value and reads back from it: one declaration of its
+/// form for both.
+private protocol ReportField {
+  /// The value `json` holds, or `nil` when it holds something else.
+  init?(reportJSON json: JSONValue)
+  /// The value as the report writes it.
+  var reportJSON: JSONValue { get }
+}
+
+extension String: ReportField {
+  fileprivate init?(reportJSON json: JSONValue) {
+    guard let string = json.stringValue else { return nil }
+    self = string
+  }
+
+  fileprivate var reportJSON: JSONValue { JSONValue(.string(self)) }
+}
+
+/// Integers stay integers: read exactly from their text, written as their digits.
+extension Int: ReportField {
+  fileprivate init?(reportJSON json: JSONValue) {
+    guard let integer = json.exactInteger(Int.self) else { return nil }
+    self = integer
+  }
+
+  fileprivate var reportJSON: JSONValue { JSONValue(integer: self) }
+}
+
+extension Bool: ReportField {
+  fileprivate init?(reportJSON json: JSONValue) {
+    guard case .bool(let bool) = json.kind else { return nil }
+    self = bool
+  }
+
+  fileprivate var reportJSON: JSONValue { JSONValue(.bool(self)) }
+}
+
+/// Times and durations as seconds since the launch started.
+extension Duration: ReportField {
+  fileprivate init?(reportJSON json: JSONValue) {
+    guard case .number(let seconds) = json.kind, let duration = DurationText.seconds(seconds)
+    else { return nil }
+    self = duration
+  }
+
+  fileprivate var reportJSON: JSONValue {
+    // The text has six decimals at most: a time within half a microsecond of a whole second
+    // is written as that second (`1`, not `1.0`), the way it is written again once read back.
+    let microseconds = (seconds * 1e6).rounded()
+    guard microseconds.truncatingRemainder(dividingBy: 1e6) == 0 else {
+      return JSONValue(.number(seconds))
+    }
+    return JSONValue(.number(microseconds / 1e6))
+  }
+}
+
+/// `null` for `nil`: a field that may be null is still required.
+extension Optional: ReportField where Wrapped: ReportField {
+  fileprivate init?(reportJSON json: JSONValue) {
+    if json.kind == .null {
+      self = .none
+    } else if let wrapped = Wrapped(reportJSON: json) {
+      self = .some(wrapped)
+    } else {
+      return nil
+    }
+  }
+
+  fileprivate var reportJSON: JSONValue { map(\.reportJSON) ?? nil }
+}
+
+/// An array is read only when every element is.
+extension Array: ReportField where Element: ReportField {
+  fileprivate init?(reportJSON json: JSONValue) {
+    guard let elements = json.elements else { return nil }
+    var array: [Element] = []
+    array.reserveCapacity(elements.count)
+    for element in elements {
+      guard let read = Element(reportJSON: element) else { return nil }
+      array.append(read)
+    }
+    self = array
+  }
+
+  fileprivate var reportJSON: JSONValue { JSONValue(.array(map(\.reportJSON))) }
+}
+
+/// Names written as their raw value.
+extension ReportField where Self: RawRepresentable, RawValue == String {
+  fileprivate init?(reportJSON json: JSONValue) {
+    guard let name = json.stringValue else { return nil }
+    self.init(rawValue: name)
+  }
+
+  fileprivate var reportJSON: JSONValue { JSONValue(.string(rawValue)) }
+}
+
+extension StepState: ReportField {}
+extension LaunchOutcome: ReportField {}
+extension WaitReason: ReportField {}
+extension LaunchReport.CriticalChain.Hold: ReportField {}

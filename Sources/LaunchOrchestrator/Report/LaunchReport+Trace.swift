@@ -7,83 +7,34 @@ extension LaunchReport {
   /// a slice of its own named `<id> (refresh)`. Times are in microseconds since the launch
   /// started.
   public var chromeTrace: JSONValue {
-    func micros(_ duration: Duration) -> JSONValue {
-      JSONValue(.number((duration.seconds * 1e6).rounded()))
-    }
-    func object(_ members: [(String, JSONValue)]) -> JSONValue {
-      JSONValue(.object(members.map { JSONMember(key: $0.0, value: $0.1) }))
-    }
-
-    var events: [JSONValue] = [
-      object([
-        ("name", "process_name"), ("ph", "M"), ("pid", 1), ("tid", 0),
-        ("args", object([("name", .init(.string(name)))])),
-      ])
-    ]
     let steps = steps + steps.compactMap(\.refreshBar)
     let lanes = Self.lanes(for: steps)
-    for lane in 1...max(1, (lanes.compactMap { $0 }.max() ?? 0)) {
-      events.append(
-        object([
-          ("name", "thread_name"), ("ph", "M"), ("pid", 1), ("tid", .init(integer: lane)),
-          ("args", object([("name", .init(.string("lane \(lane)")))])),
-        ]))
-    }
-    for (index, step) in steps.enumerated() {
-      guard let start = step.start, let end = step.end, let lane = lanes[index] else { continue }
-      events.append(
-        object([
-          ("name", .init(.string(step.id))), ("cat", .init(.string(step.plugin))), ("ph", "X"),
-          ("ts", micros(start)),
-          ("dur", micros(end - start)), ("pid", 1), ("tid", .init(integer: lane)),
-          (
-            "args",
-            object([
-              ("state", .init(.string(step.state.rawValue))),
-              ("attempts", .init(integer: step.attempts)),
-              ("usedFallback", .init(.bool(step.usedFallback))),
-              ("error", step.error.map { JSONValue(.string($0)) } ?? nil),
-            ])
-          ),
-        ]))
-    }
-    for (index, step) in steps.enumerated() {
-      guard let lane = lanes[index] else { continue }
-      for wait in step.waits {
-        events.append(
-          object([
-            ("name", .init(.string("\(step.id) waits: \(wait.reason.rawValue)"))), ("cat", "wait"),
-            ("ph", "X"), ("ts", micros(wait.start)), ("dur", micros(wait.end - wait.start)),
-            ("pid", 1), ("tid", .init(integer: lane)),
-            (
-              "args",
-              object([
-                ("step", .init(.string(step.id))),
-                ("heldBy", JSONValue(.array(wait.heldBy.map { JSONValue(.string($0)) }))),
-              ])
-            ),
-          ]))
-      }
-    }
-    for milestone in milestones {
-      guard let time = milestone.time else { continue }
-      events.append(
-        object([
-          ("name", .init(.string(milestone.name))), ("cat", "milestone"), ("ph", "i"), ("s", "g"),
-          ("ts", micros(time)),
-          ("pid", 1), ("tid", 0),
-        ]))
-    }
-    return object([
-      ("traceEvents", JSONValue(.array(events))), ("displayTimeUnit", "ms"),
-      (
-        "otherData",
-        object([
-          ("manifest", .init(.string(manifest))), ("outcome", .init(.string(outcome.rawValue))),
-          ("route", route.map { JSONValue(.string($0.name)) } ?? nil),
-        ])
-      ),
-    ])
+    let laneCount = max(1, lanes.compactMap { $0 }.max() ?? 0)
+    var events = [Self.traceName(name, thread: nil)]
+    events += (1...laneCount).map { Self.traceName("lane \($0)", thread: $0) }
+    events += zip(steps, lanes).compactMap { step, lane in lane.flatMap(step.traceSlice) }
+    events += zip(steps, lanes).flatMap { step, lane in lane.map(step.traceWaitSlices) ?? [] }
+    events += milestones.compactMap(\.traceInstant)
+    return [
+      "traceEvents": JSONValue(.array(events)),
+      "displayTimeUnit": "ms",
+      "otherData": [
+        "manifest": JSONValue(.string(manifest)),
+        "outcome": JSONValue(.string(outcome.rawValue)),
+        "route": route.map { JSONValue(.string($0.name)) } ?? nil,
+      ],
+    ]
+  }
+
+  /// The metadata event naming the process (`thread` `nil`) or a lane.
+  private static func traceName(_ name: String, thread: Int?) -> JSONValue {
+    [
+      "name": thread == nil ? "process_name" : "thread_name",
+      "ph": "M",
+      "pid": 1,
+      "tid": JSONValue(integer: thread ?? 0),
+      "args": ["name": JSONValue(.string(name))],
+    ]
   }
 
   /// The lane (from 1) of each step that ran: the lowest lane free when it started waiting or,
@@ -113,6 +64,45 @@ extension LaunchReport {
 }
 
 extension LaunchReport.Step {
+  /// The step's slice in `lane`; `nil` if it never started.
+  fileprivate func traceSlice(lane: Int) -> JSONValue? {
+    guard let start, let end else { return nil }
+    return [
+      "name": JSONValue(.string(id)),
+      "cat": JSONValue(.string(plugin)),
+      "ph": "X",
+      "ts": start.traceMicroseconds,
+      "dur": (end - start).traceMicroseconds,
+      "pid": 1,
+      "tid": JSONValue(integer: lane),
+      "args": [
+        "state": JSONValue(.string(state.rawValue)),
+        "attempts": JSONValue(integer: attempts),
+        "usedFallback": JSONValue(.bool(usedFallback)),
+        "error": error.map { JSONValue(.string($0)) } ?? nil,
+      ],
+    ]
+  }
+
+  /// A slice for each of its waits, in `lane`.
+  fileprivate func traceWaitSlices(lane: Int) -> [JSONValue] {
+    waits.map { wait in
+      [
+        "name": JSONValue(.string("\(id) waits: \(wait.reason.rawValue)")),
+        "cat": "wait",
+        "ph": "X",
+        "ts": wait.start.traceMicroseconds,
+        "dur": (wait.end - wait.start).traceMicroseconds,
+        "pid": 1,
+        "tid": JSONValue(integer: lane),
+        "args": [
+          "step": JSONValue(.string(id)),
+          "heldBy": JSONValue(.array(wait.heldBy.map { JSONValue(.string($0)) })),
+        ],
+      ]
+    }
+  }
+
   /// The refresh of a cached step as a step of its own, `<id> (refresh)`, for charts that
   /// draw it as a bar beside the step's instant.
   package var refreshBar: Self? {
@@ -121,5 +111,29 @@ extension LaunchReport.Step {
       id: "\(id) (refresh)", plugin: plugin, state: refresh.state, start: refresh.start,
       end: refresh.end, attempts: refresh.attempts, usedFallback: false, error: refresh.error,
       ready: refresh.ready, waits: refresh.waits, work: refresh.work)
+  }
+}
+
+extension LaunchReport.Milestone {
+  /// A global instant event when it was reached; `nil` if it never was.
+  fileprivate var traceInstant: JSONValue? {
+    guard let time else { return nil }
+    return [
+      "name": JSONValue(.string(name)),
+      "cat": "milestone",
+      "ph": "i",
+      "s": "g",
+      "ts": time.traceMicroseconds,
+      "pid": 1,
+      "tid": 0,
+    ]
+  }
+}
+
+extension Duration {
+  /// Whole microseconds, as trace events count time: rounded from the seconds as a `Double`,
+  /// as they always were, so that a trace names the same times as before they were integers.
+  fileprivate var traceMicroseconds: JSONValue {
+    JSONValue(integer: Int64((seconds * 1e6).rounded()))
   }
 }

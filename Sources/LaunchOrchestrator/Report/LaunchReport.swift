@@ -202,52 +202,10 @@ extension LaunchReport {
     plan: LaunchPlan, scheduler: LaunchScheduler, duration: Duration,
     outputs: StepOutputs = StepOutputs()
   ) {
-    // By index: mapping over the planned steps would copy each one, a retain per field.
-    let (waits, work) = WaitAnalysis.waitsAndWork(plan: plan, records: scheduler.records)
-    let records = scheduler.records
-    var steps: [Step] = []
-    steps.reserveCapacity(records.count)
-    for index in records.indices {
-      // Fields read in place: copying a whole record costs a retain per field.
-      let plugin = plan.steps[index].plugin
-      guard let servedAt = records[index].servedAt else {
-        steps.append(
-          Step(
-            id: plan.steps[index].id,
-            plugin: records[index].usedFallback
-              ? plan.steps[index].fallbackPlugin ?? plugin : plugin,
-            state: records[index].state ?? .skipped, start: records[index].start,
-            end: records[index].end, attempts: records[index].attempts,
-            usedFallback: records[index].usedFallback, error: records[index].error,
-            notes: records[index].notes, ready: records[index].ready, waits: waits[index],
-            work: work[index]))
-        continue
-      }
-      let record = records[index]
-      let work =
-        work[index].isEmpty
-        ? record.start.map { [Work(attempt: 1, start: $0, end: record.end ?? $0)] } ?? []
-        : work[index]
-      steps.append(
-        Step(
-          id: plan.steps[index].id, plugin: plugin, state: .cached, start: servedAt, end: servedAt,
-          attempts: 0, usedFallback: false, error: nil, notes: record.notes, ready: servedAt))
-      steps[index].refresh = Refresh(
-        state: record.refreshState ?? .skipped, start: record.start, end: record.end,
-        attempts: record.attempts, error: record.error, ready: record.ready, waits: waits[index],
-        work: work)
-    }
+    let steps = Self.stepLines(plan: plan, records: scheduler.records)
     let chains = WaitAnalysis.chains(
       plan: plan, steps: steps, milestoneTimes: scheduler.milestoneTimes)
-    var route: LaunchRoute?
-    var endedAt = duration
-    switch scheduler.ending {
-    case .routed(let routed, let step):
-      route = routed
-      endedAt = steps[step].end ?? duration
-    case .aborted(let step): endedAt = steps[step].end ?? duration
-    case .cancelled, nil: break
-    }
+    let (route, endedAt) = Self.ending(scheduler.ending, steps: steps, duration: duration)
     self.init(
       manifest: plan.manifestPath, name: plan.name, outcome: scheduler.outcome, route: route,
       duration: duration,
@@ -257,17 +215,90 @@ extension LaunchReport {
       criticalPath: chains.last { $0.milestone == nil }?.links.map(\.step) ?? [],
       steps: steps, outputs: outputs)
     criticalChains = chains
-    if let policy = plan.manifest.splash {
-      let readyAt = plan.milestones.first { $0.name == policy.dismissOn }.flatMap {
-        scheduler.milestoneTimes[$0.index]
-      }
-      var timing = SplashTiming(policy: policy, readyAt: readyAt, endedAt: endedAt)
-      // A route, a failure or a cancellation before the splash may go replaces the content
-      // that was ready: the app shows that instead.
-      if scheduler.ending != nil, let contentAt = timing.contentAt, endedAt < contentAt {
-        timing.contentAt = nil
-      }
-      splash = timing
+    splash = plan.manifest.splash.map {
+      Self.splashTiming($0, plan: plan, scheduler: scheduler, endedAt: endedAt)
     }
+  }
+
+  /// One line per planned step, in plan order.
+  private static func stepLines(plan: LaunchPlan, records: [LaunchScheduler.Record]) -> [Step] {
+    let (waits, work) = WaitAnalysis.waitsAndWork(plan: plan, records: records)
+    var steps: [Step] = []
+    steps.reserveCapacity(records.count)
+    // By index: mapping over the planned steps would copy each one, a retain per field.
+    for index in records.indices {
+      if let servedAt = records[index].servedAt {
+        steps.append(
+          cachedStepLine(
+            id: plan.steps[index].id, plugin: plan.steps[index].plugin, record: records[index],
+            servedAt: servedAt, waits: waits[index], work: work[index]))
+      } else {
+        steps.append(
+          stepLine(
+            plan: plan, records: records, index: index, waits: waits[index], work: work[index])
+        )
+      }
+    }
+    return steps
+  }
+
+  /// The line of a step that ran, or ended without running.
+  private static func stepLine(
+    plan: LaunchPlan, records: [LaunchScheduler.Record], index: Int, waits: [Wait], work: [Work]
+  ) -> Step {
+    // Fields read in place: copying a whole record costs a retain per field.
+    let plugin = plan.steps[index].plugin
+    return Step(
+      id: plan.steps[index].id,
+      plugin: records[index].usedFallback ? plan.steps[index].fallbackPlugin ?? plugin : plugin,
+      state: records[index].state ?? .skipped, start: records[index].start,
+      end: records[index].end, attempts: records[index].attempts,
+      usedFallback: records[index].usedFallback, error: records[index].error,
+      notes: records[index].notes, ready: records[index].ready, waits: waits, work: work)
+  }
+
+  /// The line of a step served from its cache at `servedAt`, its run behind that as its
+  /// refresh.
+  private static func cachedStepLine(
+    id: String, plugin: String, record: LaunchScheduler.Record, servedAt: Duration,
+    waits: [Wait], work: [Work]
+  ) -> Step {
+    var step = Step(
+      id: id, plugin: plugin, state: .cached, start: servedAt, end: servedAt, attempts: 0,
+      usedFallback: false, error: nil, notes: record.notes, ready: servedAt)
+    step.refresh = Refresh(
+      state: record.refreshState ?? .skipped, start: record.start, end: record.end,
+      attempts: record.attempts, error: record.error, ready: record.ready, waits: waits,
+      work: work.isEmpty
+        ? record.start.map { [Work(attempt: 1, start: $0, end: record.end ?? $0)] } ?? [] : work)
+    return step
+  }
+
+  /// The route a step ended the launch with, and when the launch ended: when the step that
+  /// routed or aborted it ended, or after `duration`.
+  private static func ending(
+    _ ending: LaunchScheduler.Ending?, steps: [Step], duration: Duration
+  ) -> (route: LaunchRoute?, endedAt: Duration) {
+    switch ending {
+    case .routed(let route, let step): (route, steps[step].end ?? duration)
+    case .aborted(let step): (nil, steps[step].end ?? duration)
+    case .cancelled, nil: (nil, duration)
+    }
+  }
+
+  /// When the splash gave way to the content or the skeleton.
+  private static func splashTiming(
+    _ policy: SplashPolicy, plan: LaunchPlan, scheduler: LaunchScheduler, endedAt: Duration
+  ) -> SplashTiming {
+    let readyAt = plan.milestones.first { $0.name == policy.dismissOn }.flatMap {
+      scheduler.milestoneTimes[$0.index]
+    }
+    var timing = SplashTiming(policy: policy, readyAt: readyAt, endedAt: endedAt)
+    // A route, a failure or a cancellation before the splash may go replaces the content
+    // that was ready: the app shows that instead.
+    if scheduler.ending != nil, let contentAt = timing.contentAt, endedAt < contentAt {
+      timing.contentAt = nil
+    }
+    return timing
   }
 }
