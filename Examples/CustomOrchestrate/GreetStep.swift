@@ -6,15 +6,14 @@ struct GreetStep: StepPlugin {
   static let summary = "Writes a greeting to the launch log."
 
   struct Parameters: StepParameters {
-    @Parameter("Who to greet.") var name: String
+    @Parameter("Who to greet.", nonEmpty: true) var name: String
     @Parameter("How many times to say hello.", in: 1...3) var times = 1
   }
 
   let name: String
   let times: Int
 
-  init(parameters: Parameters) throws {
-    guard !parameters.name.isEmpty else { throw ParameterError("name", "'name' cannot be empty.") }
+  init(parameters: Parameters) {
     name = parameters.name
     times = parameters.times
   }

@@ -24,8 +24,16 @@ public struct BooksPageStep: StepPlugin, PagedListing {
   public static let inputs: [StepInput] = [.required(StoreHandle.self)]
 
   /// The orders books are listed in.
-  package enum Order: String, CaseIterable, ParameterValue, ListingOrder {
-    case recentlyAdded, alphabetical
+  public enum Order: String, CaseIterable, ParameterValue, ListingOrder {
+    /// Newest on the shelf first.
+    case recentlyAdded
+    /// By title, ignoring case.
+    case alphabetical
+
+    /// Newest first.
+    public static let defaultOrder = recentlyAdded
+    /// Books.
+    public static let itemsName = "books"
 
     /// The joins, driven from the table whose index gives the order, so that SQLite walks
     /// that index and stops after the page (`CROSS JOIN` keeps the order of the tables).
@@ -66,8 +74,6 @@ public struct BooksPageStep: StepPlugin, PagedListing {
 
   /// A books store.
   package static let schema = StoreSchema.books
-  /// Books.
-  package static let itemsName = "books"
   /// The columns of a book.
   package static let columns =
     "library_entries.id, works.title, authors.name, library_entries.status"
@@ -79,34 +85,20 @@ public struct BooksPageStep: StepPlugin, PagedListing {
       status: row.text(3) ?? "")
   }
 
-  /// What a manifest gives the step.
-  public struct Parameters: StepParameters {
-    @Parameter("Books per page.", in: 1...1000) var limit = 50
-    @Parameter("Books before the page.", minimum: 0) var offset = 0
-    @Parameter("The order of the books.") var sort = Order.recentlyAdded
+  /// What a manifest gives the step: the page size, offset and order every listing takes.
+  public typealias Parameters = ListingParameters<Order>
 
-    /// The first page of 50 books, newest first.
-    public init() {}
-  }
+  private let parameters: Parameters
 
-  private let window: PageWindow
-  private let order: Order
-
-  /// Checks the parameters.
-  public init(parameters: Parameters) throws {
-    window = try PageWindow(
-      limit: parameters.limit, offset: parameters.offset, defaultLimit: 50, maximumLimit: 1000)
-    order = parameters.sort
-  }
+  /// Keeps the parameters, which their declarations checked.
+  public init(parameters: Parameters) { self.parameters = parameters }
 
   /// SQLite calls block their thread.
   public var isBlocking: Bool { true }
 
   /// Loads the page.
   public func run(_ context: StepContext) async throws -> Page<LibraryBook> {
-    let page = try Self.page(order, window: window, in: try context.input(StoreHandle.self))
-    context.log(Self.note(for: page, in: order))
-    return page
+    try Self.page(parameters, in: context)
   }
 
   /// The page after `cursor` (a page's ``Page/next``) from the books `store`, in the

@@ -45,11 +45,8 @@ public struct ImageCleanupStep: StepPlugin {
   private let maxAge: Duration
   private let dryRun: Bool
 
-  /// Checks the parameters.
-  public init(parameters: Parameters) throws {
-    guard !parameters.directory.isEmpty else {
-      throw ParameterError("directory", "'directory' cannot be empty.")
-    }
+  /// Keeps the parameters, which their declarations checked.
+  public init(parameters: Parameters) {
     directory = parameters.directory
     maxAge = parameters.maxAge
     dryRun = parameters.dryRun

@@ -17,9 +17,20 @@ public struct Song: Sendable, Equatable, Codable {
 }
 
 /// The orders a page of songs can come in, each backed by an index on its key and the id.
-/// The orders songs are listed in.
-package enum SongOrder: String, CaseIterable, ParameterValue, ListingOrder {
-  case mostPlayed, recentlyPlayed, recentlyAdded, alphabetical
+public enum SongOrder: String, CaseIterable, ParameterValue, ListingOrder {
+  /// Most played first.
+  case mostPlayed
+  /// Last played first; never played last.
+  case recentlyPlayed
+  /// Newest in the library first.
+  case recentlyAdded
+  /// By title, ignoring case.
+  case alphabetical
+
+  /// Most played first.
+  public static let defaultOrder = mostPlayed
+  /// Songs.
+  public static let itemsName = "songs"
 
   /// Songs are listed from their own table in every order.
   package var tables: String { "songs" }

@@ -12,25 +12,13 @@ public struct MusicPageStep: StepPlugin, PagedListing {
     "Loads one page of songs from the music store, in an indexed order; reports hasMore."
   /// It needs a music store.
   public static let inputs: [StepInput] = [.required(StoreHandle.self)]
-  /// What a manifest gives the step.
-  public struct Parameters: StepParameters {
-    @Parameter("Songs per page.", in: 1...1000) var limit = 50
-    @Parameter("Songs before the page.", minimum: 0) var offset = 0
-    @Parameter("The order of the songs.") var sort = SongOrder.mostPlayed
+  /// What a manifest gives the step: the page size, offset and order every listing takes.
+  public typealias Parameters = ListingParameters<SongOrder>
 
-    /// The first page of 50 most played songs.
-    public init() {}
-  }
+  private let parameters: Parameters
 
-  private let window: PageWindow
-  private let order: SongOrder
-
-  /// Checks the parameters.
-  public init(parameters: Parameters) throws {
-    window = try PageWindow(
-      limit: parameters.limit, offset: parameters.offset, defaultLimit: 50, maximumLimit: 1000)
-    order = parameters.sort
-  }
+  /// Keeps the parameters, which their declarations checked.
+  public init(parameters: Parameters) { self.parameters = parameters }
 
   /// SQLite calls block their thread.
   public var isBlocking: Bool { true }
@@ -39,8 +27,6 @@ public struct MusicPageStep: StepPlugin, PagedListing {
   package typealias Order = SongOrder
   /// A music store.
   package static let schema = StoreSchema.music
-  /// Songs.
-  package static let itemsName = "songs"
   /// The columns of a song.
   package static let columns = MusicStore.columns
 
@@ -49,9 +35,7 @@ public struct MusicPageStep: StepPlugin, PagedListing {
 
   /// Loads the page.
   public func run(_ context: StepContext) async throws -> Page<Song> {
-    let page = try Self.page(order, window: window, in: try context.input(StoreHandle.self))
-    context.log(Self.note(for: page, in: order))
-    return page
+    try Self.page(parameters, in: context)
   }
 
   /// The page after `cursor` (a page's ``Page/next``) from the music `store`, in the

@@ -13,7 +13,7 @@ public struct MusicSearchStep: StepPlugin {
   public static let inputs: [StepInput] = [.required(StoreHandle.self)]
   /// What a manifest gives the step.
   public struct Parameters: StepParameters {
-    @Parameter("Words to find; each matches as a prefix.") var term: String
+    @Parameter("Words to find; each matches as a prefix.", nonEmpty: true) var term: String
     @Parameter("Songs per page.", in: 1...500) var limit = 25
     @Parameter("Songs before the page.", minimum: 0) var offset = 0
 
@@ -33,8 +33,7 @@ public struct MusicSearchStep: StepPlugin {
     // Each word as a quoted prefix: user text is never read as FTS syntax.
     query = words.map { "\"\($0.replacingOccurrences(of: "\"", with: "\"\""))\"*" }.joined(
       separator: " ")
-    window = try PageWindow(
-      limit: parameters.limit, offset: parameters.offset, defaultLimit: 25, maximumLimit: 500)
+    window = PageWindow(limit: parameters.limit, offset: parameters.offset)
   }
 
   /// SQLite calls block their thread.

@@ -36,9 +36,8 @@ public struct QueueValidationStep: StepPlugin {
 
   private let path: String
 
-  /// Checks the parameters.
-  public init(parameters: Parameters) throws {
-    guard !parameters.path.isEmpty else { throw ParameterError("path", "'path' cannot be empty.") }
+  /// Keeps the parameters, which their declarations checked.
+  public init(parameters: Parameters) {
     path = parameters.path
   }
 

@@ -163,24 +163,20 @@ public struct KeysetOrder: Sendable, Equatable {
   }
 }
 
-/// Which slice of a listing a paging step loads, checked when the manifest loads.
+/// Which slice of a listing a paging step loads: the values its parameters declare and
+/// checked when the manifest loaded.
 public struct PageWindow: Sendable, Equatable {
   /// Items per page.
   public let limit: Int
   /// Items before the page.
   public let offset: Int
 
-  /// Checks `limit` (1 to `maximumLimit`, `defaultLimit` when absent) and `offset` (0 or more).
-  public init(limit: Int?, offset: Int?, defaultLimit: Int, maximumLimit: Int)
-    throws(ParameterError)
-  {
-    self.limit = limit ?? defaultLimit
-    self.offset = offset ?? 0
-    guard (1...maximumLimit).contains(self.limit) else {
-      throw ParameterError("limit", "'limit' must be from 1 to \(maximumLimit), not \(self.limit).")
-    }
-    guard self.offset >= 0 else {
-      throw ParameterError("offset", "'offset' cannot be negative (found \(self.offset)).")
-    }
+  /// The `limit` items after the first `offset`.
+  public init(limit: Int, offset: Int = 0) {
+    // Not bounds (the declarations hold those) but what any page is: a negative limit would
+    // read the whole listing.
+    precondition(limit >= 1 && offset >= 0, "a page holds 1 item or more, after 0 or more")
+    self.limit = limit
+    self.offset = offset
   }
 }

@@ -1,8 +1,37 @@
 import LaunchOrchestrator
 
+/// The orders a paging step lists its items in: the values of its `sort` parameter.
+public protocol PageOrder: ParameterValue, CaseIterable, RawRepresentable<String> {
+  /// The order a manifest gets when it gives no `sort`.
+  static var defaultOrder: Self { get }
+  /// What the items are called in summaries and messages: `songs`.
+  static var itemsName: String { get }
+}
+
+/// The page sizes a paging step takes, for its `limit` and for the cursors its pages hand out.
+private let pageSizes = 1...1000
+
+/// What a manifest gives a paging step (`books.page`, `music.page`): declared once for every
+/// listing, so that their parameters, their schema and the cursors they accept agree.
+public struct ListingParameters<Order: PageOrder>: StepParameters {
+  @Parameter("\(Order.itemsTitle) per page.", in: pageSizes) package var limit = 50
+  @Parameter("\(Order.itemsTitle) before the page.", minimum: 0) package var offset = 0
+  @Parameter("The order of the \(Order.itemsName).") package var sort = Order.defaultOrder
+
+  /// The first page of 50 items in the default order.
+  public init() {}
+}
+
+extension PageOrder {
+  /// What the items are called, at the start of a sentence: `Songs`.
+  fileprivate static var itemsTitle: String {
+    itemsName.prefix(1).uppercased() + itemsName.dropFirst()
+  }
+}
+
 /// An order a library is listed in: its key (with the index that serves it) and the tables a
 /// page reads, driven from that index's table.
-package protocol ListingOrder: RawRepresentable<String>, Sendable {
+package protocol ListingOrder: PageOrder, Sendable {
   /// The sort key and id the pages walk.
   var keyset: KeysetOrder { get }
   /// The `FROM` clause of a page in this order.
@@ -10,8 +39,8 @@ package protocol ListingOrder: RawRepresentable<String>, Sendable {
 }
 
 /// A library listed one page at a time, each page found through its order's index: what a
-/// paging step (`books.page`, `music.page`) needs to say, so that the paging itself, the
-/// store check and the cursor handling are written once.
+/// paging step (`books.page`, `music.page`) needs to say, so that its parameters, the paging
+/// itself, the store check and the cursor handling are written once.
 package protocol PagedListing {
   associatedtype Item: Sendable & Equatable
   associatedtype Order: ListingOrder
@@ -19,8 +48,6 @@ package protocol PagedListing {
   static var kind: String { get }
   /// The store schema the listing reads.
   static var schema: StoreSchema { get }
-  /// What the items are called in messages: `songs`.
-  static var itemsName: String { get }
   /// The selected columns, which ``item(_:)`` maps.
   static var columns: String { get }
   /// One item from a row of ``columns``.
@@ -28,6 +55,22 @@ package protocol PagedListing {
 }
 
 extension PagedListing {
+  /// The page `parameters` ask for, from the store of the step's nearest dependency; noted
+  /// in the step's log.
+  /// - Throws: ``StepFailure`` for a store of another schema; the store's failure when it
+  ///   cannot be read.
+  package static func page(_ parameters: ListingParameters<Order>, in context: StepContext)
+    throws -> Page<Item>
+  {
+    let page = try page(
+      parameters.sort, window: PageWindow(limit: parameters.limit, offset: parameters.offset),
+      in: try context.input(StoreHandle.self))
+    context.log(
+      "loaded \(page.items.count) \(Order.itemsName) by \(parameters.sort.rawValue) from offset \(page.offset) (hasMore: \(page.hasMore))"
+    )
+    return page
+  }
+
   /// The page at `window` (or after `cursor`) in `order` from `store`.
   /// - Throws: ``StepFailure`` for a store of another schema; the store's failure for an
   ///   ``SQLiteError`` (damage is recorded for the next launch).
@@ -50,23 +93,31 @@ extension PagedListing {
 
   /// The page after `cursor` (a page's ``Page/next``) from `store`, in the cursor's order
   /// and size: found through the order's index, so page 1,000 costs what page 2 does.
-  /// - Throws: ``StepFailure`` for a cursor of another listing or a store of another schema;
-  ///   the store's failure when it cannot be read.
+  /// - Throws: ``StepFailure`` for a cursor of another listing, or with a size or offset the
+  ///   listing's parameters do not allow; for a store of another schema; the store's failure
+  ///   when it cannot be read.
   package static func listingPage(after cursor: PageCursor, in store: StoreHandle) throws
     -> Page<Item>
   {
     guard let order = Order(rawValue: cursor.order) else {
       throw StepFailure(
-        "the cursor is for the order '\(cursor.order)', which \(itemsName) are not listed in; use a cursor from a \(kind) page"
+        "the cursor is for the order '\(cursor.order)', which \(Order.itemsName) are not listed in; use a cursor from a \(kind) page"
       )
     }
-    let window = try PageWindow(
-      limit: cursor.limit, offset: cursor.offset, defaultLimit: 50, maximumLimit: 1000)
-    return try page(order, window: window, after: cursor, in: store)
-  }
-
-  /// The step's note for a page it loaded.
-  package static func note(for page: Page<Item>, in order: Order) -> String {
-    "loaded \(page.items.count) \(itemsName) by \(order.rawValue) from offset \(page.offset) (hasMore: \(page.hasMore))"
+    // A cursor comes from the app, which may have kept it from an older build: it is held to
+    // the declaration of the step's parameters, which made it.
+    guard pageSizes.contains(cursor.limit) else {
+      throw StepFailure(
+        "the cursor asks for pages of \(cursor.limit) \(Order.itemsName), and \(kind) pages hold from \(pageSizes.lowerBound) to \(pageSizes.upperBound); use a cursor from a \(kind) page"
+      )
+    }
+    guard cursor.offset >= 0 else {
+      throw StepFailure(
+        "the cursor's offset is \(cursor.offset), and a listing has no \(Order.itemsName) before its first; use a cursor from a \(kind) page"
+      )
+    }
+    return try page(
+      order, window: PageWindow(limit: cursor.limit, offset: cursor.offset), after: cursor,
+      in: store)
   }
 }

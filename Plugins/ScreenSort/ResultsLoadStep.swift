@@ -34,10 +34,9 @@ public struct ResultsLoadStep: StepPlugin {
 
   private let window: PageWindow
 
-  /// Checks the parameters.
-  public init(parameters: Parameters) throws {
-    window = try PageWindow(
-      limit: parameters.limit, offset: 0, defaultLimit: 50, maximumLimit: 500)
+  /// Keeps the parameters, which their declarations checked.
+  public init(parameters: Parameters) {
+    window = PageWindow(limit: parameters.limit)
   }
 
   /// SQLite calls block their thread.

@@ -23,7 +23,8 @@ public struct SimulateStep: StepPlugin {
     @Parameter("Keep running when cancelled, like a plugin that never checks cancellation.")
     var ignoresCancellation = false
     @Parameter("Hold a thread for the duration, like synchronous I/O.") var blocking = false
-    @Parameter("End the launch with this route after the duration.") var route: String?
+    @Parameter("End the launch with this route after the duration.", nonEmpty: true)
+    var route: String?
 
     /// No parameters given: a step that succeeds at once.
     public init() {}
@@ -37,19 +38,14 @@ public struct SimulateStep: StepPlugin {
   /// Whether the step holds its thread while it works.
   public let isBlocking: Bool
 
-  /// Checks and keeps the parameters.
-  public init(parameters: Parameters) throws {
+  /// Keeps the parameters, which their declarations checked.
+  public init(parameters: Parameters) {
     duration = parameters.duration
     fails = parameters.fail
     failAttempts = parameters.failAttempts
     ignoresCancellation = parameters.ignoresCancellation
     isBlocking = parameters.blocking
-    if let name = parameters.route {
-      guard !name.isEmpty else { throw ParameterError("route", "'route' cannot be empty.") }
-      route = LaunchRoute(name)
-    } else {
-      route = nil
-    }
+    route = parameters.route.map(LaunchRoute.init)
   }
 
   /// Waits for `duration` since the attempt started, then succeeds, fails or routes.

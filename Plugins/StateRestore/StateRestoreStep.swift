@@ -32,16 +32,11 @@ public struct StateRestoreStep: StepPlugin {
 
   /// Checks the parameters.
   public init(parameters: Parameters) throws {
-    let file = parameters.file
-    guard !file.isEmpty else {
-      throw ParameterError(
-        "file", "'file' cannot be empty; leave it out for '\(LaunchStateFile.defaultPath)'.")
-    }
     if let keys = parameters.keys, keys.isEmpty {
       throw ParameterError(
         "keys", "'keys' is empty, so nothing would be restored; leave it out to restore every key.")
     }
-    self.file = file
+    file = parameters.file
     keys = parameters.keys
   }
 

@@ -63,15 +63,11 @@ public struct StoreInitStep: StepPlugin {
 
   /// Checks the parameters, and reads and checks the migrations folder.
   public init(parameters: Parameters) throws {
-    guard !parameters.path.isEmpty else { throw ParameterError("path", "'path' cannot be empty.") }
     path = parameters.path
     if let migrations = parameters.migrations {
       guard parameters.schema == nil else {
         throw ParameterError(
           "migrations", "give either 'schema' (a built-in schema) or 'migrations', not both.")
-      }
-      guard !migrations.isEmpty else {
-        throw ParameterError("migrations", "'migrations' cannot be empty.")
       }
       if let directory = parameters.manifestDirectory {
         let folder = StepContext.resolve(migrations, against: directory)

@@ -145,10 +145,15 @@ struct ImageCleanupTests {
     #expect(report.step("clean")?.notes.first?.hasPrefix("no directory at ") == true)
   }
 
-  @Test func namesAMissingDirectoryParameterWhenTheManifestLoads() {
+  @Test func namesAMissingOrEmptyDirectoryParameterWhenTheManifestLoads() {
     #expect(
       loadProblems(cleanup(#"{ "maxAge": "1h" }"#), plugins: plugins) == [
         "steps[0].params: 'images.cleanup' needs the parameter 'directory'."
+      ])
+    // An empty path would name the data folder itself.
+    #expect(
+      loadProblems(cleanup(#"{ "directory": "" }"#), plugins: plugins) == [
+        "steps[0].params.directory: 'directory' cannot be empty."
       ])
   }
 }

@@ -83,6 +83,24 @@ struct LaunchGatesTests {
     #expect(unselected.route == .selectHousehold)
   }
 
+  @Test func refusesAnEmptyFilePathWhenTheManifestLoads() {
+    let manifest = """
+      { "version": 1, "steps": [
+        { "id": "maintenance", "plugin": "gate.maintenance", "params": { "metadata": "" } },
+        { "id": "version", "plugin": "gate.version", "params": { "metadata": "" } },
+        { "id": "session", "plugin": "gate.session", "params": { "session": "" } },
+        { "id": "household", "plugin": "gate.household", "params": { "profile": "" } }
+      ] }
+      """
+    #expect(
+      loadProblems(manifest, plugins: plugins) == [
+        "steps[0].params.metadata: 'metadata' cannot be empty.",
+        "steps[1].params.metadata: 'metadata' cannot be empty.",
+        "steps[2].params.session: 'session' cannot be empty.",
+        "steps[3].params.profile: 'profile' cannot be empty.",
+      ])
+  }
+
   @Test func failsClearlyOnAMissingOrMalformedFile() async throws {
     let broken = try folder(metadata: #"{ "isUnderMaintenance": "no" }"#)
     let report = try await launch(chain, in: broken, plugins: plugins).report

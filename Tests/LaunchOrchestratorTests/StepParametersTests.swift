@@ -106,6 +106,121 @@ struct StepParametersTests {
     #expect(CountedStep.Parameters.made.load(ordering: .relaxed) == 1 + 2 * 50)
   }
 
+  @Test func describesNonEmptyStringsPathsAndOptionalBoundsAsPluginsShowsThem() throws {
+    let plugin = try #require(PluginRegistry.checkedKinds.descriptor(for: "checked"))
+    #expect(
+      plugin.parameters.map { "\($0.name) \($0.type) \($0.isRequired) \($0.defaultValue ?? "-")" }
+        == [
+          "label non-empty string true -",
+          "folder path false out",
+          "route non-empty string false -",
+          "cap integer >= 0 false -",
+          "percent integer 1...100 false -",
+          "code string false 1",
+          "retry boolean false true unless cap is 0",
+          "wait duration false 250ms",
+          "tags [string] false [\"a\", \"b\"]",
+        ])
+  }
+
+  @Test func theSchemaGivesNonEmptyStringsAMinimumLengthAndEachDefaultInItsOwnType() throws {
+    let schema = ManifestSchema.json(for: .checkedKinds)
+    let properties = try #require(
+      schema.value(
+        at: JSONPath.root.appending("$defs").appending("params.checked").appending("properties")))
+    func property(_ name: String, _ key: String) -> JSONValue? {
+      properties.value(at: .root.appending(name).appending(key))
+    }
+    for name in ["label", "folder", "route"] {
+      #expect(property(name, "type")?.stringValue == "string", "\(name)")
+      #expect(property(name, "minLength")?.numberText == "1", "\(name)")
+    }
+    #expect(property("code", "minLength") == nil)
+    #expect(property("folder", "default")?.kind == .string("out"))
+    // A string default that reads like a number stays a string; a Bool default described in
+    // words is no JSON value at all, so the schema gives none.
+    #expect(property("code", "default")?.kind == .string("1"))
+    #expect(property("retry", "type")?.stringValue == "boolean")
+    #expect(property("retry", "default") == nil)
+    #expect(property("wait", "default")?.kind == .string("250ms"))
+    #expect(property("tags", "default") == ["a", "b"])
+    #expect(property("cap", "minimum")?.numberText == "0")
+    #expect(property("cap", "maximum") == nil)
+    #expect(property("cap", "default") == nil)
+    #expect(property("percent", "minimum")?.numberText == "1")
+    #expect(property("percent", "maximum")?.numberText == "100")
+    let required = schema.value(
+      at: JSONPath.root.appending("$defs").appending("params.checked").appending("required"))
+    #expect(required == ["label"])
+  }
+
+  @Test func rejectsAnEmptyStringOrPathNamingTheParameterAndWhatToWriteInstead() {
+    #expect(
+      diagnostics(
+        of: """
+          { "version": 1, "steps": [
+            { "id": "a", "plugin": "checked", "params": { "label": "" } },
+            { "id": "b", "plugin": "checked", "params": { "label": "x", "folder": "" } },
+            { "id": "c", "plugin": "checked", "params": { "label": "x", "route": "" } },
+            { "id": "d", "plugin": "checked", "params": { "label": "x", "code": "" } }
+          ] }
+          """, registry: .checkedKinds)
+        == [
+          "2:58: error: step 'a' (steps[0].params.label): 'label' cannot be empty.",
+          "3:73: error: step 'b' (steps[1].params.folder): 'folder' cannot be empty; leave it out for 'out'.",
+          "4:72: error: step 'c' (steps[2].params.route): 'route' cannot be empty; leave it out instead.",
+        ])
+  }
+
+  @Test func boundsAnOptionalWholeNumberAndLeavesItNilWhenLeftOut() throws {
+    CheckedStep.made.withLock { $0 = [] }
+    _ = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "given", "plugin": "checked", "params": { "label": "x", "cap": 0, "percent": 100 } },
+        { "id": "left", "plugin": "checked", "params": { "label": "y", "route": "home" } }
+      ] }
+      """, registry: .checkedKinds)
+    #expect(CheckedStep.made.withLock { $0 } == ["x 0 100 nil", "y nil nil home"])
+    #expect(
+      diagnostics(
+        of: """
+          { "version": 1, "steps": [
+            { "id": "a", "plugin": "checked", "params": { "label": "x", "cap": -1 } },
+            { "id": "b", "plugin": "checked", "params": { "label": "x", "percent": 101 } }
+          ] }
+          """, registry: .checkedKinds)
+        == [
+          "2:70: error: step 'a' (steps[0].params.cap): 'cap' must be 0 or more, not -1.",
+          "3:74: error: step 'b' (steps[1].params.percent): 'percent' must be from 1 to 100, not 101.",
+        ])
+  }
+
+  @Test func quotesANumberOutsideItsBoundsAsTheManifestWroteItHoweverLarge() {
+    #expect(
+      diagnostics(
+        of: """
+          { "version": 1, "steps": [
+            { "id": "a", "plugin": "fetch", "params": { "source": "s", "pages": 99999999999999999999 } },
+            { "id": "b", "plugin": "fetch", "params": { "source": "s", "pages": 1e3 } },
+            { "id": "c", "plugin": "fetch", "params": { "source": "s", "skip": -1e30 } },
+            { "id": "d", "plugin": "fetch", "params": { "source": "s", "pages": 2.5 } },
+            { "id": "e", "plugin": "fetch", "params": { "source": "s", "timeout": -1 } },
+            { "id": "f", "plugin": "fetch", "params": { "source": "s", "timeout": 1e10 } },
+            { "id": "g", "plugin": "checked", "params": { "label": "x", "percent": -99999999999999999999 } }
+          ] }
+          """, registry: .fetchKinds.adding(CheckedStep.self))
+        == [
+          "2:71: error: step 'a' (steps[0].params.pages): 'pages' must be from 1 to 100, not 99999999999999999999.",
+          "3:71: error: step 'b' (steps[1].params.pages): 'pages' must be from 1 to 100, not 1e3.",
+          "4:70: error: step 'c' (steps[2].params.skip): 'skip' must be 0 or more, not -1e30.",
+          "5:71: error: step 'd' (steps[3].params.pages): expected a whole number, found 2.5.",
+          "6:73: error: step 'e' (steps[4].params.timeout): a duration cannot be negative, found -1.",
+          "7:73: error: step 'f' (steps[5].params.timeout): a duration must be less than 3200000000 seconds (about a century), found 1e10.",
+          "8:74: error: step 'g' (steps[6].params.percent): 'percent' must be from 1 to 100, not -99999999999999999999.",
+        ])
+  }
+
   @Test func parametersMadeInCodeStartAtTheirDefaults() {
     var parameters = FetchStep.Parameters()
     #expect(parameters.pages == 10)
@@ -154,6 +269,34 @@ private struct FetchStep: StepPlugin {
   func run(_ context: StepContext) async throws {}
 }
 
+/// A plugin with a declared check of each kind, recording what it was made with.
+private struct CheckedStep: StepPlugin {
+  static let kind = "checked"
+  static let made = Mutex<[String]>([])
+
+  struct Parameters: StepParameters {
+    @Parameter("A label.", nonEmpty: true) var label: String
+    @Parameter("Where to write.", isPath: true) var folder = "out"
+    @Parameter("A route.", nonEmpty: true) var route: String?
+    @Parameter("At most this many.", minimum: 0) var cap: Int?
+    @Parameter("A share.", in: 1...100) var percent: Int?
+    @Parameter("A code.") var code = "1"
+    @Parameter("Whether to retry.", defaultDescription: "true unless cap is 0") var retry: Bool?
+    @Parameter("How long to wait.") var wait = Duration.milliseconds(250)
+    @Parameter("Tags.") var tags = ["a", "b"]
+  }
+
+  init(parameters: Parameters) {
+    let fields = [
+      parameters.label, parameters.cap.map { "\($0)" } ?? "nil",
+      parameters.percent.map { "\($0)" } ?? "nil", parameters.route ?? "nil",
+    ]
+    Self.made.withLock { $0.append(fields.joined(separator: " ")) }
+  }
+
+  func run(_ context: StepContext) async throws {}
+}
+
 /// Counts how often its parameters are made.
 private struct CountedStep: StepPlugin {
   static let kind = "count"
@@ -175,6 +318,14 @@ extension PluginRegistry {
   fileprivate static var fetchKinds: PluginRegistry {
     var registry = PluginRegistry()
     registry.register(FetchStep.self)
+    return registry
+  }
+
+  fileprivate static var checkedKinds: PluginRegistry { PluginRegistry().adding(CheckedStep.self) }
+
+  fileprivate func adding<Plugin: StepPlugin>(_ plugin: Plugin.Type) -> PluginRegistry {
+    var registry = self
+    registry.register(plugin)
     return registry
   }
 }

@@ -222,7 +222,9 @@ struct MusicLibraryTests {
         { "id": "store", "plugin": "store.init", "params": { "path": "m.sqlite", "schema": "music" } },
         { "id": "page", "plugin": "music.page", "dependsOn": ["store"], "params": { "limit": -5 } },
         { "id": "sorted", "plugin": "music.page", "dependsOn": ["store"], "params": { "sort": "mostplayed" } },
-        { "id": "search", "plugin": "music.search", "dependsOn": ["store"], "params": { "term": "  " } }
+        { "id": "search", "plugin": "music.search", "dependsOn": ["store"], "params": { "term": "  " } },
+        { "id": "empty", "plugin": "music.search", "dependsOn": ["store"], "params": { "term": "" } },
+        { "id": "many", "plugin": "music.search", "dependsOn": ["store"], "params": { "term": "a", "limit": 501 } }
       ] }
       """
     #expect(
@@ -230,7 +232,37 @@ struct MusicLibraryTests {
         "steps[1].params.limit: 'limit' must be from 1 to 1000, not -5.",
         "steps[2].params.sort: unknown sort 'mostplayed'. Did you mean 'mostPlayed'? Use one of: mostPlayed, recentlyPlayed, recentlyAdded, alphabetical.",
         "steps[3].params.term: 'term' needs at least one word.",
+        "steps[4].params.term: 'term' cannot be empty.",
+        "steps[5].params.limit: 'limit' must be from 1 to 500, not 501.",
       ])
+  }
+
+  @Test func acceptsACursorOnlyOfAPageSizeAndOffsetItsParametersAllow() async throws {
+    let folder = try await library(songs: 3)
+    let store = handle(folder)
+    var registry = PluginRegistry()
+    registry.register(MusicPageStep.self)
+    let limit = registry.descriptor(for: "music.page")?.parameters.first { $0.name == "limit" }
+    #expect(limit?.type == .integer(minimum: 1, maximum: 1000))
+    func cursor(limit: Int, offset: Int = 0) -> PageCursor {
+      PageCursor(order: "mostPlayed", key: .integer(100), id: 0, offset: offset, limit: limit)
+    }
+    #expect(try MusicPageStep.page(after: cursor(limit: 1000), in: store).items.count == 3)
+    #expect(
+      throws: StepFailure(
+        "the cursor asks for pages of 1001 songs, and music.page pages hold from 1 to 1000; use a cursor from a music.page page"
+      )
+    ) { try MusicPageStep.page(after: cursor(limit: 1001), in: store) }
+    #expect(
+      throws: StepFailure(
+        "the cursor asks for pages of 0 songs, and music.page pages hold from 1 to 1000; use a cursor from a music.page page"
+      )
+    ) { try MusicPageStep.page(after: cursor(limit: 0), in: store) }
+    #expect(
+      throws: StepFailure(
+        "the cursor's offset is -1, and a listing has no songs before its first; use a cursor from a music.page page"
+      )
+    ) { try MusicPageStep.page(after: cursor(limit: 10, offset: -1), in: store) }
   }
 }
 

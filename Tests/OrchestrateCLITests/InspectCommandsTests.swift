@@ -201,8 +201,8 @@ struct InspectCommandsTests {
     #expect(
       plugins.stdout.contains(
         """
-            name   string         required   Who to greet.
-            times  integer 1...3  default 1  How many times to say hello.
+            name   non-empty string  required   Who to greet.
+            times  integer 1...3     default 1  How many times to say hello.
 
         gate.household:
         """))
@@ -211,6 +211,8 @@ struct InspectCommandsTests {
     let greet = try #require(
       document.value(at: .root.appending("$defs").appending("params.example.greet")))
     #expect(greet.value(at: .root.appending("required"))?.elements?.map(\.stringValue) == ["name"])
+    let name = try #require(greet.value(at: .root.appending("properties").appending("name")))
+    #expect(name.value(at: .root.appending("minLength"))?.numberText == "1")
     let times = try #require(greet.value(at: .root.appending("properties").appending("times")))
     #expect(times.value(at: .root.appending("type"))?.stringValue == "integer")
     #expect(times.value(at: .root.appending("minimum"))?.numberText == "1")
@@ -223,7 +225,8 @@ struct InspectCommandsTests {
       { "version": 1, "steps": [
         { "id": "typo", "plugin": "example.greet", "params": { "name": "a", "tiems": 2 } },
         { "id": "many", "plugin": "example.greet", "params": { "name": "a", "times": 4 } },
-        { "id": "none", "plugin": "example.greet", "params": { "times": 2 } }
+        { "id": "none", "plugin": "example.greet", "params": { "times": 2 } },
+        { "id": "nobody", "plugin": "example.greet", "params": { "name": "" } }
       ] }
       """)
     let validate = try await Orchestrate.run(["validate", manifest], binary: "custom-orchestrate")
@@ -239,6 +242,10 @@ struct InspectCommandsTests {
     #expect(
       validate.stdout.contains(
         "greet.json:4:56: error: step 'none' (steps[2].params): 'example.greet' needs the parameter 'name'."
+      ))
+    #expect(
+      validate.stdout.contains(
+        "greet.json:5:68: error: step 'nobody' (steps[3].params.name): 'name' cannot be empty."
       ))
   }
 }

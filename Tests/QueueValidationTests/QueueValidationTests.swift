@@ -60,6 +60,12 @@ struct QueueValidationTests {
       } == ["queue.json"])
   }
 
+  @Test func refusesAnEmptyQueuePathWhenTheManifestLoads() {
+    #expect(
+      loadProblems(manifest.replacingOccurrences(of: "queue.json", with: ""), plugins: plugins)
+        == ["steps[1].params.path: 'path' cannot be empty."])
+  }
+
   @Test func leavesAValidQueueUntouched() async throws {
     let folder = try await folderWithStore()
     let queue = try folder.write("queue.json", #"[ { "workId": 2 } ]"#)

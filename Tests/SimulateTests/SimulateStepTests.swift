@@ -83,14 +83,16 @@ struct SimulateStepTests {
     #expect(report.step("quick")?.state == .succeeded)
   }
 
-  @Test func rejectsBadParametersWhenTheManifestLoads() async throws {
+  @Test(arguments: [
+    (#"{ "failAttempts": -1 }"#, "'failAttempts' must be 0 or more, not -1."),
+    (#"{ "route": "" }"#, "'route' cannot be empty; leave it out instead."),
+  ])
+  func rejectsBadParametersWhenTheManifestLoads(params: String, message: String) async throws {
     do {
-      _ = try await run(
-        #"{ "id": "s", "plugin": "simulate", "params": { "failAttempts": -1, "route": "" } }"#)
+      _ = try await run(#"{ "id": "s", "plugin": "simulate", "params": \#(params) }"#)
       Issue.record("loaded")
     } catch let error as ManifestError {
-      #expect(
-        error.diagnostics.map(\.message) == ["'failAttempts' must be 0 or more, not -1."])
+      #expect(error.diagnostics.map(\.message) == [message])
     }
   }
 }

@@ -273,6 +273,14 @@ struct StoreInitTests {
       loadProblems(manifest(#"{ "schema": "books" }"#), plugins: [StoreInitStep.self]) == [
         "steps[0].params: 'store.init' needs the parameter 'path'."
       ])
+    #expect(
+      loadProblems(manifest(#"{ "path": "" }"#), plugins: [StoreInitStep.self]) == [
+        "steps[0].params.path: 'path' cannot be empty."
+      ])
+    #expect(
+      loadProblems(
+        manifest(#"{ "path": "a.sqlite", "migrations": "" }"#), plugins: [StoreInitStep.self])
+        == ["steps[0].params.migrations: 'migrations' cannot be empty; leave it out instead."])
   }
 }
 

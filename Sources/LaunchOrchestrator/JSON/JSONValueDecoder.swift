@@ -44,6 +44,12 @@ struct JSONValueDecoder {
     }
     return decoder.value.members
   }
+
+  /// The JSON value `decoder` decodes, for a message that quotes a number as it was written;
+  /// `nil` for another decoder.
+  static func value(of decoder: any Decoder) -> JSONValue? {
+    (decoder as? ValueDecoder)?.value
+  }
 }
 
 /// Converts a decoder coding path to a JSON path.

@@ -87,8 +87,13 @@ struct DurationParameter: Decodable, Sendable, Hashable {
     guard let text = try? container.decode(String.self) else {
       let seconds = try container.decode(Double.self)
       guard let duration = DurationText.seconds(seconds) else {
+        // The number as the manifest wrote it: `-1`, not the `-1.0` a Double prints.
+        let written = JSONValueDecoder.value(of: decoder)?.numberText ?? "\(seconds)"
         throw DecodingError.dataCorruptedError(
-          in: container, debugDescription: "a duration cannot be negative (found \(seconds))")
+          in: container,
+          debugDescription: seconds < 0
+            ? "a duration cannot be negative, found \(written)"
+            : "a duration must be less than 3200000000 seconds (about a century), found \(written)")
       }
       self.duration = duration
       return

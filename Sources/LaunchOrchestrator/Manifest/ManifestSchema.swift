@@ -139,8 +139,7 @@ public enum ManifestSchema {
     let properties = plugin.parameters.map { parameter -> (String, JSONValue) in
       var members = valueSchema(parameter.type).members ?? []
       members.append(JSONMember(key: "description", value: .init(.string(parameter.summary))))
-      if let text = parameter.defaultValue {
-        let value = (try? JSONParser.parse(Array(text.utf8)).root) ?? JSONValue(.string(text))
+      if let value = parameter.defaultJSON {
         members.append(JSONMember(key: "default", value: value))
       }
       return (parameter.name, JSONValue(.object(members)))
@@ -156,7 +155,8 @@ public enum ManifestSchema {
 
   private static func valueSchema(_ type: ParameterDescription.ValueType) -> JSONValue {
     switch type {
-    case .string, .path: object([("type", "string")])
+    case .string(nonEmpty: false): object([("type", "string")])
+    case .string(nonEmpty: true), .path: object([("type", "string"), ("minLength", 1)])
     case .integer(let minimum, let maximum): integer(minimum: minimum, maximum: maximum)
     case .number: object([("type", "number")])
     case .boolean: object([("type", "boolean")])

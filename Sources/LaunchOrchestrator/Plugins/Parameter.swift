@@ -40,32 +40,34 @@ public struct Parameter<Value: ParameterValue>: Sendable {
   /// - Parameters:
   ///   - summary: What it means, for `orchestrate plugins` and the schema.
   ///   - key: The key in `params`, when it is not the property's name.
-  ///   - isPath: Whether the string is a file or folder path (shown as `path`).
+  ///   - isPath: Whether the string is a file or folder path (shown as `path`); a path is
+  ///     never empty, as an empty one would name the folder it is relative to.
+  ///   - nonEmpty: Whether the string must have at least one character.
   ///   - values: The only strings allowed.
   ///   - defaultDescription: The default as people read it, for a default that depends on
-  ///     other parameters (`"true unless readOnly"`).
+  ///     other parameters (`"true unless readOnly"`); the schema then gives no default.
   @inlinable
   public init(
     wrappedValue: Value, _ summary: String, key: String? = nil, isPath: Bool = false,
-    oneOf values: [String]? = nil, defaultDescription: String? = nil
+    nonEmpty: Bool = false, oneOf values: [String]? = nil, defaultDescription: String? = nil
   ) {
     self.init(
       wrappedValue,
       ParameterDeclaration(
-        summary: summary, key: key, isPath: isPath, values: values, hasDefault: true,
-        defaultDescription: defaultDescription))
+        summary: summary, key: key, isPath: isPath, isNonEmpty: nonEmpty, values: values,
+        hasDefault: true, defaultDescription: defaultDescription))
   }
 
   /// A parameter a manifest must give.
   @inlinable
   public init(
-    _ summary: String, key: String? = nil, isPath: Bool = false, oneOf values: [String]? = nil,
-    defaultDescription: String? = nil
+    _ summary: String, key: String? = nil, isPath: Bool = false, nonEmpty: Bool = false,
+    oneOf values: [String]? = nil, defaultDescription: String? = nil
   ) {
     self.init(
       nil,
       ParameterDeclaration(
-        summary: summary, key: key, isPath: isPath, values: values,
+        summary: summary, key: key, isPath: isPath, isNonEmpty: nonEmpty, values: values,
         defaultDescription: defaultDescription))
   }
 
@@ -77,8 +79,8 @@ public struct Parameter<Value: ParameterValue>: Sendable {
     self.init(
       wrappedValue,
       ParameterDeclaration(
-        summary: summary, key: key, minimum: bounds.lowerBound, maximum: bounds.upperBound,
-        hasDefault: true, check: Self.check(bounds.lowerBound, bounds.upperBound)))
+        summary: summary, key: key, hasDefault: true,
+        bounds: IntegerBounds(Value.self, bounds.lowerBound, bounds.upperBound)))
   }
 
   /// A required whole-number parameter, from `bounds.lowerBound` to `bounds.upperBound`.
@@ -88,8 +90,8 @@ public struct Parameter<Value: ParameterValue>: Sendable {
     self.init(
       nil,
       ParameterDeclaration(
-        summary: summary, key: key, minimum: bounds.lowerBound, maximum: bounds.upperBound,
-        check: Self.check(bounds.lowerBound, bounds.upperBound)))
+        summary: summary, key: key,
+        bounds: IntegerBounds(Value.self, bounds.lowerBound, bounds.upperBound)))
   }
 
   /// A whole-number parameter with a default, `minimum` or more.
@@ -99,8 +101,8 @@ public struct Parameter<Value: ParameterValue>: Sendable {
     self.init(
       wrappedValue,
       ParameterDeclaration(
-        summary: summary, key: key, minimum: minimum, hasDefault: true,
-        check: Self.check(minimum, nil)))
+        summary: summary, key: key, hasDefault: true,
+        bounds: IntegerBounds(Value.self, minimum, nil)))
   }
 
   /// A required whole-number parameter, `minimum` or more.
@@ -109,7 +111,7 @@ public struct Parameter<Value: ParameterValue>: Sendable {
     self.init(
       nil,
       ParameterDeclaration(
-        summary: summary, key: key, minimum: minimum, check: Self.check(minimum, nil)))
+        summary: summary, key: key, bounds: IntegerBounds(Value.self, minimum, nil)))
   }
 
   /// Takes the decoded value, when these parameters are being decoded, over `fallback`; hands
@@ -140,31 +142,79 @@ extension Parameter where Value: ExpressibleByNilLiteral {
   /// An optional parameter: `nil` unless a manifest gives it.
   @inlinable
   public init(
-    _ summary: String, key: String? = nil, isPath: Bool = false, oneOf values: [String]? = nil,
-    defaultDescription: String? = nil
+    _ summary: String, key: String? = nil, isPath: Bool = false, nonEmpty: Bool = false,
+    oneOf values: [String]? = nil, defaultDescription: String? = nil
   ) {
     self.init(
       Value(nilLiteral: ()),
       ParameterDeclaration(
-        summary: summary, key: key, isPath: isPath, values: values,
+        summary: summary, key: key, isPath: isPath, isNonEmpty: nonEmpty, values: values,
         defaultDescription: defaultDescription))
+  }
+
+  /// An optional whole-number parameter, `nil` unless a manifest gives it, from
+  /// `bounds.lowerBound` to `bounds.upperBound`.
+  @inlinable
+  public init<Number: BinaryInteger & ParameterValue>(
+    _ summary: String, key: String? = nil, in bounds: ClosedRange<Int>
+  ) where Value == Number? {
+    self.init(
+      Value(nilLiteral: ()),
+      ParameterDeclaration(
+        summary: summary, key: key,
+        bounds: IntegerBounds(Number.self, bounds.lowerBound, bounds.upperBound)))
+  }
+
+  /// An optional whole-number parameter, `nil` unless a manifest gives it, `minimum` or more.
+  @inlinable
+  public init<Number: BinaryInteger & ParameterValue>(
+    _ summary: String, key: String? = nil, minimum: Int
+  ) where Value == Number? {
+    self.init(
+      Value(nilLiteral: ()),
+      ParameterDeclaration(
+        summary: summary, key: key, bounds: IntegerBounds(Number.self, minimum, nil)))
   }
 }
 
-extension Parameter where Value: BinaryInteger {
-  /// Says what is wrong with a number outside `minimum...maximum`, given the parameter's name.
-  @usableFromInline
-  static func check(_ minimum: Int, _ maximum: Int?)
-    -> @Sendable (any Sendable, String) -> String?
-  {
-    { value, name in
-      guard let number = value as? Value else { return nil }
-      if let maximum {
-        guard number < minimum || number > maximum else { return nil }
-        return "'\(name)' must be from \(minimum) to \(maximum), not \(number)."
-      }
-      return number < minimum ? "'\(name)' must be \(minimum) or more, not \(number)." : nil
+/// The bounds a whole-number parameter declares.
+@usableFromInline
+struct IntegerBounds: Sendable {
+  @usableFromInline var minimum: Int
+  @usableFromInline var maximum: Int?
+  /// The value as its type prints it, when it is a number outside the bounds; `nil` otherwise.
+  @usableFromInline var outside: @Sendable (any Sendable) -> String?
+
+  /// Bounds for values of type `Number` (or `Number?`, which casts to it when present).
+  @inlinable
+  init<Number: BinaryInteger & Sendable>(_ type: Number.Type, _ minimum: Int, _ maximum: Int?) {
+    self.minimum = minimum
+    self.maximum = maximum
+    outside = { value in
+      guard let number = value as? Number else { return nil }
+      // A number no `Int` holds lies beyond any bound on its side.
+      let isInside =
+        Int(exactly: number).map { $0 >= minimum && $0 <= (maximum ?? .max) }
+        ?? (number > 0 && maximum == nil)
+      return isInside ? nil : "\(number)"
     }
+  }
+
+  /// Whether a number as written in JSON is whole and outside the bounds, read exactly from
+  /// its text: `nil` when it is not a whole number at all.
+  func isOutside(_ value: JSONValue) -> Bool? {
+    switch value.integer(Int.self) {
+    case .exact(let number): number < minimum || number > (maximum ?? .max)
+    case .outOfRange: value.numberText?.hasPrefix("-") == true || maximum != nil
+    case .fractional, nil: nil
+    }
+  }
+
+  /// Says that parameter `name` is `number`, written as it is in the manifest, and what it
+  /// must be instead.
+  func message(_ name: String, _ number: String) -> String {
+    guard let maximum else { return "'\(name)' must be \(minimum) or more, not \(number)." }
+    return "'\(name)' must be from \(minimum) to \(maximum), not \(number)."
   }
 }
 
@@ -174,28 +224,25 @@ struct ParameterDeclaration: Sendable {
   var summary: String
   var key: String?
   var isPath: Bool
+  var isNonEmpty: Bool
   var values: [String]?
-  var minimum: Int?
-  var maximum: Int?
   var hasDefault: Bool
   var defaultDescription: String?
-  /// Says what is wrong with a value, given the parameter's name; `nil` when it is allowed.
-  var check: (@Sendable (any Sendable, String) -> String?)?
+  var bounds: IntegerBounds?
 
   @usableFromInline
   init(
-    summary: String, key: String?, isPath: Bool = false, values: [String]? = nil,
-    minimum: Int? = nil, maximum: Int? = nil, hasDefault: Bool = false,
-    defaultDescription: String? = nil, check: (@Sendable (any Sendable, String) -> String?)? = nil
+    summary: String, key: String?, isPath: Bool = false, isNonEmpty: Bool = false,
+    values: [String]? = nil, hasDefault: Bool = false, defaultDescription: String? = nil,
+    bounds: IntegerBounds? = nil
   ) {
     self.summary = summary
     self.key = key
     self.isPath = isPath
+    self.isNonEmpty = isNonEmpty
     self.values = values
-    self.minimum = minimum
-    self.maximum = maximum
     self.hasDefault = hasDefault
     self.defaultDescription = defaultDescription
-    self.check = check
+    self.bounds = bounds
   }
 }

@@ -3,8 +3,8 @@
 public struct ParameterDescription: Sendable, Equatable {
   /// The kind of value a parameter takes.
   public enum ValueType: Sendable, Equatable, CustomStringConvertible {
-    /// Any string.
-    case string
+    /// A string; with `nonEmpty`, one of at least one character.
+    case string(nonEmpty: Bool = false)
     /// A whole number, optionally bounded.
     case integer(minimum: Int? = nil, maximum: Int? = nil)
     /// Any number.
@@ -13,7 +13,8 @@ public struct ParameterDescription: Sendable, Equatable {
     case boolean
     /// A duration: `"250ms"`, `"2s"`, `"1.5m"`, `"24h"` or a number of seconds.
     case duration
-    /// A file or folder path; relative paths resolve against the manifest's folder.
+    /// A file or folder path, never empty; relative paths resolve against the manifest's
+    /// folder or the data folder.
     case path
     /// One of the listed strings.
     case oneOf([String])
@@ -25,7 +26,7 @@ public struct ParameterDescription: Sendable, Equatable {
     /// The type as `orchestrate plugins` prints it.
     public var description: String {
       switch self {
-      case .string: "string"
+      case .string(let nonEmpty): nonEmpty ? "non-empty string" : "string"
       case .integer(let minimum, let maximum):
         switch (minimum, maximum) {
         case (let minimum?, let maximum?): "integer \(minimum)...\(maximum)"
@@ -50,21 +51,26 @@ public struct ParameterDescription: Sendable, Equatable {
   public var type: ValueType
   /// Whether a manifest must give it.
   public var isRequired: Bool
-  /// The value used when it is left out, as a manifest would write it.
+  /// The value used when it is left out, as people read it (`24h`, `books`, `true unless
+  /// readOnly`).
   public var defaultValue: String?
+  /// The value used when it is left out, as JSON of the parameter's type; `nil` when there
+  /// is none or it depends on other parameters (a `defaultDescription`).
+  public var defaultJSON: JSONValue?
   /// What it means.
   public var summary: String
 
   /// Describes a parameter.
   init(
     _ name: String, _ type: ValueType, required isRequired: Bool = false,
-    default defaultValue: String? = nil,
+    default defaultValue: String? = nil, json defaultJSON: JSONValue? = nil,
     _ summary: String
   ) {
     self.name = name
     self.type = type
     self.isRequired = isRequired
     self.defaultValue = defaultValue
+    self.defaultJSON = defaultJSON
     self.summary = summary
   }
 }

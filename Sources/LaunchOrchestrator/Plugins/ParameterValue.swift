@@ -9,41 +9,50 @@ import Foundation
 public protocol ParameterValue: Decodable, Sendable {
   /// The kind of value, as `orchestrate plugins` and the JSON Schema show it.
   static var parameterType: ParameterDescription.ValueType { get }
-  /// The value as a manifest would write it, to show a default.
+  /// The value as a manifest would write it, for the schema's `default`; `nil` for a type
+  /// with no JSON form to give.
+  var parameterJSON: JSONValue? { get }
+  /// The value as people read it, to show a default in `orchestrate plugins`.
   var parameterText: String { get }
 }
 
 extension ParameterValue {
-  /// The value as Swift prints it.
-  public var parameterText: String { String(describing: self) }
+  /// No JSON form: the schema gives no default.
+  public var parameterJSON: JSONValue? { nil }
+
+  /// A string as it is, other JSON as the manifest would write it, or else as Swift prints it.
+  public var parameterText: String {
+    guard let json = parameterJSON else { return String(describing: self) }
+    return json.stringValue ?? JSONWriter.compact(json)
+  }
 }
 
 extension String: ParameterValue {
   /// Any string.
-  public static var parameterType: ParameterDescription.ValueType { .string }
-  /// The string itself.
-  public var parameterText: String { self }
+  public static var parameterType: ParameterDescription.ValueType { .string() }
+  /// The string.
+  public var parameterJSON: JSONValue? { JSONValue(.string(self)) }
 }
 
 extension Int: ParameterValue {
   /// A whole number.
   public static var parameterType: ParameterDescription.ValueType { .integer() }
-  /// The number.
-  public var parameterText: String { String(self) }
+  /// The number, exactly.
+  public var parameterJSON: JSONValue? { JSONValue(integer: self) }
 }
 
 extension Double: ParameterValue {
   /// Any number.
   public static var parameterType: ParameterDescription.ValueType { .number }
   /// The number.
-  public var parameterText: String { "\(self)" }
+  public var parameterJSON: JSONValue? { JSONValue(.number(self)) }
 }
 
 extension Bool: ParameterValue {
   /// `true` or `false`.
   public static var parameterType: ParameterDescription.ValueType { .boolean }
   /// `true` or `false`.
-  public var parameterText: String { self ? "true" : "false" }
+  public var parameterJSON: JSONValue? { JSONValue(.bool(self)) }
 }
 
 /// Decoded from a manifest duration (`"250ms"`, `"2s"`, `"1.5m"`, `"24h"` or a number of
@@ -51,22 +60,22 @@ extension Bool: ParameterValue {
 extension Duration: ParameterValue {
   /// A duration.
   public static var parameterType: ParameterDescription.ValueType { .duration }
-  /// The duration written compactly: `24h`, `250ms`.
-  public var parameterText: String { DurationText.format(self) }
+  /// The duration written compactly: `"24h"`, `"250ms"`.
+  public var parameterJSON: JSONValue? { JSONValue(.string(DurationText.format(self))) }
 }
 
 extension Array: ParameterValue where Element == String {
   /// An array of strings.
   public static var parameterType: ParameterDescription.ValueType { .strings }
   /// The strings as a JSON array.
-  public var parameterText: String {
-    "[" + map { "\"\($0)\"" }.joined(separator: ", ") + "]"
-  }
+  public var parameterJSON: JSONValue? { JSONValue(.array(map { JSONValue(.string($0)) })) }
 }
 
 extension Optional: ParameterValue where Wrapped: ParameterValue {
   /// The wrapped type's.
   public static var parameterType: ParameterDescription.ValueType { Wrapped.parameterType }
+  /// The wrapped value's, or nothing.
+  public var parameterJSON: JSONValue? { self?.parameterJSON }
   /// The wrapped value's, or nothing.
   public var parameterText: String { map(\.parameterText) ?? "" }
 }
@@ -77,7 +86,7 @@ extension ParameterValue where Self: RawRepresentable & CaseIterable, RawValue =
     .oneOf(allCases.map(\.rawValue))
   }
   /// The raw value.
-  public var parameterText: String { rawValue }
+  public var parameterJSON: JSONValue? { JSONValue(.string(rawValue)) }
 }
 
 /// Reads one parameter's value from `params`, boxed as exactly its type: `nil` when the

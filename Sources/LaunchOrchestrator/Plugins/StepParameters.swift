@@ -114,33 +114,42 @@ extension Parameter: DeclaredParameter {
     let isOptional = Value.self is any OptionalParameterValue.Type
     let isRequired = !declaration.hasDefault && !isOptional
     var type = Value.parameterType
-    if declaration.isPath {
-      precondition(type == .string, "'\(name)' is a path, so it must be a String")
-      type = .path
+    if declaration.isPath || declaration.isNonEmpty || declaration.values != nil {
+      precondition(type == .string(), "'\(name)' is declared as text, so it must be a String")
     }
     if let values = declaration.values {
-      precondition(type == .string, "'\(name)' lists its values, so it must be a String")
       type = .oneOf(values)
+    } else if declaration.isPath {
+      type = .path
+    } else if declaration.isNonEmpty {
+      type = .string(nonEmpty: true)
     }
-    if declaration.minimum != nil || declaration.maximum != nil {
-      type = .integer(minimum: declaration.minimum, maximum: declaration.maximum)
+    if let bounds = declaration.bounds {
+      type = .integer(minimum: bounds.minimum, maximum: bounds.maximum)
     }
-    let shown = declaration.hasDefault ? fallback?.parameterText : nil
+    var givenDefault = declaration.hasDefault ? fallback : nil
+    // An optional declared `= nil` has no default to show.
+    if isOptional, givenDefault?.parameterText == "" { givenDefault = nil }
     let description = ParameterDescription(
       name, type, required: isRequired,
-      default: declaration.defaultDescription ?? (shown == "" && isOptional ? nil : shown),
+      default: declaration.defaultDescription ?? givenDefault?.parameterText,
+      json: declaration.defaultDescription == nil ? givenDefault?.parameterJSON : nil,
       declaration.summary)
     return ParameterSchema.Entry(
       description: description, key: ParameterKey(name), ordinal: ordinal,
-      read: checked(read, name: name, type: type, declaration: declaration))
+      read: checked(
+        read, name: name, type: type, bounds: declaration.bounds,
+        default: description.defaultValue, isOptional: isOptional))
   }
 
-  /// Reads the value as its type does, then checks it against the declared values or bounds.
+  /// Reads the value as its type does, then checks it against the declared values, length or
+  /// bounds.
   private static func checked(
     _ read: @escaping ParameterReader, name: String, type: ParameterDescription.ValueType,
-    declaration: ParameterDeclaration
+    bounds: IntegerBounds?, default defaultText: String?, isOptional: Bool
   ) -> ParameterReader {
-    if case .oneOf(let values) = type {
+    switch type {
+    case .oneOf(let values):
       return { container, key in
         // Checked as text first: an enum would not decode an unknown value at all.
         if let text = try container.decodeIfPresent(String.self, forKey: key),
@@ -153,13 +162,54 @@ extension Parameter: DeclaredParameter {
         }
         return try read(container, key)
       }
+    case .string(nonEmpty: true), .path:
+      let instead =
+        defaultText.map { "; leave it out for '\($0)'." }
+        ?? (isOptional ? "; leave it out instead." : ".")
+      return { container, key in
+        let value = try read(container, key)
+        if let text = value as? String, text.isEmpty {
+          throw ParameterError(name, "'\(name)' cannot be empty\(instead)")
+        }
+        return value
+      }
+    default:
+      guard let bounds else { return read }
+      return { container, key in
+        let value: (any Sendable)?
+        do {
+          value = try read(container, key)
+        } catch let error as DecodingError {
+          // A whole number beyond what the type holds, and so beyond the declared bounds: the
+          // bounds say what to write instead, not the type's limits.
+          guard let written = try? container.decodeIfPresent(WrittenNumber.self, forKey: key),
+            bounds.isOutside(written.value) == true
+          else { throw error }
+          throw ParameterError(name, bounds.message(name, written.text))
+        }
+        if let value, let shown = bounds.outside(value) {
+          let written = try? container.decodeIfPresent(WrittenNumber.self, forKey: key)
+          throw ParameterError(name, bounds.message(name, written?.text ?? shown))
+        }
+        return value
+      }
     }
-    guard let check = declaration.check else { return read }
-    return { container, key in
-      let value = try read(container, key)
-      if let value, let message = check(value, name) { throw ParameterError(name, message) }
-      return value
+  }
+}
+
+/// A number as the manifest wrote it (`1e3`, `99999999999999999999`), for messages about it.
+private struct WrittenNumber: Decodable {
+  var value: JSONValue
+  var text: String
+
+  init(from decoder: any Decoder) throws {
+    guard let value = JSONValueDecoder.value(of: decoder), case .number(let number) = value.kind
+    else {
+      throw DecodingError.dataCorrupted(
+        .init(codingPath: decoder.codingPath, debugDescription: "not a number"))
     }
+    self.value = value
+    text = value.numberText ?? "\(number)"
   }
 }
 
