@@ -7,13 +7,13 @@
 ///   var path: String
 ///   @Parameter("Songs per page.", in: 1...1000) var limit = 50
 ///   @Parameter("The order of the songs.") var sort = SongOrder.mostPlayed
-///   @Parameter("End the launch with this route.") var route: String?
+///   @Parameter("End the launch with this route.", nonEmpty: true) var route: String?
 /// }
 /// ```
 ///
 /// The declaration drives decoding `params`, `orchestrate plugins` and the manifest JSON
-/// Schema; a value outside the bounds or the listed values fails the manifest with an error
-/// naming the step and the parameter.
+/// Schema; a value outside the bounds or the listed values, or an empty path or non-empty
+/// string, fails the manifest with an error naming the step and the parameter.
 @propertyWrapper
 public struct Parameter<Value: ParameterValue>: Sendable {
   /// The declared default, then the decoded value; `nil` for a required parameter not decoded.
