@@ -20,7 +20,9 @@ public struct StateRestoreStep: StepPlugin {
     @Parameter(
       "The state file the app saves with LaunchStateFile, in the data folder.", isPath: true)
     var file = LaunchStateFile.defaultPath
-    @Parameter("Restore only these keys; others saved in the file are left out of the output.")
+    @Parameter(
+      "Restore only these keys; others saved in the file are left out of the output.",
+      nonEmpty: true)
     var keys: [String]?
 
     /// Every key of the default state file.
@@ -30,12 +32,8 @@ public struct StateRestoreStep: StepPlugin {
   private let file: String
   private let keys: [String]?
 
-  /// Checks the parameters.
-  public init(parameters: Parameters) throws {
-    if let keys = parameters.keys, keys.isEmpty {
-      throw ParameterError(
-        "keys", "'keys' is empty, so nothing would be restored; leave it out to restore every key.")
-    }
+  /// Keeps the parameters, which their declarations checked.
+  public init(parameters: Parameters) {
     file = parameters.file
     keys = parameters.keys
   }

@@ -304,7 +304,7 @@ struct StateRestoreTests {
     ),
     (
       #"{ "keys": [] }"#,
-      "steps[0].params.keys: 'keys' is empty, so nothing would be restored; leave it out to restore every key."
+      "steps[0].params.keys: 'keys' cannot be empty; leave it out instead."
     ),
   ])
   func refusesParamsThatMakeNoSense(params: String, problem: String) {

@@ -162,7 +162,10 @@ public enum ManifestSchema {
     case .boolean: object([("type", "boolean")])
     case .duration: object([("$ref", "#/$defs/duration")])
     case .oneOf(let values): object([("enum", strings(values))])
-    case .strings: object([("type", "array"), ("items", object([("type", "string")]))])
+    case .strings(let nonEmpty):
+      object(
+        [("type", "array"), ("items", object([("type", "string")]))]
+          + (nonEmpty ? [("minItems", 1)] : []))
     case .object: object([("type", "object")])
     }
   }

@@ -42,7 +42,7 @@ public struct Parameter<Value: ParameterValue>: Sendable {
   ///   - key: The key in `params`, when it is not the property's name.
   ///   - isPath: Whether the string is a file or folder path (shown as `path`); a path is
   ///     never empty, as an empty one would name the folder it is relative to.
-  ///   - nonEmpty: Whether the string must have at least one character.
+  ///   - nonEmpty: Whether the string must have a character, or the array a string.
   ///   - values: The only strings allowed.
   ///   - defaultDescription: The default as people read it, for a default that depends on
   ///     other parameters (`"true unless readOnly"`); the schema then gives no default.

@@ -18,8 +18,8 @@ public struct ParameterDescription: Sendable, Equatable {
     case path
     /// One of the listed strings.
     case oneOf([String])
-    /// An array of strings.
-    case strings
+    /// An array of strings; with `nonEmpty`, of one string or more.
+    case strings(nonEmpty: Bool = false)
     /// A JSON object, decoded by a `Decodable` type of the plugin's.
     case object
 
@@ -39,7 +39,7 @@ public struct ParameterDescription: Sendable, Equatable {
       case .duration: "duration"
       case .path: "path"
       case .oneOf(let values): values.joined(separator: "|")
-      case .strings: "[string]"
+      case .strings(let nonEmpty): nonEmpty ? "non-empty [string]" : "[string]"
       case .object: "object"
       }
     }

@@ -66,7 +66,7 @@ extension Duration: ParameterValue {
 
 extension Array: ParameterValue where Element == String {
   /// An array of strings.
-  public static var parameterType: ParameterDescription.ValueType { .strings }
+  public static var parameterType: ParameterDescription.ValueType { .strings() }
   /// The strings as a JSON array.
   public var parameterJSON: JSONValue? { JSONValue(.array(map { JSONValue(.string($0)) })) }
 }

@@ -114,7 +114,7 @@ extension Parameter: DeclaredParameter {
     let isOptional = Value.self is any OptionalParameterValue.Type
     let isRequired = !declaration.hasDefault && !isOptional
     var type = Value.parameterType
-    if declaration.isPath || declaration.isNonEmpty || declaration.values != nil {
+    if declaration.isPath || declaration.values != nil {
       precondition(type == .string(), "'\(name)' is declared as text, so it must be a String")
     }
     if let values = declaration.values {
@@ -122,7 +122,10 @@ extension Parameter: DeclaredParameter {
     } else if declaration.isPath {
       type = .path
     } else if declaration.isNonEmpty {
-      type = .string(nonEmpty: true)
+      precondition(
+        type == .string() || type == .strings(),
+        "'\(name)' is declared non-empty, so it must be a String or [String]")
+      type = type == .string() ? .string(nonEmpty: true) : .strings(nonEmpty: true)
     }
     if let bounds = declaration.bounds {
       type = .integer(minimum: bounds.minimum, maximum: bounds.maximum)
@@ -162,13 +165,13 @@ extension Parameter: DeclaredParameter {
         }
         return try read(container, key)
       }
-    case .string(nonEmpty: true), .path:
+    case .string(nonEmpty: true), .strings(nonEmpty: true), .path:
       let instead =
         defaultText.map { "; leave it out for '\($0)'." }
         ?? (isOptional ? "; leave it out instead." : ".")
       return { container, key in
         let value = try read(container, key)
-        if let text = value as? String, text.isEmpty {
+        if (value as? String)?.isEmpty == true || (value as? [String])?.isEmpty == true {
           throw ParameterError(name, "'\(name)' cannot be empty\(instead)")
         }
         return value
