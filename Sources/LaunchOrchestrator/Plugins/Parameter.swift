@@ -205,7 +205,8 @@ struct IntegerBounds: Sendable {
   func isOutside(_ value: JSONValue) -> Bool? {
     switch value.integer(Int.self) {
     case .exact(let number): number < minimum || number > (maximum ?? .max)
-    case .outOfRange: value.numberText?.hasPrefix("-") == true || maximum != nil
+    // Below every `Int` is below the minimum; above, beyond the maximum if there is one.
+    case .outOfRange: value.kind.isNegativeNumber || maximum != nil
     case .fractional, nil: nil
     }
   }
@@ -244,5 +245,13 @@ struct ParameterDeclaration: Sendable {
     self.hasDefault = hasDefault
     self.defaultDescription = defaultDescription
     self.bounds = bounds
+  }
+}
+
+extension JSONValue.Kind {
+  /// Whether this is a number below zero.
+  fileprivate var isNegativeNumber: Bool {
+    if case .number(let number) = self { return number < 0 }
+    return false
   }
 }
