@@ -24,10 +24,14 @@ final class InterruptHandler: Sendable {
 
   private let readEnd: Int32
 
-  /// Starts listening; `onInterrupt` gets the number of the first signal.
+  /// Starts listening; `onInterrupt` gets the number of the first signal, `onRepeat` that of
+  /// any later one (by default, the process exits at once with 128 plus it).
   ///
   /// One handler at a time: the command installs it once, for the whole run.
-  init(onInterrupt: @escaping @Sendable (Int32) -> Void) {
+  init(
+    onInterrupt: @escaping @Sendable (Int32) -> Void,
+    onRepeat: @escaping @Sendable (Int32) -> Void = { exit(ExitCode.signalled($0).rawValue) }
+  ) {
     var ends: [Int32] = [-1, -1]
     guard pipe(&ends) == 0 else {
       // Without a pipe the signals keep their default action: they stop the process, which
@@ -41,7 +45,7 @@ final class InterruptHandler: Sendable {
     readEnd = ends[0]
     Self.writeEnd.store(ends[1], ordering: .sequentiallyConsistent)
     let reader = Thread { [readEnd] in
-      Self.readSignals(from: readEnd, onInterrupt: onInterrupt)
+      Self.readSignals(from: readEnd, onInterrupt: onInterrupt, onRepeat: onRepeat)
     }
     reader.name = "orchestrate signals"
     reader.start()
@@ -67,10 +71,11 @@ final class InterruptHandler: Sendable {
     errno = savedErrno
   }
 
-  /// The reader thread's loop: the first signal cancels, a second exits; a zero byte from
-  /// `stop()` ends it.
+  /// The reader thread's loop: the first signal interrupts, later ones repeat; a zero byte
+  /// from `stop()` ends it.
   private static func readSignals(
-    from readEnd: Int32, onInterrupt: @Sendable (Int32) -> Void
+    from readEnd: Int32, onInterrupt: @Sendable (Int32) -> Void,
+    onRepeat: @Sendable (Int32) -> Void
   ) {
     var interrupted = false
     while true {
@@ -79,9 +84,12 @@ final class InterruptHandler: Sendable {
       if count < 0 && errno == EINTR { continue }
       guard count == 1, byte != 0 else { return }
       let signalNumber = Int32(byte)
-      if interrupted { exit(ExitCode.signalled(signalNumber).rawValue) }
-      interrupted = true
-      onInterrupt(signalNumber)
+      if interrupted {
+        onRepeat(signalNumber)
+      } else {
+        interrupted = true
+        onInterrupt(signalNumber)
+      }
     }
   }
 }

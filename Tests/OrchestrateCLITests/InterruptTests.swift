@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 
+@testable import LaunchOrchestrator
+@testable import OrchestrateCLI
+
 #if canImport(Darwin)
   import Darwin
 #elseif canImport(Glibc)
@@ -36,27 +39,35 @@ struct InterruptTests {
     }
   }
 
-  /// A step that ignores cancellation holds a launch for the 1 s grace period after the first
-  /// Ctrl-C (exit 130 then); a second signal within it ends the process at once, with its own
-  /// status.
-  @Test func aSecondSignalEndsTheProcessAtOnce() async throws {
-    let folder = try TemporaryFolder()
-    let manifest = try folder.write(
-      "stubborn.json",
-      """
-      { "version": 1, "steps": [
-        { "id": "stubborn", "plugin": "simulate",
-          "params": { "duration": "30s", "ignoresCancellation": true } }
-      ] }
-      """)
-    let result = try await Orchestrate.run(["run", manifest]) { process, stdout in
-      let pid = process.processIdentifier
-      await when("start      stubborn", in: stdout) {
-        kill(pid, SIGINT)
-        usleep(100_000)
-        kill(pid, SIGTERM)
-      }
+  /// The first signal interrupts and later ones repeat, each with its number, in the order
+  /// they came: sent to this process one at a time, each after the last was heard (signals sent
+  /// to another process back to back may reach its threads in either order). The command
+  /// exits at a repeat, with 128 plus its number (the default `onRepeat`).
+  @Test func theFirstSignalInterruptsAndASecondRepeats() async throws {
+    let heard = Locked<[String]>([])
+    let (events, continuation) = AsyncStream.makeStream(of: Void.self)
+    let handler = InterruptHandler(
+      onInterrupt: { signal in
+        heard.withLock { $0.append("interrupt \(signal)") }
+        continuation.yield()
+      },
+      onRepeat: { signal in
+        heard.withLock { $0.append("repeat \(signal)") }
+        continuation.yield()
+      })
+    defer {
+      handler.stop()
+      // The test process keeps its usual answer to a Ctrl-C or a `timeout`.
+      for signalNumber in InterruptHandler.signals { signal(signalNumber, SIG_DFL) }
     }
-    #expect(result.status == 143)
+    var arrivals = events.makeAsyncIterator()
+    kill(getpid(), SIGTERM)
+    await arrivals.next()
+    kill(getpid(), SIGHUP)
+    await arrivals.next()
+    kill(getpid(), SIGINT)
+    await arrivals.next()
+    #expect(
+      heard.withLock { $0 } == ["interrupt \(SIGTERM)", "repeat \(SIGHUP)", "repeat \(SIGINT)"])
   }
 }
