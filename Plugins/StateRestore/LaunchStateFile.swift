@@ -101,7 +101,7 @@ public struct LaunchStateFile: Sendable {
         return moveAside(
           size > Self.maximumSize
             ? "it is \(size) bytes, over the \(Self.maximumSize)-byte limit"
-            : "it grew over the \(Self.maximumSize)-byte limit while it was read")
+            : "it is over the \(Self.maximumSize)-byte limit")
       case .notRegular:
         return (RestoredState(), ["\(error); started from empty state and left it as it was"])
       case .unreadable(let why):

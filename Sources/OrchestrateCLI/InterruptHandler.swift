@@ -19,31 +19,43 @@ final class InterruptHandler: Sendable {
   /// The signals that cancel a launch.
   static let signals = [SIGINT, SIGTERM, SIGHUP]
 
-  /// The pipe's write end, for the signal handler, which can reach only globals.
+  /// The write end of the listening handler's pipe, for the signal handler, which can reach
+  /// only globals; -1 when none listens.
   private static let writeEnd = Atomic<Int32>(-1)
 
   private let readEnd: Int32
+  private let ownWriteEnd: Int32
 
   /// Starts listening; `onInterrupt` gets the number of the first signal, `onRepeat` that of
   /// any later one (by default, the process exits at once with 128 plus it).
   ///
-  /// One handler at a time: the command installs it once, for the whole run.
+  /// One handler at a time (the command installs one for the whole run); another may listen
+  /// once this one has stopped. The pipe's two descriptors stay open until the process ends:
+  /// a signal handler that read the write end just before `stop()` may still write to it,
+  /// and a closed, reused descriptor would take that byte into some other file.
   init(
     onInterrupt: @escaping @Sendable (Int32) -> Void,
-    onRepeat: @escaping @Sendable (Int32) -> Void = { exit(ExitCode.signalled($0).rawValue) }
+    onRepeat: @escaping @Sendable (Int32) -> Void = {
+      InterruptHandler.exitAtOnce(ExitCode.signalled($0))
+    }
   ) {
     var ends: [Int32] = [-1, -1]
     guard pipe(&ends) == 0 else {
       // Without a pipe the signals keep their default action: they stop the process, which
       // loses the report but never ignores the user.
       readEnd = -1
+      ownWriteEnd = -1
       return
     }
     for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
     // A handler must never block: when nobody reads any more, extra signals are dropped.
     _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)
     readEnd = ends[0]
-    Self.writeEnd.store(ends[1], ordering: .sequentiallyConsistent)
+    ownWriteEnd = ends[1]
+    let installed = Self.writeEnd.compareExchange(
+      expected: -1, desired: ends[1], ordering: .sequentiallyConsistent
+    ).exchanged
+    precondition(installed, "an InterruptHandler is already listening; stop it first")
     let reader = Thread { [readEnd] in
       Self.readSignals(from: readEnd, onInterrupt: onInterrupt, onRepeat: onRepeat)
     }
@@ -56,10 +68,22 @@ final class InterruptHandler: Sendable {
   /// with its own status moments later, and restoring the default would let a late Ctrl-C
   /// kill it in between, turning a finished launch's status into a death by signal.
   func stop() {
-    guard readEnd >= 0 else { return }
+    guard
+      readEnd >= 0,
+      Self.writeEnd.compareExchange(
+        expected: ownWriteEnd, desired: -1, ordering: .sequentiallyConsistent
+      ).exchanged
+    else { return }
     for signalNumber in Self.signals { signal(signalNumber, SIG_IGN) }
     var stopByte: UInt8 = 0
-    _ = write(Self.writeEnd.load(ordering: .sequentiallyConsistent), &stopByte, 1)
+    _ = write(ownWriteEnd, &stopByte, 1)
+  }
+
+  /// Ends the process now, for a repeated signal: what is buffered is written, but nothing
+  /// else runs (no exit handlers or static destructors while the launch's threads still run).
+  private static func exitAtOnce(_ code: ExitCode) -> Never {
+    fflush(nil)
+    _exit(code.rawValue)
   }
 
   /// The signal handler: writes the signal's number into the pipe, keeping `errno` as it was

@@ -147,8 +147,11 @@ extension ValueParser where Value == Budget {
         let limit = DurationText.parse(parts[1])
           ?? Double(parts[1]).flatMap(DurationText.seconds)
       else {
-        let problem =
-          parts[1].hasPrefix("-") ? "cannot be negative" : "is not a duration"
+        // `-2s` or `-1`, not `-soon`: a duration but for its sign.
+        let isNegative =
+          parts[1].hasPrefix("-")
+          && (DurationText.parse(String(parts[1].dropFirst())) != nil || Double(parts[1]) != nil)
+        let problem = isNegative ? "cannot be negative" : "is not a duration"
         throw .invalidValue(
           "The budget '\(parts[1])' for '\(parts[0])' in '\(option.name)' \(problem); write it like '250ms', '2s' or '1.5m'."
         )

@@ -119,6 +119,10 @@ struct CommandOptionsTests {
         == "The budget '-1' for 'interactive' in '--budget' cannot be negative; write it like '250ms', '2s' or '1.5m'."
     )
     #expect(
+      error(RunOptions.self, ["app.json", "--budget", "interactive=-soon"])?.message
+        == "The budget '-soon' for 'interactive' in '--budget' is not a duration; write it like '250ms', '2s' or '1.5m'."
+    )
+    #expect(
       error(GraphOptions.self, ["app.json", "--format="])?.message
         == "The value for '--format <dot|mermaid>' is empty; give a dot or a mermaid.")
     #expect(

@@ -148,8 +148,8 @@ struct OutputCache: Sendable {
             naming: entry(for: id))
         }
         return
-      } catch  where attempt == 1 {
-        guard (try? openFolder(creating: false)) == nil else { throw error }
+      } catch  where attempt == 1 && opened.wasRemoved {
+        // `cache clear` removed the folder after it was opened: make it again.
       }
     }
   }
@@ -205,6 +205,12 @@ struct OutputCache: Sendable {
     init(parent: Int32, descriptor: Int32) {
       self.parent = parent
       self.descriptor = descriptor
+    }
+
+    /// Whether the folder was removed since it was opened (it has no name left).
+    var wasRemoved: Bool {
+      var info = stat()
+      return fstat(descriptor, &info) == 0 && info.st_nlink == 0
     }
 
     deinit {

@@ -56,7 +56,8 @@ public struct ManifestLoader: Sendable {
       switch error.reason {
       case .notRegular(let what): throw unreadable("is \(what), not a manifest file")
       case .tooLarge(let limit): throw unreadable("is over the \(limit)-byte limit")
-      case .unreadable(let why): throw unreadable("cannot be read (\(why.lowercased()))")
+      case .unreadable(let why):
+        throw unreadable("cannot be read (\(why.prefix(1).lowercased() + why.dropFirst()))")
       }
     }
     guard let data = contents else { throw unreadable("does not exist") }

@@ -48,7 +48,6 @@ public enum SafeFiles {
   {
     let target = followingLinks ? try checkReplaceable(url) : try checkRegularOrMissing(url)
     let folderPath = target.deletingLastPathComponent().path
-    removeStaleTemporaryFiles(for: target.lastPathComponent, in: folderPath)
     let folder = open(folderPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     guard folder >= 0 else { throw failure(errno, writing: target, doing: "open its folder") }
     defer { close(folder) }
@@ -62,6 +61,8 @@ public enum SafeFiles {
   package static func writeAtomically(
     _ data: Data, named name: String, in folder: Int32, naming target: URL
   ) throws {
+    removeStaleTemporaryFiles(
+      for: name, in: target.deletingLastPathComponent().path, descriptor: folder)
     var existing = stat()
     let replacesFile = fstatat(folder, name, &existing, AT_SYMLINK_NOFOLLOW) == 0
     if replacesFile, existing.st_mode & mode_t(S_IFMT) != mode_t(S_IFREG) {
@@ -324,9 +325,11 @@ public enum SafeFiles {
   /// Removes the temporary files for `name` in `folder` whose writer has died, or that are
   /// older than ``staleAge``. Only regular files are removed; a failure to remove one is
   /// not the caller's problem, so it is ignored.
-  private static func removeStaleTemporaryFiles(for name: String, in folder: String) {
+  private static func removeStaleTemporaryFiles(
+    for name: String, in folder: String, descriptor: Int32
+  ) {
     let prefix = "." + shortened(name) + temporaryMarker
-    removeStaleTemporaryFiles(in: folder) {
+    removeStaleTemporaryFiles(in: folder, descriptor: descriptor) {
       $0.hasPrefix(prefix) ? $0.dropFirst(prefix.count) : nil
     }
   }
@@ -347,9 +350,11 @@ public enum SafeFiles {
   }
 
   /// Removes the temporary files in `folder` for which `writer` gives the `<pid>-<tag>` part
-  /// and whose writer has died, or that are older than ``staleAge``.
+  /// and whose writer has died, or that are older than ``staleAge``. With the folder's open
+  /// `descriptor`, each file is checked and removed through it: a listing of a folder swapped
+  /// for a link meanwhile can then only name files, never reach them.
   private static func removeStaleTemporaryFiles(
-    in folder: String, writer: (String) -> Substring?
+    in folder: String, descriptor: Int32 = AT_FDCWD, writer: (String) -> Substring?
   ) {
     guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
     let now = Date().timeIntervalSince1970
@@ -359,15 +364,17 @@ public enum SafeFiles {
       else {
         continue
       }
-      let path = folder + "/" + candidate
+      let path = descriptor == AT_FDCWD ? folder + "/" + candidate : candidate
       var info = stat()
-      guard lstat(path, &info) == 0, info.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG) else {
+      guard fstatat(descriptor, path, &info, AT_SYMLINK_NOFOLLOW) == 0,
+        info.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG)
+      else {
         continue
       }
       let age = now - TimeInterval(modificationSeconds(info))
       let writerIsGone = pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH
       if writerIsGone || age > staleAge {
-        unlink(path)
+        unlinkat(descriptor, path, 0)
       }
     }
   }
