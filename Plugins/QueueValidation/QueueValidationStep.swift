@@ -44,6 +44,9 @@ public struct QueueValidationStep: StepPlugin {
   /// File and SQLite calls block their thread.
   public var isBlocking: Bool { true }
 
+  /// The largest queue read: a persisted upload queue of many thousand entries is a few MB.
+  static let maximumSize = 256 << 20
+
   /// Validates the queue against the store.
   public func run(_ context: StepContext) async throws -> QueueValidationResult {
     let url = context.resolve(path)
@@ -56,11 +59,19 @@ public struct QueueValidationStep: StepPlugin {
     // A link is followed to the file it names; a folder, FIFO or device is refused before it
     // is read (reading a FIFO would block the launch).
     let file = try SafeFiles.checkReplaceable(url)
-    guard FileManager.default.fileExists(atPath: file.path) else {
+    let contents: Data?
+    do {
+      // Read through one descriptor that neither follows a link nor waits on a FIFO: the
+      // check above could be stale by now.
+      contents = try SafeFiles.contentsOfRegularFile(at: file, limit: Self.maximumSize)
+    } catch {
+      throw StepFailure("\(error); the queue was left as it was")
+    }
+    guard let data = contents else {
       context.log("no queue at \(url.path); nothing to validate")
       return QueueValidationResult(kept: 0, dropped: 0, movedAside: nil)
     }
-    let bytes = Array(try Data(contentsOf: file))
+    let bytes = Array(data)
     let queue: Queue
     do {
       queue = try Queue(bytes)
