@@ -106,6 +106,21 @@ struct StoreMigrationsTests {
   @Test(arguments: StoreSchema.all.map(\.name))
   func theShippedFolderOfABuiltInSchemaHoldsItsMigrations(name: String) throws {
     let schema = try #require(StoreSchema.named(name))
+    // The Swift declaration is the one source; the folder is written from it, for apps that
+    // ship their schema as files.
+    if ProcessInfo.processInfo.environment["RECORD_SNAPSHOTS"] == "1" {
+      let target = Self.shipped.appendingPathComponent(name)
+      try? FileManager.default.removeItem(at: target)
+      try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
+      for migration in schema.migrations {
+        let file =
+          String(repeating: "0", count: max(0, 3 - String(migration.version).count))
+          + "\(migration.version)_\(migration.summary.replacingOccurrences(of: " ", with: "_")).sql"
+        try (migration.sql + "\n").write(
+          to: target.appendingPathComponent(file), atomically: true, encoding: .utf8)
+      }
+      return
+    }
     let folder = try StoreSchema(folder: Self.shipped.appendingPathComponent(name))
     #expect(folder.name == schema.name)
     #expect(folder.applicationID == schema.applicationID)
@@ -113,7 +128,9 @@ struct StoreMigrationsTests {
     #expect(folder.migrations.map(\.summary) == schema.migrations.map(\.summary))
     #expect(
       folder.migrations.map { $0.sql.trimmingCharacters(in: .whitespacesAndNewlines) }
-        == schema.migrations.map(\.sql))
+        == schema.migrations.map(\.sql),
+      "manifests/migrations/\(name) is stale; rerun with RECORD_SNAPSHOTS=1 to write it from StoreSchema.\(name)"
+    )
   }
 
   @Test func aStoreOfABuiltInSchemaOpensThroughItsShippedFolderWithoutMigratingAgain()
