@@ -227,7 +227,9 @@ struct HistoryCommandsTests {
     #expect(error.contains("'--regression interactive=10%' allows 10%."))
     #expect(error.contains("Slower than their median: 'load' took "))
     #expect(error.contains("(median 0.010s, +"))
-    #expect(!error.contains("'page'"))
+    // Whether 'page' (0 s in every recorded run) is named too depends on the machine: under
+    // Thread Sanitizer it takes over the 1 ms noise floor. What is beyond noise is tested on
+    // fixed figures (compare's flags, HistoryTests); here the slowest step comes first.
     // The run is recorded all the same.
     #expect(try fixture.entries().count == 6)
   }
