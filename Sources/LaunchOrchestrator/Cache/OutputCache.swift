@@ -50,8 +50,11 @@ struct OutputCache: Sendable {
 
   /// The file holding the entry of the step with `id`.
   func entry(for id: String) -> URL {
-    folder.appendingPathComponent(Self.fileName(id) + ".json", isDirectory: false)
+    folder.appendingPathComponent(Self.entryName(for: id), isDirectory: false)
   }
+
+  /// The name of the entry of the step with `id` in the cache folder.
+  static func entryName(for id: String) -> String { fileName(id) + ".json" }
 
   /// The entry of the step with `id` if it was written by the same kind, for the same output
   /// type and key (`key`), and is younger than `maxAge` at `now`.
@@ -64,7 +67,7 @@ struct OutputCache: Sendable {
       // Kept alive through the read: its descriptor closes with it.
       let read = try withExtendedLifetime(folder) {
         try SafeFiles.contentsOfRegularFile(
-          named: Self.fileName(id) + ".json", in: folder.descriptor, naming: entry(for: id),
+          named: Self.entryName(for: id), in: folder.descriptor, naming: entry(for: id),
           limit: Self.maximumEntrySize)
       }
       guard let read else { return .miss("no entry yet") }
@@ -144,7 +147,7 @@ struct OutputCache: Sendable {
       do {
         try withExtendedLifetime(opened) {
           try SafeFiles.writeAtomically(
-            data, named: Self.fileName(id) + ".json", in: opened.descriptor,
+            data, named: Self.entryName(for: id), in: opened.descriptor,
             naming: entry(for: id))
         }
         return

@@ -65,6 +65,10 @@ public enum SafeFiles {
       for: name, in: target.deletingLastPathComponent().path, descriptor: folder)
     var existing = stat()
     let replacesFile = fstatat(folder, name, &existing, AT_SYMLINK_NOFOLLOW) == 0
+    // Only a name that is not there is "nothing yet"; any other failure is said as it is.
+    guard replacesFile || errno == ENOENT else {
+      throw failure(errno, writing: target, doing: "look at the file it would replace")
+    }
     if replacesFile, existing.st_mode & mode_t(S_IFMT) != mode_t(S_IFREG) {
       throw StepFailure(
         "cannot write '\(target.path)': it is \(describeType(existing.st_mode & mode_t(S_IFMT))),"
