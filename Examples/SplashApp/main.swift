@@ -82,6 +82,7 @@ final class ScreenPrinter {
     case .content: "content"
     case .routed(let route): "routed(\(route.name))"
     case .failed(let reason): "failed(\(reason))"
+    case .cancelled: "cancelled"
     }
   }
 }

@@ -51,6 +51,14 @@ struct EventLog {
         "milestone  \(name) (splash: content at \(TimeText.seconds(timing.contentAt ?? event.time))\(skeleton))"
     case .routed(let route, let step):
       return "routed     to '\(route)' by \(step)"
+    case .reused(let step):
+      return "reused     \(step) (it succeeded in the previous run)"
+    case .paused:
+      return "paused"
+    case .resumed(let pausedFor):
+      return "resumed    after \(DurationText.format(pausedFor)) paused"
+    case .signalled(let name):
+      return "signal     \(name)"
     case .finished:
       return nil
     }

@@ -48,7 +48,7 @@ final class LiveDisplay: Sendable {
       case .retrying(let step, _, _, _, _):
         let step = label(step)
         running.removeAll { $0.id == step }
-      case .skipped:
+      case .skipped, .reused:
         finished += 1
       case .cached(let step):
         cached.insert(step)
@@ -56,7 +56,7 @@ final class LiveDisplay: Sendable {
       case .refreshed(let step), .refreshFailed(let step, _):
         let step = label(step)
         running.removeAll { $0.id == step }
-      case .log, .milestone, .routed, .finished:
+      case .log, .milestone, .routed, .finished, .paused, .resumed, .signalled:
         break
       }
     }

@@ -65,7 +65,7 @@ struct PendingSteps {
       guard let step = stepIndex[id] else { return }
       phase[step] = .betweenAttempts(next: next, backoff: delay, queuedAt: event.time + delay)
       if limit != nil || delay > .zero { list(step) }
-    case .succeeded(let id, _), .cached(let id):
+    case .succeeded(let id, _), .cached(let id), .reused(let id):
       // A cached step's dependents go on at once; its refresh is not shown as waiting.
       end(id, succeeded: true, at: event.time)
     case .refreshed(let id), .refreshFailed(let id, _):
@@ -75,7 +75,7 @@ struct PendingSteps {
       end(id, succeeded: false, at: event.time)
     case .milestone(let name):
       if let milestone = milestoneIndex[name] { milestoneTimes[milestone] = event.time }
-    case .progress, .log, .routed, .finished:
+    case .progress, .log, .routed, .finished, .paused, .resumed, .signalled:
       break
     }
   }

@@ -65,6 +65,19 @@ public struct LaunchEngine<C: Clock>: Sendable where C.Duration == Duration {
     await run(plan, environment: environment, sink: .events(events))
   }
 
+  /// Runs `plan` to its end under the app's `control`, which pauses, resumes, cancels and
+  /// signals it, and ensures its on-demand steps, during the launch and after it.
+  ///
+  /// Times in the report and the events are active time: time spent paused is left out, and
+  /// listed in ``LaunchReport/pauses``. While steps wait for signals, the launch goes on
+  /// until they come or ``LaunchControl/finish()`` says none will.
+  public func run(
+    _ plan: LaunchPlan, environment: LaunchEnvironment = LaunchEnvironment(),
+    control: LaunchControl, events: LaunchEvents.Continuation? = nil
+  ) async -> LaunchReport {
+    await run(plan, environment: environment, sink: events.map(EventSink.events), control: control)
+  }
+
   /// Runs `plan` to its end and reports what happened, delivering events to an `AsyncStream`.
   ///
   /// The same as ``run(_:environment:events:)-(_,_,LaunchEvents.Continuation)``;
@@ -81,19 +94,25 @@ public struct LaunchEngine<C: Clock>: Sendable where C.Duration == Duration {
   /// splash's milestone without waiting for the event.
   func run(
     _ plan: LaunchPlan, environment: LaunchEnvironment, events: LaunchEvents.Continuation,
-    startingAt start: C.Instant, hooks: RunHooks
+    control: LaunchControl, reusing previous: LaunchReport? = nil, hooks: RunHooks
   ) async -> LaunchReport {
     await run(
-      plan, environment: environment, sink: .events(events), start: start, hooks: hooks)
+      plan, environment: environment, sink: .events(events), control: control,
+      reusing: previous, hooks: hooks)
   }
 
   private func run(
     _ plan: LaunchPlan, environment: LaunchEnvironment, sink: EventSink?,
-    start: C.Instant? = nil, hooks: RunHooks = RunHooks()
+    control: LaunchControl? = nil, reusing previous: LaunchReport? = nil,
+    hooks: RunHooks = RunHooks()
   ) async -> LaunchReport {
+    let clock =
+      control?.activeClock(self.clock, start: self.clock.now)
+      ?? ActiveClock(self.clock, start: self.clock.now)
     let run = LaunchRun(
-      plan: plan, clock: LaunchClock(clock, start: start ?? clock.now), options: options,
-      environment: environment.withDefaults(of: plan.manifest), events: sink, hooks: hooks)
+      plan: plan, clock: clock, options: options,
+      environment: environment.withDefaults(of: plan.manifest), events: sink, hooks: hooks,
+      control: control, reused: previous.map { Reuse(plan: plan, previous: $0) })
     return await run.execute()
   }
 }
@@ -112,9 +131,17 @@ extension LaunchEngine where C == ContinuousClock {
 /// starts its dependents on its own thread. Not generic over the clock: this is the
 /// engine's hot path, and unspecialized generic code there pays for runtime metadata
 /// lookups on every step.
-private final class LaunchRun: Sendable {
+private final class LaunchRun: ControlledRun {
   let plan: LaunchPlan
+  /// Active time: paused time left out.
+  let activeClock: ActiveClock
+  /// The same clock as steps see it.
   let clock: LaunchClock
+  let control: LaunchControl?
+  /// The steps whose outputs an earlier run made, for a retry.
+  let reused: Reuse?
+  /// Whether the run outlives its launch: on-demand steps can still be ensured after it.
+  let staysOpen: Bool
   /// Step outputs, written by the handler and read by dependents' tasks.
   let outputs: Locked<[(any Sendable)?]>
   let environment: LaunchEnvironment
@@ -137,11 +164,15 @@ private final class LaunchRun: Sendable {
   }
 
   init(
-    plan: LaunchPlan, clock: LaunchClock, options: LaunchOptions, environment: LaunchEnvironment,
-    events: EventSink?, hooks: RunHooks
+    plan: LaunchPlan, clock: ActiveClock, options: LaunchOptions, environment: LaunchEnvironment,
+    events: EventSink?, hooks: RunHooks, control: LaunchControl?, reused: Reuse?
   ) {
     self.plan = plan
-    self.clock = clock
+    self.activeClock = clock
+    self.clock = clock.launchClock
+    self.control = control
+    self.reused = reused
+    staysOpen = control != nil && plan.steps.contains { $0.trigger == .onDemand }
     self.environment = environment
     self.events = events
     self.hooks = hooks
@@ -155,12 +186,21 @@ private final class LaunchRun: Sendable {
         stepCount: plan.steps.count))
   }
 
-  var elapsed: Duration { clock.now() }
+  var elapsed: Duration { activeClock.now() }
 
   func execute() async -> LaunchReport {
     let missing = plan.missingRequirements(in: environment)
     guard missing.isEmpty else { return refuse(missing) }
-    post(.begin(serveFromCache()))
+    if let reused {
+      outputs.withLock { values in
+        for (step, value) in reused.outputs { values[step] = value }
+      }
+      for (step, value) in reused.outputs { hooks.onOutput?(plan.steps[step].id, value) }
+    }
+    let signalled = (control?.sentSignals ?? []).compactMap { plan.signals.firstIndex(of: $0) }
+    post(.begin(serveFromCache(), paused: activeClock.isPaused, signalled: signalled))
+    // After the start: what the app said before it is replayed as messages that follow it.
+    control?.attach(self)
     await withTaskCancellationHandler {
       await withCheckedContinuation { continuation in
         let isOver = ending.withLock { ending in
@@ -172,20 +212,40 @@ private final class LaunchRun: Sendable {
     } onCancel: {
       post(.cancel)
     }
-    let (scheduler, duration) = state.withLock { state in
-      state.timer?.cancel()
-      return (state.scheduler, state.duration)
+    var report = state.withLock { state in
+      if !staysOpen { state.timer?.cancel() }
+      return makeReport(state)
     }
     events?.finish()
-    // By index: mapping over the planned steps would copy each one, a retain per field.
-    let ids = plan.steps.indices.map { plan.steps[$0].id }
-    let outputs = StepOutputs(ids: ids, values: self.outputs.withLock { $0 })
-    var report = LaunchReport(
-      plan: plan, scheduler: scheduler, duration: duration, outputs: outputs)
     for (step, save) in saves.withLock({ $0 }) {
       if let problem = await save.value { report.steps[step].notes.append(problem) }
     }
     return report
+  }
+
+  /// The report of the launch so far: at its end, or later with the on-demand steps ensured
+  /// since.
+  private func makeReport(_ state: RunState) -> LaunchReport {
+    // By index: mapping over the planned steps would copy each one, a retain per field.
+    let ids = plan.steps.indices.map { plan.steps[$0].id }
+    let outputs = StepOutputs(ids: ids, values: self.outputs.withLock { $0 })
+    let duration = max(state.duration, state.lateEnd ?? .zero)
+    var report = LaunchReport(
+      plan: plan, scheduler: state.scheduler, duration: duration, outputs: outputs)
+    report.pauses = activeClock.pauses.filter { $0.at <= duration }.map {
+      LaunchReport.Pause(at: $0.at, duration: $0.duration)
+    }
+    report.wallDuration = duration + report.pauses.reduce(.zero) { $0 + $1.duration }
+    return report
+  }
+
+  /// The report with what happened since the launch's end (on-demand steps ensured after it).
+  func currentReport() -> LaunchReport {
+    state.withLock { makeReport($0) }
+  }
+
+  func control(_ command: ControlCommand) {
+    post(.control(command))
   }
 
   /// Looks up the entries of the steps with a `cache`: the outputs found are the steps'
@@ -285,12 +345,17 @@ private final class LaunchRun: Sendable {
   private func handleMessages() {
     // Locked once for the whole turn as handler, not per batch: only the handler takes it
     // while the run goes on, so it is never contended, and each taking costs a step.
-    let closed = state.withLock { state in
-      mailbox.handle(
+    let (closed, launchEnded, ensured) = state.withLock { state in
+      let closed = mailbox.handle(
         with: { batch in state.handle(batch, of: self) },
         whenIdle: { state.publishEvents(of: self) })
+      return (closed, state.scheduler.isFinished, state.takeEnsured())
     }
-    guard closed else { return }
+    // Outside the lock: an ensure caller resumed here may post to the run at once.
+    if let control {
+      for (step, result) in ensured { control.stepEnded(step, with: result) }
+    }
+    guard closed || launchEnded else { return }
     let waiter = ending.withLock { ending in
       ending.isOver = true
       defer { ending.waiter = nil }
@@ -316,6 +381,10 @@ private struct RunState {
   var timer: Task<Void, Never>?
   var armedDeadline: Duration?
   var duration = Duration.zero
+  /// When the last on-demand step ensured after the launch ended.
+  var lateEnd: Duration?
+  /// The results of on-demand steps that ended, for their ensure callers.
+  private var ensured: [(String, Result<(any Sendable)?, LaunchFailure>)] = []
 
   init(scheduler: LaunchScheduler, stepCount: Int) {
     self.scheduler = scheduler
@@ -328,12 +397,50 @@ private struct RunState {
   /// is over: each delivery can wake the consumer's thread, and while steps finish back to
   /// back, waking it for every batch cost more than the scheduling itself.
   mutating func handle(_ batch: [RunMessage], of run: LaunchRun) -> Bool {
-    for message in batch where !scheduler.isFinished { handle(message, of: run) }
+    let wasFinished = scheduler.isFinished
+    for message in batch where !scheduler.isFinished || run.staysOpen { handle(message, of: run) }
     if let onMilestone = run.hooks.onMilestone { tellMilestones(to: onMilestone, of: run) }
     if scheduler.isFinished || scheduler.pendingEventCount >= 256 { publishEvents(of: run) }
+    collectEnsured(of: run)
     rearmTimer(of: run)
-    if scheduler.isFinished { duration = run.elapsed }
-    return !scheduler.isFinished
+    if scheduler.isFinished, !wasFinished { duration = run.elapsed }
+    if wasFinished, !ensured.isEmpty { lateEnd = run.elapsed }
+    return !scheduler.isFinished || run.staysOpen
+  }
+
+  /// Gathers the results of the on-demand steps that ended.
+  private mutating func collectEnsured(of run: LaunchRun) {
+    for step in scheduler.takeEndedOnDemandSteps() {
+      ensured.append((run.plan.steps[step].id, result(of: step, in: run)))
+    }
+  }
+
+  /// An on-demand step's output, or why it has none.
+  private func result(of step: Int, in run: LaunchRun) -> Result<(any Sendable)?, LaunchFailure> {
+    let id = run.plan.steps[step].id
+    let record = scheduler.records[step]
+    let error = record.error ?? "no reason given"
+    switch record.state {
+    case .succeeded, .cached:
+      return .success(run.outputs.withLock { $0[step] })
+    case .timedOut:
+      return .failure(
+        LaunchFailure(kind: .timedOut, step: id, message: "'\(id)' timed out: \(error)"))
+    case .skipped:
+      return .failure(
+        LaunchFailure(kind: .skipped, step: id, message: "'\(id)' was skipped: \(error)"))
+    case .cancelled:
+      return .failure(LaunchFailure(kind: .cancelled, step: id, message: "'\(id)' was cancelled"))
+    case .failed, nil:
+      return .failure(
+        LaunchFailure(kind: .stepFailed, step: id, message: "'\(id)' failed: \(error)"))
+    }
+  }
+
+  /// The results gathered for ensure callers; they are handed over once.
+  mutating func takeEnsured() -> [(String, Result<(any Sendable)?, LaunchFailure>)] {
+    defer { ensured = [] }
+    return ensured
   }
 
   /// Milestones reached and not told yet.
@@ -364,12 +471,17 @@ private struct RunState {
     // One clock reading per message, which is also when the attempts it starts start.
     let now: Duration
     switch message {
-    case .begin(let lookups):
+    case .begin(let lookups, let paused, let signalled):
       now = run.elapsed
       // After a cache lookup, not zero: the lookup took time the app's user waited through.
       let begins = run.plan.cachedSteps.isEmpty ? .zero : now
       for (step, note) in lookups.notes { scheduler.note(note, for: step, at: begins) }
-      scheduler.start(at: begins, served: lookups.served)
+      if paused { scheduler.pause(at: begins) }
+      scheduler.start(
+        at: begins, served: lookups.served, reused: run.reused?.steps ?? [], signalled: signalled)
+    case .control(let command):
+      now = run.elapsed
+      handle(command, at: now, of: run)
     case .finished(let token, let outcome, let began):
       now = run.elapsed
       if let began { scheduler.attemptBegan(token: token, at: began) }
@@ -406,6 +518,51 @@ private struct RunState {
       now = run.elapsed
       scheduler.cancel(at: now)
     }
+    carryOut(at: now, of: run)
+  }
+
+  /// Applies what the app said through its control.
+  private mutating func handle(_ command: ControlCommand, at now: Duration, of run: LaunchRun) {
+    switch command {
+    case .pause: scheduler.pause(at: now)
+    case .resume(let pausedFor): scheduler.resume(at: now, pausedFor: pausedFor)
+    case .cancel: if !scheduler.isFinished { scheduler.cancel(at: now) }
+    case .finish: scheduler.closeSignals(at: now)
+    case .signal(let name):
+      if let signal = run.plan.signals.firstIndex(of: name) { scheduler.signal(signal, at: now) }
+    case .activate(let id):
+      guard let step = run.plan.steps.firstIndex(where: { $0.id == id }) else {
+        ensured.append(
+          (
+            id,
+            .failure(
+              LaunchFailure(
+                kind: .unknownStep, step: id, message: "the manifest has no step '\(id)'."))
+          ))
+        return
+      }
+      guard run.plan.steps[step].trigger == .onDemand else {
+        ensured.append(
+          (
+            id,
+            .failure(
+              LaunchFailure(
+                kind: .notOnDemand, step: id,
+                message:
+                  "'\(id)' runs in the launch, not on demand; read its output when it succeeds, or give it \"trigger\": \"onDemand\"."
+              ))
+          ))
+        return
+      }
+      scheduler.activate(step, at: now)
+      if scheduler.records[step].state == .succeeded, scheduler.isIdleStep(step) {
+        ensured.append((id, result(of: step, in: run)))
+      }
+    }
+  }
+
+  /// Starts and cancels the attempts the scheduler asked for.
+  private mutating func carryOut(at now: Duration, of run: LaunchRun) {
     // Moved out for the closure below, which may not reach `self` while `scheduler` (part of
     // `self`) is being changed; moving an array out and back is two pointer swaps.
     var tasks = self.tasks
@@ -481,7 +638,8 @@ private struct CacheLookups: Sendable {
 
 /// A message to a run.
 private enum RunMessage: Sendable {
-  case begin(CacheLookups)
+  case begin(CacheLookups, paused: Bool, signalled: [Int])
+  case control(ControlCommand)
   /// `began` is when a main-isolated attempt's code began running, after its hop to the
   /// main thread; `nil` for other steps, which read no clock for it.
   case finished(token: Int, outcome: AttemptOutcome, began: Duration?)
@@ -580,6 +738,27 @@ private enum EventSink: Sendable {
     switch self {
     case .events(let continuation): continuation.finish()
     case .stream(let continuation): continuation.finish()
+    }
+  }
+}
+
+/// What a retry takes from the launch's previous run: the steps that succeeded, and their
+/// outputs.
+struct Reuse: Sendable {
+  var steps: [Int] = []
+  var outputs: [(Int, any Sendable)] = []
+
+  /// The steps of `plan` that succeeded in `previous` (served from the cache included), but
+  /// not a step that routed the launch: the app retries to have it judged again.
+  init(plan: LaunchPlan, previous: LaunchReport) {
+    let routedBy = previous.routedStep
+    for step in plan.steps.indices {
+      let id = plan.steps[step].id
+      guard let line = previous.step(id), line.state == .succeeded || line.state == .cached,
+        id != routedBy
+      else { continue }
+      steps.append(step)
+      if let value = previous.outputs.value(of: id) { outputs.append((step, value)) }
     }
   }
 }

@@ -26,6 +26,16 @@ public struct LaunchEvent: Sendable, Equatable {
     case refreshFailed(step: String, error: String)
     /// A step was running when the launch ended.
     case cancelled(step: String)
+    /// A step's output was taken from the launch's previous run (``LaunchSession/retry()``):
+    /// it succeeded then, and does not run again.
+    case reused(step: String)
+    /// The app paused the launch (or the process was suspended): no step starts until it
+    /// resumes, and deadlines stop.
+    case paused
+    /// The launch resumed after `pausedFor` of real time; every deadline moved by as much.
+    case resumed(pausedFor: Duration)
+    /// The app sent a signal the manifest declares (`signals`); steps waiting for it may start.
+    case signalled(name: String)
     /// Every step of a milestone has finished.
     case milestone(name: String)
     /// A step ended the launch with a route.

@@ -67,10 +67,15 @@ struct LaunchScheduler {
     var servedAt: Duration?
     /// How the refresh of a served output ended.
     var refreshState: StepState?
+    /// Whether its output was taken from an earlier run of the launch (a retry) instead of
+    /// running it again.
+    var reused = false
   }
 
   private enum Phase {
     case waiting, delayed, ready, running, backingOff, cancelling, done
+    /// An on-demand step nobody has asked for: not part of the launch until activated.
+    case dormant
     /// Its timed-out attempt still holds its slot; the next attempt waits for it to end,
     /// then for `retryDelays[step]`.
     case waitingForTimedOutAttempt
@@ -116,6 +121,20 @@ struct LaunchScheduler {
   private(set) var milestoneTimes: [Duration?]
   private(set) var ending: Ending?
   private(set) var isFinished = false
+  /// Whether the app paused the launch: no attempt starts until it resumes.
+  private(set) var isPaused = false
+  /// When each of the plan's signals arrived, if it has.
+  private(set) var signalTimes: [Duration?]
+  /// Whether the app said no more signals will come: a step still waiting for one is
+  /// skipped once nothing else holds it.
+  private var signalsClosed = false
+  /// The signals each step still waits for.
+  private var unmetSignals: [Int]
+  /// The steps waiting for each signal.
+  private var signalWaiters: [[Int]]
+  /// On-demand steps that ended since the last ``takeEndedOnDemandSteps()``: whoever
+  /// ensured them is waiting.
+  private var endedOnDemand: [Int] = []
   /// Set while a failure that ends the launch is applied: neither the step nor the dependents
   /// it skips reach a milestone, so the app shows the failure, never content it let through.
   private var isAborting = false
@@ -170,6 +189,18 @@ struct LaunchScheduler {
     timedOutAttempts = Array(repeating: nil, count: count)
     retryDelays = Array(repeating: .zero, count: count)
     unfinished = count
+    signalTimes = Array(repeating: nil, count: plan.signals.count)
+    unmetSignals = Array(repeating: 0, count: count)
+    signalWaiters = Array(repeating: [], count: plan.signals.count)
+    for step in plan.steps.indices {
+      if plan.steps[step].trigger == .onDemand {
+        phase[step] = .dormant
+        unfinished -= 1
+      }
+      guard !plan.steps[step].waitFor.isEmpty else { continue }
+      unmetSignals[step] = plan.steps[step].waitFor.count
+      for signal in plan.steps[step].waitFor { signalWaiters[signal].append(step) }
+    }
   }
 
   // MARK: Inputs
@@ -177,9 +208,25 @@ struct LaunchScheduler {
   /// Starts the launch at time `now` (normally zero), `served` steps' outputs coming from the
   /// cache: they count as done for their dependents and milestones at once, and run behind
   /// them at background priority to refresh their output.
-  mutating func start(at now: Duration, served: [Int] = []) {
+  ///
+  /// `reused` steps succeeded in an earlier run of the launch (a retry keeps their outputs):
+  /// they are done at once, and run no more. Signals the app sent before the start are
+  /// `signalled`.
+  mutating func start(
+    at now: Duration, served: [Int] = [], reused: [Int] = [], signalled: [Int] = []
+  ) {
     for milestone in plan.milestones where milestone.steps.isEmpty {
       reach(milestone.index, at: now)
+    }
+    for signal in signalled { receive(signal, at: now) }
+    for step in reused {
+      records[step].reused = true
+      records[step].notes.append("reused: it succeeded in the launch's previous run")
+      emit(.reused(step: plan.steps[step].id), at: now)
+      if phase[step] != .dormant { unfinished -= 1 }
+      phase[step] = .done
+      records[step].state = .succeeded
+      releaseDependents(of: step, state: .succeeded, at: now)
     }
     for step in served {
       records[step].servedAt = now
@@ -318,6 +365,127 @@ struct LaunchScheduler {
     settle(at: now)
   }
 
+  /// The app paused the launch: attempts running go on, but none starts until ``resume(at:)``.
+  mutating func pause(at now: Duration) {
+    guard !isPaused, !isFinished else { return }
+    isPaused = true
+    emit(.paused, at: now)
+  }
+
+  /// The app resumed the launch after `pausedFor` of real time.
+  mutating func resume(at now: Duration, pausedFor: Duration) {
+    guard isPaused else { return }
+    isPaused = false
+    if !isFinished { emit(.resumed(pausedFor: pausedFor), at: now) }
+    settle(at: now)
+  }
+
+  /// The app sent signal number `signal` of the plan.
+  mutating func signal(_ signal: Int, at now: Duration) {
+    receive(signal, at: now)
+    settle(at: now)
+  }
+
+  private mutating func receive(_ signal: Int, at now: Duration) {
+    guard signalTimes[signal] == nil else { return }
+    signalTimes[signal] = now
+    emit(.signalled(name: plan.signals[signal]), at: now)
+    for step in signalWaiters[signal] {
+      unmetSignals[step] -= 1
+      becomeReadyIfPossible(step, at: now)
+    }
+  }
+
+  /// The app will send no more signals: steps waiting for one that never came are skipped
+  /// once nothing else holds them.
+  mutating func closeSignals(at now: Duration) {
+    guard !signalsClosed else { return }
+    signalsClosed = true
+    for step in plan.steps.indices where unmetSignals[step] > 0 {
+      becomeReadyIfPossible(step, at: now)
+    }
+    drainFinishQueue(at: now)
+    settle(at: now)
+  }
+
+  /// The app asked for the output of on-demand step `step`: it joins the launch (or runs after
+  /// it), with its on-demand dependencies that have not run. A step that failed before runs
+  /// again; one running or done already is left as it is.
+  mutating func activate(_ step: Int, at now: Duration) {
+    activateSteps(step, at: now)
+    drainFinishQueue(at: now)
+    settle(at: now)
+  }
+
+  private mutating func activateSteps(_ step: Int, at now: Duration) {
+    guard plan.steps[step].trigger == .onDemand else { return }
+    switch phase[step] {
+    case .dormant:
+      break
+    case .done where records[step].state != .succeeded:
+      // Ensured again after a failure: a fresh start, its earlier attempts kept in the count.
+      let attempts = records[step].attempts
+      records[step] = Record()
+      records[step].attempts = attempts
+      onFallback[step] = false
+    default:
+      return
+    }
+    phase[step] = .waiting
+    unfinished += 1
+    if let ending {
+      finish(
+        step, .skipped,
+        error: "the launch ended (\(Self.describe(ending, plan))) before it was ensured")
+      return
+    }
+    for dependency in plan.steps[step].dependsOn + plan.steps[step].after {
+      if plan.steps[dependency].trigger == .onDemand {
+        activateSteps(dependency, at: now)
+      } else if phase[dependency] == .done, plan.steps[step].dependsOn.contains(dependency),
+        let state = records[dependency].state, state != .succeeded, state != .cached
+      {
+        finish(
+          step, .skipped, error: "dependency '\(plan.steps[dependency].id)' \(Self.verb(state))")
+        return
+      }
+    }
+    noteReadyIfPossible(step, at: now)
+    becomeReadyIfPossible(step, at: now)
+  }
+
+  /// Whether `step` has its final state.
+  func isIdleStep(_ step: Int) -> Bool { phase[step] == .done }
+
+  /// On-demand steps that ended since the last call, in the order they ended.
+  mutating func takeEndedOnDemandSteps() -> [Int] {
+    guard !endedOnDemand.isEmpty else { return [] }
+    defer { endedOnDemand.removeAll() }
+    return endedOnDemand
+  }
+
+  /// Whether every step activated so far has ended and every attempt has stopped: true after
+  /// the launch, until an on-demand step is activated.
+  var isIdle: Bool { unfinished == 0 && timedOutCount == 0 }
+
+  private static func describe(_ ending: Ending, _ plan: LaunchPlan) -> String {
+    switch ending {
+    case .aborted(let step): "'\(plan.steps[step].id)' failed"
+    case .routed(let route, _): "routed to '\(route)'"
+    case .cancelled: "cancelled"
+    }
+  }
+
+  private static func verb(_ state: StepState) -> String {
+    switch state {
+    case .failed: "failed"
+    case .timedOut: "timed out"
+    case .skipped: "was skipped"
+    case .cancelled: "was cancelled"
+    case .succeeded, .cached: "succeeded"
+    }
+  }
+
   /// The run was cancelled from outside.
   mutating func cancel(at now: Duration) {
     end(.cancelled, at: now)
@@ -340,8 +508,11 @@ struct LaunchScheduler {
     case .aborted: .failed
     case nil:
       // By index: a closure over the records would copy each one, a retain per field.
-      records.indices.allSatisfy { records[$0].state == .succeeded || records[$0].state == .cached }
-        ? .succeeded : .degraded
+      // On-demand steps run for the app, not for the launch: theirs is ensure's outcome.
+      records.indices.allSatisfy {
+        records[$0].state == .succeeded || records[$0].state == .cached
+          || plan.steps[$0].trigger == .onDemand
+      } ? .succeeded : .degraded
     }
   }
 
@@ -378,6 +549,12 @@ struct LaunchScheduler {
     guard phase[step] == .waiting, unmetHard[step] == 0, unmetOrder[step] == 0, ending == nil else {
       return
     }
+    if unmetSignals[step] > 0 {
+      guard signalsClosed else { return }
+      let missing = plan.steps[step].waitFor.first { signalTimes[$0] == nil } ?? 0
+      finish(step, .skipped, error: "signal '\(plan.signals[missing])' was not sent")
+      return
+    }
     let delay = plan.steps[step].delay
     if delay > .zero {
       phase[step] = .delayed
@@ -397,7 +574,7 @@ struct LaunchScheduler {
   }
 
   private mutating func dispatch(at now: Duration) {
-    while ending == nil, running < limit, let entry = ready.popMin() {
+    while ending == nil, !isPaused, running < limit, let entry = ready.popMin() {
       guard phase[entry.step] == .ready else { continue }
       startAttempt(of: entry.step, at: now)
     }
@@ -472,7 +649,7 @@ struct LaunchScheduler {
       retry(step, after: .zero, at: now)
     } else {
       finish(step, timedOut ? .timedOut : .failed, error: error)
-      if planned.onFailure == .abort, records[step].servedAt == nil {
+      if planned.onFailure == .abort, records[step].servedAt == nil, planned.trigger == .launch {
         isAborting = true
         drainFinishQueue(at: now)
         end(.aborted(step: step), at: now)
@@ -573,7 +750,7 @@ struct LaunchScheduler {
     while head < finishQueue.count {
       let (step, state, error) = finishQueue[head]
       head += 1
-      guard phase[step] != .done else { continue }
+      guard phase[step] != .done, phase[step] != .dormant else { continue }
       apply(step, state, error: error, at: now)
     }
     finishQueue.removeAll(keepingCapacity: true)
@@ -595,6 +772,7 @@ struct LaunchScheduler {
       return
     }
     records[step].state = state
+    if plan.steps[step].trigger == .onDemand { endedOnDemand.append(step) }
     switch state {
     case .succeeded, .cached:
       emit(.succeeded(step: id, usedFallback: records[step].usedFallback), at: now)
@@ -627,16 +805,8 @@ struct LaunchScheduler {
         unmetHard[dependent] -= 1
         noteReadyIfPossible(dependent, at: now)
         becomeReadyIfPossible(dependent, at: now)
-      } else if phase[dependent] != .done {
-        let verb =
-          switch state {
-          case .failed: "failed"
-          case .timedOut: "timed out"
-          case .skipped: "was skipped"
-          case .cancelled: "was cancelled"
-          case .succeeded, .cached: "succeeded"
-          }
-        finish(dependent, .skipped, error: "dependency '\(id)' \(verb)")
+      } else if phase[dependent] != .done, phase[dependent] != .dormant {
+        finish(dependent, .skipped, error: "dependency '\(id)' \(Self.verb(state))")
       }
     }
     for dependent in plan.steps[step].orderDependents {
@@ -718,7 +888,7 @@ struct LaunchScheduler {
           actions.append(.cancel(attempt))
           schedule(.grace(token: attempt.token), at: now + gracePeriod)
         }
-      case .cancelling, .done:
+      case .cancelling, .done, .dormant:
         break
       }
     }

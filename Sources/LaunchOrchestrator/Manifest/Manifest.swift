@@ -19,6 +19,9 @@ public struct Manifest: Sendable {
   /// The app's identity for rehearsals outside the app; an app's own ``AppInfo`` in the
   /// ``LaunchEnvironment`` wins over it.
   public var app: AppInfo?
+  /// The names of the signals the app may send during the launch (`consent`, say), which
+  /// steps wait for with `waitFor`.
+  public var signals: [String]
   /// The steps, in manifest order.
   public var steps: [StepDeclaration]
 
@@ -26,7 +29,7 @@ public struct Manifest: Sendable {
   public init(
     version: Int = 1, name: String, maxConcurrency: Int? = nil, defaults: StepDefaults = .init(),
     milestones: [MilestoneDeclaration] = [], splash: SplashPolicy? = nil, app: AppInfo? = nil,
-    steps: [StepDeclaration]
+    signals: [String] = [], steps: [StepDeclaration]
   ) {
     self.version = version
     self.name = name
@@ -35,6 +38,7 @@ public struct Manifest: Sendable {
     self.milestones = milestones
     self.splash = splash
     self.app = app
+    self.signals = signals
     self.steps = steps
   }
 }
@@ -109,6 +113,11 @@ public struct StepDeclaration: Sendable {
   /// Whether the step's last output is served at once on the next launch while the step
   /// runs again behind it.
   public var cache: CachePolicy?
+  /// The signals from the app (declared in the manifest's `signals`) the step waits for, on
+  /// top of its dependencies.
+  public var waitFor: [String]
+  /// Whether the step runs in the launch, or only when the app asks for it.
+  public var trigger: StepTrigger
 
   /// Creates a step declaration.
   public init(
@@ -117,7 +126,7 @@ public struct StepDeclaration: Sendable {
     retry: RetryPolicy? = nil, onFailure: FailurePolicy? = nil,
     fallback: FallbackDeclaration? = nil, delay: Duration = .zero, deferUntil: String? = nil,
     isolation: StepIsolation = .default, expectedDuration: Duration? = nil,
-    cache: CachePolicy? = nil
+    cache: CachePolicy? = nil, waitFor: [String] = [], trigger: StepTrigger = .launch
   ) {
     self.id = id
     self.plugin = plugin
@@ -134,6 +143,8 @@ public struct StepDeclaration: Sendable {
     self.isolation = isolation
     self.expectedDuration = expectedDuration
     self.cache = cache
+    self.waitFor = waitFor
+    self.trigger = trigger
   }
 }
 
@@ -243,4 +254,13 @@ public struct CachePolicy: Sendable, Equatable {
   public init(maxAge: Duration? = nil) {
     self.maxAge = maxAge
   }
+}
+
+/// When a step runs: in the launch, or when the app asks for its output.
+public enum StepTrigger: String, Sendable, CaseIterable {
+  /// It runs as part of the launch.
+  case launch
+  /// It is kept out of the launch and runs, once, when the app calls
+  /// ``LaunchSession/ensure(_:as:)`` (or ``LaunchControl/ensure(_:as:)``).
+  case onDemand
 }

@@ -63,6 +63,10 @@ indirect enum ManifestShape: Sendable {
   case isolation
   /// An array of step ids.
   case stepIDs
+  /// An array of signal names.
+  case signalNames
+  /// `launch` or `onDemand`.
+  case trigger
   /// The name of a milestone of the manifest.
   case milestoneName
   /// A registered plugin kind.

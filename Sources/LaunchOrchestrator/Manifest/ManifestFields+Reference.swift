@@ -47,6 +47,8 @@ extension ManifestFields {
       FailurePolicy.allCases.map { "`\($0.rawValue)`" }.joined(separator: " \\| ")
     case .isolation: StepIsolation.allCases.map { "`\($0.rawValue)`" }.joined(separator: " \\| ")
     case .stepIDs: "array of step ids"
+    case .signalNames: "array of signal names"
+    case .trigger: StepTrigger.allCases.map { "`\($0.rawValue)`" }.joined(separator: " \\| ")
     case .milestoneName: "milestone name"
     case .pluginKind: "plugin kind"
     case .params: "object"

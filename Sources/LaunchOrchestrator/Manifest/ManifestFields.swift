@@ -56,6 +56,11 @@ enum ManifestFields {
       return reader.readObject(value, at: path(), fields: ManifestFields.app, into: &app)
         ? app : nil
     },
+    .value(
+      "signals", .signalNames, default: "`[]`",
+      "names of the signals the app may send during the launch, which steps wait for",
+      into: \.signals
+    ) { $0.stringArray($1, at: $2(), what: "signal names") },
     .required(
       "steps", .array(.step), "the steps",
       missing: "missing key 'steps'; a manifest declares its steps in an array.", into: \.steps
@@ -154,6 +159,23 @@ enum ManifestFields {
       var policy = CachePolicy()
       return reader.readObject(value, at: path(), fields: ManifestFields.cache, into: &policy)
         ? policy : nil
+    },
+    .value(
+      "waitFor", .signalNames, default: "`[]`",
+      "signals from the app (declared in `signals`) the step also waits for",
+      into: \.declaration.waitFor
+    ) { $0.stringArray($1, at: $2(), what: "signal names") },
+    .value(
+      "trigger", .trigger, default: "`launch`",
+      "`onDemand` keeps the step out of the launch until the app ensures it",
+      into: \.declaration.trigger
+    ) { reader, value, path in
+      guard let text = reader.string(value, at: path()) else { return nil }
+      if let trigger = StepTrigger(rawValue: text) { return trigger }
+      reader.diagnostics.report(
+        "unknown trigger '\(text)'; use \"onDemand\" to run the step only when the app asks for it, or leave it out.",
+        at: path())
+      return nil
     },
     .value(
       "description", .string(minLength: 0), default: "none", "free text for people",
@@ -269,6 +291,7 @@ struct ManifestDraft {
   var milestones: [MilestoneDeclaration] = []
   var splash: SplashPolicy?
   var app: AppInfo?
+  var signals: [String] = []
   var steps: [StepDeclaration] = []
 }
 

@@ -15,7 +15,8 @@ struct ManifestReader {
     return Manifest(
       version: draft.version ?? 1, name: draft.name ?? fallbackName,
       maxConcurrency: draft.maxConcurrency, defaults: draft.defaults,
-      milestones: draft.milestones, splash: draft.splash, app: draft.app, steps: draft.steps)
+      milestones: draft.milestones, splash: draft.splash, app: draft.app, signals: draft.signals,
+      steps: draft.steps)
   }
 
   /// Reads the members of the object `value` through `fields` into `target`, reporting unknown

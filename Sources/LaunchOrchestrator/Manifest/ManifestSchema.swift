@@ -61,7 +61,9 @@ public enum ManifestSchema {
     case .priority: reference("priority")
     case .failurePolicy: reference("onFailure")
     case .isolation: object([("enum", strings(StepIsolation.allCases.map(\.rawValue)))])
-    case .stepIDs: object([("type", "array"), ("items", object([("type", "string")]))])
+    case .stepIDs, .signalNames:
+      object([("type", "array"), ("items", object([("type", "string")]))])
+    case .trigger: object([("enum", strings(StepTrigger.allCases.map(\.rawValue)))])
     case .milestoneName: object([("type", "string")])
     case .pluginKind: object([("enum", kinds)])
     case .params: object([("type", "object")])

@@ -26,6 +26,9 @@ public struct LaunchPlan: Sendable {
   /// The steps with a `cache`, gathered when the plan is built: a launch without one looks up
   /// nothing.
   let cachedSteps: [Int]
+  /// The names of the signals the app may send, as the manifest declares them; a step's
+  /// ``PlannedStep/waitFor`` indexes this array.
+  public let signals: [String]
 
   /// The name shown in reports.
   public var name: String { manifest.name }
@@ -121,6 +124,10 @@ public struct PlannedStep: Sendable {
   package let remainingPath: Duration
   /// How its output is kept between launches, when it is.
   public let cache: CachePolicy?
+  /// The signals it waits for, as indices into ``LaunchPlan/signals``.
+  public let waitFor: [Int]
+  /// Whether it runs in the launch or only when the app ensures it.
+  public let trigger: StepTrigger
   /// What identifies its cache entry, for a step with a `cache`.
   let cacheKey: CacheKey?
 

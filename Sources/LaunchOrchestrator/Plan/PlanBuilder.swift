@@ -86,6 +86,8 @@ struct PlanBuilder {
     {
       reportUnknownMilestone(splash.dismissOn, at: dismissOn)
     }
+    let signals = resolveSignals()
+    checkOnDemandSteps(edges: edges, membership: membership)
     let order = orderAndReportCycles(edges, membership)
     let actions = prepareAllActions()
     checkInputs(dependsOn: edges.dependsOn)
@@ -93,7 +95,77 @@ struct PlanBuilder {
     guard !diagnostics.hasErrors, let order else { return nil }
     let ranking = rank(order: order, edges: edges, membership: membership)
     return assemble(
-      order: order, edges: edges, membership: membership, ranking: ranking, actions: actions)
+      order: order, edges: edges, membership: membership, ranking: ranking, actions: actions,
+      signals: signals)
+  }
+
+  /// Each step's `waitFor` as indices into the manifest's `signals`, reporting duplicate
+  /// declarations and undeclared names.
+  private mutating func resolveSignals() -> [[Int]] {
+    var indexByName: [String: Int] = [:]
+    let declared = manifest.signals
+    for (position, name) in declared.enumerated() {
+      let path = JSONPath.root.appending("signals").appending(position)
+      if name.isEmpty {
+        diagnostics.report("a signal name cannot be empty.", at: path)
+      } else if indexByName[name] != nil {
+        diagnostics.report("the signal '\(name)' is declared twice.", at: path)
+      } else {
+        indexByName[name] = position
+      }
+    }
+    var waits: [[Int]] = []
+    waits.reserveCapacity(manifest.steps.count)
+    for index in manifest.steps.indices {
+      var resolved: [Int] = []
+      for (position, name) in manifest.steps[index].waitFor.enumerated() {
+        if let signal = indexByName[name] {
+          if !resolved.contains(signal) { resolved.append(signal) }
+          continue
+        }
+        let advice =
+          declared.isEmpty
+          ? "declare it in the manifest's 'signals' first: \"signals\": [\"\(name)\"]."
+          : Suggestions.closest(to: name, in: declared).map { "did you mean '\($0)'?" }
+            ?? "the manifest declares \(declared.map { "'\($0)'" }.joined(separator: ", "))."
+        diagnostics.report(
+          "'waitFor' names an undeclared signal '\(name)'; \(advice)",
+          at: stepPath(index).appending("waitFor").appending(position))
+      }
+      waits.append(resolved)
+    }
+    return waits
+  }
+
+  /// Reports launch steps and milestones that wait for an on-demand step, which may never run.
+  private mutating func checkOnDemandSteps(edges: Edges, membership: Membership) {
+    let steps = manifest.steps
+    func isOnDemand(_ index: Int) -> Bool { steps[index].trigger == .onDemand }
+    for index in steps.indices {
+      if isOnDemand(index), steps[index].cache != nil {
+        diagnostics.report(
+          "an on-demand step cannot have a 'cache': its output is served at the launch's start, and an on-demand step is not part of the launch. Remove 'cache' or 'trigger'.",
+          at: stepPath(index).appending("cache"))
+      }
+      guard !isOnDemand(index) else { continue }
+      for key in ["dependsOn", "after"] {
+        let ids = key == "dependsOn" ? steps[index].dependsOn : steps[index].after
+        for (position, id) in ids.enumerated() {
+          guard let dependency = indexByID[id], isOnDemand(dependency) else { continue }
+          diagnostics.report(
+            "'\(id)' runs only on demand (\"trigger\": \"onDemand\"), so this launch step could wait for it for ever; make '\(steps[index].id)' on demand too, or remove '\(id)' from '\(key)'.",
+            at: stepPath(index).appending(key).appending(position))
+        }
+      }
+    }
+    for milestone in manifest.milestones {
+      for (position, id) in milestone.steps.enumerated() {
+        guard let step = indexByID[id], isOnDemand(step) else { continue }
+        diagnostics.report(
+          "milestone '\(milestone.name)' lists '\(id)', which runs only on demand (\"trigger\": \"onDemand\"), so the milestone might never be reached; remove it from the milestone.",
+          at: JSONPath.root.appending("milestones").appending(milestone.name).appending(position))
+      }
+    }
   }
 
   /// Maps ids to indices, reporting duplicates.
@@ -243,7 +315,7 @@ struct PlanBuilder {
   /// The plan, every step's settings resolved against the manifest's defaults.
   private func assemble(
     order: [Int], edges: Edges, membership: Membership, ranking: Ranking,
-    actions: [(action: PreparedStep?, fallback: PreparedStep?)]
+    actions: [(action: PreparedStep?, fallback: PreparedStep?)], signals: [[Int]]
   ) -> LaunchPlan {
     let steps = manifest.steps
     let plannedSteps = steps.indices.map { index in
@@ -261,6 +333,7 @@ struct PlanBuilder {
         isolation: step.isolation, expectedDuration: step.expectedDuration,
         fallbackPlugin: step.fallback.map { $0.plugin ?? step.plugin },
         remainingPath: ranking.remainingPaths[index], cache: step.cache,
+        waitFor: signals[index], trigger: step.trigger,
         cacheKey: step.cache == nil
           ? nil
           : registry.descriptor(for: step.plugin)?.outputCoder.map { coder in
@@ -288,7 +361,8 @@ struct PlanBuilder {
       requiredValues: plannedSteps.indices.flatMap { index in
         plannedSteps[index].requirements.filter(\.isRequired).map { (index, $0) }
       },
-      cachedSteps: plannedSteps.indices.filter { plannedSteps[$0].cache != nil })
+      cachedSteps: plannedSteps.indices.filter { plannedSteps[$0].cache != nil },
+      signals: manifest.signals)
   }
 
   private mutating func resolve(

@@ -213,6 +213,14 @@ public struct LaunchClock: Sendable {
     }
   }
 
+  init(
+    now: @escaping @Sendable () -> Duration,
+    sleep: @escaping @Sendable (Duration) async throws -> Void
+  ) {
+    self.now = now
+    self.sleep = sleep
+  }
+
   /// The continuous clock, counting from now.
   public static func continuous() -> LaunchClock {
     let clock = ContinuousClock()

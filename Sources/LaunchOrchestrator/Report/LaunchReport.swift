@@ -21,6 +21,9 @@ public struct LaunchReport: Sendable, Equatable {
     public var error: String?
     /// What the step logged, in order: what it did, what it recovered from.
     public var notes: [String]
+    /// Whether its output was taken from the launch's previous run (a retry) instead of
+    /// running it again.
+    public var reused = false
     /// When its `dependsOn` and `after` steps had all ended; `nil` if they never did or the
     /// report predates wait reasons.
     public var ready: Duration?
@@ -119,6 +122,35 @@ public struct LaunchReport: Sendable, Equatable {
     }
   }
 
+  /// A stretch of time the launch was paused (the app in the background, the process
+  /// stopped), left out of every other time in the report.
+  public struct Pause: Sendable, Equatable {
+    /// When it began, in active time since the launch started.
+    public var at: Duration
+    /// How long it lasted, in real time.
+    public var duration: Duration
+
+    /// Creates a pause record.
+    public init(at: Duration, duration: Duration) {
+      self.at = at
+      self.duration = duration
+    }
+  }
+
+  /// When the app sent one of the manifest's signals.
+  public struct Signal: Sendable, Equatable {
+    /// The signal's name.
+    public var name: String
+    /// When it was sent, in active time since the launch started; `nil` if it never was.
+    public var time: Duration?
+
+    /// Creates a signal record.
+    public init(name: String, time: Duration?) {
+      self.name = name
+      self.time = time
+    }
+  }
+
   /// When a milestone was reached; `nil` if it never was.
   public struct Milestone: Sendable, Equatable {
     /// The milestone's name.
@@ -141,8 +173,17 @@ public struct LaunchReport: Sendable, Equatable {
   public var outcome: LaunchOutcome
   /// The route a step ended the launch with.
   public var route: LaunchRoute?
-  /// How long the launch took.
+  /// How long the launch took, in active time (pauses left out).
   public var duration: Duration
+  /// How long the launch took in real time, pauses included; `nil` in a report that predates
+  /// pauses, where it equals ``duration``.
+  public var wallDuration: Duration?
+  /// Each time the launch was paused, in order.
+  public var pauses: [Pause] = []
+  /// The manifest's signals, in its order, with when each was sent.
+  public var signals: [Signal] = []
+  /// The step that ended the launch with its route; `nil` in a report read from a file.
+  var routedStep: String?
   /// Milestones in manifest order.
   public var milestones: [Milestone]
   /// The ids of the launch's end chain: the step that ended last, and back through whatever
@@ -215,6 +256,10 @@ extension LaunchReport {
       criticalPath: chains.last { $0.milestone == nil }?.links.map(\.step) ?? [],
       steps: steps, outputs: outputs)
     criticalChains = chains
+    signals = plan.signals.indices.map {
+      Signal(name: plan.signals[$0], time: scheduler.signalTimes[$0])
+    }
+    if case .routed(_, let step) = scheduler.ending { routedStep = plan.steps[step].id }
     splash = plan.manifest.splash.map {
       Self.splashTiming($0, plan: plan, scheduler: scheduler, endedAt: endedAt)
     }
@@ -248,13 +293,21 @@ extension LaunchReport {
   ) -> Step {
     // Fields read in place: copying a whole record costs a retain per field.
     let plugin = plan.steps[index].plugin
-    return Step(
+    if records[index].state == nil, plan.steps[index].trigger == .onDemand {
+      return Step(
+        id: plan.steps[index].id, plugin: plugin, state: .skipped, start: nil, end: nil,
+        attempts: 0, usedFallback: false, error: "on demand, and not ensured",
+        notes: records[index].notes)
+    }
+    var step = Step(
       id: plan.steps[index].id,
       plugin: records[index].usedFallback ? plan.steps[index].fallbackPlugin ?? plugin : plugin,
       state: records[index].state ?? .skipped, start: records[index].start,
       end: records[index].end, attempts: records[index].attempts,
       usedFallback: records[index].usedFallback, error: records[index].error,
       notes: records[index].notes, ready: records[index].ready, waits: waits, work: work)
+    step.reused = records[index].reused
+    return step
   }
 
   /// The line of a step served from its cache at `servedAt`, its run behind that as its

@@ -30,6 +30,12 @@ public struct StepOutputs: Sendable, Equatable {
     return values[index] as? T
   }
 
+  /// The output of `step`, whatever its type.
+  func value(of step: String) -> (any Sendable)? {
+    guard let index = ids.firstIndex(of: step) else { return nil }
+    return values[index]
+  }
+
   /// The ids of the steps that produced an output.
   public var steps: Set<String> {
     Set(ids.indices.lazy.filter { values[$0] != nil }.map { ids[$0] })

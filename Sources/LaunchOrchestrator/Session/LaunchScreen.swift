@@ -11,12 +11,14 @@ public enum LaunchScreen: Sendable, Equatable {
   case routed(LaunchRoute)
   /// The launch failed, for this reason.
   case failed(String)
+  /// The app cancelled the launch (``LaunchSession/cancel()``): not a failure, so no error.
+  case cancelled
 
   /// Whether the splash is gone for good: content, a route or a failure.
   public var isSettled: Bool {
     switch self {
     case .splash, .skeleton: false
-    case .content, .routed, .failed: true
+    case .content, .routed, .failed, .cancelled: true
     }
   }
 }

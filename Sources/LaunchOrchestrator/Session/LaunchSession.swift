@@ -14,12 +14,22 @@ import Observation
 ///     case .skeleton: LibrarySkeleton()
 ///     case .content: LibraryView(page: launch.output(of: "firstPage", as: MusicPage.self))
 ///     case .routed(let route): RouteView(route: route)
-///     case .failed(let reason): FailureView(reason: reason)
+///     case .failed(let reason): FailureView(reason: reason) { Task { await launch.retry() } }
+///     case .cancelled: EmptyView()
 ///     }
 ///   }
 ///   .task { await launch.run(plan, on: LaunchEngine(), environment: environment) }
+///   .onChange(of: scenePhase) { _, phase in
+///     phase == .active ? launch.resume() : launch.pause()
+///   }
 /// }
 /// ```
+///
+/// The session follows the app's life: ``pause()`` and ``resume()`` with the scene (paused
+/// time counts for nothing: timeouts, delays and the splash wait), ``cancel()``, ``retry()``
+/// after a failure (only what did not succeed runs again), ``signal(_:)`` for steps that wait
+/// for the app, and ``ensure(_:as:)`` for on-demand steps. A ``run(_:on:environment:)`` called
+/// while the launch runs joins it: each step runs once, and both calls get the same report.
 @MainActor
 @Observable
 public final class LaunchSession {
@@ -51,8 +61,10 @@ public final class LaunchSession {
   public private(set) var route: LaunchRoute?
   /// Why the launch failed, when it did.
   public private(set) var error: String?
-  /// The report, once the launch is over.
+  /// The report, once the launch is over; on-demand steps ensured after it update it.
   public private(set) var report: LaunchReport?
+  /// Whether the app paused the launch (``pause()``); a launch started while paused waits.
+  public private(set) var isPaused = false
   /// What the steps produced so far, each the moment its step succeeded.
   public private(set) var outputs = StepOutputs()
 
@@ -69,6 +81,16 @@ public final class LaunchSession {
   private var heard = Locked(Heard())
   /// Counts runs, so a run still ending after a newer one started changes nothing.
   private var generation = 0
+  /// The current launch's control, once one started.
+  private var control: LaunchControl?
+  /// The signals the app sent in this session: a retry's launch has them from its start.
+  private var sentSignals: [String] = []
+  /// Callers of `run` or `retry` that joined the running launch.
+  private var joiners: [CheckedContinuation<LaunchReport, Never>] = []
+  /// Runs the last launch's plan again on its engine, reusing what a report says succeeded.
+  private var relaunch: (@MainActor (LaunchSession, LaunchReport?) async -> LaunchReport)?
+  /// The ensure calls under way, by step: concurrent callers share one.
+  private var ensuring: [String: Task<(any Sendable)?, any Error>] = [:]
 
   /// Outputs waiting for their step's `succeeded` event, and milestones reached.
   private struct Heard {
@@ -95,30 +117,148 @@ public final class LaunchSession {
   /// `minimum` time.
   ///
   /// The splash timing runs on the engine's clock, so tests drive it with a manual clock.
+  ///
+  /// Called while the session's launch runs, it joins that launch and returns its report.
+  /// Cancelling the task that started the launch cancels it, as ``cancel()`` does.
   public func run<C: Clock>(
     _ plan: LaunchPlan, on engine: LaunchEngine<C>,
     environment: LaunchEnvironment = LaunchEnvironment()
   ) async -> LaunchReport where C.Duration == Duration {
-    let clock = engine.clock
+    if phase == .running { return await join() }
+    relaunch = { session, previous in
+      await session.launch(plan, on: engine, environment: environment, reusing: previous)
+    }
+    return await launch(plan, on: engine, environment: environment, reusing: nil)
+  }
+
+  /// Runs again what did not succeed in the last launch (failed, timed out, skipped or
+  /// cancelled steps, the step that routed it, and their dependents), reusing the outputs of
+  /// the steps that succeeded; the splash rule applies again from the retry's start. The
+  /// report marks the reused steps (``LaunchReport/Step/reused``).
+  ///
+  /// After a launch that succeeded it returns that launch's report; while a launch runs it
+  /// joins it. Call ``run(_:on:environment:)`` first: a session that never launched has
+  /// nothing to retry.
+  @discardableResult
+  public func retry() async -> LaunchReport {
+    if phase == .running { return await join() }
+    guard let relaunch, let previous = report else {
+      preconditionFailure("retry() needs a launch to retry; call run(_:on:environment:) first.")
+    }
+    if previous.outcome == .succeeded { return previous }
+    return await relaunch(self, previous)
+  }
+
+  /// Waits for the running launch's report.
+  private func join() async -> LaunchReport {
+    await withCheckedContinuation { joiners.append($0) }
+  }
+
+  /// Pauses the launch, as when the app leaves the foreground: running steps go on, no step
+  /// starts, and timeouts, delays, backoffs and the splash's `minimum` and `skeletonAfter`
+  /// stop counting until ``resume()``. Report times leave the pause out, and list it.
+  public func pause() {
+    isPaused = true
+    control?.pause()
+  }
+
+  /// Resumes a paused launch; every deadline moves by the time it was paused.
+  public func resume() {
+    isPaused = false
+    control?.resume()
+  }
+
+  /// Cancels the running launch: running steps are cancelled, the rest skipped, the outcome
+  /// is `cancelled` and the screen ``LaunchScreen/cancelled``; ``error`` stays `nil`.
+  public func cancel() {
+    control?.cancel()
+  }
+
+  /// Sends the signal `name` (declared in the manifest's `signals`): steps that `waitFor` it
+  /// may start. A signal sent early is remembered, by this launch and by a retry.
+  public func signal(_ name: String) {
+    if !sentSignals.contains(name) { sentSignals.append(name) }
+    control?.signal(name)
+  }
+
+  /// Says no more signals will come: steps still waiting for one are skipped with the reason
+  /// `signal '<name>' was not sent`, and the launch ends once the rest has.
+  public func finish() {
+    control?.finish()
+  }
+
+  /// Runs the on-demand step `step` (`"trigger": "onDemand"`), with its on-demand
+  /// dependencies that have not run, during the launch or after it, and returns its output.
+  ///
+  /// It runs once, with its timeout and retries: concurrent callers share that run, and later
+  /// calls return the output at once. Its events, output and report line appear like any
+  /// step's (after the launch, in ``outputs`` and ``report``).
+  ///
+  /// - Throws: ``LaunchFailure`` when the step failed (it may be ensured again), does not
+  ///   exist, is not on demand, outputs another type, or no launch has started.
+  public func ensure<T>(_ step: String, as type: T.Type = T.self) async throws -> T {
+    if let value = outputs.output(of: step, as: T.self) { return value }
+    guard let control else {
+      throw LaunchFailure(
+        kind: .skipped, step: step,
+        message: "'\(step)' cannot run before the launch: call run(_:on:environment:) first.")
+    }
+    let task =
+      ensuring[step]
+      ?? Task { @MainActor in try await control.ensureOutput(of: step) }
+    ensuring[step] = task
+    let output: (any Sendable)?
+    do {
+      output = try await task.value
+      if ensuring[step] == task { ensuring[step] = nil }
+    } catch {
+      if ensuring[step] == task { ensuring[step] = nil }
+      throw error
+    }
+    if let output, self.control === control {
+      outputs.set(output, for: step)
+      if phase != .running, let updated = control.report { report = updated }
+    }
+    if let value = output as? T { return value }
+    if output == nil, let none = (() as Any) as? T { return none }
+    throw LaunchFailure(
+      kind: .wrongOutputType, step: step,
+      message:
+        "'\(step)' outputs \(output.map { English.withArticle(String(describing: Swift.type(of: $0))) } ?? "nothing"), not \(English.withArticle(String(describing: T.self)))."
+    )
+  }
+
+  private func launch<C: Clock>(
+    _ plan: LaunchPlan, on engine: LaunchEngine<C>, environment: LaunchEnvironment,
+    reusing previous: LaunchReport?
+  ) async -> LaunchReport where C.Duration == Duration {
+    let control = LaunchControl()
+    if isPaused { control.pause() }
+    for name in sentSignals { control.signal(name) }
+    self.control = control
+    ensuring = [:]
     // One start for the engine and the splash's timer, so both measure the same moments.
-    let startInstant = clock.now
+    let clock = control.activeClock(engine.clock, start: engine.clock.now)
     start(plan: plan, timesSplash: true)
     generation += 1
     let run = generation
     let heard = heard
     let timer = Task {
       guard let policy = plan.manifest.splash else { return }
-      await Self.timeSplash(policy, clock: clock, from: startInstant, session: self, run: run)
+      await Self.timeSplash(policy, clock: clock, session: self, run: run)
     }
     let (events, continuation) = LaunchEvents.makeStream()
     let hooks = RunHooks(
       onOutput: { step, value in heard.withLock { $0.outputs[step] = value } },
       onMilestone: { name, time in heard.withLock { $0.milestones[name] = time } })
     async let report = engine.run(
-      plan, environment: environment, events: continuation, startingAt: startInstant,
-      hooks: hooks)
+      plan, environment: environment, events: continuation, control: control,
+      reusing: previous, hooks: hooks)
     for await event in events where generation == run { apply(event) }
     let finished = await report
+    let joined = joiners
+    joiners = []
+    for joiner in joined { joiner.resume(returning: finished) }
     guard generation == run else {
       timer.cancel()
       return finished
@@ -137,11 +277,11 @@ public final class LaunchSession {
 
   /// Sleeps on the engine's clock to the splash's two moments: the end of its minimum time,
   /// then just past the skeleton deadline (unless the screen settled before).
-  private nonisolated static func timeSplash<C: Clock>(
-    _ policy: SplashPolicy, clock: C, from start: C.Instant, session: LaunchSession, run: Int
-  ) async where C.Duration == Duration {
+  private nonisolated static func timeSplash(
+    _ policy: SplashPolicy, clock: ActiveClock, session: LaunchSession, run: Int
+  ) async {
     do {
-      try await clock.sleep(until: start.advanced(by: policy.minimum), tolerance: nil)
+      try await clock.sleep(until: policy.minimum)
     } catch {
       return
     }
@@ -149,8 +289,7 @@ public final class LaunchSession {
     do {
       // Content ready at the deadline itself shows no skeleton; woken at the deadline, the
       // timer could not tell content on its way at that instant from content still to come.
-      try await clock.sleep(
-        until: start.advanced(by: policy.skeletonDeadline + .nanoseconds(1)), tolerance: nil)
+      try await clock.sleep(until: policy.skeletonDeadline + .nanoseconds(1))
     } catch {
       return
     }
@@ -170,7 +309,10 @@ public final class LaunchSession {
 
   private func start(plan: LaunchPlan, timesSplash: Bool) {
     reset()
-    countedSteps = plan.manifest.splash.map { plan.steps(before: $0.dismissOn) }
+    // On-demand steps are the app's to run, not the launch's: they hold no progress back.
+    countedSteps =
+      plan.manifest.splash.map { plan.steps(before: $0.dismissOn) }
+      ?? Set(plan.steps.lazy.filter { $0.trigger == .launch }.map(\.id))
     abortingSteps = Set(plan.steps.filter { $0.onFailure == .abort }.map(\.id))
     totalSteps = countedSteps?.count ?? plan.steps.count
     progress = totalSteps == 0 ? 1 : 0
@@ -235,7 +377,7 @@ public final class LaunchSession {
     case .progress(_, let fraction, let message):
       let percent = fraction.map { " \(Int(($0 * 100).rounded()))%" } ?? ""
       currentMessage = message.map { $0 + percent } ?? currentMessage
-    case .succeeded(let step, _), .cached(let step):
+    case .succeeded(let step, _), .cached(let step), .reused(let step):
       takeOutput(of: step)
       stepEnded(step)
     case .refreshed(let step):
@@ -261,7 +403,7 @@ public final class LaunchSession {
     case .routed(let route, _):
       self.route = route
       splash.ending = .routed(route)
-    case .log:
+    case .log, .paused, .resumed, .signalled:
       break
     case .finished(let outcome):
       phase = .finished(outcome)
@@ -272,7 +414,7 @@ public final class LaunchSession {
       case .failed where !splash.endsOnFailure:
         splash.ending = .failed(error ?? "the launch failed")
       case .failed: break
-      case .cancelled: splash.ending = .failed("the launch was cancelled")
+      case .cancelled: splash.ending = .cancelled
       case .routed: break
       }
     }

@@ -137,6 +137,10 @@ struct SchedulerHarness {
     case .milestone(let name): "milestone \(name)"
     case .routed(let route, let step): "route \(route) by \(step)"
     case .finished(let outcome): "finish \(outcome.rawValue)"
+    case .reused(let step): "reused \(step)"
+    case .paused: "paused"
+    case .resumed(let pausedFor): "resumed after \(DurationText.format(pausedFor))"
+    case .signalled(let name): "signal \(name)"
     }
   }
 }

@@ -1,5 +1,6 @@
 import Foundation
-import LaunchOrchestrator
+
+@testable import LaunchOrchestrator
 
 /// A value handed from one step to another in tests.
 struct Token: Sendable, Equatable {
@@ -61,12 +62,46 @@ struct MakeNumberStep: StepPlugin {
   func run(_ context: StepContext) async throws -> Int { 42 }
 }
 
+/// How many times each `count` step ran, by its `key`: tests share the process, so each
+/// test uses keys of its own.
+let stepRuns = Locked<[String: Int]>([:])
+
+/// The output of a `count` step: which run made it.
+struct Tally: Sendable, Equatable {
+  var value: String
+}
+
+/// Counts its runs under `key`, fails the first `failRuns` of them, and outputs a ``Tally``
+/// with the run's number.
+struct CountStep: StepPlugin {
+  static let kind = "count"
+  struct Parameters: StepParameters {
+    @Parameter("Where its runs are counted.") var key: String
+    @Parameter("How many of its first runs fail.") var failRuns: Int?
+  }
+  let key: String
+  let failRuns: Int
+  init(parameters: Parameters) {
+    key = parameters.key
+    failRuns = parameters.failRuns ?? 0
+  }
+  func run(_ context: StepContext) async throws -> Tally {
+    let run = stepRuns.withLock { runs in
+      runs[key, default: 0] += 1
+      return runs[key]!
+    }
+    if run <= failRuns { throw StepFailure("run \(run) fails") }
+    return Tally(value: "\(key)#\(run)")
+  }
+}
+
 extension PluginRegistry {
   /// The kinds the core's tests use.
   static var testKinds: PluginRegistry {
     var registry = PluginRegistry()
     registry.register([
       NoopStep.self, WaitStep.self, MakeTokenStep.self, UseTokenStep.self, MakeNumberStep.self,
+      CountStep.self,
     ])
     return registry
   }

@@ -1,0 +1,189 @@
+/// A handle on a running launch for the app: pause and resume it with the app's scene,
+/// cancel it, send it signals, and ask for on-demand steps.
+///
+/// ```swift
+/// let control = LaunchControl()
+/// async let report = LaunchEngine().run(plan, environment: environment, control: control)
+/// control.signal("consent")          // the user accepted the privacy prompt
+/// let index = try await control.ensure("search", as: SearchIndex.self)
+/// ```
+///
+/// One control drives one run; ``LaunchSession`` makes its own for each launch. Everything
+/// said before the run starts (a pause, a signal, a cancellation) applies from its start.
+public final class LaunchControl: Sendable {
+  private struct State {
+    var run: (any ControlledRun)?
+    var clock: ActiveClock?
+    /// What was said before a run took the control, replayed when one does.
+    var isPaused = false
+    var isCancelled = false
+    var isFinished = false
+    var signals: [String] = []
+    var activations: [String] = []
+    /// Callers of ``ensure(_:as:)`` waiting for each step's end.
+    var ensureWaiters: [String: [CheckedContinuation<(any Sendable)?, any Error>]] = [:]
+  }
+
+  private let state = Locked(State())
+  /// Whether the active clock counts a gap in its readings as a pause (the CLI: a
+  /// `kill -STOP` cannot be caught, only noticed).
+  let detectsSuspensions: Bool
+
+  /// A control for one launch.
+  public convenience init() {
+    self.init(detectsSuspensions: false)
+  }
+
+  /// A control whose launch counts a stretch of `ActiveClock`'s readings longer than half a
+  /// second without one as a pause: the process was stopped.
+  package init(detectsSuspensions: Bool) {
+    self.detectsSuspensions = detectsSuspensions
+  }
+
+  /// Pauses the launch (the app went to the background): running steps go on, no step
+  /// starts, and timeouts, delays, backoffs and the splash's timing stop until ``resume()``.
+  public func pause() {
+    let (run, clock) = state.withLock { state in
+      state.isPaused = true
+      return (state.run, state.clock)
+    }
+    // The clock stops here, on the caller's thread: the run may hear of it a moment later.
+    guard clock?.pause() != nil else { return }
+    run?.control(.pause)
+  }
+
+  /// Resumes a paused launch: every deadline moves by the time it was paused.
+  public func resume() {
+    let (run, clock) = state.withLock { state in
+      state.isPaused = false
+      return (state.run, state.clock)
+    }
+    guard let (_, pausedFor) = clock?.resume() else { return }
+    run?.control(.resume(pausedFor: pausedFor))
+  }
+
+  /// Whether the launch is paused.
+  public var isPaused: Bool { state.withLock(\.isPaused) }
+
+  /// Cancels the launch: running steps are cancelled, the rest skipped, and the outcome is
+  /// `cancelled`.
+  public func cancel() {
+    let run = state.withLock { state in
+      state.isCancelled = true
+      return state.run
+    }
+    run?.control(.cancel)
+  }
+
+  /// Sends the signal `name`, which the manifest declares in `signals`: steps that `waitFor`
+  /// it may start. A signal sent before a step is ready is remembered; sending it again does
+  /// nothing.
+  public func signal(_ name: String) {
+    let run = state.withLock { state in
+      if !state.signals.contains(name) { state.signals.append(name) }
+      return state.run
+    }
+    run?.control(.signal(name))
+  }
+
+  /// Says no more signals will come: steps still waiting for one are skipped with the reason
+  /// `signal '<name>' was not sent`, and the launch ends once the rest has.
+  public func finish() {
+    let run = state.withLock { state in
+      state.isFinished = true
+      return state.run
+    }
+    run?.control(.finish)
+  }
+
+  /// Runs the on-demand step `step` (`"trigger": "onDemand"`) with its on-demand
+  /// dependencies that have not run, during the launch or after it, and returns its output.
+  ///
+  /// The step runs once: concurrent callers share its run, and later calls return its output
+  /// at once. When it fails, this throws, and the step may be ensured again.
+  ///
+  /// - Throws: ``LaunchFailure`` when the step does not exist, is not on demand, failed,
+  ///   timed out, was skipped, or its output is not a `T`.
+  public func ensure<T>(_ step: String, as type: T.Type = T.self) async throws -> T {
+    let output = try await ensureOutput(of: step)
+    if let value = output as? T { return value }
+    if output == nil, let none = (() as Any) as? T { return none }
+    throw LaunchFailure(
+      kind: .wrongOutputType, step: step,
+      message:
+        "'\(step)' outputs \(output.map { English.withArticle(String(describing: Swift.type(of: $0))) } ?? "nothing"), not \(English.withArticle(String(describing: T.self)))."
+    )
+  }
+
+  /// The output of on-demand step `step` once it ran; see ``ensure(_:as:)``.
+  func ensureOutput(of step: String) async throws -> (any Sendable)? {
+    try await withCheckedThrowingContinuation { continuation in
+      let run = state.withLock { state in
+        state.ensureWaiters[step, default: []].append(continuation)
+        if state.run == nil { state.activations.append(step) }
+        return state.run
+      }
+      run?.control(.activate(step))
+    }
+  }
+
+  /// Hands the ensure callers of `step` its result.
+  func stepEnded(_ step: String, with result: Result<(any Sendable)?, LaunchFailure>) {
+    let waiters = state.withLock { $0.ensureWaiters.removeValue(forKey: step) } ?? []
+    for waiter in waiters { waiter.resume(with: result.mapError { $0 as any Error }) }
+  }
+
+  /// The active clock a run on `clock` from `start` uses: the one already set for this control
+  /// (a session times its splash on it too), or a new one.
+  func activeClock<C: Clock>(_ clock: C, start: C.Instant) -> ActiveClock
+  where C.Duration == Duration {
+    state.withLock { state in
+      if let existing = state.clock { return existing }
+      let made = ActiveClock(
+        clock, start: start, suspensionGap: detectsSuspensions ? .milliseconds(500) : nil)
+      // Paused before the launch began: it begins paused.
+      if state.isPaused { _ = made.pause() }
+      state.clock = made
+      return made
+    }
+  }
+
+  /// The active clock, once a run (or a session) made it.
+  var clock: ActiveClock? { state.withLock(\.clock) }
+
+  /// Attaches `run`, and replays to it what was said before.
+  func attach(_ run: any ControlledRun) {
+    let (commands, _) = state.withLock { state -> ([ControlCommand], Void) in
+      state.run = run
+      var commands: [ControlCommand] = []
+      commands += state.signals.map(ControlCommand.signal)
+      commands += state.activations.map(ControlCommand.activate)
+      state.activations = []
+      if state.isFinished { commands.append(.finish) }
+      if state.isCancelled { commands.append(.cancel) }
+      return (commands, ())
+    }
+    for command in commands { run.control(command) }
+  }
+
+  /// The report of the run so far, with on-demand steps ensured after the launch; `nil`
+  /// before a run took the control.
+  var report: LaunchReport? { state.withLock(\.run)?.currentReport() }
+
+  /// The signals sent so far.
+  var sentSignals: [String] { state.withLock(\.signals) }
+}
+
+/// What the app tells a run through its ``LaunchControl``.
+enum ControlCommand: Sendable {
+  case pause, cancel, finish
+  case resume(pausedFor: Duration)
+  case signal(String)
+  case activate(String)
+}
+
+/// A run a ``LaunchControl`` drives.
+protocol ControlledRun: Sendable {
+  func control(_ command: ControlCommand)
+  func currentReport() -> LaunchReport
+}

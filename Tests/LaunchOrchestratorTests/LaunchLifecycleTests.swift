@@ -1,0 +1,303 @@
+import Foundation
+import Testing
+
+@testable import LaunchOrchestrator
+
+/// Pause, cancel, signals and on-demand steps through a ``LaunchControl``, on a manual clock.
+@Suite("Launch lifecycle", .timeLimit(.minutes(10)))
+struct LaunchLifecycleTests {
+  @Test func pausedTimeCountsForNoTimeoutAndLeavesTheReportsTimes() async throws {
+    let clock = ManualClock()
+    let plan = try loadPlan(
+      """
+      { "version": 1, "milestones": { "interactive": ["work"] }, "steps": [
+        { "id": "work", "plugin": "wait", "params": { "duration": "1s" }, "timeout": "3s" }
+      ] }
+      """)
+    let control = LaunchControl()
+    let recorder = EventRecorder()
+    let launch = recorder.start(plan, on: LaunchEngine(clock: clock), control: control)
+    // The step's sleep and the timeout's timer.
+    await clock.waitForSleepers(2)
+    clock.advance(to: .milliseconds(400))
+    control.pause()
+    #expect(control.isPaused)
+    // Far past both the step's end and its timeout, in real time.
+    clock.advance(to: .seconds(10))
+    await recorder.waitFor("paused")
+    control.resume()
+    await clock.waitForSleepers(2)
+    #expect(clock.sleeperDeadlines == [.milliseconds(10_600), .milliseconds(12_600)])
+    clock.advance(to: .milliseconds(10_600))
+    let report = await launch.value
+    await recorder.drained()
+    #expect(report.outcome == .succeeded)
+    #expect(report.step("work")?.end == .seconds(1))
+    #expect(report.time(ofMilestone: "interactive") == .some(.seconds(1)))
+    #expect(report.duration == .seconds(1))
+    #expect(report.wallDuration == .milliseconds(10_600))
+    #expect(report.pauses == [.init(at: .milliseconds(400), duration: .milliseconds(9_600))])
+    #expect(
+      recorder.lines == [
+        "start work", "paused", "resumed after 9.6s", "done work", "milestone interactive",
+        "finish succeeded",
+      ])
+  }
+
+  @Test func noStepStartsWhilePausedAndTheLaunchBeginsPausedWhenPausedBefore() async throws {
+    let clock = ManualClock()
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "a", "plugin": "noop" },
+        { "id": "b", "plugin": "wait", "params": { "duration": "1s" }, "dependsOn": ["a"] }
+      ] }
+      """)
+    let control = LaunchControl()
+    control.pause()
+    let recorder = EventRecorder()
+    let launch = recorder.start(plan, on: LaunchEngine(clock: clock), control: control)
+    await recorder.waitFor("paused")
+    clock.advance(to: .seconds(5))
+    // Nothing has started: a's start would come before any sleeper.
+    #expect(recorder.lines == ["paused"])
+    control.resume()
+    await clock.waitForSleepers(1)
+    clock.advance(to: .seconds(6))
+    let report = await launch.value
+    await recorder.drained()
+    #expect(
+      recorder.lines == [
+        "paused", "resumed after 5s", "start a", "done a", "start b", "done b",
+        "finish succeeded",
+      ])
+    #expect(report.step("a")?.start == .zero)
+    #expect(report.step("b")?.end == .seconds(1))
+    #expect(report.pauses == [.init(at: .zero, duration: .seconds(5))])
+  }
+
+  @Test func aBackoffAndADelayWaitOnlyForActiveTime() async throws {
+    let clock = ManualClock()
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "flaky", "plugin": "count", "params": { "key": "backoff-pause", "failRuns": 1 },
+          "retry": { "attempts": 2, "backoff": "2s" } },
+        { "id": "later", "plugin": "noop", "delay": "3s" }
+      ] }
+      """)
+    let control = LaunchControl()
+    let recorder = EventRecorder()
+    let launch = recorder.start(plan, on: LaunchEngine(clock: clock), control: control)
+    await recorder.waitFor("retry flaky#2 in 2s after: run 1 fails")
+    await clock.waitForSleepers(1)
+    clock.advance(to: .seconds(1))
+    control.pause()
+    clock.advance(to: .seconds(11))
+    control.resume()
+    await clock.waitForSleepers(1)
+    // Backoff due at 2s active = 12s real; the delay at 3s active = 13s real.
+    #expect(clock.sleeperDeadlines == [.seconds(12)])
+    clock.advance(to: .seconds(12))
+    await recorder.waitFor("done flaky")
+    await clock.waitForSleepers(1)
+    clock.advance(to: .seconds(13))
+    let report = await launch.value
+    #expect(report.step("flaky")?.end == .seconds(2))
+    #expect(report.step("later")?.start == .seconds(3))
+    #expect(report.outcome == .succeeded)
+  }
+
+  @Test func cancellingThroughTheControlCancelsRunningStepsAndSkipsTheRest() async throws {
+    let clock = ManualClock()
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "a", "plugin": "wait", "params": { "duration": "5s" } },
+        { "id": "b", "plugin": "noop", "dependsOn": ["a"] }
+      ] }
+      """)
+    let control = LaunchControl()
+    let launch = EventRecorder().start(plan, on: LaunchEngine(clock: clock), control: control)
+    await clock.waitForSleepers(1)
+    clock.advance(to: .seconds(1))
+    control.cancel()
+    let report = await launch.value
+    #expect(report.outcome == .cancelled)
+    #expect(report.step("a")?.state == .cancelled)
+    #expect(report.step("b")?.state == .skipped)
+    #expect(report.step("b")?.error == "the launch was cancelled")
+  }
+
+  @Test func aStepWaitingForASignalStartsOnlyOnceItComesAndRemembersOneSentEarly() async throws {
+    let clock = ManualClock()
+    let plan = try loadPlan(
+      """
+      { "version": 1, "signals": ["consent", "signedIn"],
+        "milestones": { "interactive": ["analytics"] }, "steps": [
+        { "id": "store", "plugin": "wait", "params": { "duration": "1s" } },
+        { "id": "analytics", "plugin": "noop", "dependsOn": ["store"], "waitFor": ["consent"] },
+        { "id": "sync", "plugin": "noop", "waitFor": ["signedIn"] }
+      ] }
+      """)
+    let control = LaunchControl()
+    let recorder = EventRecorder()
+    let launch = recorder.start(plan, on: LaunchEngine(clock: clock), control: control)
+    await clock.waitForSleepers(1)
+    // Sent before 'sync' could start: it starts at once.
+    control.signal("signedIn")
+    await recorder.waitFor("done sync")
+    clock.advance(to: .seconds(2))
+    await recorder.waitFor("done store")
+    #expect(!recorder.lines.contains("start analytics"))
+    clock.advance(to: .seconds(3))
+    control.signal("consent")
+    let report = await launch.value
+    await recorder.drained()
+    #expect(
+      recorder.lines.firstIndex(of: "signal consent")! < recorder.lines.firstIndex(
+        of: "start analytics")!)
+    #expect(report.step("analytics")?.start == .seconds(3))
+    #expect(report.time(ofMilestone: "interactive") == .some(.seconds(3)))
+    #expect(
+      report.signals == [
+        .init(name: "consent", time: .seconds(3)), .init(name: "signedIn", time: .zero),
+      ])
+  }
+
+  @Test func finishSkipsStepsWaitingForASignalThatNeverCame() async throws {
+    let clock = ManualClock()
+    let plan = try loadPlan(
+      """
+      { "version": 1, "signals": ["consent"], "steps": [
+        { "id": "store", "plugin": "noop" },
+        { "id": "analytics", "plugin": "noop", "dependsOn": ["store"], "waitFor": ["consent"] },
+        { "id": "upload", "plugin": "noop", "dependsOn": ["analytics"] }
+      ] }
+      """)
+    let control = LaunchControl()
+    let recorder = EventRecorder()
+    let launch = recorder.start(plan, on: LaunchEngine(clock: clock), control: control)
+    await recorder.waitFor("done store")
+    // The launch stays open for the signal.
+    clock.advance(to: .seconds(30))
+    #expect(!recorder.lines.contains("finish succeeded"))
+    control.finish()
+    let report = await launch.value
+    #expect(report.step("analytics")?.state == .skipped)
+    #expect(report.step("analytics")?.error == "signal 'consent' was not sent")
+    #expect(report.step("upload")?.error == "dependency 'analytics' was skipped")
+    #expect(report.signals == [.init(name: "consent", time: nil)])
+  }
+
+  @Test func anOnDemandStepRunsOnlyWhenEnsuredAndOnceForManyCallers() async throws {
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "count", "params": { "key": "ondemand-store" } },
+        { "id": "index", "plugin": "count", "params": { "key": "ondemand-index" },
+          "dependsOn": ["store"], "trigger": "onDemand" },
+        { "id": "search", "plugin": "count", "params": { "key": "ondemand-search" },
+          "dependsOn": ["index"], "trigger": "onDemand" }
+      ] }
+      """)
+    let control = LaunchControl()
+    let report = await LaunchEngine().run(plan, control: control)
+    #expect(report.outcome == .succeeded)
+    #expect(report.step("search")?.state == .skipped)
+    #expect(report.step("search")?.error == "on demand, and not ensured")
+    #expect(stepRuns.withLock { $0["ondemand-index"] } == nil)
+    // After the launch: three callers at once, one run of each step.
+    async let first = control.ensure("search", as: Tally.self)
+    async let second = control.ensure("search", as: Tally.self)
+    async let third = control.ensure("search", as: Tally.self)
+    let tokens = try await [first, second, third]
+    #expect(tokens == Array(repeating: Tally(value: "ondemand-search#1"), count: 3))
+    let again = try await control.ensure("search", as: Tally.self)
+    #expect(again == tokens[0])
+    #expect(stepRuns.withLock { $0["ondemand-index"] } == 1)
+    #expect(stepRuns.withLock { $0["ondemand-store"] } == 1)
+    let later = try #require(control.report)
+    #expect(later.step("search")?.state == .succeeded)
+    #expect(later.step("index")?.state == .succeeded)
+  }
+
+  @Test func anOnDemandStepThatFailsThrowsAndMayBeEnsuredAgain() async throws {
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "index", "plugin": "count", "params": { "key": "ondemand-flaky", "failRuns": 1 },
+          "trigger": "onDemand" }
+      ] }
+      """)
+    let control = LaunchControl()
+    _ = await LaunchEngine().run(plan, control: control)
+    do {
+      _ = try await control.ensure("index", as: Tally.self)
+      Issue.record("the first run fails")
+    } catch let failure as LaunchFailure {
+      #expect(failure.kind == .stepFailed)
+      #expect(failure.step == "index")
+      #expect(failure.message == "'index' failed: run 1 fails")
+    }
+    let tally = try await control.ensure("index", as: Tally.self)
+    #expect(tally == Tally(value: "ondemand-flaky#2"))
+    await #expect(throws: LaunchFailure.self) { try await control.ensure("index", as: Int.self) }
+    await #expect(throws: LaunchFailure.self) { try await control.ensure("nothing", as: Int.self) }
+  }
+
+  @Test func anOnDemandStepEnsuredDuringTheLaunchIsPartOfIt() async throws {
+    let clock = ManualClock()
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "wait", "params": { "duration": "2s" } },
+        { "id": "index", "plugin": "token.make", "params": { "value": "idx" },
+          "trigger": "onDemand" }
+      ] }
+      """)
+    let control = LaunchControl()
+    let recorder = EventRecorder()
+    let launch = recorder.start(plan, on: LaunchEngine(clock: clock), control: control)
+    await clock.waitForSleepers(1)
+    clock.advance(to: .seconds(1))
+    let token = try await control.ensure("index", as: Token.self)
+    #expect(token == Token(value: "idx"))
+    clock.advance(to: .seconds(2))
+    let report = await launch.value
+    await recorder.drained()
+    #expect(report.step("index")?.state == .succeeded)
+    #expect(report.step("index")?.start == .seconds(1))
+    #expect(recorder.lines.contains("start index"))
+  }
+
+  @Test func validationRefusesUndeclaredSignalsAndLaunchStepsThatWaitForOnDemandOnes() {
+    let problems = diagnostics(
+      of: """
+        { "version": 1, "signals": ["consent"], "milestones": { "ready": ["search"] },
+          "steps": [
+          { "id": "search", "plugin": "noop", "trigger": "onDemand" },
+          { "id": "feed", "plugin": "noop", "dependsOn": ["search"], "waitFor": ["consnt"] },
+          { "id": "x", "plugin": "noop", "trigger": "sometimes" }
+        ] }
+        """)
+    #expect(
+      problems.contains {
+        $0.contains("steps[1].waitFor[0]")
+          && $0.contains("'waitFor' names an undeclared signal 'consnt'; did you mean 'consent'?")
+      })
+    #expect(
+      problems.contains {
+        $0.contains("steps[1].dependsOn[0]") && $0.contains("'search' runs only on demand")
+      })
+    #expect(
+      problems.contains {
+        $0.contains("milestones.ready[0]")
+          && $0.contains("milestone 'ready' lists 'search', which runs only on demand")
+      })
+    #expect(
+      problems.contains {
+        $0.contains("steps[2].trigger") && $0.contains("unknown trigger 'sometimes'")
+      })
+  }
+}

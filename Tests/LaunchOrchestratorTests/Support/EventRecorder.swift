@@ -1,0 +1,41 @@
+import Foundation
+
+@testable import LaunchOrchestrator
+
+/// Collects a launch's events while it runs.
+final class EventRecorder: Sendable {
+  private let events = Locked<[LaunchEvent]>([])
+  private let consumer = Locked<Task<Void, Never>?>(nil)
+
+  var all: [LaunchEvent] { events.withLock { $0 } }
+  var lines: [String] { all.map { SchedulerHarness.describe($0.kind) } }
+
+  /// Starts `plan` on `engine`, recording its events; returns the running launch.
+  func start<C: Clock>(
+    _ plan: LaunchPlan, on engine: LaunchEngine<C>, control: LaunchControl? = nil
+  ) -> Task<LaunchReport, Never>
+  where C.Duration == Duration {
+    let (stream, continuation) = LaunchEvents.makeStream()
+    let launch = Task {
+      if let control { return await engine.run(plan, control: control, events: continuation) }
+      return await engine.run(plan, events: continuation)
+    }
+    let task = Task {
+      for await event in stream { events.withLock { $0.append(event) } }
+    }
+    consumer.withLock { $0 = task }
+    return launch
+  }
+
+  /// Waits until the launch's event stream has ended and every event is recorded.
+  func drained() async {
+    await consumer.withLock { $0 }?.value
+  }
+
+  /// Waits until an event with this description has been recorded.
+  func waitFor(_ line: String) async {
+    while !lines.contains(line) {
+      try? await Task.sleep(for: .milliseconds(1))
+    }
+  }
+}
