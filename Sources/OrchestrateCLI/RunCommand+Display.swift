@@ -10,9 +10,15 @@ extension RunCommand {
     let engine = LaunchEngine(
       options: LaunchOptions(
         maxConcurrency: options.maxConcurrency, servesCachedOutputs: !options.noCache))
+    let control = LaunchControl(detectsSuspensions: true)
+    control.startClock()
+    let suspensions = SuspendHandler(control: control)
+    defer { suspensions.stop() }
+    let rehearsal = Task { await rehearse(on: control, plan: plan) }
+    defer { rehearsal.cancel() }
     // Unstructured so that the signal handler can cancel it; it is awaited right below.
     let launch = Task {
-      await engine.run(plan, environment: environment, events: continuation)
+      await engine.run(plan, environment: environment, control: control, events: continuation)
     }
     handle.withLock { $0.attach(launch) }
     let display =

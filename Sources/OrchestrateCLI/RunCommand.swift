@@ -25,6 +25,7 @@ struct RunCommand: Command {
     let plan = try ManifestLoading(registry: registry, console: console).load(
       options.manifest, dataDirectory: try checkedDataDirectory())
     try checkBudgetMilestones(in: plan)
+    try checkSignalsAndEnsures(in: plan)
     let environment = try environment(for: plan)
     let history = try HistoryRecorder(options, plan: plan, console: console)
     for note in outputs.notes { console.err(note) }

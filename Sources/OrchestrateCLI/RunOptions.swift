@@ -78,6 +78,20 @@ package struct RunOptions: CommandOptions {
     parse: .path)
   package var dataDirectory: String?
 
+  @RepeatedOption(
+    "--signal", valueName: "name[@time]",
+    help:
+      "Send a signal the manifest declares, at the start or at this time of the launch ('consent@300ms'); signals not given are never sent.",
+    parse: .timedName)
+  package var signals: [TimedName]
+
+  @RepeatedOption(
+    "--ensure", valueName: "step[@time]",
+    help:
+      "Ask for an on-demand step at the start or at this time of the launch ('search@500ms'), as an app's ensure does.",
+    parse: .timedName)
+  package var ensures: [TimedName]
+
   @Flag(
     "--no-cache",
     help:
@@ -106,6 +120,38 @@ package struct RunOptions: CommandOptions {
 
   /// Whether the run prints no event lines: `--quiet` and `--json` print only at the end.
   var printsEvents: Bool { !quiet && !json }
+}
+
+/// A name and the time of the launch to act on it: `consent` or `consent@300ms`.
+package struct TimedName: Sendable, Equatable {
+  /// The signal's or step's name.
+  package var name: String
+  /// When, in the launch's active time.
+  package var time: Duration
+}
+
+extension ValueParser where Value == TimedName {
+  /// `name` (at the start) or `name@duration`.
+  package static var timedName: Self {
+    Self { text, option throws(CLIError) in
+      let parts = text.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false)
+        .map(String.init)
+      guard !parts[0].isEmpty else {
+        throw .invalidValue(
+          "The value '\(text)' for '\(option.name)' needs a name, like 'consent' or 'consent@300ms'."
+        )
+      }
+      guard parts.count == 2 else { return TimedName(name: parts[0], time: .zero) }
+      guard
+        let time = DurationText.parse(parts[1]) ?? Double(parts[1]).flatMap(DurationText.seconds)
+      else {
+        throw .invalidValue(
+          "The time '\(parts[1])' in '\(option.name) \(text)' is not a duration; write it like '300ms' or '2s'."
+        )
+      }
+      return TimedName(name: parts[0], time: time)
+    }
+  }
 }
 
 extension ValueParser where Value == AppInfo {

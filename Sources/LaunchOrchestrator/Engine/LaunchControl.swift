@@ -18,6 +18,7 @@ public final class LaunchControl: Sendable {
     var isPaused = false
     var isCancelled = false
     var isFinished = false
+    var holds = 0
     var signals: [String] = []
     var activations: [String] = []
     /// Callers of ``ensure(_:as:)`` waiting for each step's end.
@@ -96,6 +97,34 @@ public final class LaunchControl: Sendable {
     run?.control(.finish)
   }
 
+  /// Keeps the launch from finishing, even with every step ended, until ``release()``: for a
+  /// rehearsal that ensures a step at a later time.
+  package func hold() {
+    let run = state.withLock { state in
+      state.holds += 1
+      return state.run
+    }
+    run?.control(.hold)
+  }
+
+  /// Lets go of a ``hold()``.
+  package func release() {
+    let run = state.withLock { state in
+      state.holds -= 1
+      return state.run
+    }
+    run?.control(.release)
+  }
+
+  /// Reads the launch clock, so that with suspension detection a quiet stretch is not taken
+  /// for a stopped process: call it more often than every half second.
+  package func heartbeat() {
+    clock?.heartbeat()
+  }
+
+  /// How many holds were taken before a run took the control.
+  var holdsBeforeStart: Int { state.withLock(\.holds) }
+
   /// Runs the on-demand step `step` (`"trigger": "onDemand"`) with its on-demand
   /// dependencies that have not run, during the launch or after it, and returns its output.
   ///
@@ -116,7 +145,7 @@ public final class LaunchControl: Sendable {
   }
 
   /// The output of on-demand step `step` once it ran; see ``ensure(_:as:)``.
-  func ensureOutput(of step: String) async throws -> (any Sendable)? {
+  package func ensureOutput(of step: String) async throws -> (any Sendable)? {
     try await withCheckedThrowingContinuation { continuation in
       let run = state.withLock { state in
         state.ensureWaiters[step, default: []].append(continuation)
@@ -125,6 +154,16 @@ public final class LaunchControl: Sendable {
       }
       run?.control(.activate(step))
     }
+  }
+
+  /// Asks for on-demand step `step` without waiting for it: a rehearsal's `--ensure`, whose
+  /// outcome is the step's line in the report.
+  package func request(_ step: String) {
+    let run = state.withLock { state in
+      if state.run == nil { state.activations.append(step) }
+      return state.run
+    }
+    run?.control(.activate(step))
   }
 
   /// Hands the ensure callers of `step` its result.
@@ -146,6 +185,18 @@ public final class LaunchControl: Sendable {
       state.clock = made
       return made
     }
+  }
+
+  /// Starts the launch's active time now on the continuous clock, before the run: a
+  /// rehearsal times its signals on it from the same start.
+  package func startClock() {
+    _ = activeClock(ContinuousClock(), start: ContinuousClock.now)
+  }
+
+  /// Sleeps until the launch's active time reaches `time`; returns at once when no clock was
+  /// started.
+  package func sleep(untilActive time: Duration) async throws {
+    try await clock?.sleep(until: time)
   }
 
   /// The active clock, once a run (or a session) made it.
@@ -176,7 +227,7 @@ public final class LaunchControl: Sendable {
 
 /// What the app tells a run through its ``LaunchControl``.
 enum ControlCommand: Sendable {
-  case pause, cancel, finish
+  case pause, cancel, finish, hold, release
   case resume(pausedFor: Duration)
   case signal(String)
   case activate(String)

@@ -198,7 +198,10 @@ private final class LaunchRun: ControlledRun {
       for (step, value) in reused.outputs { hooks.onOutput?(plan.steps[step].id, value) }
     }
     let signalled = (control?.sentSignals ?? []).compactMap { plan.signals.firstIndex(of: $0) }
-    post(.begin(serveFromCache(), paused: activeClock.isPaused, signalled: signalled))
+    post(
+      .begin(
+        serveFromCache(), paused: activeClock.isPaused, signalled: signalled,
+        holds: control?.holdsBeforeStart ?? 0))
     // After the start: what the app said before it is replayed as messages that follow it.
     control?.attach(self)
     await withTaskCancellationHandler {
@@ -471,7 +474,8 @@ private struct RunState {
     // One clock reading per message, which is also when the attempts it starts start.
     let now: Duration
     switch message {
-    case .begin(let lookups, let paused, let signalled):
+    case .begin(let lookups, let paused, let signalled, let holds):
+      for _ in 0..<holds { scheduler.hold() }
       now = run.elapsed
       // After a cache lookup, not zero: the lookup took time the app's user waited through.
       let begins = run.plan.cachedSteps.isEmpty ? .zero : now
@@ -528,6 +532,8 @@ private struct RunState {
     case .resume(let pausedFor): scheduler.resume(at: now, pausedFor: pausedFor)
     case .cancel: if !scheduler.isFinished { scheduler.cancel(at: now) }
     case .finish: scheduler.closeSignals(at: now)
+    case .hold: scheduler.hold()
+    case .release: scheduler.release(at: now)
     case .signal(let name):
       if let signal = run.plan.signals.firstIndex(of: name) { scheduler.signal(signal, at: now) }
     case .activate(let id):
@@ -638,7 +644,7 @@ private struct CacheLookups: Sendable {
 
 /// A message to a run.
 private enum RunMessage: Sendable {
-  case begin(CacheLookups, paused: Bool, signalled: [Int])
+  case begin(CacheLookups, paused: Bool, signalled: [Int], holds: Int)
   case control(ControlCommand)
   /// `began` is when a main-isolated attempt's code began running, after its hop to the
   /// main thread; `nil` for other steps, which read no clock for it.

@@ -123,6 +123,9 @@ struct LaunchScheduler {
   private(set) var isFinished = false
   /// Whether the app paused the launch: no attempt starts until it resumes.
   private(set) var isPaused = false
+  /// Holds on the launch's end: while one is held, the launch does not finish even with
+  /// every step ended (a rehearsal that will ensure a step later).
+  private var holds = 0
   /// When each of the plan's signals arrived, if it has.
   private(set) var signalTimes: [Duration?]
   /// Whether the app said no more signals will come: a step still waiting for one is
@@ -380,6 +383,17 @@ struct LaunchScheduler {
     settle(at: now)
   }
 
+  /// Keeps the launch from finishing until ``release(at:)``.
+  mutating func hold() {
+    holds += 1
+  }
+
+  /// Lets go of a ``hold()``.
+  mutating func release(at now: Duration) {
+    holds = max(0, holds - 1)
+    settle(at: now)
+  }
+
   /// The app sent signal number `signal` of the plan.
   mutating func signal(_ signal: Int, at now: Duration) {
     receive(signal, at: now)
@@ -523,7 +537,7 @@ struct LaunchScheduler {
     dispatch(at: now)
     // The launch is over once every step has its state and every attempt it started has
     // ended or been abandoned: nothing it started outlives it unreported.
-    if unfinished == 0, timedOutCount == 0, !isFinished {
+    if unfinished == 0, timedOutCount == 0, holds == 0, !isFinished {
       isFinished = true
       emit(.finished(outcome: outcome), at: now)
     }

@@ -5,8 +5,8 @@ extension LaunchReport {
   /// The version of the JSON form this build writes (the `version` key) and reads up to:
   /// 2 added wait reasons, critical chains, notes, `error` and `splash` to the first form
   /// (which had no `version`); 3 added cached steps (`state` `cached`, `refresh`) and the
-  /// `main` wait reason.
-  public static let formatVersion = 3
+  /// `main` wait reason; 4 added `wallDuration`, `pauses`, `signals` and a step's `reused`.
+  public static let formatVersion = 4
 
   /// The report as a JSON value with the documented keys, in the documented order.
   public var json: JSONValue {
@@ -18,6 +18,12 @@ extension LaunchReport {
       "route": route.map(\.name).reportJSON,
       "error": error.reportJSON,
       "duration": duration.reportJSON,
+      "wallDuration": (wallDuration ?? duration).reportJSON,
+      "pauses": JSONValue(
+        .array(
+          pauses.map { ["at": $0.at.reportJSON, "duration": $0.duration.reportJSON] as JSONValue })),
+      "signals": JSONValue(
+        .object(signals.map { JSONMember(key: $0.name, value: $0.time.reportJSON) })),
       "milestones": JSONValue(
         .object(milestones.map { JSONMember(key: $0.name, value: $0.time.reportJSON) })),
       "splash": splash.map(\.reportJSON) ?? nil,
@@ -52,6 +58,19 @@ extension LaunchReport {
       splash: report.member("splash").flatMap(SplashTiming.init))
     // Reports written before critical chains have none.
     criticalChains = try report.elementsIfPresent("criticalChains").map(CriticalChain.init)
+    // Reports written before pauses and signals have none.
+    wallDuration = report.fieldIfPresent("wallDuration", as: Duration.self)
+    pauses = try report.elementsIfPresent("pauses").map { pause in
+      Pause(
+        at: try pause.field("at", as: Duration.self),
+        duration: try pause.field("duration", as: Duration.self))
+    }
+    if let signals = report.member("signals"), signals.value.kind != .null {
+      let object = try report.object("signals")
+      self.signals = try object.keys.map { name in
+        Signal(name: name, time: try object.field(name, as: Duration?.self))
+      }
+    }
   }
 
   /// Older forms read as far as they go; a newer one may mean something else by a key.
@@ -93,6 +112,7 @@ extension LaunchReport.Step {
       "waits": JSONValue(.array(waits.map(\.reportJSON))),
       "work": JSONValue(.array(work.map(\.reportJSON))),
       "refresh": refresh.map(\.reportJSON) ?? nil,
+      "reused": reused.reportJSON,
     ]
   }
 
@@ -112,6 +132,8 @@ extension LaunchReport.Step {
       ready: step.fieldIfPresent("ready", as: Duration.self),
       waits: try step.elementsIfPresent("waits").map(LaunchReport.Wait.init),
       work: try step.elementsIfPresent("work").map(LaunchReport.Work.init))
+    // Reports written before retries have no `reused`.
+    reused = step.fieldIfPresent("reused", as: Bool.self) ?? false
     // Reports written before cached steps have no refresh.
     if let refresh = step.member("refresh"), refresh.value.kind != .null {
       self.refresh = try LaunchReport.Refresh(refresh)
