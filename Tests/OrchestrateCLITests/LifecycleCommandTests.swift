@@ -1,0 +1,110 @@
+import Foundation
+import LaunchOrchestrator
+import Testing
+
+/// Pauses, signals and on-demand steps through the real `orchestrate` binary.
+@Suite("orchestrate run: pauses, signals, on demand", .timeLimit(.minutes(10)))
+struct LifecycleCommandTests {
+  private static let oneSecondStep = """
+    { "version": 1, "milestones": { "interactive": ["work"] }, "steps": [
+      { "id": "work", "plugin": "simulate", "params": { "duration": "1s" }, "timeout": "3s" } ] }
+    """
+
+  private static let consentAndSearch = """
+    { "version": 1, "signals": ["consent"], "milestones": { "interactive": ["store"] },
+      "steps": [
+      { "id": "store", "plugin": "simulate", "params": { "duration": "50ms" } },
+      { "id": "analytics", "plugin": "simulate", "dependsOn": ["store"], "waitFor": ["consent"] },
+      { "id": "search", "plugin": "simulate", "params": { "duration": "20ms" },
+        "dependsOn": ["store"], "trigger": "onDemand" } ] }
+    """
+
+  @Test func aProcessStoppedWithKillStopCountsThePauseAndDoesNotTimeOut() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.write("stop.json", Self.oneSecondStep)
+    let report = folder.path("report.json")
+    let result = try await Orchestrate.run(["run", manifest, "--report", report]) {
+      process, stdout in
+      let pid = process.processIdentifier
+      // Stopped for 4 s, past the step's 3 s timeout in real time.
+      await when("start      work", in: stdout) {
+        kill(pid, SIGSTOP)
+        usleep(4_000_000)
+        kill(pid, SIGCONT)
+      }
+    }
+    #expect(result.status == 0, "\(result.stderr)")
+    let written = try LaunchReport(jsonText: String(contentsOfFile: report, encoding: .utf8))
+    #expect(written.outcome == .succeeded)
+    #expect(written.pauses.count == 1)
+    let pause = try #require(written.pauses.first)
+    #expect(pause.duration >= .seconds(3))
+    let interactive = try #require(written.time(ofMilestone: "interactive") ?? nil)
+    // Active time: the step's second, not the four the process spent stopped.
+    #expect(interactive < .seconds(3))
+    #expect(interactive >= .seconds(1))
+    #expect(try #require(written.wallDuration) >= written.duration + pause.duration)
+  }
+
+  @Test func aSignalGivenWithATimeStartsItsStepThenAndOneNotGivenSkipsIt() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.write("consent.json", Self.consentAndSearch)
+    let signalled = try await Orchestrate.run([
+      "run", manifest, "--signal", "consent@300ms", "--report", folder.path("signalled.json"),
+    ])
+    #expect(signalled.status == 0, "\(signalled.stderr)")
+    let report = try LaunchReport(
+      jsonText: String(contentsOfFile: folder.path("signalled.json"), encoding: .utf8))
+    let consent = try #require(report.signals.first?.time)
+    #expect(consent >= .milliseconds(300))
+    #expect(try #require(report.step("analytics")?.start) >= consent)
+    #expect(report.step("analytics")?.state == .succeeded)
+
+    let unsent = try await Orchestrate.run(["run", manifest, "--report", folder.path("u.json")])
+    #expect(unsent.status == 0)
+    let skipped = try LaunchReport(
+      jsonText: String(contentsOfFile: folder.path("u.json"), encoding: .utf8))
+    #expect(skipped.step("analytics")?.state == .skipped)
+    #expect(skipped.step("analytics")?.error == "signal 'consent' was not sent")
+    #expect(skipped.signals == [.init(name: "consent", time: nil)])
+  }
+
+  @Test func anOnDemandStepRunsOnlyWhenEnsuredAtItsTime() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.write("search.json", Self.consentAndSearch)
+    let ensured = try await Orchestrate.run([
+      "run", manifest, "--ensure", "search@200ms", "--signal", "consent",
+      "--report", folder.path("ensured.json"),
+    ])
+    #expect(ensured.status == 0, "\(ensured.stderr)")
+    let report = try LaunchReport(
+      jsonText: String(contentsOfFile: folder.path("ensured.json"), encoding: .utf8))
+    #expect(report.step("search")?.state == .succeeded)
+    #expect(try #require(report.step("search")?.start) >= .milliseconds(200))
+    #expect(report.outcome == .succeeded)
+
+    let plain = try await Orchestrate.run([
+      "run", manifest, "--signal", "consent", "--report", folder.path("plain.json"),
+    ])
+    #expect(plain.status == 0)
+    let notRun = try LaunchReport(
+      jsonText: String(contentsOfFile: folder.path("plain.json"), encoding: .utf8))
+    #expect(notRun.step("search")?.state == .skipped)
+    #expect(notRun.step("search")?.error == "on demand, and not ensured")
+    #expect(notRun.step("search")?.start == nil)
+  }
+
+  @Test func refusesASignalTheManifestDoesNotDeclareAndEnsuringALaunchStep() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.write("consent.json", Self.consentAndSearch)
+    let signal = try await Orchestrate.run(["run", manifest, "--signal", "consnt"])
+    #expect(signal.status == 64)
+    #expect(
+      signal.stderr.contains(
+        "Error: '--signal consnt' names a signal the manifest does not declare; the manifest declares 'consent'."
+      ))
+    let ensure = try await Orchestrate.run(["run", manifest, "--ensure", "store"])
+    #expect(ensure.status == 64)
+    #expect(ensure.stderr.contains("names a step that runs in the launch anyway"))
+  }
+}
