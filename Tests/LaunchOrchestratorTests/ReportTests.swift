@@ -26,8 +26,8 @@ struct ReportTests {
     let json = report.json
     #expect(
       json.members?.map(\.key) == [
-        "version", "manifest", "name", "outcome", "route", "error", "duration", "milestones",
-        "splash",
+        "version", "manifest", "name", "outcome", "route", "error", "duration", "wallDuration",
+        "pauses", "signals", "milestones", "splash",
         "criticalPath", "criticalChains", "steps",
       ])
     #expect(json["error"] == JSONValue(.null))
@@ -42,7 +42,7 @@ struct ReportTests {
     #expect(
       steps[0].members?.map(\.key) == [
         "id", "plugin", "state", "start", "end", "attempts", "usedFallback", "error", "notes",
-        "ready", "waits", "work", "refresh",
+        "ready", "waits", "work", "refresh", "reused",
       ])
     #expect(steps[1]["state"] == "failed")
     #expect(steps[1]["error"] == "no disk")
@@ -195,7 +195,7 @@ struct ReportTests {
       (#""state": "failed""#, #""state": "lost""#, "steps[1].refresh.state"),
       (#""heldVia": "dependency""#, #""heldVia": 1"#, "criticalChains[1].links[1].heldVia"),
       (#""firstFrame": 0.040001"#, #""firstFrame": -1"#, "milestones.firstFrame"),
-      (#""version": 3"#, #""version": 0"#, "version"),
+      (#""version": 4"#, #""version": 0"#, "version"),
       (#""criticalPath": ["#, #""criticalPath": [ 1,"#, "criticalPath"),
     ]
     for (old, new, path) in malformed {
@@ -220,15 +220,15 @@ struct ReportTests {
     )
     #expect(try LaunchReport(jsonText: withRefresh.jsonText) == withRefresh)
     let text = withRefresh.jsonText
-    let unversioned = text.replacingOccurrences(of: #""version": 3,"#, with: "")
+    let unversioned = text.replacingOccurrences(of: #""version": 4,"#, with: "")
     #expect(unversioned != text)
     #expect(try LaunchReport(jsonText: unversioned).steps[0].refresh?.error == "no network")
-    let later = text.replacingOccurrences(of: #""version": 3"#, with: #""version": 4"#)
+    let later = text.replacingOccurrences(of: #""version": 4"#, with: #""version": 5"#)
     #expect {
       try LaunchReport(jsonText: later)
     } throws: {
       "\($0)"
-        == "version: the report is format 4, and this build reads formats up to 3; use a newer orchestrate"
+        == "version: the report is format 5, and this build reads formats up to 4; use a newer orchestrate"
     }
   }
 

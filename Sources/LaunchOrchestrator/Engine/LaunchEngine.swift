@@ -238,7 +238,6 @@ private final class LaunchRun: ControlledRun {
     report.pauses = activeClock.pauses.filter { $0.at <= duration }.map {
       LaunchReport.Pause(at: $0.at, duration: $0.duration)
     }
-    report.wallDuration = duration + report.pauses.reduce(.zero) { $0 + $1.duration }
     return report
   }
 

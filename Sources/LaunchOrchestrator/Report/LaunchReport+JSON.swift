@@ -18,7 +18,7 @@ extension LaunchReport {
       "route": route.map(\.name).reportJSON,
       "error": error.reportJSON,
       "duration": duration.reportJSON,
-      "wallDuration": (wallDuration ?? duration).reportJSON,
+      "wallDuration": wallDuration.reportJSON,
       "pauses": JSONValue(
         .array(
           pauses.map { ["at": $0.at.reportJSON, "duration": $0.duration.reportJSON] as JSONValue })),
@@ -58,8 +58,7 @@ extension LaunchReport {
       splash: report.member("splash").flatMap(SplashTiming.init))
     // Reports written before critical chains have none.
     criticalChains = try report.elementsIfPresent("criticalChains").map(CriticalChain.init)
-    // Reports written before pauses and signals have none.
-    wallDuration = report.fieldIfPresent("wallDuration", as: Duration.self)
+    // Reports written before pauses and signals have none; `wallDuration` follows from them.
     pauses = try report.elementsIfPresent("pauses").map { pause in
       Pause(
         at: try pause.field("at", as: Duration.self),

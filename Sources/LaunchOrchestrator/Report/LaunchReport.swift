@@ -175,9 +175,10 @@ public struct LaunchReport: Sendable, Equatable {
   public var route: LaunchRoute?
   /// How long the launch took, in active time (pauses left out).
   public var duration: Duration
-  /// How long the launch took in real time, pauses included; `nil` in a report that predates
-  /// pauses, where it equals ``duration``.
-  public var wallDuration: Duration?
+  /// How long the launch took in real time: ``duration`` and every pause.
+  public var wallDuration: Duration {
+    pauses.reduce(duration) { $0 + $1.duration }
+  }
   /// Each time the launch was paused, in order.
   public var pauses: [Pause] = []
   /// The manifest's signals, in its order, with when each was sent.
