@@ -77,7 +77,9 @@ func require<T>(_ value: T?, _ what: String) throws -> T {
 }
 
 do {
-  let ok = try await launch()
+  let launched = try await launch()
+  let lived = try await lifecycle()
+  let ok = launched && lived
   print(ok ? "app package: ok" : "app package: FAILED")
   exit(ok ? 0 : 1)
 } catch {

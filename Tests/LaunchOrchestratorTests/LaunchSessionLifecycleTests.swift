@@ -1,0 +1,354 @@
+import Foundation
+import Testing
+
+@testable import LaunchOrchestrator
+
+/// The lifecycle of a ``LaunchSession`` as an app drives it: cancel, retry, a second `run`
+/// joining the first, the splash's timing while paused, signals and on-demand steps; on a
+/// manual clock. Each test counts its `count` steps under keys of its own.
+@MainActor
+@Suite("Launch session lifecycle", .timeLimit(.minutes(10)))
+struct LaunchSessionLifecycleTests {
+  /// Waits for the session to catch up with the clock, failing after about five seconds.
+  private func until(_ condition: () -> Bool, _ comment: Comment) async {
+    for _ in 0..<5_000 {
+      if condition() { return }
+      await Task.yield()
+      try? await Task.sleep(for: .milliseconds(1))
+    }
+    Issue.record(comment)
+  }
+
+  private func runs(_ key: String) -> Int? {
+    stepRuns.withLock { $0[key] }
+  }
+
+  // MARK: Cancel
+
+  @Test func cancelShowsTheCancelledScreenWithNoError() async throws {
+    let plan = try loadPlan(
+      """
+      { "version": 1, "milestones": { "interactive": ["page"] }, "steps": [
+        { "id": "store", "plugin": "wait", "params": { "duration": "5s" } },
+        { "id": "page", "plugin": "noop", "dependsOn": ["store"] }
+      ] }
+      """)
+    let clock = ManualClock()
+    let session = LaunchSession()
+    let run = Task { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.waitForSleepers(1)
+    clock.advance(to: .seconds(1))
+    #expect(session.phase == .running)
+    session.cancel()
+    let report = await run.value
+    #expect(report.outcome == .cancelled)
+    #expect(report.step("store")?.state == .cancelled)
+    #expect(report.step("page")?.state == .skipped)
+    #expect(session.screen == .cancelled)
+    #expect(session.phase == .finished(.cancelled))
+    #expect(session.error == nil)
+    #expect(session.report == report)
+  }
+
+  @Test func cancellingTheTaskThatRunsTheLaunchCancelsItAsCancelDoes() async throws {
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "wait", "params": { "duration": "5s" } }
+      ] }
+      """)
+    let clock = ManualClock()
+    let session = LaunchSession()
+    let run = Task { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.waitForSleepers(1)
+    run.cancel()
+    let report = await run.value
+    #expect(report.outcome == .cancelled)
+    #expect(session.screen == .cancelled)
+    #expect(session.phase == .finished(.cancelled))
+    #expect(session.error == nil)
+  }
+
+  // MARK: Retry
+
+  @Test func retryAfterAFailureRunsNoSucceededStepAgain() async throws {
+    // 'feed' fails a second after 'store' succeeded, without depending on it; 'page' needs
+    // 'feed'.
+    let plan = try loadPlan(
+      """
+      { "version": 1, "milestones": { "interactive": ["page"] }, "steps": [
+        { "id": "store", "plugin": "count", "params": { "key": "session-retry-store" } },
+        { "id": "feed", "plugin": "count", "delay": "1s", "onFailure": "abort",
+          "params": { "key": "session-retry-feed", "failRuns": 1 } },
+        { "id": "page", "plugin": "count", "params": { "key": "session-retry-page" },
+          "dependsOn": ["feed"] }
+      ] }
+      """)
+    let clock = ManualClock()
+    let session = LaunchSession()
+    let first = Task { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.waitForSleepers(1)
+    await until(
+      { session.output(of: "store", as: Tally.self) != nil }, "'store' never succeeded")
+    clock.advance(to: .seconds(1))
+    let failed = await first.value
+    #expect(failed.outcome == .failed)
+    #expect(failed.step("store")?.state == .succeeded)
+    #expect(failed.step("feed")?.state == .failed)
+    #expect(failed.step("page")?.state == .skipped)
+    #expect(session.screen == .failed("'feed' failed: run 1 fails"))
+    #expect(session.error == "'feed' failed: run 1 fails")
+    #expect(runs("session-retry-store") == 1)
+    #expect(runs("session-retry-feed") == 1)
+    #expect(runs("session-retry-page") == nil)
+
+    let retry = Task { await session.retry() }
+    // The retry's 'feed' waits its delay again, from the retry's start.
+    await clock.waitForSleepers(1)
+    #expect(session.phase == .running)
+    #expect(session.screen == .splash)
+    clock.advance(to: .seconds(2))
+    let retried = await retry.value
+    #expect(retried.outcome == .succeeded)
+    #expect(runs("session-retry-store") == 1)
+    #expect(runs("session-retry-feed") == 2)
+    #expect(runs("session-retry-page") == 1)
+    #expect(retried.step("store")?.reused == true)
+    #expect(retried.step("store")?.state == .succeeded)
+    #expect(retried.step("feed")?.reused == false)
+    #expect(retried.step("feed")?.state == .succeeded)
+    #expect(retried.step("page")?.reused == false)
+    #expect(retried.output(of: "store", as: Tally.self) == Tally(value: "session-retry-store#1"))
+    #expect(session.output(of: "store", as: Tally.self) == Tally(value: "session-retry-store#1"))
+    #expect(session.output(of: "page", as: Tally.self) == Tally(value: "session-retry-page#1"))
+    #expect(session.phase == .finished(.succeeded))
+    #expect(session.screen == .content)
+    #expect(session.error == nil)
+    #expect(session.report == retried)
+
+    // Nothing to retry after a success: the same report, and nothing runs.
+    let again = await session.retry()
+    #expect(again == retried)
+    #expect(again.step("feed")?.end == retried.step("feed")?.end)
+    #expect(runs("session-retry-store") == 1)
+    #expect(runs("session-retry-feed") == 2)
+    #expect(runs("session-retry-page") == 1)
+    #expect(session.phase == .finished(.succeeded))
+  }
+
+  // MARK: Join
+
+  @Test func aSecondRunWhileTheLaunchRunsJoinsIt() async throws {
+    // The counted steps come after the slow one, so they run after the second call came.
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "slow", "plugin": "wait", "params": { "duration": "1s" } },
+        { "id": "a", "plugin": "count", "params": { "key": "session-join-a" },
+          "dependsOn": ["slow"] },
+        { "id": "b", "plugin": "count", "params": { "key": "session-join-b" },
+          "dependsOn": ["a"] }
+      ] }
+      """)
+    let clock = ManualClock()
+    let engine = LaunchEngine(clock: clock)
+    let session = LaunchSession()
+    let first = Task { await session.run(plan, on: engine) }
+    await clock.waitForSleepers(1)
+    let called = Locked(false)
+    let second = Task {
+      called.withLock { $0 = true }
+      return await session.run(plan, on: engine)
+    }
+    // Both on the main actor: once the second task has run its first line, it has reached
+    // `run` and joined, without letting the main actor go in between.
+    await until({ called.withLock { $0 } }, "the second run was never called")
+    #expect(session.phase == .running)
+    clock.advance(to: .seconds(1))
+    let firstReport = await first.value
+    let secondReport = await second.value
+    #expect(firstReport.outcome == .succeeded)
+    #expect(firstReport == secondReport)
+    #expect(firstReport.step("a")?.start == secondReport.step("a")?.start)
+    #expect(
+      secondReport.output(of: "b", as: Tally.self) == Tally(value: "session-join-b#1"))
+    #expect(runs("session-join-a") == 1)
+    #expect(runs("session-join-b") == 1)
+    #expect(session.report == firstReport)
+    #expect(session.phase == .finished(.succeeded))
+  }
+
+  // MARK: Pause
+
+  /// A splash whose content is `page`, a `wait` step taking `page`.
+  private static func splashPlan(pageTakes page: String) throws -> LaunchPlan {
+    try loadPlan(
+      """
+      { "version": 1,
+        "splash": { "dismissOn": "interactive", "minimum": "1s", "skeletonAfter": "150ms" },
+        "milestones": { "interactive": ["page"] },
+        "steps": [ { "id": "page", "plugin": "wait", "params": { "duration": "\(page)" } } ] }
+      """)
+  }
+
+  @Test func theSplashMinimumDoesNotAdvanceWhilePaused() async throws {
+    let plan = try Self.splashPlan(pageTakes: "300ms")
+    let clock = ManualClock()
+    let session = LaunchSession()
+    let run = Task { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    // The page's sleep and the splash's minimum.
+    await clock.waitForSleepers(2)
+    clock.advance(to: .milliseconds(300))
+    await until({ session.isReached("interactive") }, "interactive never reached")
+    clock.advance(to: .milliseconds(500))
+    session.pause()
+    #expect(session.isPaused)
+    // Far past the minimum in real time; none of it counts.
+    clock.advance(to: .milliseconds(10_500))
+    for _ in 0..<20 { await Task.yield() }
+    #expect(session.screen == .splash)
+    session.resume()
+    #expect(!session.isPaused)
+    // 0.5s of the minimum remain: it ends at 1s of active time, 11s of real time.
+    await until(
+      { clock.sleeperDeadlines == [.seconds(11)] }, "the splash's timer did not move by the pause")
+    #expect(session.screen == .splash)
+    clock.advance(to: .milliseconds(10_999))
+    for _ in 0..<20 { await Task.yield() }
+    #expect(session.screen == .splash)
+    clock.advance(to: .seconds(11))
+    let report = await run.value
+    #expect(session.screen == .content)
+    #expect(report.outcome == .succeeded)
+    #expect(report.splash == SplashTiming(contentAt: .seconds(1), skeletonFrom: nil))
+  }
+
+  @Test func theSkeletonDeadlineDoesNotAdvanceWhilePaused() async throws {
+    let plan = try Self.splashPlan(pageTakes: "2s")
+    let clock = ManualClock()
+    let session = LaunchSession()
+    let run = Task { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.waitForSleepers(2)
+    clock.advance(to: .milliseconds(500))
+    session.pause()
+    // Far past the minimum and the skeleton's deadline (1.15s) in real time.
+    clock.advance(to: .milliseconds(10_500))
+    for _ in 0..<20 { await Task.yield() }
+    #expect(session.screen == .splash)
+    session.resume()
+    // Everything moved by the 10s pause: the minimum to 11s, the page's end to 12s.
+    await until(
+      { clock.sleeperDeadlines == [.seconds(11), .seconds(12)] },
+      "the deadlines did not move by the pause")
+    #expect(session.screen == .splash)
+    clock.advance(to: .seconds(11))
+    let skeletonAt = Duration.milliseconds(11_150) + .nanoseconds(1)
+    await until({ clock.sleeperDeadlines.contains(skeletonAt) }, "no skeleton timer")
+    #expect(session.screen == .splash)
+    clock.advance(to: .milliseconds(11_150))
+    for _ in 0..<20 { await Task.yield() }
+    #expect(session.screen == .splash)
+    clock.advance(to: skeletonAt)
+    await until({ session.screen == .skeleton }, "the skeleton never showed")
+    clock.advance(to: .seconds(12))
+    let report = await run.value
+    #expect(session.screen == .content)
+    #expect(report.outcome == .succeeded)
+    #expect(report.duration == .seconds(2))
+    #expect(report.wallDuration == .seconds(12))
+    #expect(report.pauses == [.init(at: .milliseconds(500), duration: .seconds(10))])
+    #expect(
+      report.splash == SplashTiming(contentAt: .seconds(2), skeletonFrom: .milliseconds(1_150)))
+  }
+
+  // MARK: Signals
+
+  @Test func aSignalSentBeforeRunIsRemembered() async throws {
+    let plan = try loadPlan(
+      """
+      { "version": 1, "signals": ["consent"], "steps": [
+        { "id": "analytics", "plugin": "count", "params": { "key": "session-early-signal" },
+          "waitFor": ["consent"] }
+      ] }
+      """)
+    let session = LaunchSession()
+    session.signal("consent")
+    let report = await session.run(plan, on: LaunchEngine(clock: ManualClock()))
+    #expect(report.outcome == .succeeded)
+    #expect(report.step("analytics")?.state == .succeeded)
+    #expect(report.step("analytics")?.start == .zero)
+    #expect(report.signals == [.init(name: "consent", time: .zero)])
+    #expect(runs("session-early-signal") == 1)
+    #expect(session.phase == .finished(.succeeded))
+  }
+
+  @Test func finishSkipsAStepWaitingForASignalThatNeverCame() async throws {
+    let plan = try loadPlan(
+      """
+      { "version": 1, "signals": ["consent"], "steps": [
+        { "id": "store", "plugin": "count", "params": { "key": "session-finish-store" } },
+        { "id": "analytics", "plugin": "count", "params": { "key": "session-finish-analytics" },
+          "dependsOn": ["store"], "waitFor": ["consent"] }
+      ] }
+      """)
+    let clock = ManualClock()
+    let session = LaunchSession()
+    let run = Task { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await until(
+      { session.output(of: "store", as: Tally.self) != nil }, "'store' never succeeded")
+    // The launch stays open for the signal, however long it takes.
+    clock.advance(to: .seconds(60))
+    for _ in 0..<20 { await Task.yield() }
+    #expect(session.phase == .running)
+    session.finish()
+    let report = await run.value
+    #expect(report.step("analytics")?.state == .skipped)
+    #expect(report.step("analytics")?.error == "signal 'consent' was not sent")
+    #expect(report.signals == [.init(name: "consent", time: nil)])
+    #expect(runs("session-finish-analytics") == nil)
+    #expect(session.phase == .finished(report.outcome))
+    #expect(report.outcome != .failed)
+    #expect(session.error == nil)
+  }
+
+  // MARK: On demand
+
+  @Test func ensureAfterTheLaunchUpdatesOutputsAndReportAndRunsOnceForManyCallers()
+    async throws
+  {
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "count", "params": { "key": "session-ensure-store" } },
+        { "id": "search", "plugin": "count", "params": { "key": "session-ensure-search" },
+          "dependsOn": ["store"], "trigger": "onDemand" }
+      ] }
+      """)
+    let session = LaunchSession()
+    let report = await session.run(plan, on: LaunchEngine(clock: ManualClock()))
+    #expect(report.outcome == .succeeded)
+    #expect(report.step("search")?.state == .skipped)
+    #expect(session.output(of: "search", as: Tally.self) == nil)
+    #expect(runs("session-ensure-search") == nil)
+
+    async let first = session.ensure("search", as: Tally.self)
+    async let second = session.ensure("search", as: Tally.self)
+    async let third = session.ensure("search", as: Tally.self)
+    let tallies = try await [first, second, third]
+    let expected = Tally(value: "session-ensure-search#1")
+    #expect(tallies == [expected, expected, expected])
+    #expect(runs("session-ensure-search") == 1)
+    #expect(runs("session-ensure-store") == 1)
+    #expect(session.output(of: "search", as: Tally.self) == expected)
+    #expect(session.outputs.output(of: "search", as: Tally.self) == expected)
+    let updated = try #require(session.report)
+    #expect(updated.step("search")?.state == .succeeded)
+    #expect(updated.output(of: "search", as: Tally.self) == expected)
+    #expect(updated.step("store")?.state == .succeeded)
+
+    // Later calls return the output at once.
+    let later = try await session.ensure("search", as: Tally.self)
+    #expect(later == expected)
+    #expect(runs("session-ensure-search") == 1)
+  }
+}
