@@ -134,14 +134,7 @@ public final class LaunchControl: Sendable {
   /// - Throws: ``LaunchFailure`` when the step does not exist, is not on demand, failed,
   ///   timed out, was skipped, or its output is not a `T`.
   public func ensure<T>(_ step: String, as type: T.Type = T.self) async throws -> T {
-    let output = try await ensureOutput(of: step)
-    if let value = output as? T { return value }
-    if output == nil, let none = (() as Any) as? T { return none }
-    throw LaunchFailure(
-      kind: .wrongOutputType, step: step,
-      message:
-        "'\(step)' outputs \(output.map { English.withArticle(String(describing: Swift.type(of: $0))) } ?? "nothing"), not \(English.withArticle(String(describing: T.self)))."
-    )
+    try LaunchFailure.cast(try await ensureOutput(of: step), of: step, to: T.self)
   }
 
   /// The output of on-demand step `step` once it ran; see ``ensure(_:as:)``.

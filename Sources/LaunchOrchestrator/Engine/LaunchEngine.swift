@@ -172,7 +172,7 @@ private final class LaunchRun: ControlledRun {
     self.clock = clock.launchClock
     self.control = control
     self.reused = reused
-    staysOpen = control != nil && plan.steps.contains { $0.trigger == .onDemand }
+    staysOpen = control != nil && !plan.onDemandSteps.isEmpty
     self.environment = environment
     self.events = events
     self.hooks = hooks

@@ -46,4 +46,17 @@ public struct LaunchFailure: Error, Sendable, CustomStringConvertible {
 
   /// The message.
   public var description: String { message }
+
+  /// `output`, the output of `step`, as a `T`: `()` for a step that outputs nothing when `T`
+  /// is `Void`; a ``Kind/wrongOutputType`` failure naming both types otherwise.
+  static func cast<T>(_ output: (any Sendable)?, of step: String, to type: T.Type) throws -> T {
+    if let value = output as? T { return value }
+    if output == nil, let none = (() as Any) as? T { return none }
+    let found = output.map { English.withArticle(String(describing: Swift.type(of: $0))) }
+    throw LaunchFailure(
+      kind: .wrongOutputType, step: step,
+      message:
+        "'\(step)' outputs \(found ?? "nothing"), not \(English.withArticle(String(describing: T.self)))."
+    )
+  }
 }

@@ -26,6 +26,9 @@ public struct LaunchPlan: Sendable {
   /// The steps with a `cache`, gathered when the plan is built: a launch without one looks up
   /// nothing.
   let cachedSteps: [Int]
+  /// The on-demand steps, gathered when the plan is built: a launch without one sets nothing
+  /// up for them.
+  let onDemandSteps: [Int]
   /// The names of the signals the app may send, as the manifest declares them; a step's
   /// ``PlannedStep/waitFor`` indexes this array.
   public let signals: [String]
@@ -125,7 +128,7 @@ public struct PlannedStep: Sendable {
   /// How its output is kept between launches, when it is.
   public let cache: CachePolicy?
   /// The signals it waits for, as indices into ``LaunchPlan/signals``.
-  public let waitFor: [Int]
+  package let waitFor: [Int]
   /// Whether it runs in the launch or only when the app ensures it.
   public let trigger: StepTrigger
   /// What identifies its cache entry, for a step with a `cache`.

@@ -362,6 +362,7 @@ struct PlanBuilder {
         plannedSteps[index].requirements.filter(\.isRequired).map { (index, $0) }
       },
       cachedSteps: plannedSteps.indices.filter { plannedSteps[$0].cache != nil },
+      onDemandSteps: plannedSteps.indices.filter { plannedSteps[$0].trigger == .onDemand },
       signals: manifest.signals)
   }
 

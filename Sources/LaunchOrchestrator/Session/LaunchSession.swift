@@ -219,13 +219,7 @@ public final class LaunchSession {
       outputs.set(output, for: step)
       if phase != .running, let updated = control.report { report = updated }
     }
-    if let value = output as? T { return value }
-    if output == nil, let none = (() as Any) as? T { return none }
-    throw LaunchFailure(
-      kind: .wrongOutputType, step: step,
-      message:
-        "'\(step)' outputs \(output.map { English.withArticle(String(describing: Swift.type(of: $0))) } ?? "nothing"), not \(English.withArticle(String(describing: T.self)))."
-    )
+    return try LaunchFailure.cast(output, of: step, to: T.self)
   }
 
   private func launch<C: Clock>(
@@ -310,9 +304,12 @@ public final class LaunchSession {
   private func start(plan: LaunchPlan, timesSplash: Bool) {
     reset()
     // On-demand steps are the app's to run, not the launch's: they hold no progress back.
+    // Gathered when the plan was built, so a plan without them sets nothing up here.
     countedSteps =
       plan.manifest.splash.map { plan.steps(before: $0.dismissOn) }
-      ?? Set(plan.steps.lazy.filter { $0.trigger == .launch }.map(\.id))
+      ?? (plan.onDemandSteps.isEmpty
+        ? nil
+        : Set(plan.steps.lazy.filter { $0.trigger == .launch }.map(\.id)))
     abortingSteps = Set(plan.steps.filter { $0.onFailure == .abort }.map(\.id))
     totalSteps = countedSteps?.count ?? plan.steps.count
     progress = totalSteps == 0 ? 1 : 0
