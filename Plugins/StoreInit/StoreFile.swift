@@ -9,7 +9,7 @@ import SQLiteStore
 #endif
 
 /// What lies at a store's path, told from the first bytes before SQLite opens it.
-enum StoreFile: Equatable {
+package enum StoreFile: Equatable {
   /// Nothing.
   case missing
   /// A folder.
