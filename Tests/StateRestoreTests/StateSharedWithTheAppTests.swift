@@ -53,4 +53,15 @@ struct StateSharedWithTheAppTests {
     let names = try FileManager.default.contentsOfDirectory(atPath: folder.file(".state").path)
     #expect(!names.contains { $0.contains("unreadable") })
   }
+
+  @Test func keysEqualOnlyAfterUnicodeNormalisationAreTwoKeysNotADuplicate() async throws {
+    let folder = try ScratchFolder()
+    let text = "{ \"caf\u{E9}\": 1, \"cafe\u{301}\": 2 }"
+    let file = try folder.write(".state/launch-state.json", text)
+    let report = try await launch(manifest, in: folder, plugins: [StateRestoreStep.self]).report
+    #expect(try String(contentsOf: file, encoding: .utf8) == text, "left in place")
+    let names = try FileManager.default.contentsOfDirectory(atPath: folder.file(".state").path)
+    #expect(!names.contains { $0.contains("unreadable") }, "\(names)")
+    #expect(report.step("restore")?.notes.first?.hasPrefix("restored") == true)
+  }
 }
