@@ -110,6 +110,15 @@ let package = Package(
       ],
       path: "Benchmarks/OrchestrateBench"
     ),
+    // A second process for the plugins' tests: the app writing a shared file, a launch
+    // killed at a chosen point.
+    .executableTarget(
+      name: "orchestrate-test-helper",
+      dependencies: [
+        "LaunchOrchestrator", "StoreInitPlugin", "QueueValidationPlugin", "StateRestorePlugin",
+      ],
+      path: "Tests/TestHelper"
+    ),
     .testTarget(name: "LaunchOrchestratorTests", dependencies: ["LaunchOrchestrator"]),
     .testTarget(
       name: "ManifestFuzzingTests",

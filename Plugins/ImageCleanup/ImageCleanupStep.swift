@@ -61,13 +61,15 @@ public struct ImageCleanupStep: StepPlugin {
     let shown = context.resolve(directory).path
     let store = context.inputs(StoreHandle.self).first
     let folder: DirectoryHandle
+    let physicalPath: [String]
     do {
-      let (handle, physicalPath) = try DirectoryHandle.openFolder(atPath: root)
+      let (handle, physical) = try DirectoryHandle.openFolder(atPath: root)
+      physicalPath = physical
       let protected = ProtectedFolders(
         manifestDirectory: context.manifestDirectory, dataDirectory: context.dataDirectory,
         store: store?.url, home: NSHomeDirectory())
       // A store the step does not depend on is unknown to it, but still no image.
-      if let reason = protected.reason(for: handle, physicalPath: physicalPath)
+      if let reason = protected.reason(for: handle, physicalPath: physical)
         ?? handle.firstSQLiteDatabase().map({ "it holds the SQLite database '\($0)' (a store)" })
       {
         throw StepFailure(
@@ -92,9 +94,19 @@ public struct ImageCleanupStep: StepPlugin {
       }
     }
 
+    if let reason = store?.newStoreReason {
+      // Every image is unknown to a new store: none of them is an orphan.
+      context.log("removed nothing: \(reason), so an image no scan names may still be the app's")
+      return ImageCleanupResult(removedFiles: 0, removedBytes: 0, dryRun: dryRun)
+    }
+
+    // Paths inside the folder, however the store spells them: an image any scan that is not
+    // reviewed names is kept, even when a reviewed scan names it too.
     var referenced: Set<String> = []
     var reviewed: [String: [Int64]] = [:]
     if let store {
+      let references = ImageReferences(
+        folder: root, physicalPath: physicalPath, dataDirectory: context.dataDirectory)
       let connection = try store.connect()
       let scans = try connection.query(
         "SELECT id, image_path, reviewed FROM scans WHERE image_path IS NOT NULL"
@@ -102,11 +114,19 @@ public struct ImageCleanupStep: StepPlugin {
         (id: $0.integer(0), path: $0.text(1) ?? "", reviewed: $0.integer(2) != 0)
       }
       for scan in scans {
-        if scan.reviewed {
-          reviewed[scan.path, default: []].append(scan.id)
-        } else {
-          referenced.insert(scan.path)
+        for path in references.paths(for: scan.path) {
+          if scan.reviewed {
+            reviewed[path, default: []].append(scan.id)
+          } else {
+            referenced.insert(path)
+          }
         }
+      }
+      let shared = reviewed.keys.filter(referenced.contains)
+      for path in shared { reviewed[path] = nil }
+      if !shared.isEmpty {
+        context.log(
+          "kept \(shared.count) images of reviewed scans that scans not yet reviewed also name")
       }
     }
 

@@ -47,6 +47,10 @@ public struct QueueValidationStep: StepPlugin {
   /// The largest queue read: a persisted upload queue of many thousand entries is a few MB.
   static let maximumSize = 256 << 20
 
+  /// How many times the queue is read again when the app changed it between the reading and
+  /// the rewrite, before the step leaves it as it is.
+  static let maximumReads = 5
+
   /// Validates the queue against the store.
   public func run(_ context: StepContext) async throws -> QueueValidationResult {
     let url = context.resolve(path)
@@ -59,17 +63,41 @@ public struct QueueValidationStep: StepPlugin {
     // A link is followed to the file it names; a folder, FIFO or device is refused before it
     // is read (reading a FIFO would block the launch).
     let file = try SafeFiles.checkReplaceable(url)
-    let contents: Data?
+    let shared = SharedFile(url: file)
+    let store = try context.input(StoreHandle.self)
+    for _ in 0..<Self.maximumReads {
+      try context.checkCancellation()
+      if let result = try validate(shared, shownAs: url, against: store, context) {
+        return result
+      }
+    }
+    context.log(
+      "the queue changed \(Self.maximumReads) times while it was validated (the app is writing it);"
+        + " left it as it was, to be validated at the next launch")
+    return QueueValidationResult(kept: 0, dropped: 0, movedAside: nil)
+  }
+
+  /// Reads, judges and, when the queue is still what was judged, rewrites it; `nil` when the
+  /// app changed it meanwhile.
+  private func validate(
+    _ shared: SharedFile, shownAs url: URL, against store: StoreHandle, _ context: StepContext
+  ) throws -> QueueValidationResult? {
+    let file = shared.url
+    let snapshot: SharedFile.Snapshot
     do {
       // Read through one descriptor that neither follows a link nor waits on a FIFO: the
-      // check above could be stale by now.
-      contents = try SafeFiles.contentsOfRegularFile(at: file, limit: Self.maximumSize)
+      // check of the path could be stale by now.
+      snapshot = try shared.read(limit: Self.maximumSize)
     } catch {
       throw StepFailure("\(error); the queue was left as it was")
     }
-    guard let data = contents else {
+    guard snapshot.exists else {
       context.log("no queue at \(url.path); nothing to validate")
       return QueueValidationResult(kept: 0, dropped: 0, movedAside: nil)
+    }
+    guard let data = snapshot.bytes else {
+      throw StepFailure(
+        "'\(file.path)' is over the \(Self.maximumSize)-byte limit; the queue was left as it was")
     }
     let bytes = Array(data)
     let queue: Queue
@@ -78,7 +106,11 @@ public struct QueueValidationStep: StepPlugin {
     } catch {
       // The file itself, not a link to it: the link is the app's way to its queue, and
       // moving it would leave the app writing a new queue where no launch looks.
-      let aside = try SafeFiles.moveAside(file, label: "unreadable")
+      let aside = try shared.withWriteLock { () throws -> URL? in
+        guard shared.isUnchanged(since: snapshot, limit: Self.maximumSize) else { return nil }
+        return try SafeFiles.moveAside(file, label: "unreadable")
+      }
+      guard let aside else { return nil }
       let shown = file == url ? aside.lastPathComponent : aside.path
       context.log("the queue was unreadable (\(error.reason)); moved it aside to \(shown)")
       return QueueValidationResult(kept: 0, dropped: 0, movedAside: aside)
@@ -91,8 +123,13 @@ public struct QueueValidationStep: StepPlugin {
           + "\(position.line), column \(position.column)\(more); which one counts is ambiguous, so "
           + "the queue was left as it was; remove the repeated key and run again")
     }
+    if let reason = store.newStoreReason {
+      context.log(
+        "kept all \(queue.workIds.count) queue entries: \(reason), so a work missing from it is no"
+          + " reason to drop an entry")
+      return QueueValidationResult(kept: queue.workIds.count, dropped: 0, movedAside: nil)
+    }
 
-    let store = try context.input(StoreHandle.self)
     let connection = try store.connect()
     var existing: Set<Int64> = []
     let ids = Array(Set(queue.workIds))
@@ -113,7 +150,14 @@ public struct QueueValidationStep: StepPlugin {
       return QueueValidationResult(kept: kept, dropped: 0, movedAside: nil)
     }
     let text = try queue.removing(dropped, path: url)
-    try Self.replace(file, with: text, originalBytes: bytes, shownAs: url)
+    // Only the queue that was judged is replaced: an entry the app appended since is in a
+    // file that was not judged, which is read again.
+    let replaced = try shared.withWriteLock { () throws -> Bool in
+      guard shared.isUnchanged(since: snapshot, limit: Self.maximumSize) else { return false }
+      try Self.replace(file, with: text, originalBytes: bytes, shownAs: url)
+      return true
+    }
+    guard replaced else { return nil }
     context.log(
       "dropped \(dropped.count) queue entries whose work no longer exists; kept \(kept)")
     return QueueValidationResult(kept: kept, dropped: dropped.count, movedAside: nil)

@@ -69,7 +69,7 @@ public final class SQLiteConnection {
     case create
   }
 
-  private let handle: OpaquePointer
+  fileprivate let handle: OpaquePointer
   private let busyTimeout: Duration
 
   /// Opens the database at `url`.
@@ -129,6 +129,97 @@ public final class SQLiteConnection {
   /// Runs a script of statements one by one, so that a failure names the line its statement
   /// starts on (``SQLiteError/line``).
   public func executeScript(_ sql: String) throws(SQLiteError) {
+    try runScript(sql, guard: nil)
+  }
+
+  /// Runs a script inside the transaction the connection is in (a migration inside
+  /// `store.init`'s), which the script cannot end, begin anew or leave: `COMMIT`, `END`,
+  /// `ROLLBACK`, `BEGIN`, the release of a savepoint the script did not open, `ATTACH`,
+  /// `DETACH`, `VACUUM` and the pragmas that change the journal are refused by SQLite's own
+  /// parser (an authorizer) as each statement is prepared, and a statement after which the
+  /// transaction has ended anyway (a trigger's `RAISE(ROLLBACK)`) stops the script.
+  ///
+  /// Check the script first with ``transactionEscape(in:)`` to refuse it before any of it runs.
+  /// - Throws: ``SQLiteError`` with the line of the failing or refused statement.
+  public func executeScriptInTransaction(_ sql: String) throws(SQLiteError) {
+    guard sqlite3_get_autocommit(handle) == 0 else {
+      throw SQLiteError(code: SQLITE_MISUSE, message: "no transaction is open to run the script in")
+    }
+    let transactionGuard = TransactionGuard()
+    let context = Unmanaged.passUnretained(transactionGuard).toOpaque()
+    sqlite3_set_authorizer(handle, transactionGuardCallback, context)
+    defer { sqlite3_set_authorizer(handle, nil, nil) }
+    try withExtendedLifetime(transactionGuard) { () throws(SQLiteError) in
+      try runScript(sql, guard: transactionGuard)
+    }
+  }
+
+  /// The first statement of `script` that would end, begin or leave the transaction it runs
+  /// in (see ``executeScriptInTransaction(_:)``), as an error with its line; `nil` when there
+  /// is none. Only parses the script, with SQLite's own parser, on a scratch database: comments
+  /// and string literals that spell `COMMIT` are not statements, and nothing is run.
+  public static func transactionEscape(in script: String) -> SQLiteError? {
+    guard let scratch = try? SQLiteConnection.inMemory() else { return nil }
+    let transactionGuard = TransactionGuard()
+    transactionGuard.isDryRun = true
+    let context = Unmanaged.passUnretained(transactionGuard).toOpaque()
+    sqlite3_set_authorizer(scratch.handle, transactionGuardCallback, context)
+    defer { sqlite3_set_authorizer(scratch.handle, nil, nil) }
+    return withExtendedLifetime(transactionGuard) { () -> SQLiteError? in
+      // Split where SQLite's tokenizer says a statement is complete (a trigger's body, a
+      // string or a comment holding `;` is not split), then prepare each on its own: one
+      // that cannot be prepared here (its table is created by an earlier one) still has its
+      // boundaries right.
+      let bytes = Array(script.utf8)
+      var start = 0
+      var lineOfStart = 1
+      var index = 0
+      while index < bytes.count {
+        defer { index += 1 }
+        guard bytes[index] == UInt8(ascii: ";") else { continue }
+        let text = String(decoding: bytes[start...index], as: UTF8.self)
+        guard sqlite3_complete(text) != 0 else { continue }
+        if let refusal = refusal(of: text, on: scratch, transactionGuard) {
+          return SQLiteError(
+            code: SQLITE_AUTH, message: refusal, line: lineOfStart + firstLine(of: text) - 1)
+        }
+        lineOfStart += bytes[start...index].count { $0 == 0x0A }
+        start = index + 1
+      }
+      let rest = String(decoding: bytes[start...], as: UTF8.self)
+      if let refusal = refusal(of: rest, on: scratch, transactionGuard) {
+        return SQLiteError(
+          code: SQLITE_AUTH, message: refusal, line: lineOfStart + firstLine(of: rest) - 1)
+      }
+      return nil
+    }
+  }
+
+  /// Why the one statement `text` may not run inside a caller's transaction, by preparing it.
+  private static func refusal(
+    of text: String, on scratch: SQLiteConnection, _ transactionGuard: TransactionGuard
+  ) -> String? {
+    transactionGuard.refusal = nil
+    var statement: OpaquePointer?
+    let result = sqlite3_prepare_v2(scratch.handle, text, -1, &statement, nil)
+    sqlite3_finalize(statement)
+    return transactionGuard.refusal
+      ?? (result == SQLITE_OK && statement != nil
+        ? TransactionGuard.refusal(ofKeywordsIn: text) : nil)
+  }
+
+  /// The line, from 1, of `text`'s first character that is not a blank or in a comment.
+  private static func firstLine(of text: String) -> Int {
+    let bytes = Array(text.utf8CString)
+    return bytes.withUnsafeBufferPointer { buffer in
+      guard let base = buffer.baseAddress else { return 1 }
+      return line(of: base, in: base)
+    }
+  }
+
+  private func runScript(_ sql: String, guard transactionGuard: TransactionGuard?)
+    throws(SQLiteError)
+  {
     let bytes = Array(sql.utf8CString)
     let failure = bytes.withUnsafeBufferPointer { buffer -> SQLiteError? in
       guard let base = buffer.baseAddress else { return nil }
@@ -136,15 +227,37 @@ public final class SQLiteConnection {
       while start.pointee != 0 {
         var statement: OpaquePointer?
         var next: UnsafePointer<CChar>?
+        transactionGuard?.refusal = nil
         var result = sqlite3_prepare_v2(handle, start, -1, &statement, &next)
+        if result == SQLITE_OK, let statement, transactionGuard != nil, let next {
+          let text = String(
+            decoding: UnsafeBufferPointer(start: start, count: next - start).map {
+              UInt8(bitPattern: $0)
+            }, as: UTF8.self)
+          if let refusal = TransactionGuard.refusal(ofKeywordsIn: text) {
+            sqlite3_finalize(statement)
+            return SQLiteError(
+              code: SQLITE_AUTH, message: refusal, line: Self.line(of: start, in: base))
+          }
+        }
         if result == SQLITE_OK, let statement {
           repeat { result = sqlite3_step(statement) } while result == SQLITE_ROW
           sqlite3_finalize(statement)
           if result == SQLITE_DONE { result = SQLITE_OK }
         }
+        if let refusal = transactionGuard?.refusal {
+          return SQLiteError(
+            code: SQLITE_AUTH, message: refusal, line: Self.line(of: start, in: base))
+        }
         guard result == SQLITE_OK else {
           let line = Self.line(of: start, in: base)
           return SQLiteError(code: result & 0xFF, message: lastErrorMessage, line: line)
+        }
+        if transactionGuard != nil, sqlite3_get_autocommit(handle) != 0 {
+          return SQLiteError(
+            code: SQLITE_AUTH,
+            message: "the statement ended the transaction the script runs in",
+            line: Self.line(of: start, in: base))
         }
         guard let next, next > start else { return nil }
         start = next
@@ -154,15 +267,22 @@ public final class SQLiteConnection {
     if let failure { throw failure }
   }
 
-  /// The line of the first character of `statement` that is not a blank or in a `--` comment.
-  private static func line(of statement: UnsafePointer<CChar>, in script: UnsafePointer<CChar>)
+  /// The line of the first character of `statement` that is not a blank or in a comment.
+  fileprivate static func line(of statement: UnsafePointer<CChar>, in script: UnsafePointer<CChar>)
     -> Int
   {
     var cursor = statement
     while true {
       while [0x20, 0x09, 0x0A, 0x0D].contains(cursor.pointee) { cursor += 1 }
-      guard cursor.pointee == 0x2D, cursor[1] == 0x2D else { break }
-      while cursor.pointee != 0, cursor.pointee != 0x0A { cursor += 1 }
+      if cursor.pointee == 0x2D, cursor[1] == 0x2D {
+        while cursor.pointee != 0, cursor.pointee != 0x0A { cursor += 1 }
+      } else if cursor.pointee == 0x2F, cursor[1] == 0x2A {
+        cursor += 2
+        while cursor.pointee != 0, !(cursor.pointee == 0x2A && cursor[1] == 0x2F) { cursor += 1 }
+        if cursor.pointee != 0 { cursor += 2 }
+      } else {
+        break
+      }
     }
     var line = 1
     var scan = script
@@ -377,3 +497,84 @@ public final class SQLiteStatement {
     sqlite3_column_type(statement, index) == SQLITE_NULL
   }
 }
+
+/// What a script run inside a caller's transaction may not do, told by SQLite's authorizer
+/// as each statement is prepared: the first refusal of the statement, and the savepoints the
+/// script opened itself (the only ones it may release or roll back to).
+private final class TransactionGuard {
+  var refusal: String?
+  var savepoints: [String] = []
+  /// Statements are only prepared, never run: a savepoint opened is assumed to stay open.
+  var isDryRun = false
+
+  /// The pragmas that change or end the journal, which cannot change inside a transaction
+  /// without ending it or failing halfway.
+  static let refusedPragmas: Set<String> = [
+    "journal_mode", "locking_mode", "wal_checkpoint", "wal_autocheckpoint",
+  ]
+
+  func judge(_ action: Int32, _ first: String?, _ second: String?) -> Int32 {
+    let refusal: String?
+    switch action {
+    case SQLITE_TRANSACTION:
+      refusal =
+        "'\(first ?? "")' would \(first == "BEGIN" ? "begin a transaction inside" : "end") the transaction it runs in"
+    case SQLITE_ATTACH: refusal = "'ATTACH' would reach outside the transaction it runs in"
+    case SQLITE_DETACH: refusal = "'DETACH' would reach outside the transaction it runs in"
+    case SQLITE_PRAGMA where Self.refusedPragmas.contains((first ?? "").lowercased()):
+      refusal = "'PRAGMA \(first ?? "")' cannot change inside the transaction it runs in"
+    case SQLITE_SAVEPOINT:
+      let name = (second ?? "").lowercased()
+      switch first {
+      case "BEGIN":
+        savepoints.append(name)
+        refusal = nil
+      case let operation where savepoints.contains(name):
+        if operation == "RELEASE", !isDryRun, let index = savepoints.lastIndex(of: name) {
+          savepoints.removeSubrange(index...)
+        }
+        refusal = nil
+      default:
+        refusal =
+          "'\(first == "RELEASE" ? "RELEASE" : "ROLLBACK TO") \(second ?? "")' names a savepoint the script did not open, and would end the transaction it runs in"
+      }
+    default:
+      refusal = nil
+    }
+    guard let refusal else { return SQLITE_OK }
+    self.refusal = self.refusal ?? refusal
+    return SQLITE_DENY
+  }
+
+  /// What a statement's leading keyword says that no authorizer is asked about: `VACUUM`
+  /// cannot run inside a transaction. The statement's text is SQLite's own split of the
+  /// script; comments before its first keyword are skipped.
+  static func refusal(ofKeywordsIn statement: String) -> String? {
+    var text = Substring(statement)
+    while true {
+      text = text.drop { $0.isWhitespace }
+      if text.hasPrefix("--") {
+        text = text.drop { $0 != "\n" }
+      } else if text.hasPrefix("/*") {
+        guard let end = text.range(of: "*/") else { return nil }
+        text = text[end.upperBound...]
+      } else {
+        break
+      }
+    }
+    let keyword = text.prefix { $0.isLetter }.uppercased()
+    return keyword == "VACUUM" ? "'VACUUM' cannot run inside the transaction it runs in" : nil
+  }
+}
+
+/// SQLite's authorizer calls this for every action of a statement being prepared.
+private let transactionGuardCallback:
+  @convention(c) (
+    UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?,
+    UnsafePointer<CChar>?, UnsafePointer<CChar>?
+  ) -> Int32 = { context, action, first, second, _, _ in
+    guard let context else { return SQLITE_OK }
+    let transactionGuard = Unmanaged<TransactionGuard>.fromOpaque(context).takeUnretainedValue()
+    return transactionGuard.judge(
+      action, first.map { String(cString: $0) }, second.map { String(cString: $0) })
+  }

@@ -1,6 +1,12 @@
 import Foundation
 import LaunchOrchestrator
 
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#endif
+
 /// An opened, migrated library store: what `store.init` hands to the steps that use the store.
 ///
 /// It holds no connection: each step opens its own with ``connect()``, so steps reading the
@@ -18,11 +24,19 @@ public final class StoreHandle: Sendable {
   public let busyTimeout: Duration
   /// Where a damaged file was moved before the store was recreated, if that happened.
   public let movedAside: URL?
+  /// Whether the store was created in this launch, or recovered (moved aside and created
+  /// anew, see ``movedAside``): it knows nothing the app wrote before.
+  ///
+  /// A step that acts on the user's data because the store does not mention it (a queue
+  /// entry whose work is missing, an image no scan names) must do nothing destructive
+  /// against a new store: its silence is no judgement.
+  public let isNew: Bool
 
-  /// Describes an opened store.
+  /// Describes an opened store; `isNew` when it was created in this launch (a store with
+  /// `movedAside` always is).
   public init(
     url: URL, schema: StoreSchema, version: Int, isReadOnly: Bool, busyTimeout: Duration,
-    movedAside: URL? = nil
+    movedAside: URL? = nil, isNew: Bool = false
   ) {
     self.url = url
     self.schema = schema
@@ -30,6 +44,18 @@ public final class StoreHandle: Sendable {
     self.isReadOnly = isReadOnly
     self.busyTimeout = busyTimeout
     self.movedAside = movedAside
+    self.isNew = isNew || movedAside != nil
+  }
+
+  /// Why a step that judges the user's data against the store left it alone: the store is
+  /// new, so its silence about the data says nothing. `nil` for a store that existed.
+  public var newStoreReason: String? {
+    guard isNew else { return nil }
+    if let movedAside {
+      return "the store was recovered in this launch (the damaged one was moved aside to"
+        + " '\(movedAside.lastPathComponent)'), so it does not know what the app wrote before"
+    }
+    return "the store was created in this launch, so it does not know what the app wrote before"
   }
 
   /// Where a finding of damage is written for the next launch: `store.init` then moves the
@@ -41,12 +67,32 @@ public final class StoreHandle: Sendable {
     URL(fileURLWithPath: url.path + ".damaged")
   }
 
+  /// Where `store.init` notes a recovery in progress (`<store>.recovering`, naming where the
+  /// store and its WAL go): written before the first file moves and removed after the last,
+  /// so a recovery killed midway is finished by the next launch.
+  public static func recoveryMarker(for url: URL) -> URL {
+    URL(fileURLWithPath: url.path + ".recovering")
+  }
+
   /// Writes `finding` to ``damageMarker``, so that the next launch recovers the store.
   ///
   /// Steps call it when a query fails with `SQLITE_CORRUPT` or `SQLITE_NOTADB`, and
   /// `store.check` when its integrity check fails; the store itself is not touched while in use.
+  /// The marker names the file it was written for (device and inode), so that it never
+  /// moves another store aside, and the next launch checks the store's integrity before it
+  /// acts on it.
   public func recordDamage(_ finding: String) throws {
-    try SafeFiles.writeAtomically(Data(finding.utf8), to: damageMarker)
+    var text = ""
+    if let identity = Self.identity(of: url) { text = "store \(identity)\n" }
+    try SafeFiles.writeAtomically(Data((text + finding).utf8), to: damageMarker)
+  }
+
+  /// `<device>:<inode>` of the file at `url`, which a rename keeps and a new file does not
+  /// share; `nil` when nothing is there.
+  public static func identity(of url: URL) -> String? {
+    var info = stat()
+    guard stat(url.path, &info) == 0 else { return nil }
+    return "\(UInt64(info.st_dev)):\(UInt64(info.st_ino))"
   }
 
   /// A step's failure for `error` from a query of the store: for damage, also records it (see

@@ -76,6 +76,11 @@ extension StoreSchema {
       }
       let url = folder.appendingPathComponent(file.name)
       let sql = try Self.sqlText(of: url, noun: "the migration")
+      if let escape = SQLiteConnection.transactionEscape(in: sql) {
+        throw StepFailure(
+          "the migration '\(url.path):\(escape.line ?? 1)' is refused: \(escape.message); store.init applies each migration inside one transaction and commits it itself, so that a failure leaves the store as it was; remove the statement"
+        )
+      }
       migrations.append(Migration(version: expected, summary: file.summary, sql: sql, file: url))
     }
     self.init(name: folder.lastPathComponent, migrations: migrations)

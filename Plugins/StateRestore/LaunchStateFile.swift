@@ -52,7 +52,12 @@ public struct LaunchStateFile: Sendable {
     }
     try FileManager.default.createDirectory(
       at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-    try SafeFiles.writeAtomically(Data(text.utf8), to: url)
+    // Under the file's write lock, as `state.restore` moves an unreadable file aside only
+    // under it (see ``SharedFile``): a save is never moved aside for what it replaced.
+    let file = try SafeFiles.checkReplaceable(url)
+    try SharedFile(url: file).withWriteLock {
+      try SafeFiles.writeAtomically(Data(text.utf8), to: file)
+    }
   }
 
   /// Replaces the saved state with the app's own `Encodable` value, whose properties become
@@ -72,9 +77,16 @@ public struct LaunchStateFile: Sendable {
     try save(RestoredState(object: members))
   }
 
+  /// How many times the state is read again when the app saved it between the reading and
+  /// moving it aside, before it is left as it is.
+  static let maximumReads = 5
+
   /// Reads the state, never failing: a missing file is empty state, and a file that cannot be
   /// used is empty state with the file moved aside (byte for byte, beside it) so that the next
   /// save does not replace what could be recovered. The notes say what happened.
+  ///
+  /// A file is moved aside only when it is still exactly the one judged unusable (see
+  /// ``SharedFile``); one the app saved meanwhile is read again.
   func restore() -> (state: RestoredState, notes: [String]) {
     let file: URL
     do {
@@ -83,27 +95,29 @@ public struct LaunchStateFile: Sendable {
     } catch {
       return (RestoredState(), ["\(error); started from empty state and left it as it was"])
     }
-    let bytes: [UInt8]
+    for _ in 0..<Self.maximumReads {
+      if let result = restore(SharedFile(url: file)) { return result }
+    }
+    return (
+      RestoredState(),
+      [
+        "the saved state '\(url.path)' changed \(Self.maximumReads) times while it was read (the app"
+          + " is saving it); started from empty state and left it as it was"
+      ]
+    )
+  }
+
+  /// One reading of the state; `nil` when the file changed before it could be moved aside.
+  private func restore(_ shared: SharedFile) -> (state: RestoredState, notes: [String])? {
+    let snapshot: SharedFile.Snapshot
     do {
       // Read through one descriptor that neither follows a link nor waits on a FIFO: the
-      // check above could be stale by now.
-      guard let data = try SafeFiles.contentsOfRegularFile(at: file, limit: Self.maximumSize)
-      else {
-        return (RestoredState(), ["no saved state at '\(url.path)'; started from empty state"])
-      }
-      bytes = Array(data)
-    } catch {
-      switch error.reason {
-      case .tooLarge:
-        let size =
-          (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?
-          .intValue ?? 0
-        return moveAside(
-          size > Self.maximumSize
-            ? "it is \(size) bytes, over the \(Self.maximumSize)-byte limit"
-            : "it is over the \(Self.maximumSize)-byte limit")
-      case .notRegular:
-        return (RestoredState(), ["\(error); started from empty state and left it as it was"])
+      // check of the path could be stale by now.
+      snapshot = try shared.read(limit: Self.maximumSize)
+    } catch let problem as SafeFiles.ReadProblem {
+      switch problem.reason {
+      case .notRegular, .tooLarge:
+        return (RestoredState(), ["\(problem); started from empty state and left it as it was"])
       case .unreadable(let why):
         return (
           RestoredState(),
@@ -113,31 +127,51 @@ public struct LaunchStateFile: Sendable {
           ]
         )
       }
+    } catch {
+      return (RestoredState(), ["\(error); started from empty state and left it as it was"])
     }
+    guard snapshot.exists else {
+      return (RestoredState(), ["no saved state at '\(url.path)'; started from empty state"])
+    }
+    guard let data = snapshot.bytes else {
+      return moveAside(
+        "it is \(snapshot.size) bytes, over the \(Self.maximumSize)-byte limit", shared, snapshot)
+    }
+    let bytes = Array(data)
     // An empty file (truncated by a tool or by hand) is named as such: clearer than a syntax
     // error at line 1, column 1.
-    guard !bytes.isEmpty else { return moveAside("it is empty") }
+    guard !bytes.isEmpty else { return moveAside("it is empty", shared, snapshot) }
     let document: JSONDocument
     do {
       document = try JSONParser.parse(bytes)
     } catch {
       let position = SourceText(bytes: bytes).position(of: error.offset)
       return moveAside(
-        "it is not valid JSON: \(error.message) at line \(position.line), column \(position.column)"
-      )
+        "it is not valid JSON: \(error.message) at line \(position.line), column \(position.column)",
+        shared, snapshot)
     }
     guard let members = document.root.members else {
-      return moveAside("it holds \(document.root.typeDescription), not a JSON object")
+      return moveAside(
+        "it holds \(document.root.typeDescription), not a JSON object", shared, snapshot)
     }
     if let repeated = document.duplicateKeys.first {
-      return moveAside("it has the key '\(repeated.key)' twice, so which one counts is ambiguous")
+      return moveAside(
+        "it has the key '\(repeated.key)' twice, so which one counts is ambiguous", shared,
+        snapshot)
     }
     return (RestoredState(object: members), [])
   }
 
-  private func moveAside(_ reason: String) -> (state: RestoredState, notes: [String]) {
+  /// Moves the file aside when it is still the one judged; `nil` when it is not.
+  private func moveAside(
+    _ reason: String, _ shared: SharedFile, _ snapshot: SharedFile.Snapshot
+  ) -> (state: RestoredState, notes: [String])? {
     do {
-      let aside = try SafeFiles.moveAside(url, label: "unreadable")
+      let aside = try shared.withWriteLock { () throws -> URL? in
+        guard shared.isUnchanged(since: snapshot, limit: Self.maximumSize) else { return nil }
+        return try SafeFiles.moveAside(url, label: "unreadable")
+      }
+      guard let aside else { return nil }
       return (
         RestoredState(),
         [

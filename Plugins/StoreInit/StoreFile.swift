@@ -9,7 +9,7 @@ import SQLiteStore
 #endif
 
 /// What lies at a store's path, told from the first bytes before SQLite opens it.
-enum StoreFile: Equatable {
+package enum StoreFile: Equatable {
   /// Nothing.
   case missing
   /// A folder.
@@ -80,6 +80,16 @@ enum StoreFile: Equatable {
   /// The files SQLite keeps beside a store in WAL mode.
   static let sidecarSuffixes = ["-wal", "-shm"]
 
+  /// What moves with a store, by suffix: the store itself, its WAL and shared memory, and the
+  /// damage marker. The store goes first and its WAL right after, both named in the recovery
+  /// marker before either moves.
+  private static let movedSuffixes = [""] + sidecarSuffixes + [".damaged"]
+
+  /// Called after each step of a recovery with its name (`marker`, `store`, `-wal`, `-shm`,
+  /// `.damaged`, `done`): only for tests, which end the process there to show that the next
+  /// launch finishes the recovery. Set before any launch runs.
+  nonisolated(unsafe) package static var recoveryStepHook: ((String) -> Void)?
+
   /// Moves a damaged store aside with its `-wal` and `-shm` files, under one timestamped name
   /// (`library.sqlite.corrupt-<stamp>`, `...-wal`, `...-shm`) so SQLite can open the copy
   /// with its WAL, and returns where the store went.
@@ -87,28 +97,120 @@ enum StoreFile: Equatable {
   /// Nothing is checkpointed or deleted: the files are renamed as they are. `shm`, the bytes
   /// of the `-shm` file from before SQLite opened the store, are written back, since readers
   /// update it as they come and go. The damage marker, when there is one, goes along.
+  ///
+  /// The move is one recoverable operation: the recovery marker (``StoreHandle/recoveryMarker(for:)``)
+  /// names the destination and is flushed to disk before the first file moves, and removed
+  /// only after the last; a launch that finds it finishes the move
+  /// (``finishInterruptedRecovery(_:)``) before it opens anything, so a WAL is never left
+  /// behind to be applied to a new store, nor a store left half moved. Call it holding the
+  /// folder's lock exclusively.
   static func moveAside(_ url: URL, shm: Data?) throws -> URL {
-    let destination = try SafeFiles.moveAside(url, label: "corrupt")
-    var moved: [(from: URL, to: URL)] = [(url, destination)]
-    let companions =
-      sidecarSuffixes.map { (URL(fileURLWithPath: url.path + $0), $0) } + [
-        (StoreHandle.damageMarker(for: url), ".damaged")
-      ]
+    let folder = url.deletingLastPathComponent()
+    let destination = folder.appendingPathComponent(freeName(for: url))
+    let marker = StoreHandle.recoveryMarker(for: url)
     do {
-      for (sidecar, suffix) in companions
-      where FileManager.default.fileExists(atPath: sidecar.path) {
-        let target = URL(fileURLWithPath: destination.path + suffix)
-        try FileManager.default.moveItem(at: sidecar, to: target)
-        moved.append((sidecar, target))
-        if suffix == "-shm", let shm { try shm.write(to: target) }
-      }
+      try SafeFiles.writeAtomically(
+        Data((destination.lastPathComponent + "\n").utf8), to: marker, followingLinks: false)
     } catch {
-      // Leaving the WAL behind would let SQLite apply it to the new store: put all back.
-      for (from, to) in moved.reversed() { try? FileManager.default.moveItem(at: to, to: from) }
       throw StepFailure(
-        "cannot move the damaged store '\(url.path)' aside with its WAL: \(error.localizedDescription); it was left as it was"
+        "cannot move the damaged store '\(url.path)' aside: cannot note the move first (\(error)); it was left as it was"
       )
     }
+    recoveryStepHook?("marker")
+    try move(url, to: destination)
+    if let shm, FileManager.default.fileExists(atPath: destination.path + "-shm") {
+      try? shm.write(to: URL(fileURLWithPath: destination.path + "-shm"))
+    }
+    try finish(marker)
     return destination
+  }
+
+  /// Finishes a recovery that a killed launch left halfway, as its recovery marker says;
+  /// returns where the store went, or `nil` when there is no marker. Call it holding the
+  /// folder's lock exclusively.
+  static func finishInterruptedRecovery(_ url: URL) throws -> URL? {
+    let marker = StoreHandle.recoveryMarker(for: url)
+    let text: String
+    do {
+      guard
+        let data = try SafeFiles.contentsOfRegularFile(
+          followingLinksAt: marker, limit: 4096)
+      else { return nil }
+      text = String(decoding: data, as: UTF8.self)
+    } catch {
+      throw StepFailure(
+        "the store '\(url.path)' was being moved aside when a launch stopped, and its note '\(marker.path)' cannot be read (\(error)); move the store and its -wal file aside yourself, then remove the note"
+      )
+    }
+    let name = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    guard !name.isEmpty, !name.contains("/"), name.hasPrefix(url.lastPathComponent + ".") else {
+      throw StepFailure(
+        "the note '\(marker.path)' of an interrupted recovery does not name where the store went ('\(name)'); move the store and its -wal file aside yourself, then remove the note"
+      )
+    }
+    let destination = url.deletingLastPathComponent().appendingPathComponent(name)
+    try move(url, to: destination)
+    try finish(marker)
+    return destination
+  }
+
+  /// Renames each file that is still at `url` (with its suffixes) to `destination`; one that
+  /// has moved already is passed over. Never replaces a file at the destination.
+  private static func move(_ url: URL, to destination: URL) throws {
+    for suffix in movedSuffixes {
+      let source = url.path + suffix
+      let target = destination.path + suffix
+      var info = stat()
+      guard lstat(source, &info) == 0 else { continue }
+      guard lstat(target, &info) != 0 else {
+        throw StepFailure(
+          "cannot move '\(source)' aside: '\(target)' is already there, and neither is replaced; compare the two, keep what you need, and move or remove '\(source)'"
+        )
+      }
+      guard rename(source, target) == 0 else {
+        let reason = String(cString: strerror(errno))
+        throw StepFailure(
+          "cannot move the damaged store '\(url.path)' aside with its WAL: cannot rename '\(source)' (\(reason)); what moved is in '\(destination.path)', and the next launch finishes the move"
+        )
+      }
+      recoveryStepHook?(suffix.isEmpty ? "store" : suffix)
+    }
+  }
+
+  /// Flushes the folder (the renames) to disk, then removes the recovery marker and flushes
+  /// again: the marker goes only once every file it names is in place.
+  private static func finish(_ marker: URL) throws {
+    let folder = marker.deletingLastPathComponent().path
+    let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    defer { if descriptor >= 0 { close(descriptor) } }
+    if descriptor >= 0 { _ = fsync(descriptor) }
+    guard unlink(marker.path) == 0 || errno == ENOENT else {
+      throw StepFailure(
+        "moved the damaged store aside, but cannot remove the note '\(marker.path)' (\(String(cString: strerror(errno)))); remove it, then launch again"
+      )
+    }
+    if descriptor >= 0 { _ = fsync(descriptor) }
+    recoveryStepHook?("done")
+  }
+
+  /// `<store>.corrupt-<UTC stamp>`, with `-2`, `-3`, ... when that name or one of its
+  /// companions' is taken.
+  private static func freeName(for url: URL, now: Date = Date()) -> String {
+    let stamp = now.formatted(
+      Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day().dateTimeSeparator(.standard)
+        .time(includingFractionalSeconds: false)
+    ).replacingOccurrences(of: ":", with: "").replacingOccurrences(of: "-", with: "")
+    let base = "\(url.lastPathComponent).corrupt-\(stamp)"
+    var name = base
+    var counter = 2
+    let folder = url.deletingLastPathComponent().path
+    while movedSuffixes.contains(where: { suffix in
+      var info = stat()
+      return lstat(folder + "/" + name + suffix, &info) == 0
+    }) {
+      name = "\(base)-\(counter)"
+      counter += 1
+    }
+    return name
   }
 }

@@ -2,6 +2,12 @@ import Foundation
 import LaunchOrchestrator
 import SQLiteStore
 
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#endif
+
 /// One opening of a store by `store.init`: looks before it writes, reads only the header and
 /// the schema (never the tables), and writes only inside one `BEGIN IMMEDIATE` transaction
 /// that reads the version again, so any number of launches at once migrate it exactly once.
@@ -35,6 +41,8 @@ struct StoreOpener {
       return handle
     case .damaged(let reason, let shm, let found):
       return try recover(from: reason, shm: shm, found: found)
+    case .interruptedRecovery:
+      return try finishRecovery()
     }
   }
 
@@ -44,9 +52,22 @@ struct StoreOpener {
     case opened(StoreHandle)
     /// `found` is the file's number when it was found damaged.
     case damaged(reason: String, shm: Data?, found: Int?)
+    /// A launch was killed while it moved the store aside.
+    case interruptedRecovery
   }
 
   private func openLocked() throws -> Opening {
+    // Before anything else: the store at the path may be half moved aside, or gone with its
+    // WAL still there, and nothing may open it until the move is finished.
+    var info = stat()
+    if lstat(StoreHandle.recoveryMarker(for: url).path, &info) == 0 {
+      guard !readOnly else {
+        throw StepFailure(
+          "the store '\(url.path)' was being moved aside when a launch stopped; nothing was changed in read-only mode, and the next launch that opens it read-write finishes the move"
+        )
+      }
+      return .interruptedRecovery
+    }
     switch try StoreFile.at(url) {
     case .folder:
       throw StepFailure(
@@ -68,9 +89,7 @@ struct StoreOpener {
     }
     let found = Self.identity(of: url)
 
-    let marker = StoreHandle.damageMarker(for: url)
-    if FileManager.default.fileExists(atPath: marker.path) {
-      let finding = (try? String(contentsOf: marker, encoding: .utf8)) ?? "no details"
+    if let finding = try recordedDamage(found: found) {
       return .damaged(reason: "recorded by an earlier launch: \(finding)", shm: nil, found: found)
     }
     let shm = readOnly ? nil : sharedMemorySnapshot()
@@ -92,16 +111,83 @@ struct StoreOpener {
     } else if needsMigration || state.journalMode != "wal"
       || state.applicationID != schema.applicationID
     {
-      return .opened(try openForWriting(movedAside: nil))
+      return .opened(try openForWriting(movedAside: nil, isNew: false))
     }
     context.reportProgress(1, "store is up to date (version \(state.version))")
-    return .opened(handle(version: state.version, movedAside: nil))
+    return .opened(handle(version: state.version, movedAside: nil, isNew: false))
   }
 
-  private func handle(version: Int, movedAside: URL?) -> StoreHandle {
+  private func handle(version: Int, movedAside: URL?, isNew: Bool) -> StoreHandle {
     StoreHandle(
       url: url, schema: schema, version: version, isReadOnly: readOnly, busyTimeout: busyTimeout,
-      movedAside: movedAside)
+      movedAside: movedAside, isNew: isNew)
+  }
+
+  /// The finding of the damage marker beside the store when it still holds: the marker names
+  /// this very file (an older marker names none) and the store fails its integrity check.
+  /// A stale marker (left by a recovery killed midway, or of a store since replaced) never
+  /// moves a healthy store aside: it is removed, and the launch says so.
+  private func recordedDamage(found: Int?) throws -> String? {
+    let marker = StoreHandle.damageMarker(for: url)
+    let data: Data
+    do {
+      guard let read = try SafeFiles.contentsOfRegularFile(at: marker, limit: 64 * 1024) else {
+        return nil
+      }
+      data = read
+    } catch {
+      context.log("left '\(marker.path)' alone: \(error)")
+      return nil
+    }
+    var text = String(decoding: data, as: UTF8.self)
+    var stale: String?
+    if text.hasPrefix("store "), let newline = text.firstIndex(of: "\n") {
+      let named = text[text.index(text.startIndex, offsetBy: 6)..<newline]
+      text = String(text[text.index(after: newline)...])
+      if let current = StoreHandle.identity(of: url), named != current {
+        stale = "it was written for another file at that path"
+      }
+    }
+    if stale == nil {
+      switch integrityProblem() {
+      case .some(let problem): return text.isEmpty ? problem : text
+      case .none: stale = "the store passes its integrity check"
+      }
+    }
+    guard let stale else { return nil }
+    guard !readOnly else {
+      context.log(
+        "ignored the damage marker '\(marker.lastPathComponent)' (\(text)): \(stale); it was left in read-only mode"
+      )
+      return nil
+    }
+    // Only the marker that was judged: one written again meanwhile is another finding.
+    if (try? SafeFiles.contentsOfRegularFile(at: marker, limit: 64 * 1024)) == data {
+      unlink(marker.path)
+    }
+    context.log(
+      "removed the stale damage marker '\(marker.lastPathComponent)' (\(text)): \(stale), so it was kept"
+    )
+    return nil
+  }
+
+  /// `PRAGMA integrity_check` through a read-only connection: `nil` when the store passes,
+  /// otherwise what is wrong. Reads the whole store, so it runs only when a marker says the
+  /// store is damaged.
+  private func integrityProblem() -> String? {
+    do {
+      let connection = try SQLiteConnection(url: url, mode: .readOnly, busyTimeout: busyTimeout)
+      let result = try connection.retryingWhenBusy {
+        try connection.query("PRAGMA integrity_check") { $0.text(0) ?? "" }
+      }
+      return result == ["ok"]
+        ? nil : "integrity check failed: \(result.prefix(3).joined(separator: "; "))"
+    } catch let error as SQLiteError where error.isCorruption {
+      return error.message
+    } catch {
+      // Busy or unreadable is no finding either way: the marker's word stands.
+      return "\(error)"
+    }
   }
 
   /// Reads the store through a read-only connection, which never checkpoints its WAL into
@@ -180,7 +266,7 @@ struct StoreOpener {
   /// ``SQLiteConnection/retryingWhenBusy(_:)``): switching a rollback-journal store to WAL
   /// reads the file's header before it asks for the write lock, so launches opening an old
   /// store together refuse one another instead of waiting.
-  private func openForWriting(movedAside: URL?) throws -> StoreHandle {
+  private func openForWriting(movedAside: URL?, isNew: Bool) throws -> StoreHandle {
     let result: (from: Int, to: Int)
     do {
       let connection = try SQLiteConnection(url: url, mode: .create, busyTimeout: busyTimeout)
@@ -199,7 +285,7 @@ struct StoreOpener {
       context.reportProgress(1, "store at version \(result.to)")
       context.log("migrated the store from version \(result.from) to \(result.to)")
     }
-    return handle(version: result.to, movedAside: movedAside)
+    return handle(version: result.to, movedAside: movedAside, isNew: isNew)
   }
 
   /// Migrates the store in one `BEGIN IMMEDIATE` transaction; returns the versions it found and
@@ -209,13 +295,20 @@ struct StoreOpener {
       let state = try Self.inspect(connection)
       _ = try judge(state)
       let pending = schema.migrations.filter { $0.version > state.version }
+      // Refused before any of them is applied: a statement that ends the transaction would
+      // commit half a migration.
+      for migration in pending {
+        if let escape = SQLiteConnection.transactionEscape(in: migration.sql) {
+          throw failure(escape, in: migration, leftAt: state.version)
+        }
+      }
       for (index, migration) in pending.enumerated() {
         try context.checkCancellation()
         context.reportProgress(
           Double(index) / Double(pending.count),
           "Migrating to version \(migration.version): \(migration.summary)...")
         do {
-          try connection.executeScript(migration.sql)
+          try connection.executeScriptInTransaction(migration.sql)
         } catch let error as SQLiteError {
           throw failure(error, in: migration, leftAt: state.version)
         }
@@ -265,9 +358,24 @@ struct StoreOpener {
     return try recovered ?? openStore()
   }
 
+  /// Finishes moving aside the store a killed launch was recovering, then creates the new
+  /// one, holding the folder's lock exclusively throughout.
+  private func finishRecovery() throws -> StoreHandle {
+    let recovered = try FolderLock.holding(folder, exclusive: true) { () throws -> StoreHandle? in
+      // Another launch may have finished it while this one waited for the lock.
+      guard let destination = try StoreFile.finishInterruptedRecovery(url) else { return nil }
+      context.log(
+        "finished moving the damaged store aside to \(destination.lastPathComponent), which a stopped launch had begun, and created a new one"
+      )
+      guard case .missing = try StoreFile.at(url) else { return nil }
+      return try createStore(movedAside: destination)
+    }
+    return try recovered ?? openStore()
+  }
+
   private func createStore(movedAside: URL?) throws -> StoreHandle {
     context.log("created a new \(schema.name) store at \(url.path)")
-    return try openForWriting(movedAside: movedAside)
+    return try openForWriting(movedAside: movedAside, isNew: true)
   }
 
   private var missingStore: StepFailure {

@@ -51,7 +51,7 @@ struct CompareCommand: Command {
     }
     console.out("Comparing '\(options.report)' (\(describe(report))) with \(heading).")
 
-    let milestoneNames = report.milestones.map(\.name)
+    let milestoneNames = Set(report.milestones.map(\.name))
     let milestones =
       report.milestones.map {
         Line(
@@ -61,7 +61,7 @@ struct CompareCommand: Command {
       + baseline.milestones.filter { !milestoneNames.contains($0.name) }.map {
         Line(name: $0.name, time: nil, missing: "-", figure: $0.figure)
       }
-    let stepIds = report.steps.map(\.id)
+    let stepIds = Set(report.steps.map(\.id))
     let steps =
       report.steps.map {
         Line(

@@ -24,6 +24,7 @@ struct RunCommand: Command {
     let outputs = try OutputFiles(options)
     let plan = try ManifestLoading(registry: registry, console: console).load(
       options.manifest, dataDirectory: try checkedDataDirectory())
+    try outputs.refuseFiles(of: plan, registry: registry, history: options.history)
     try checkBudgetMilestones(in: plan)
     try checkSignalsAndEnsures(in: plan)
     let environment = try environment(for: plan)
@@ -33,12 +34,13 @@ struct RunCommand: Command {
       await run(plan, environment: environment, in: handle)
     }
     // Each output is attempted whatever befell the other: a report that cannot be written
-    // (a full disk) is no reason to lose the run from the history.
-    var failure: CLIError?
-    do { try outputs.write(report, console: console) } catch { failure = error }
+    // (a full disk) is no reason to lose the run from the history. Nor to lose the launch's
+    // own outcome: the summary still prints and the exit code is the launch's, the outputs
+    // that failed named on stderr.
+    var failures: [CLIError] = []
+    do { try outputs.write(report, console: console) } catch { failures.append(error) }
     var recorded: String?
-    do { recorded = try history?.record(report) } catch { failure = failure ?? error }
-    if let failure { throw failure }
+    do { recorded = try history?.record(report) } catch { failures.append(error) }
     if options.json {
       console.json(report.jsonText)
     } else {
@@ -46,6 +48,7 @@ struct RunCommand: Command {
     }
     if let recorded, options.printsEvents { console.out(recorded) }
     printProblems(report)
+    for failure in failures { console.err("Error: \(failure.message)") }
     let regressed = history?.checkRegressions(report) ?? false
     let code = exitCode(for: report, signal: signal)
     return code == .success && regressed ? .budgetExceeded : code

@@ -89,6 +89,22 @@ struct JSONParserTests {
     #expect(document.duplicateKeys.map(\.key) == ["k3", "k39"])
   }
 
+  @Test func comparesKeysAsTheirBytesNotTheirNormalisedText() throws {
+    // "é" precomposed and "e" with a combining accent: equal as Swift strings, two keys in
+    // JSON. In small and large objects alike, neither is a duplicate of the other.
+    let composed = "\u{E9}"
+    let decomposed = "e\u{301}"
+    for padding in [0, 40] {
+      let members =
+        (0..<padding).map { #""k\#($0)": 0"# } + [#""\#(composed)": 1"#, #""\#(decomposed)": 2"#]
+      let document = try JSONParser.parse(Array("{ \(members.joined(separator: ", ")) }".utf8))
+      #expect(document.duplicateKeys.isEmpty, "with \(padding) other keys")
+      #expect(document.root.members?.count == padding + 2)
+      #expect(document.root[composed] == 1)
+      #expect(document.root[decomposed] == 2)
+    }
+  }
+
   @Test func writesWhatItParses() throws {
     let text = #"{"name": "a\"b", "list": [1, 2.5, null], "empty": {}, "none": []}"#
     #expect(try parse(JSONWriter.compact(try parse(text))) == (try parse(text)))

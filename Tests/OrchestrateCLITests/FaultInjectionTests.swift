@@ -174,6 +174,17 @@ struct FaultInjectionTests {
       """)
   }
 
+  /// Creates the store `elsewhere/library.sqlite` in `folder` beforehand: against a store
+  /// created in the launch itself, queue.validate drops nothing, so it would not rewrite.
+  private func createStoreElsewhere(in folder: TemporaryFolder) async throws {
+    let manifest = try folder.write(
+      "elsewhere.json",
+      #"{ "version": 1, "steps": [ { "id": "store", "plugin": "store.init", "params": { "path": "elsewhere/library.sqlite", "createFolders": true } } ] }"#
+    )
+    let result = try await Orchestrate.run(["run", manifest, "--quiet"])
+    try #require(result.status == 0, "\(result.stderr)")
+  }
+
   @Test(
     .enabled(
       if: ReadOnlyFolder.canBeMade,
@@ -192,6 +203,7 @@ struct FaultInjectionTests {
       in: folder, "queue.json", store: "elsewhere/library.sqlite", queue: "data/queue.json")
     let brokenQueue = try storeAndQueueManifest(
       in: folder, "broken.json", store: "elsewhere/library.sqlite", queue: "data/broken.json")
+    try await createStoreElsewhere(in: folder)
     let before = try FileManager.default.contentsOfDirectory(atPath: data.path).sorted()
     let storeBytes = try Data(contentsOf: URL(fileURLWithPath: database))
     let queueBytes = try Data(contentsOf: URL(fileURLWithPath: queue))
@@ -242,6 +254,7 @@ struct FaultInjectionTests {
         in: folder, "app.json", store: "disk/library.sqlite", queue: "disk/queue.json")
       let storeElsewhere = try storeAndQueueManifest(
         in: folder, "queue.json", store: "elsewhere/library.sqlite", queue: "disk/queue.json")
+      try await createStoreElsewhere(in: folder)
       let storeBytes = try Data(contentsOf: URL(fileURLWithPath: database))
       let queueBytes = try Data(contentsOf: URL(fileURLWithPath: queue))
       try FullDisk.fill(disk.path)

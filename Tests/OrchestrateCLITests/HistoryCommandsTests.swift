@@ -350,6 +350,17 @@ struct HistoryCommandsTests {
       "run", manifest, "--history", history, "--regression", "0%",
     ])
     #expect(zero.stderr.contains("must be more than 0%"))
+    // Bounded where it is read: a share too large to print was a crash (exit 132).
+    for huge in ["1e19%", "1e300%", "1000001%"] {
+      let tooLarge = try await Orchestrate.run([
+        "run", manifest, "--history", history, "--regression", huge,
+      ])
+      #expect(tooLarge.status == 64, "\(huge): \(tooLarge.stderr)")
+      #expect(
+        tooLarge.stderr.contains(
+          "The share '\(huge)' for '--regression' must be at most 1000000%; a larger one would never fail a run."
+        ))
+    }
     let unknown = try await Orchestrate.run([
       "run", manifest, "--history", history, "--regression", "interactve=10%",
     ])

@@ -25,7 +25,9 @@ struct OutputFilesTests {
     return info.st_mode & mode_t(S_IFMT)
   }
 
-  @Test func aReportThatCannotBeWrittenAfterTheLaunchStillLeavesTheRunInTheHistory() async throws {
+  @Test func aReportThatCannotBeWrittenAfterTheLaunchKeepsTheLaunchsOutcomeAndTheHistory()
+    async throws
+  {
     let folder = try TemporaryFolder()
     let manifest = try folder.write(
       "app.json",
@@ -39,8 +41,10 @@ struct OutputFilesTests {
       // The folder goes while the launch runs, after the check before it.
       await when("start      slow", in: stdout) { try? FileManager.default.removeItem(atPath: out) }
     }
-    #expect(result.status == 73, "\(result.stderr)")
-    #expect(result.stderr.contains("\(out)/r.json"))
+    // The launch's own outcome and exit code stand; the output that failed is named.
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.contains("succeeded"))
+    #expect(result.stderr.contains("Error: Cannot write the report to '\(out)/r.json'"))
     let runs = try FileManager.default.contentsOfDirectory(atPath: folder.path("h"))
     #expect(runs.filter { $0.hasSuffix(".json") }.count == 1)
   }
@@ -100,16 +104,88 @@ struct OutputFilesTests {
     )
   }
 
-  @Test func refusesAFIFOAndLeavesItAFIFO() async throws {
+  @Test func writesAFIFOInPlaceForItsReaderAndLeavesItAFIFO() async throws {
     let folder = try TemporaryFolder()
     let manifest = try folder.write("app.json", manifestText)
     let fifo = folder.path("pipe")
     try #require(mkfifo(fifo, 0o644) == 0)
+    // A reader, as `orchestrate run app.json --trace pipe` has in `cat pipe`.
+    let reader = Process()
+    reader.executableURL = URL(fileURLWithPath: "/bin/sh")
+    reader.arguments = ["-c", "cat \"$0\" > \"$1\"", fifo, folder.path("read.json")]
+    try reader.run()
     let result = try await Orchestrate.run(["run", manifest, "--trace", fifo])
-    #expect(result.status == 73)
-    #expect(result.stdout.isEmpty)
-    #expect(result.stderr.contains("it is a FIFO (named pipe), not a regular file"))
+    reader.waitUntilExit()
+    #expect(result.status == 0, "\(result.stderr)")
     #expect(fileType(fifo) == mode_t(S_IFIFO))
+    let read = try String(contentsOfFile: folder.path("read.json"), encoding: .utf8)
+    #expect(read.contains("\"traceEvents\""))
+  }
+
+  @Test func aReportToDevStdoutFollowsThePrintedRunInsteadOfReplacingIt() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.write("app.json", manifestText)
+    // The test's standard output is a file, as with `> run.txt`.
+    let result = try await Orchestrate.run(["run", manifest, "--report", "/dev/stdout"])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.contains("\"outcome\": \"succeeded\""))
+    #expect(result.stdout.contains("critical path"), "the printed run is kept: \(result.stdout)")
+  }
+
+  @Test func refusesAWriteProtectedReportEvenAsRootBeforeTheLaunch() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.write("app.json", manifestText)
+    let report = try folder.write("r.json", "keep")
+    try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: report)
+    let result = try await Orchestrate.run(["run", manifest, "--report", report])
+    #expect(result.status == 73)
+    #expect(result.stdout.isEmpty, "the launch must not start")
+    #expect(
+      result.stderr
+        == "Error: Refusing '--report \(report)' before the launch: it is write-protected (mode r--r--r--), and the shell would not replace it either; make it writable or name another file.\n"
+    )
+    #expect(try String(contentsOfFile: report, encoding: .utf8) == "keep")
+  }
+
+  @Test func refusesAnyFileTheLaunchUsesBeforeTheLaunch() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.write(
+      "app.json",
+      """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "store.init", "params": { "path": "library.sqlite" } },
+        { "id": "queue", "plugin": "queue.validate", "dependsOn": ["store"], "params": { "path": "queue.json" } },
+        { "id": "restore", "plugin": "state.restore" },
+        { "id": "images", "plugin": "images.cleanup", "dependsOn": ["store"], "params": { "directory": "images" } }
+      ] }
+      """)
+    let first = try await Orchestrate.run(["run", manifest])
+    try #require(first.status == 0, "\(first.stderr)")
+    try folder.write("queue.json", "[]")
+    for name in ["images", ".state"] {
+      try FileManager.default.createDirectory(
+        atPath: folder.path(name), withIntermediateDirectories: true)
+    }
+    try folder.write(".state/launch-state.json", "{}")
+    try folder.write("images/scan.jpg", "scan")
+    let targets = [
+      ("library.sqlite", "'path' of step 'store'"),
+      ("library.sqlite-wal", "'path' of step 'store'"),
+      ("library.sqlite-shm", "'path' of step 'store'"),
+      ("queue.json", "'path' of step 'queue'"),
+      (".state/launch-state.json", "'file' of step 'restore'"),
+      ("images/scan.jpg", "'directory' of step 'images'"),
+      ("images/new.json", "'directory' of step 'images'"),
+    ]
+    for (name, owner) in targets {
+      let target = folder.path(name)
+      let before = try? Data(contentsOf: URL(fileURLWithPath: target))
+      let result = try await Orchestrate.run(["run", manifest, "--report", target])
+      #expect(result.status == 64, "\(name): \(result.stderr)")
+      #expect(result.stdout.isEmpty, "the launch must not start")
+      #expect(result.stderr.contains("which the launch uses (\(owner))"), "\(result.stderr)")
+      #expect((try? Data(contentsOf: URL(fileURLWithPath: target))) == before)
+    }
   }
 
   @Test func refusesALinkToNothing() async throws {

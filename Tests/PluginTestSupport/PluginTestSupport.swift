@@ -67,3 +67,44 @@ public func loadProblems(_ manifest: String, plugins: [any StepPlugin.Type]) -> 
     return error.errors.map { "\($0.path): \($0.message)" }
   }
 }
+
+/// The second process of the plugins' tests (`Tests/TestHelper`), built beside the tests.
+public enum TestHelper {
+  /// The helper's path: tests run from the build folder, which also holds the executables.
+  public static let url = URL(fileURLWithPath: CommandLine.arguments[0])
+    .deletingLastPathComponent().appendingPathComponent("orchestrate-test-helper")
+
+  /// Runs the helper with `arguments` to its end, blocking the calling thread; returns its
+  /// exit status (a signal it was killed by is `128 + signal`) and standard output.
+  @discardableResult
+  public static func run(_ arguments: [String]) throws -> (status: Int32, stdout: String) {
+    let process = try start(arguments)
+    let text = String(
+      decoding: (process.standardOutput as? Pipe)?.fileHandleForReading.readDataToEndOfFile()
+        ?? Data(), as: UTF8.self)
+    process.waitUntilExit()
+    let status =
+      process.terminationReason == .uncaughtSignal
+      ? 128 + process.terminationStatus : process.terminationStatus
+    return (status, text)
+  }
+
+  /// Starts the helper with `arguments`, its standard output a pipe.
+  public static func start(_ arguments: [String]) throws -> Process {
+    let process = Process()
+    process.executableURL = url
+    process.arguments = arguments
+    process.standardOutput = Pipe()
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    return process
+  }
+
+  /// Runs the helper to its end on a thread of its own, so that a test's task does not hold
+  /// one of the few cooperative threads while it waits.
+  public static func run(_ arguments: [String]) async throws -> (status: Int32, stdout: String) {
+    try await withCheckedThrowingContinuation { continuation in
+      Thread { continuation.resume(with: Result { try run(arguments) as (Int32, String) }) }.start()
+    }
+  }
+}

@@ -56,7 +56,11 @@ struct StoreCheckTests {
     #expect(error.hasPrefix("the store '\(url.path)' is damaged (PRAGMA quick_check found: "))
     #expect(error.hasSuffix("); the next launch moves it aside and creates a new one"))
     let marker = folder.file("library.sqlite.damaged")
-    let finding = try String(contentsOf: marker, encoding: .utf8)
+    let recorded = try String(contentsOf: marker, encoding: .utf8)
+    // The marker names the file it was written for, then the finding.
+    let identity = try #require(StoreHandle.identity(of: url))
+    #expect(recorded.hasPrefix("store \(identity)\n"))
+    let finding = String(recorded.drop { $0 != "\n" }.dropFirst())
     #expect(finding.hasPrefix("PRAGMA quick_check found: "))
 
     let (second, _) = try await launch(
@@ -72,7 +76,8 @@ struct StoreCheckTests {
         == "the store was damaged (recorded by an earlier launch: \(finding)); moved it aside to \(asideName) and created a new one"
     )
     #expect(try Data(contentsOf: folder.file(asideName)) == bytes)
-    #expect(try String(contentsOf: folder.file(asideName + ".damaged"), encoding: .utf8) == finding)
+    #expect(
+      try String(contentsOf: folder.file(asideName + ".damaged"), encoding: .utf8) == recorded)
     #expect(!FileManager.default.fileExists(atPath: marker.path))
     let store = try SQLiteConnection(url: url, mode: .readOnly)
     #expect(try store.integer("SELECT count(*) FROM works") == 0)

@@ -108,7 +108,9 @@ package struct JSONParser {
     try enterContainer()
     index += 1
     var members: [JSONMember] = []
-    var seen: Set<String> = []
+    // Keys are compared as the bytes they are: Swift's `String ==` also equates keys that
+    // only Unicode normalisation makes equal ('é' and 'e' with a combining accent).
+    var seen: Set<[UInt8]> = []
     if closesEmpty(UInt8(ascii: "}")) { return JSONValue(.object(members), offset: start) }
     while true {
       skipWhitespace()
@@ -132,10 +134,10 @@ package struct JSONParser {
       // Most objects are small, and a scan beats hashing until they are not.
       let isNew: Bool
       if members.count < 16 {
-        isNew = !members.contains { $0.key == key }
+        isNew = !members.contains { $0.key.utf8.elementsEqual(key.utf8) }
       } else {
-        if seen.isEmpty { seen = Set(members.map(\.key)) }
-        isNew = seen.insert(key).inserted
+        if seen.isEmpty { seen = Set(members.map { Array($0.key.utf8) }) }
+        isNew = seen.insert(Array(key.utf8)).inserted
       }
       if isNew {
         members.append(JSONMember(key: key, keyOffset: keyOffset, value: value))

@@ -66,7 +66,8 @@ public struct JSONValue: Sendable, Equatable {
 
   /// The value of the member named `key`, when this is an object that has one.
   public subscript(key: String) -> JSONValue? {
-    members?.first { $0.key == key }?.value
+    // The bytes of the key, not its Unicode-normalised text: a document may hold both.
+    members?.first { $0.key.utf8.elementsEqual(key.utf8) }?.value
   }
 
   /// The number as a `T`, exactly, or `nil` when this is not a whole number `T` can hold.
@@ -145,7 +146,7 @@ public struct JSONMember: Sendable, Equatable {
 
   /// Members are equal when their keys and values are, wherever they came from.
   public static func == (lhs: JSONMember, rhs: JSONMember) -> Bool {
-    lhs.key == rhs.key && lhs.value == rhs.value
+    lhs.key.utf8.elementsEqual(rhs.key.utf8) && lhs.value == rhs.value
   }
 }
 

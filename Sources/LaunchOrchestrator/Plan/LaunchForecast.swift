@@ -31,8 +31,11 @@ public enum LaunchForecast {
   ) -> Prediction {
     var durations: [Duration] = []
     var sources: [Source] = []
+    // The report's steps by id, once: a lookup in its list per step would be quadratic.
+    let measuredByID = Dictionary(
+      (earlier?.steps ?? []).map { ($0.id, $0.duration) }, uniquingKeysWith: { first, _ in first })
     for step in plan.steps {
-      if let measured = earlier?.step(step.id)?.duration {
+      if let measured = measuredByID[step.id] ?? nil {
         durations.append(measured)
         sources.append(.report)
       } else if let hint = step.expectedDuration {

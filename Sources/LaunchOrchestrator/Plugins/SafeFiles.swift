@@ -423,7 +423,7 @@ public enum SafeFiles {
     return (path as NSString).deletingLastPathComponent + "/" + target
   }
 
-  private static func describeType(_ type: mode_t) -> String {
+  package static func describeType(_ type: mode_t) -> String {
     switch type {
     case mode_t(S_IFDIR): "a folder"
     case mode_t(S_IFCHR): "a character device"

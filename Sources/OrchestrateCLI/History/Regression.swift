@@ -16,13 +16,17 @@ package struct Regression: Sendable, Equatable {
     self.share = share
   }
 
+  /// The largest share `--regression` takes, in percent (a run 10,000 times slower).
+  static let largestPercent = 1_000_000.0
+
   /// `10%`, as the user wrote it.
   package var shareText: String { Self.percent(share) }
 
   /// A share as a percentage, without a needless `.0`: `10%`, `2.5%`.
   static func percent(_ share: Double) -> String {
     let value = (share * 1000).rounded() / 10
-    return value == value.rounded() ? "\(Int(value))%" : "\(value)%"
+    // `Int(exactly:)`: a share too large for an integer is printed as it is, never a crash.
+    return Int(exactly: value).map { "\($0)%" } ?? "\(value)%"
   }
 }
 
@@ -44,6 +48,13 @@ extension ValueParser where Value == Regression {
       guard percent > 0 else {
         throw .invalidValue(
           "The share '\(shareText)' for '\(option.name)' must be more than 0%; every run differs a little from the median."
+        )
+      }
+      // Bounded where it is read: a run 10,000 times the median's time is as far as a
+      // share means anything, and larger numbers overflow what prints them.
+      guard percent <= Regression.largestPercent else {
+        throw .invalidValue(
+          "The share '\(shareText)' for '\(option.name)' must be at most \(Int(Regression.largestPercent))%; a larger one would never fail a run."
         )
       }
       return Regression(milestone: milestone, share: percent / 100)

@@ -1,0 +1,82 @@
+import Foundation
+
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#endif
+
+/// Turns a scan's `image_path`, however it is spelled, into the paths inside the images
+/// folder that it names: `x.jpg`, `./x.jpg`, `sub/../x.jpg`, `images/x.jpg` (relative to the
+/// data folder) and `/data/images/x.jpg` all name the folder's `x.jpg`.
+///
+/// A relative reference is read against the images folder and against the data folder, and
+/// every file either reading names counts: keeping an image for a reference read one way too
+/// many is safe, deleting one a scan still names is not.
+struct ImageReferences {
+  /// The images folder's absolute paths: as spelled, and as the file system resolves it.
+  private let folders: [[String]]
+  /// The folders a relative reference is read against.
+  private let bases: [[String]]
+
+  /// References into the images folder at `folder` (absolute, as spelled) whose path without
+  /// links is `physicalPath`, in the launch's `dataDirectory`.
+  init(folder: String, physicalPath: [String], dataDirectory: URL) {
+    let spelled = Self.components(folder)
+    var folders = [spelled, physicalPath]
+    if let real = Self.realPath(folder) { folders.append(Self.components(real)) }
+    var bases = folders
+    bases.append(Self.components(dataDirectory.path))
+    if let real = Self.realPath(dataDirectory.path) { bases.append(Self.components(real)) }
+    self.folders = Self.unique(folders)
+    self.bases = Self.unique(bases)
+  }
+
+  /// The paths inside the folder (`sub/x.jpg`) that `reference` may name; empty for one that
+  /// names nothing inside it.
+  func paths(for reference: String) -> Set<String> {
+    guard !reference.isEmpty else { return [] }
+    var absolutes: [[String]] =
+      reference.hasPrefix("/")
+      ? [Self.components(reference)]
+      : bases.map { Self.components($0.joined(separator: "/") + "/" + reference, from: []) }
+    // An absolute spelling through a link (`/var` for `/private/var`) names what it resolves to.
+    for absolute in absolutes where absolute.count > 1 {
+      if let real = Self.realPath("/" + absolute.dropLast().joined(separator: "/")) {
+        absolutes.append(Self.components(real) + [absolute[absolute.count - 1]])
+      }
+    }
+    var result: Set<String> = []
+    for absolute in absolutes {
+      for folder in folders
+      where absolute.count > folder.count && absolute.starts(with: folder) {
+        result.insert(absolute.dropFirst(folder.count).joined(separator: "/"))
+      }
+    }
+    return result
+  }
+
+  /// The components of an absolute path without `.`, `..` and empty ones, read lexically.
+  private static func components(_ path: String, from start: [String] = []) -> [String] {
+    var result = start
+    for part in path.split(separator: "/", omittingEmptySubsequences: true) {
+      switch part {
+      case ".": continue
+      case "..": if !result.isEmpty { result.removeLast() }
+      default: result.append(String(part))
+      }
+    }
+    return result
+  }
+
+  private static func realPath(_ path: String) -> String? {
+    guard let resolved = realpath(path, nil) else { return nil }
+    defer { free(resolved) }
+    return String(cString: resolved)
+  }
+
+  private static func unique(_ lists: [[String]]) -> [[String]] {
+    var seen: Set<[String]> = []
+    return lists.filter { seen.insert($0).inserted }
+  }
+}

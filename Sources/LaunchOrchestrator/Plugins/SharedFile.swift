@@ -1,0 +1,148 @@
+import Foundation
+import Synchronization
+
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#endif
+
+/// A file that a launch shares with the running app, such as a queue the app appends to or
+/// the state it saves: a step reads it, judges it, and may replace it or move it aside while
+/// the app writes it too.
+///
+/// The protocol both sides follow, so that neither loses what the other wrote:
+///
+/// 1. A writer changes the file only while it holds the file's write lock
+///    (``withWriteLock(timeout:_:)``, an advisory `flock` on `.<name>.lock` beside it), and
+///    only by replacing it whole (``SafeFiles/writeAtomically(_:to:followingLinks:)``: a new
+///    file beside it, renamed over it), never by writing into it.
+/// 2. A step reads the file (``read(limit:)``) and judges what it read without the lock, then
+///    acts (replaces or moves the file) only holding the lock, and only when the file is still
+///    exactly what it judged: the same device, inode, size, time and bytes, read again through
+///    an open descriptor (``isUnchanged(since:limit:)``). Otherwise it reads the file again and
+///    judges anew, up to a bound, and then leaves the file as it is and says so.
+///
+/// `LaunchStateFile` and `QueueFile`, in the plugins that read those files, do the app's side.
+public struct SharedFile: Sendable {
+  /// The file (not a symbolic link to it: the lock is taken beside the file itself).
+  public let url: URL
+
+  /// The shared file at `url`.
+  public init(url: URL) {
+    self.url = url
+  }
+
+  /// The lock file every writer locks: `.<name>.lock` beside the file. It holds nothing and
+  /// is never removed, since a writer may hold it at any time.
+  public var lockURL: URL {
+    url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).lock")
+  }
+
+  /// What a read found: which file it was and its bytes.
+  public struct Snapshot: Sendable, Equatable {
+    /// The file's device and inode; `nil` when no file was there.
+    public var identity: [UInt64]?
+    /// Its size in bytes.
+    public var size: Int64
+    /// Its last modification, in nanoseconds since 1970.
+    public var modified: Int64
+    /// Its bytes; `nil` when no file was there, or it was larger than the limit read.
+    public var bytes: Data?
+
+    /// Whether a file was there.
+    public var exists: Bool { identity != nil }
+  }
+
+  /// Reads the file through one descriptor opened without following a symbolic link or
+  /// waiting on a FIFO; a file larger than `limit` bytes gives its identity and size, and no
+  /// bytes.
+  ///
+  /// - Throws: an error that names the file when it is not a regular file or cannot be read.
+  public func read(limit: Int) throws -> Snapshot {
+    let descriptor = open(url.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+    guard descriptor >= 0 else {
+      let code = errno
+      if code == ENOENT { return Snapshot(identity: nil, size: 0, modified: 0, bytes: nil) }
+      if code == ELOOP {
+        throw SafeFiles.ReadProblem(url: url, reason: .notRegular("a symbolic link"))
+      }
+      throw SafeFiles.ReadProblem(url: url, reason: .unreadable(String(cString: strerror(code))))
+    }
+    let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+    var info = stat()
+    guard fstat(descriptor, &info) == 0 else {
+      throw SafeFiles.ReadProblem(url: url, reason: .unreadable(String(cString: strerror(errno))))
+    }
+    let type = info.st_mode & mode_t(S_IFMT)
+    guard type == mode_t(S_IFREG) else {
+      throw SafeFiles.ReadProblem(url: url, reason: .notRegular(SafeFiles.describeType(type)))
+    }
+    var snapshot = Snapshot(
+      identity: [UInt64(info.st_dev), UInt64(info.st_ino)], size: Int64(info.st_size),
+      modified: Self.modification(info), bytes: nil)
+    guard info.st_size <= limit else { return snapshot }
+    let data: Data
+    do {
+      // Up to one byte past the limit: a file growing meanwhile is too large, not cut short.
+      data = try handle.read(upToCount: limit + 1) ?? Data()
+    } catch {
+      throw SafeFiles.ReadProblem(url: url, reason: .unreadable(error.localizedDescription))
+    }
+    if data.count <= limit { snapshot.bytes = data }
+    snapshot.size = Int64(data.count)
+    return snapshot
+  }
+
+  /// Whether the file is still exactly what `snapshot` found: the same file (device and
+  /// inode), size, modification time and bytes, read again through an open descriptor; or
+  /// still missing, when it was. Call it holding the write lock, right before acting.
+  public func isUnchanged(since snapshot: Snapshot, limit: Int) -> Bool {
+    guard let now = try? read(limit: limit) else { return false }
+    return now == snapshot
+  }
+
+  /// Runs `body` holding the file's write lock, which every writer that follows the protocol
+  /// (above) holds while it replaces the file.
+  ///
+  /// A folder where the lock file cannot be created (read-only, full) cannot take the new
+  /// file either: `body` then runs without the lock, and its own write says what is wrong.
+  /// - Throws: ``StepFailure`` when another writer holds the lock for all of `timeout`, and
+  ///   what `body` throws.
+  public func withWriteLock<T>(timeout: Duration = .seconds(5), _ body: () throws -> T) throws
+    -> T
+  {
+    Self.beforeLocking.withLock { $0[url.path] }?()
+    let descriptor = open(
+      lockURL.path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o666)
+    guard descriptor >= 0 else { return try body() }
+    // Closing the file lets go of the lock.
+    defer { close(descriptor) }
+    let clock = ContinuousClock()
+    let deadline = clock.now.advanced(by: timeout)
+    var pause = 1_000 as useconds_t
+    while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+      guard errno == EWOULDBLOCK || errno == EINTR else { return try body() }
+      guard clock.now < deadline else {
+        throw StepFailure(
+          "'\(url.path)' stayed locked by another writer (the app?) for \(DurationText.format(timeout)); it was left as it was"
+        )
+      }
+      usleep(pause)
+      pause = min(pause * 2, 50_000)
+    }
+    return try body()
+  }
+
+  /// For tests: work to run when a writer of the file at a path is about to take its lock,
+  /// the moment a step has judged the file and is about to act on it.
+  package static let beforeLocking = Mutex<[String: @Sendable () -> Void]>([:])
+
+  private static func modification(_ info: stat) -> Int64 {
+    #if canImport(Darwin)
+      Int64(info.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(info.st_mtimespec.tv_nsec)
+    #else
+      Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+    #endif
+  }
+}

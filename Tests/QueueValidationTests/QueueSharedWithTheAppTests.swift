@@ -1,0 +1,136 @@
+import Foundation
+import LaunchOrchestrator
+import PluginTestSupport
+import QueueValidationPlugin
+import SQLiteStore
+import StoreInitPlugin
+import Synchronization
+import Testing
+
+/// The queue is the app's too: a second process appends to it (through `QueueFile`) while
+/// `queue.validate` judges and rewrites it, and a store created in this launch judges nothing.
+@Suite("queue.validate shares its queue with the app", .timeLimit(.minutes(10)))
+struct QueueSharedWithTheAppTests {
+  private let manifest = """
+    { "version": 1, "steps": [
+      { "id": "store", "plugin": "store.init", "params": { "path": "library.sqlite" } },
+      { "id": "queue", "plugin": "queue.validate", "dependsOn": ["store"], "params": { "path": "queue.json" } }
+    ] }
+    """
+  private let plugins: [any StepPlugin.Type] = [StoreInitStep.self, QueueValidationStep.self]
+
+  /// A store with works 1 and 2.
+  private func folderWithStore() async throws -> ScratchFolder {
+    let folder = try ScratchFolder()
+    _ = try await launch(
+      #"{ "version": 1, "steps": [ { "id": "store", "plugin": "store.init", "params": { "path": "library.sqlite" } } ] }"#,
+      in: folder, plugins: [StoreInitStep.self])
+    let connection = try SQLiteConnection(url: folder.file("library.sqlite"), mode: .readWrite)
+    try connection.run("INSERT INTO works (id, title) VALUES (1, 'Kindred'), (2, 'Beloved')")
+    return folder
+  }
+
+  /// The `n` of every entry with work `workId`, in the queue's order.
+  private func entries(_ queue: URL, workId: Int) throws -> [Int] {
+    let root = try JSONParser.parse(Array(try Data(contentsOf: queue))).root
+    return (root.elements ?? []).compactMap { entry in
+      guard entry["workId"]?.exactInteger(Int64.self) == Int64(workId) else { return nil }
+      return entry["n"]?.exactInteger(Int.self)
+    }
+  }
+
+  @Test func anEntryAnotherProcessAppendsBetweenTheJudgementAndTheRewriteIsKept() async throws {
+    let folder = try await folderWithStore()
+    let queue = try folder.write("queue.json", #"[ { "workId": 1, "n": 100 }, { "workId": 7 } ]"#)
+    // The moment the step has judged the queue and is about to rewrite it, the app (a process
+    // of its own) appends an entry.
+    let appended = Mutex(false)
+    SharedFile.beforeLocking.withLock {
+      $0[queue.path] = {
+        guard !appended.withLock({ $0 }) else { return }
+        appended.withLock { $0 = true }
+        _ = try? TestHelper.run(["queue-append", queue.path, "0", "1", "2"])
+      }
+    }
+    defer { _ = SharedFile.beforeLocking.withLock { $0.removeValue(forKey: queue.path) } }
+    let report = try await launch(manifest, in: folder, plugins: plugins).report
+    #expect(appended.withLock { $0 })
+    #expect(report.outcome == .succeeded)
+    #expect(try entries(queue, workId: 2) == [0], "the appended entry is kept")
+    #expect(try entries(queue, workId: 1) == [100])
+    #expect(try entries(queue, workId: 7).isEmpty)
+    #expect(
+      report.step("queue")?.notes == ["dropped 1 queue entries whose work no longer exists; kept 2"]
+    )
+  }
+
+  @Test func aQueueThatKeepsChangingIsLeftAsItIsAndTheStepSaysSo() async throws {
+    let folder = try await folderWithStore()
+    let queue = try folder.write("queue.json", #"[ { "workId": 7 } ]"#)
+    let next = Mutex(0)
+    SharedFile.beforeLocking.withLock {
+      $0[queue.path] = {
+        let n = next.withLock { value in
+          defer { value += 1 }
+          return value
+        }
+        _ = try? TestHelper.run(["queue-append", queue.path, "\(n)", "1", "1"])
+      }
+    }
+    defer { _ = SharedFile.beforeLocking.withLock { $0.removeValue(forKey: queue.path) } }
+    let report = try await launch(manifest, in: folder, plugins: plugins).report
+    #expect(report.outcome == .succeeded)
+    #expect(
+      report.step("queue")?.notes == [
+        "the queue changed 5 times while it was validated (the app is writing it); left it as it was, to be validated at the next launch"
+      ])
+    #expect(try entries(queue, workId: 1) == [0, 1, 2, 3, 4])
+    #expect(try JSONParser.parse(Array(try Data(contentsOf: queue))).root.elements?.count == 6)
+  }
+
+  @Test func everyEntryAProcessAppendsDuringManyRewritesIsKept() async throws {
+    let folder = try await folderWithStore()
+    let queue = try folder.write("queue.json", "[]")
+    // The app appends 400 entries of work 1 and 400 of a missing work, one pair at a time,
+    // while launches keep dropping the missing ones.
+    let writer = try TestHelper.start(["queue-append", queue.path, "0", "400", "1", "999"])
+    var launches = 0
+    while writer.isRunning || launches == 0 {
+      let report = try await launch(manifest, in: folder, plugins: plugins).report
+      #expect(report.outcome == .succeeded)
+      launches += 1
+    }
+    writer.waitUntilExit()
+    #expect(writer.terminationStatus == 0)
+    _ = try await launch(manifest, in: folder, plugins: plugins)
+    #expect(try entries(queue, workId: 1) == Array(0..<400), "after \(launches) launches")
+    #expect(try entries(queue, workId: 999).isEmpty)
+  }
+
+  @Test func keepsEveryEntryWhenTheStoreWasCreatedInThisLaunch() async throws {
+    let folder = try ScratchFolder()
+    let text = #"[ { "workId": 1 }, { "workId": 7 } ]"#
+    let queue = try folder.write("queue.json", text)
+    let report = try await launch(manifest, in: folder, plugins: plugins).report
+    #expect(report.outcome == .succeeded)
+    #expect(try String(contentsOf: queue, encoding: .utf8) == text)
+    #expect(
+      report.step("queue")?.notes == [
+        "kept all 2 queue entries: the store was created in this launch, so it does not know what the app wrote before, so a work missing from it is no reason to drop an entry"
+      ])
+  }
+
+  @Test func appendsKeepingEveryByteAlreadyInTheQueue() throws {
+    let folder = try ScratchFolder()
+    let text = "[\n  { \"workId\": 1, \"x\": 1e-7 }\n]\n"
+    let url = try folder.write("queue.json", text)
+    struct Entry: Encodable { var workId: Int }
+    try QueueFile(url: url).append([Entry(workId: 2)])
+    #expect(
+      try String(contentsOf: url, encoding: .utf8)
+        == "[\n  { \"workId\": 1, \"x\": 1e-7 },\n  {\"workId\":2}\n]\n")
+    let fresh = folder.file("new.json")
+    try QueueFile(url: fresh).append([Entry(workId: 3)])
+    #expect(try JSONParser.parse(Array(try Data(contentsOf: fresh))).root == [["workId": 3]])
+  }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import LaunchOrchestrator
+import PluginTestSupport
+import StateRestorePlugin
+import Synchronization
+import Testing
+
+/// The state file is the app's too: a save by another process between `state.restore`'s
+/// judgement and its moving the file aside is read, never moved aside.
+@Suite("state.restore shares its file with the app", .timeLimit(.minutes(10)))
+struct StateSharedWithTheAppTests {
+  private let manifest = """
+    { "version": 1, "steps": [ { "id": "restore", "plugin": "state.restore" } ] }
+    """
+
+  @Test func aStateSavedByAnotherProcessAfterTheJudgementIsRestoredNotMovedAside() async throws {
+    let folder = try ScratchFolder()
+    let file = try folder.write(".state/launch-state.json", "{ \"scrollAnchor\": ")
+    let saved = Mutex(false)
+    SharedFile.beforeLocking.withLock {
+      $0[file.path] = {
+        guard !saved.withLock({ $0 }) else { return }
+        saved.withLock { $0 = true }
+        _ = try? TestHelper.run(["state-save", file.path, "page", "42"])
+      }
+    }
+    defer { _ = SharedFile.beforeLocking.withLock { $0.removeValue(forKey: file.path) } }
+    let report = try await launch(manifest, in: folder, plugins: [StateRestoreStep.self]).report
+    #expect(saved.withLock { $0 })
+    let state = try #require(report.output(of: "restore", as: RestoredState.self))
+    #expect(state.value(for: "page", as: Int.self) == 42)
+    let names = try FileManager.default.contentsOfDirectory(atPath: folder.file(".state").path)
+    #expect(!names.contains { $0.contains("unreadable") }, "\(names)")
+    #expect(report.step("restore")?.notes == ["restored 1 value (page) from '\(file.path)'"])
+  }
+
+  @Test func aFileThatKeepsChangingIsLeftAsItIsAndTheStepSaysSo() async throws {
+    let folder = try ScratchFolder()
+    let file = try folder.write(".state/launch-state.json", "[]")
+    SharedFile.beforeLocking.withLock {
+      $0[file.path] = {
+        // Replaced with another unusable file each time, as a broken saver would.
+        try? Data("[\(UUID().uuidString.count)]".utf8 + Data(UUID().uuidString.utf8))
+          .write(to: file, options: .atomic)
+      }
+    }
+    defer { _ = SharedFile.beforeLocking.withLock { $0.removeValue(forKey: file.path) } }
+    let report = try await launch(manifest, in: folder, plugins: [StateRestoreStep.self]).report
+    #expect(
+      report.step("restore")?.notes == [
+        "the saved state '\(file.path)' changed 5 times while it was read (the app is saving it); started from empty state and left it as it was"
+      ])
+    let names = try FileManager.default.contentsOfDirectory(atPath: folder.file(".state").path)
+    #expect(!names.contains { $0.contains("unreadable") })
+  }
+
+  @Test func keysEqualOnlyAfterUnicodeNormalisationAreTwoKeysNotADuplicate() async throws {
+    let folder = try ScratchFolder()
+    let text = "{ \"caf\u{E9}\": 1, \"cafe\u{301}\": 2 }"
+    let file = try folder.write(".state/launch-state.json", text)
+    let report = try await launch(manifest, in: folder, plugins: [StateRestoreStep.self]).report
+    #expect(try String(contentsOf: file, encoding: .utf8) == text, "left in place")
+    let names = try FileManager.default.contentsOfDirectory(atPath: folder.file(".state").path)
+    #expect(!names.contains { $0.contains("unreadable") }, "\(names)")
+    #expect(report.step("restore")?.notes.first?.hasPrefix("restored") == true)
+  }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import LaunchOrchestrator
+import QueueValidationPlugin
+import StateRestorePlugin
+import StoreInitPlugin
+
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#endif
+
+/// A second process for tests: the app writing a file a launch shares with it, or a launch
+/// killed (SIGKILL) at a chosen point of a store recovery.
+///
+///     orchestrate-test-helper queue-append <queue> <first> <count> <workId>...
+///     orchestrate-test-helper state-save <file> <key> <integer>
+///     orchestrate-test-helper recover <manifest> <point>
+struct Entry: Encodable {
+  var workId: Int64
+  var n: Int
+}
+
+func fail(_ message: String) -> Never {
+  FileHandle.standardError.write(Data("orchestrate-test-helper: \(message)\n".utf8))
+  exit(2)
+}
+
+let arguments = CommandLine.arguments.dropFirst()
+switch (arguments.first, arguments.count) {
+case ("queue-append", 5...):
+  let values = Array(arguments.dropFirst())
+  guard let first = Int(values[1]), let count = Int(values[2]) else { fail("bad numbers") }
+  let workIds = values.dropFirst(3).compactMap { Int64($0) }
+  let queue = QueueFile(url: URL(fileURLWithPath: values[0]))
+  for n in first..<(first + count) {
+    do {
+      try queue.append(workIds.map { Entry(workId: $0, n: n) })
+    } catch {
+      fail("\(error)")
+    }
+    FileHandle.standardOutput.write(Data("appended \(n)\n".utf8))
+  }
+case ("state-save", 4):
+  let values = Array(arguments.dropFirst())
+  guard let value = Int(values[2]) else { fail("bad number") }
+  var state = RestoredState()
+  do {
+    try state.set(value, for: values[1])
+    try LaunchStateFile(url: URL(fileURLWithPath: values[0])).save(state)
+  } catch {
+    fail("\(error)")
+  }
+case ("recover", 3):
+  let values = Array(arguments.dropFirst())
+  let point = values[1]
+  StoreFile.recoveryStepHook = { reached in
+    if reached == point { kill(getpid(), SIGKILL) }
+  }
+  var registry = PluginRegistry()
+  registry.register(StoreInitStep.self)
+  do {
+    let plan = try ManifestLoader(registry: registry).load(path: values[0])
+    let report = await LaunchEngine().run(plan)
+    print(report.outcome)
+  } catch {
+    fail("\(error)")
+  }
+default:
+  fail("unknown command \(arguments.joined(separator: " "))")
+}
