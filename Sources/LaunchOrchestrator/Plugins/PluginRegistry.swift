@@ -88,8 +88,9 @@ public struct PluginDescriptor: Sendable {
   public let kind: String
   /// What the kind does.
   public let summary: String
-  /// Its parameters, as the plugin's `Parameters` type declares them.
-  public let parameters: [ParameterDescription]
+  /// Its parameters, as the plugin's `Parameters` type declares them (read from the
+  /// declarations the first time a descriptor of the type is asked).
+  public var parameters: [ParameterDescription] { describeParameters() }
   /// Outputs of other steps it reads.
   public let inputs: [StepInput]
   /// Values it reads from the app's ``LaunchEnvironment``.
@@ -97,13 +98,21 @@ public struct PluginDescriptor: Sendable {
   /// The identity of the type its steps output.
   package let outputType: ObjectIdentifier
   /// The name of the type its steps output.
-  public let outputTypeName: String
+  public var outputTypeName: String { lazyOutputTypeName.value }
   /// Whether its steps hand anything to their dependents.
   package let hasOutput: Bool
   /// Whether its output is `Codable`, so that a step of this kind can have a `cache`.
   public var isCacheable: Bool { outputCoder != nil }
   /// Saves and restores its output, when it is `Codable`.
-  let outputCoder: OutputCoder?
+  var outputCoder: OutputCoder? { lazyOutputCoder.value }
+
+  // Registering a kind costs no reflection, no type name and no conformance lookup (each a
+  // search through every conformance the process has loaded, the first time): a launch
+  // builds its registry before its first step, and needs these only for the kinds its
+  // manifest uses, for messages, `orchestrate plugins` and the schema.
+  private let describeParameters: @Sendable () -> [ParameterDescription]
+  private let lazyOutputTypeName: Lazy<String>
+  private let lazyOutputCoder: Lazy<OutputCoder?>
 
   private let prepare:
     @Sendable (JSONValue, [CodingUserInfoKey: any Sendable]) throws -> (
@@ -117,13 +126,14 @@ public struct PluginDescriptor: Sendable {
   ) {
     self.kind = kind
     self.summary = summary
-    self.parameters = Parameters.parameterDescriptions
+    // The schema is kept per type, once read.
+    self.describeParameters = { Parameters.parameterDescriptions }
     self.inputs = inputs
     self.requirements = requirements
     self.outputType = ObjectIdentifier(Output.self)
-    self.outputTypeName = String(describing: Output.self)
+    self.lazyOutputTypeName = Lazy { String(describing: Output.self) }
     self.hasOutput = Output.self != Void.self
-    self.outputCoder = OutputCoder(Output.self)
+    self.lazyOutputCoder = Lazy { OutputCoder(Output.self) }
     self.prepare = { value, userInfo in
       let (decoded, unused) = try JSONValueDecoder.decode(
         DecodedParameters<Parameters>.self, from: value, userInfo: userInfo)
