@@ -97,20 +97,28 @@ struct ParameterSchema: Sendable {
     let instance = ParameterRound.$current.withValue(round) { Parameters() }
     let declared = round.declared
     var entries: [Entry] = []
-    for child in Mirror(reflecting: instance).children {
+    func add(_ field: ParameterRound.Field, label: String) {
       // A wrapped property's storage is its name with an underscore before it.
-      let label = child.label ?? ""
       let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
       // Each declaration recognizes its own wrapper by its exact type, a comparison of
       // metadata: a cast to a protocol would search the conformances of the process for
       // each wrapper type, the first time.
-      guard let made = declared.lazy.compactMap({ $0(child.value, name) }).first else {
-        continue
-      }
+      guard let made = declared.lazy.compactMap({ $0(field, name) }).first else { return }
       precondition(
         !entries.contains { $0.key.stringValue == made.key.stringValue },
         "\(Parameters.self) declares the parameter '\(made.key.stringValue)' twice")
       entries.append(made)
+    }
+    if let fields = StoredFields.of(Parameters.self) {
+      withUnsafeBytes(of: instance) { storage in
+        for field in fields {
+          add(.stored(field.type, storage.baseAddress! + field.offset), label: field.name)
+        }
+      }
+    } else {
+      for child in Mirror(reflecting: instance).children {
+        add(.value(child.value), label: child.label ?? "")
+      }
     }
     return ParameterSchema(
       entries: entries, count: round.taken,
@@ -280,9 +288,17 @@ final class ParameterRound: Sendable {
   @usableFromInline let values: [(any Sendable)?]
   private let declarations: Locked<[Declaration]>?
 
-  /// A declaration kept while describing a type: the entry of the property `value` is the
-  /// storage of, named `name`, when that is the parameter declared.
-  typealias Declaration = @Sendable (_ value: Any, _ name: String) -> ParameterSchema.Entry?
+  /// A declaration kept while describing a type: the entry of the stored property `field`,
+  /// named `name`, when that is the parameter declared.
+  typealias Declaration = @Sendable (_ field: Field, _ name: String) -> ParameterSchema.Entry?
+
+  /// A stored property of the parameters being described.
+  enum Field {
+    /// Its value, from a `Mirror`.
+    case value(Any)
+    /// Its type, and where its value is in the struct.
+    case stored(Any.Type, UnsafeRawPointer)
+  }
   @usableFromInline let next = Atomic<Int>(0)
 
   /// A round that decodes: parameter `n` takes `values[n]`.
@@ -330,10 +346,17 @@ final class ParameterRound: Sendable {
     fallback: Value?, read: @escaping ParameterReader
   ) {
     declarations?.withLock {
-      $0.append { value, name in
-        guard let declared = value as? Parameter<Value>, declared.ordinal == ordinal else {
-          return nil
+      $0.append { field, name in
+        let declared: Parameter<Value>
+        switch field {
+        case .value(let value):
+          guard let parameter = value as? Parameter<Value> else { return nil }
+          declared = parameter
+        case .stored(let type, let storage):
+          guard type == Parameter<Value>.self else { return nil }
+          declared = storage.load(as: Parameter<Value>.self)
         }
+        guard declared.ordinal == ordinal else { return nil }
         return parameter.entry(
           name: name, ordinal: ordinal, declaration: declaration, fallback: fallback, read: read)
       }
