@@ -106,7 +106,7 @@ let package = Package(
       name: "orchestrate-bench",
       dependencies: [
         "LaunchOrchestrator", "ManifestFuzzing", "SQLiteStore", "SimulatePlugin", "StoreInitPlugin",
-        "MusicLibraryPlugin", "SampleDataPlugin",
+        "MusicLibraryPlugin", "SampleDataPlugin", "LaunchPlugins",
       ],
       path: "Benchmarks/OrchestrateBench"
     ),

@@ -198,11 +198,88 @@ struct Benchmarks {
         repetitions: size > 10_000 ? (quick ? 1 : 3) : (quick ? 5 : 15),
         [("load", { try await seconds { _ = try loader.load(path: file.path) } })])
       let median = samples["load"]?.median ?? .nan
-      result.field(size == 10_000 ? "steps" : "stepsLarge", size)
-      result.field(
-        size == 10_000 ? "loadValidatePlanSeconds" : "loadValidatePlanSecondsLarge", median)
-      result.lines.append("  \(size) steps  \(samples["load"]?.text(unit: "s", digits: 3) ?? "-")")
+      let suffix = size == 10_000 ? "" : "Large"
+      let bytes = try planMemory(file.path) / Double(size)
+      result.field("steps\(suffix)", size)
+      result.field("loadValidatePlanSeconds\(suffix)", median)
+      result.field("planMicrosPerStep\(suffix)", median / Double(size) * 1e6)
+      result.field("planBytesPerStep\(suffix)", bytes.rounded())
+      result.lines.append(
+        "  \(size) steps  \(samples["load"]?.text(unit: "s", digits: 3) ?? "-")"
+          + String(format: ", %.2f µs and %.0f bytes a step", median / Double(size) * 1e6, bytes))
     }
+    return result
+  }
+
+  /// How much a fresh process's resident memory grows to load, validate and plan `path`
+  /// (the plan kept): a process of its own, as memory freed in this one would be reused.
+  private func planMemory(_ path: String) throws -> Double {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+    process.arguments = ["plan-memory", path]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    guard process.terminationStatus == 0, let bytes = Double(text) else {
+      throw BenchmarkError("plan-memory failed for '\(path)'")
+    }
+    return bytes
+  }
+
+  /// The child's side of ``planMemory(_:)``: prints the bytes the process grew by.
+  func planMemoryChild(_ path: String) throws {
+    let loader = ManifestLoader(registry: registry)
+    let before = residentBytes()
+    let plan = try loader.load(path: path)
+    let after = residentBytes()
+    withExtendedLifetime(plan) { print(after - before) }
+  }
+
+  /// `plan` on a 10,000-step manifest against `validate` of it, each a process of the
+  /// release `orchestrate`, alternating: what drawing the plan's table and timeline adds to
+  /// reading the manifest.
+  func cli() async throws -> Result {
+    var result = Result(name: "cli")
+    let binary = try releaseOrchestrate(static: false)
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "orchestrate-bench-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let file = folder.appendingPathComponent("m10000.json")
+    try Data(
+      LayeredDAG(nodes: 10_000, width: 100).manifest(
+        kind: "simulate", params: #"{ "duration": "1ms" }"#)
+    ).write(to: file)
+    func command(_ name: String) throws -> Double {
+      let clock = ContinuousClock()
+      let start = clock.now
+      let process = Process()
+      process.executableURL = binary
+      process.arguments = [name, file.path]
+      process.standardOutput = FileHandle.nullDevice
+      try process.run()
+      process.waitUntilExit()
+      guard process.terminationStatus == 0 else {
+        throw BenchmarkError("orchestrate \(name) failed on the 10,000-step manifest")
+      }
+      return (clock.now - start).secondsValue
+    }
+    let samples = try await interleaved(
+      repetitions: quick ? 7 : 15,
+      [("validate", { try command("validate") }), ("plan", { try command("plan") })])
+    let validate = samples["validate"]?.median ?? .nan
+    let plan = samples["plan"]?.median ?? .nan
+    result.field("steps", 10_000)
+    result.field("validateSeconds", validate)
+    result.field("planSeconds", plan)
+    result.field("planToValidateRatio", plan / validate)
+    result.lines.append("orchestrate on a 10,000-step manifest, release build, as a process:")
+    result.lines.append("  validate  \(samples["validate"]?.text(unit: "s", digits: 3) ?? "-")")
+    result.lines.append("  plan      \(samples["plan"]?.text(unit: "s", digits: 3) ?? "-")")
+    result.lines.append(String(format: "  plan / validate %.2fx", plan / validate))
     return result
   }
 
@@ -267,7 +344,7 @@ struct Benchmarks {
 
   /// The release `orchestrate`, built first if it is missing: the static one in
   /// `.build-static/`, the dynamic one beside this binary.
-  private func releaseOrchestrate(static isStatic: Bool) throws -> URL {
+  func releaseOrchestrate(static isStatic: Bool) throws -> URL {
     let binary =
       isStatic
       ? URL(fileURLWithPath: ".build-static/release/orchestrate")
@@ -285,4 +362,12 @@ struct Benchmarks {
     }
     return binary
   }
+}
+
+/// The process's resident memory, in bytes; 0 where `/proc` does not say.
+func residentBytes() -> Int {
+  guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
+    let pages = text.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+  else { return 0 }
+  return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
 }

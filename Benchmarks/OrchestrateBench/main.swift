@@ -16,6 +16,12 @@ func emit(_ text: String, json: Bool) {
 
 do {
   switch arguments.first {
+  case "cold-start":
+    // A fresh process of the coldStart benchmark: first, before anything else runs.
+    try ColdStart.child(Array(arguments.dropFirst()))
+  case "plan-memory":
+    guard arguments.count == 2 else { throw BenchmarkError(usage) }
+    try Benchmarks(quick: true).planMemoryChild(arguments[1])
   case "music-page":
     guard arguments.count == 2 else { throw BenchmarkError(usage) }
     try await Benchmarks(quick: true).firstPage(of: arguments[1])
@@ -39,9 +45,11 @@ do {
     // One benchmark, for a quick look while working on what it measures.
     let benchmarks = Benchmarks(quick: arguments.contains("--quick"))
     let chosen: [String: (Benchmarks) async throws -> Result] = [
+      "coldStart": { try await $0.coldStart() },
       "noopDAG": { try await $0.noopDAG(sizes: [10_000]) }, "sleepDAG": { try await $0.sleepDAG() },
       "manifest": { try await $0.manifest() }, "seedReplay": { try await $0.seedReplay() },
-      "cliStart": { try await $0.cliStart() }, "musicPage": { try await $0.musicPage() },
+      "cliStart": { try await $0.cliStart() }, "cli": { try await $0.cli() },
+      "musicPage": { try await $0.musicPage() },
       "musicLaunch": { try await $0.musicLaunch() },
     ]
     guard arguments.count >= 2, let benchmark = chosen[arguments[1]] else {
@@ -62,8 +70,10 @@ do {
       JSONMember(key: "quick", value: JSONValue(.bool(benchmarks.quick)))
     ]
     let all: [(Benchmarks) async throws -> Result] = [
-      { try await $0.noopDAG() }, { try await $0.sleepDAG() }, { try await $0.manifest() },
-      { try await $0.seedReplay() }, { try await $0.cliStart() }, { try await $0.musicPage() },
+      { try await $0.coldStart() }, { try await $0.noopDAG() }, { try await $0.sleepDAG() },
+      { try await $0.manifest() },
+      { try await $0.seedReplay() }, { try await $0.cliStart() }, { try await $0.cli() },
+      { try await $0.musicPage() },
       { try await $0.musicLaunch() },
     ]
     for benchmark in all {

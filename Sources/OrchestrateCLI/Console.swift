@@ -35,6 +35,17 @@ struct Console: Sendable {
     Self.send(TerminalText.escaped(line) + "\n", to: output)
   }
 
+  /// Prints each of `lines` as ``out(_:)`` does, in one write: a table of 10,000 rows is
+  /// not 10,000 system calls.
+  func out(lines: some Sequence<String>) {
+    var text = ""
+    for line in lines {
+      text += TerminalText.escaped(line)
+      text += "\n"
+    }
+    if !text.isEmpty { Self.send(text, to: output) }
+  }
+
   /// Prints several lines of the CLI's own making (help, a graph, JSON) and a newline.
   func text(_ text: String) {
     Self.send(TerminalText.escaped(text, keepingNewlines: true) + "\n", to: output)

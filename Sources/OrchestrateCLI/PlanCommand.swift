@@ -41,7 +41,7 @@ struct PlanCommand: Command {
           planned.priority.description, waits(for: planned, in: plan),
         ]
       }
-    for line in Table.render(rows, rightAligned: [0, 1]) { console.out("  " + line) }
+    console.out(lines: Table.render(rows, rightAligned: [0, 1]).lazy.map { "  " + $0 })
 
     if !report.milestones.isEmpty {
       console.out("")
@@ -54,7 +54,7 @@ struct PlanCommand: Command {
       }
     }
     console.out("")
-    for line in Timeline.render(report) { console.out(line) }
+    console.out(lines: Timeline.render(report))
     console.out("")
     console.out("predicted total: \(TimeText.seconds(report.duration))")
     if !report.criticalPath.isEmpty {

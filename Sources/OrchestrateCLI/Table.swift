@@ -1,22 +1,40 @@
 /// Columns of text, left-aligned unless told otherwise, two spaces apart.
 enum Table {
   static func render(_ rows: [[String]], rightAligned: Set<Int> = []) -> [String] {
+    // A string's count walks its characters: each cell is counted once, not once for the
+    // widths and again for its padding.
+    let counts = rows.map { $0.map(\.count) }
     let columns = rows.map(\.count).max() ?? 0
-    let widths = (0..<columns).map { column in
-      rows.map { column < $0.count ? $0[column].count : 0 }.max() ?? 0
+    var widths = [Int](repeating: 0, count: columns)
+    for row in counts {
+      for (column, count) in row.enumerated() { widths[column] = max(widths[column], count) }
     }
-    return rows.map { row in
-      row.enumerated().map { column, cell in
-        let padding = String(repeating: " ", count: widths[column] - cell.count)
-        if rightAligned.contains(column) { return padding + cell }
-        return cell + padding
-      }.joined(separator: "  ").trimmingTrailingSpaces
+    let isRightAligned = (0..<columns).map { rightAligned.contains($0) }
+    return rows.indices.map { index in
+      var line = ""
+      // Spaces are written only when something follows them: the padding after a row's
+      // last cell (and after cells that are empty up to the end) would only be trimmed.
+      var spaces = 0
+      func write(_ cell: String) {
+        if spaces > 0 { line += String(repeating: " ", count: spaces) }
+        spaces = 0
+        line += cell
+      }
+      for (column, cell) in rows[index].enumerated() {
+        if column > 0 { spaces += 2 }
+        let padding = widths[column] - counts[index][column]
+        if isRightAligned[column] {
+          spaces += padding
+          if !cell.isEmpty { write(cell) }
+        } else {
+          if !cell.isEmpty { write(cell) }
+          spaces += padding
+        }
+      }
+      // A cell's own trailing spaces go too, from the end only: reversing the whole line
+      // twice to drop them cost more than building it.
+      while line.last == " " { line.removeLast() }
+      return line
     }
-  }
-}
-
-extension String {
-  fileprivate var trimmingTrailingSpaces: String {
-    String(reversed().drop { $0 == " " }.reversed())
   }
 }

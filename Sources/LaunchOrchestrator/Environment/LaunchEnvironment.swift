@@ -38,8 +38,12 @@ public struct LaunchEnvironment: Sendable {
 public struct StepRequirement: Sendable {
   /// The type's identity.
   public let type: ObjectIdentifier
+  // Named when a message or `orchestrate plugins` asks: a type's name is looked up through
+  // its conformances, the first time, and plugins declare these in the registry every
+  // launch builds before its first step.
+  private let name: @Sendable () -> String
   /// The type's name, for messages and `orchestrate plugins`.
-  public let typeName: String
+  public var typeName: String { name() }
   /// Whether the step cannot run without it; a missing required value fails the launch
   /// before any step starts.
   public let isRequired: Bool
@@ -47,13 +51,13 @@ public struct StepRequirement: Sendable {
   /// A value the step cannot run without.
   public static func required<T: Sendable>(_ type: T.Type) -> StepRequirement {
     StepRequirement(
-      type: ObjectIdentifier(type), typeName: String(describing: type), isRequired: true)
+      type: ObjectIdentifier(type), name: { String(describing: T.self) }, isRequired: true)
   }
 
   /// A value the step uses when the app provides it.
   public static func optional<T: Sendable>(_ type: T.Type) -> StepRequirement {
     StepRequirement(
-      type: ObjectIdentifier(type), typeName: String(describing: type), isRequired: false)
+      type: ObjectIdentifier(type), name: { String(describing: T.self) }, isRequired: false)
   }
 }
 

@@ -17,12 +17,16 @@ public struct PluginRegistry: Sendable {
     add(
       PluginDescriptor(
         kind: Plugin.kind, summary: Plugin.summary, inputs: Plugin.inputs,
-        requirements: Plugin.requirements, outputType: Plugin.Output.self,
-        parametersType: Plugin.Parameters.self
-      ) { params in
-        let instance = try Plugin(parameters: params)
-        return PreparedStep(isBlocking: instance.isBlocking) { context in
-          try await instance.run(context)
+        requirements: Plugin.requirements
+      ) {
+        // `Plugin.Parameters` and `Plugin.Output` are looked up here, when a step of the kind
+        // is prepared or the kind described, not at registration: the run-time lookup of an
+        // associated type checks its conformances.
+        KindTypes(parameters: Plugin.Parameters.self, output: Plugin.Output.self) { params in
+          let instance = try Plugin(parameters: params)
+          return PreparedStep(isBlocking: instance.isBlocking) { context in
+            try await instance.run(context)
+          }
         }
       })
   }
@@ -43,11 +47,11 @@ public struct PluginRegistry: Sendable {
     run: @escaping @Sendable (StepContext) async throws -> Output
   ) {
     add(
-      PluginDescriptor(
-        kind: kind, summary: summary, inputs: inputs, requirements: requirements,
-        outputType: Output.self,
-        parametersType: NoParameters.self
-      ) { _ in PreparedStep(isBlocking: isBlocking, execute: run) })
+      PluginDescriptor(kind: kind, summary: summary, inputs: inputs, requirements: requirements) {
+        KindTypes(parameters: NoParameters.self, output: Output.self) { _ in
+          PreparedStep(isBlocking: isBlocking, execute: run)
+        }
+      })
   }
 
   /// Registers a one-off step kind with typed parameters.
@@ -57,11 +61,10 @@ public struct PluginRegistry: Sendable {
     run: @escaping @Sendable (Parameters, StepContext) async throws -> Output
   ) {
     add(
-      PluginDescriptor(
-        kind: kind, summary: summary, inputs: inputs, requirements: requirements,
-        outputType: Output.self, parametersType: Parameters.self
-      ) { params in
-        PreparedStep(isBlocking: isBlocking) { context in try await run(params, context) }
+      PluginDescriptor(kind: kind, summary: summary, inputs: inputs, requirements: requirements) {
+        KindTypes(parameters: Parameters.self, output: Output.self) { params in
+          PreparedStep(isBlocking: isBlocking) { context in try await run(params, context) }
+        }
       })
   }
 
@@ -88,48 +91,39 @@ public struct PluginDescriptor: Sendable {
   public let kind: String
   /// What the kind does.
   public let summary: String
-  /// Its parameters, as the plugin's `Parameters` type declares them.
-  public let parameters: [ParameterDescription]
+  /// Its parameters, as the plugin's `Parameters` type declares them (read from the
+  /// declarations the first time a descriptor of the type is asked).
+  public var parameters: [ParameterDescription] { types.value.describeParameters() }
   /// Outputs of other steps it reads.
   public let inputs: [StepInput]
   /// Values it reads from the app's ``LaunchEnvironment``.
   public let requirements: [StepRequirement]
   /// The identity of the type its steps output.
-  package let outputType: ObjectIdentifier
+  package var outputType: ObjectIdentifier { types.value.outputType }
   /// The name of the type its steps output.
-  public let outputTypeName: String
+  public var outputTypeName: String { types.value.outputTypeName.value }
   /// Whether its steps hand anything to their dependents.
-  package let hasOutput: Bool
+  package var hasOutput: Bool { types.value.hasOutput }
   /// Whether its output is `Codable`, so that a step of this kind can have a `cache`.
   public var isCacheable: Bool { outputCoder != nil }
   /// Saves and restores its output, when it is `Codable`.
-  let outputCoder: OutputCoder?
+  var outputCoder: OutputCoder? { types.value.outputCoder.value }
 
-  private let prepare:
-    @Sendable (JSONValue, [CodingUserInfoKey: any Sendable]) throws -> (
-      Result<PreparedStep, any Error>, [JSONValueDecoder.UnusedKey]
-    )
+  // Registering a kind costs no reflection, no type name and no conformance lookup (each a
+  // search through every conformance the process has loaded, the first time): a launch
+  // builds its registry before its first step, and needs these only for the kinds its
+  // manifest uses, for messages, `orchestrate plugins` and the schema.
+  private let types: Lazy<KindTypes>
 
-  init<Parameters: StepParameters, Output: Sendable>(
-    kind: String, summary: String, inputs: [StepInput],
-    requirements: [StepRequirement], outputType: Output.Type, parametersType: Parameters.Type,
-    make: @escaping @Sendable (Parameters) throws -> PreparedStep
+  init(
+    kind: String, summary: String, inputs: [StepInput], requirements: [StepRequirement],
+    types: @escaping @Sendable () -> KindTypes
   ) {
     self.kind = kind
     self.summary = summary
-    self.parameters = Parameters.parameterDescriptions
     self.inputs = inputs
     self.requirements = requirements
-    self.outputType = ObjectIdentifier(Output.self)
-    self.outputTypeName = String(describing: Output.self)
-    self.hasOutput = Output.self != Void.self
-    self.outputCoder = OutputCoder(Output.self)
-    self.prepare = { value, userInfo in
-      let (decoded, unused) = try JSONValueDecoder.decode(
-        DecodedParameters<Parameters>.self, from: value, userInfo: userInfo)
-      if let problem = decoded.problem { return (.failure(problem), unused) }
-      return (Result { try make(decoded.parameters) }, unused)
-    }
+    self.types = Lazy(types)
   }
 
   /// Decodes `params` and makes a runnable step, or lists what is wrong with them
@@ -140,7 +134,7 @@ public struct PluginDescriptor: Sendable {
     let made: Result<PreparedStep, any Error>
     let unused: [JSONValueDecoder.UnusedKey]
     do {
-      (made, unused) = try prepare(params, userInfo)
+      (made, unused) = try types.value.prepare(params, userInfo)
     } catch {
       return .failure(ParameterProblems(error: error, params: params, plugin: self))
     }
@@ -160,6 +154,38 @@ public struct PluginDescriptor: Sendable {
       problems += ParameterProblems(error: error, params: params, plugin: self).problems
     }
     return .failure(ParameterProblems(problems: problems))
+  }
+}
+
+/// What a kind's parameter and output types give its descriptor, worked out the first time a
+/// step of the kind is prepared or the kind is described.
+struct KindTypes: Sendable {
+  let outputType: ObjectIdentifier
+  let hasOutput: Bool
+  let outputTypeName: Lazy<String>
+  let outputCoder: Lazy<OutputCoder?>
+  /// The schema is kept per type, once read.
+  let describeParameters: @Sendable () -> [ParameterDescription]
+  let prepare:
+    @Sendable (JSONValue, [CodingUserInfoKey: any Sendable]) throws -> (
+      Result<PreparedStep, any Error>, [JSONValueDecoder.UnusedKey]
+    )
+
+  init<Parameters: StepParameters, Output: Sendable>(
+    parameters: Parameters.Type, output: Output.Type,
+    make: @escaping @Sendable (Parameters) throws -> PreparedStep
+  ) {
+    outputType = ObjectIdentifier(Output.self)
+    hasOutput = Output.self != Void.self
+    outputTypeName = Lazy { String(describing: Output.self) }
+    outputCoder = Lazy { OutputCoder(Output.self) }
+    describeParameters = { Parameters.parameterDescriptions }
+    prepare = { value, userInfo in
+      let (decoded, unused) = try JSONValueDecoder.decode(
+        DecodedParameters<Parameters>.self, from: value, userInfo: userInfo)
+      if let problem = decoded.problem { return (.failure(problem), unused) }
+      return (Result { try make(decoded.parameters) }, unused)
+    }
   }
 }
 

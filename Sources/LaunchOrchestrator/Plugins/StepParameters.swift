@@ -23,7 +23,7 @@ public protocol StepParameters: Sendable {
 extension StepParameters {
   /// The parameters as `orchestrate plugins` and the JSON Schema describe them.
   package static var parameterDescriptions: [ParameterDescription] {
-    ParameterSchema.of(Self.self).descriptions
+    ParameterSchema.of(Self.self).descriptions.value
   }
 }
 
@@ -43,16 +43,20 @@ public struct ManifestDirectory: Sendable {
   }
 }
 
-/// A type's parameters, read from its `@Parameter` properties: what to describe, and how to
-/// decode each value into the parameter that declared it.
+/// A type's parameters, read from its `@Parameter` properties: how to decode each value into
+/// the parameter that declared it, and, when asked, how to describe them.
 struct ParameterSchema: Sendable {
   struct Entry: Sendable {
-    var description: ParameterDescription
     var key: ParameterKey
     /// Which parameter of the type, in the order `init()` creates them.
     var ordinal: Int
+    /// Whether a manifest must give it.
+    var isRequired: Bool
     /// Reads the value, throwing a ``ParameterError`` for one the declaration does not allow.
     var read: ParameterReader
+    /// The parameter as people and the schema see it: made only when asked, as its default's
+    /// text and JSON, and whether its type is optional, cost more than decoding a step.
+    var describe: @Sendable () -> ParameterDescription
   }
 
   var entries: [Entry]
@@ -60,19 +64,32 @@ struct ParameterSchema: Sendable {
   var count: Int
   /// Whether the type has a ``ManifestDirectory``: only then is the folder looked up.
   var readsManifestDirectory: Bool
+  /// The entries described, once.
+  let descriptions: Lazy<[ParameterDescription]>
 
-  var descriptions: [ParameterDescription] { entries.map(\.description) }
+  init(entries: [Entry], count: Int, readsManifestDirectory: Bool) {
+    self.entries = entries
+    self.count = count
+    self.readsManifestDirectory = readsManifestDirectory
+    descriptions = Lazy { entries.map { $0.describe() } }
+  }
 
-  /// Read once per type: reflection costs far more than decoding a step's params.
-  private static let known = Locked<[ObjectIdentifier: ParameterSchema]>([:])
+  /// Read once per type: reflection costs far more than decoding a step's params. A list,
+  /// not a dictionary keyed by type: a launch reads a handful, and a dictionary of
+  /// `ObjectIdentifier` keys would look up its `Hashable` conformance at run time, a search
+  /// through every conformance loaded, on a launch's path.
+  private static let known = Locked<[(type: ObjectIdentifier, schema: ParameterSchema)]>([])
 
   /// The schema of `type`, read the first time it is asked for.
   static func of<Parameters: StepParameters>(_ type: Parameters.Type) -> ParameterSchema {
     let id = ObjectIdentifier(type)
-    if let schema = known.withLock({ $0[id] }) { return schema }
+    if let schema = known.withLock({ $0.first { $0.type == id }?.schema }) { return schema }
     let schema = read(type)
-    known.withLock { $0[id] = schema }
-    return schema
+    return known.withLock { known in
+      if let first = known.first(where: { $0.type == id }) { return first.schema }
+      known.append((id, schema))
+      return schema
+    }
   }
 
   private static func read<Parameters: StepParameters>(_ type: Parameters.Type) -> ParameterSchema {
@@ -80,17 +97,28 @@ struct ParameterSchema: Sendable {
     let instance = ParameterRound.$current.withValue(round) { Parameters() }
     let declared = round.declared
     var entries: [Entry] = []
-    for child in Mirror(reflecting: instance).children {
-      guard let parameter = child.value as? any DeclaredParameter,
-        let entry = declared[parameter.ordinal]
-      else { continue }
+    func add(_ field: ParameterRound.Field, label: String) {
       // A wrapped property's storage is its name with an underscore before it.
-      let label = child.label ?? ""
-      let made = entry(label.hasPrefix("_") ? String(label.dropFirst()) : label)
+      let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
+      // Each declaration recognizes its own wrapper by its exact type, a comparison of
+      // metadata: a cast to a protocol would search the conformances of the process for
+      // each wrapper type, the first time.
+      guard let made = declared.lazy.compactMap({ $0(field, name) }).first else { return }
       precondition(
         !entries.contains { $0.key.stringValue == made.key.stringValue },
         "\(Parameters.self) declares the parameter '\(made.key.stringValue)' twice")
       entries.append(made)
+    }
+    if let fields = StoredFields.of(Parameters.self) {
+      withUnsafeBytes(of: instance) { storage in
+        for field in fields {
+          add(.stored(field.type, storage.baseAddress! + field.offset), label: field.name)
+        }
+      }
+    } else {
+      for child in Mirror(reflecting: instance).children {
+        add(.value(child.value), label: child.label ?? "")
+      }
     }
     return ParameterSchema(
       entries: entries, count: round.taken,
@@ -98,12 +126,7 @@ struct ParameterSchema: Sendable {
   }
 }
 
-/// A `@Parameter`, whatever its value type.
-protocol DeclaredParameter {
-  var ordinal: Int { get }
-}
-
-extension Parameter: DeclaredParameter {
+extension Parameter {
   /// The parameter named `name` (unless its declaration gives a key), declared with
   /// `declaration` and `fallback` as its default.
   static func entry(
@@ -111,8 +134,10 @@ extension Parameter: DeclaredParameter {
     read: @escaping ParameterReader
   ) -> ParameterSchema.Entry {
     let name = declaration.key ?? propertyName
-    let isOptional = Value.self is any OptionalParameterValue.Type
-    let isRequired = !declaration.hasDefault && !isOptional
+    // What `describe` says, without asking whether `Value` is optional: a parameter without
+    // a default is made by `init(_:)` (no fallback) unless its type is optional, when the
+    // initializer for optionals gives it `nil`.
+    let isRequired = !declaration.hasDefault && fallback == nil
     var type = Value.parameterType
     if declaration.isPath || declaration.values != nil {
       precondition(type == .string(), "'\(name)' is declared as text, so it must be a String")
@@ -130,26 +155,28 @@ extension Parameter: DeclaredParameter {
     if let bounds = declaration.bounds {
       type = .integer(minimum: bounds.minimum, maximum: bounds.maximum)
     }
-    var givenDefault = declaration.hasDefault ? fallback : nil
-    // An optional declared `= nil` has no default to show.
-    if isOptional, givenDefault?.parameterText == "" { givenDefault = nil }
-    let description = ParameterDescription(
-      name, type, required: isRequired,
-      default: declaration.defaultDescription ?? givenDefault?.parameterText,
-      json: declaration.defaultDescription == nil ? givenDefault?.parameterJSON : nil,
-      declaration.summary)
+    let describe: @Sendable () -> ParameterDescription = { [type] in
+      let isOptional = Value.self is any OptionalParameterValue.Type
+      var givenDefault = declaration.hasDefault ? fallback : nil
+      // An optional declared `= nil` has no default to show.
+      if isOptional, givenDefault?.parameterText == "" { givenDefault = nil }
+      return ParameterDescription(
+        name, type, required: !declaration.hasDefault && !isOptional,
+        default: declaration.defaultDescription ?? givenDefault?.parameterText,
+        json: declaration.defaultDescription == nil ? givenDefault?.parameterJSON : nil,
+        declaration.summary)
+    }
     return ParameterSchema.Entry(
-      description: description, key: ParameterKey(name), ordinal: ordinal,
-      read: checked(
-        read, name: name, type: type, bounds: declaration.bounds,
-        default: description.defaultValue, isOptional: isOptional))
+      key: ParameterKey(name), ordinal: ordinal, isRequired: isRequired,
+      read: checked(read, name: name, type: type, bounds: declaration.bounds, describe: describe),
+      describe: describe)
   }
 
   /// Reads the value as its type does, then checks it against the declared values, length or
   /// bounds.
   private static func checked(
     _ read: @escaping ParameterReader, name: String, type: ParameterDescription.ValueType,
-    bounds: IntegerBounds?, default defaultText: String?, isOptional: Bool
+    bounds: IntegerBounds?, describe: @escaping @Sendable () -> ParameterDescription
   ) -> ParameterReader {
     switch type {
     case .oneOf(let values):
@@ -166,12 +193,13 @@ extension Parameter: DeclaredParameter {
         return try read(container, key)
       }
     case .string(nonEmpty: true), .strings(nonEmpty: true), .path:
-      let instead =
-        defaultText.map { "; leave it out for '\($0)'." }
-        ?? (isOptional ? "; leave it out instead." : ".")
       return { container, key in
         let value = try read(container, key)
         if (value as? String)?.isEmpty == true || (value as? [String])?.isEmpty == true {
+          // What to write instead, from the description: only a mistake needs it.
+          let instead =
+            describe().defaultValue.map { "; leave it out for '\($0)'." }
+            ?? (Value.self is any OptionalParameterValue.Type ? "; leave it out instead." : ".")
           throw ParameterError(name, "'\(name)' cannot be empty\(instead)")
         }
         return value
@@ -229,7 +257,7 @@ struct DecodedParameters<Parameters: StepParameters>: Decodable {
     // A parameter the params leave out keeps its default: no need to ask for it.
     let members = JSONValueDecoder.membersIfUnasked(of: decoder)
     for entry in schema.entries {
-      if let members, !entry.description.isRequired,
+      if let members, !entry.isRequired,
         !members.contains(where: { $0.key == entry.key.stringValue })
       {
         continue
@@ -258,7 +286,19 @@ final class ParameterRound: Sendable {
 
   let manifestDirectory: URL?
   @usableFromInline let values: [(any Sendable)?]
-  private let declarations: Locked<[Int: @Sendable (String) -> ParameterSchema.Entry]>?
+  private let declarations: Locked<[Declaration]>?
+
+  /// A declaration kept while describing a type: the entry of the stored property `field`,
+  /// named `name`, when that is the parameter declared.
+  typealias Declaration = @Sendable (_ field: Field, _ name: String) -> ParameterSchema.Entry?
+
+  /// A stored property of the parameters being described.
+  enum Field {
+    /// Its value, from a `Mirror`.
+    case value(Any)
+    /// Its type, and where its value is in the struct.
+    case stored(Any.Type, UnsafeRawPointer)
+  }
   @usableFromInline let next = Atomic<Int>(0)
 
   /// A round that decodes: parameter `n` takes `values[n]`.
@@ -272,7 +312,7 @@ final class ParameterRound: Sendable {
   init(describing: Void) {
     values = []
     manifestDirectory = nil
-    declarations = Locked([:])
+    declarations = Locked([])
   }
 
   /// Whether the type being described has a ``ManifestDirectory``.
@@ -306,15 +346,25 @@ final class ParameterRound: Sendable {
     fallback: Value?, read: @escaping ParameterReader
   ) {
     declarations?.withLock {
-      $0[ordinal] = { name in
-        parameter.entry(
+      $0.append { field, name in
+        let declared: Parameter<Value>
+        switch field {
+        case .value(let value):
+          guard let parameter = value as? Parameter<Value> else { return nil }
+          declared = parameter
+        case .stored(let type, let storage):
+          guard type == Parameter<Value>.self else { return nil }
+          declared = storage.load(as: Parameter<Value>.self)
+        }
+        guard declared.ordinal == ordinal else { return nil }
+        return parameter.entry(
           name: name, ordinal: ordinal, declaration: declaration, fallback: fallback, read: read)
       }
     }
   }
 
-  /// Every declaration kept, by ordinal.
-  var declared: [Int: @Sendable (String) -> ParameterSchema.Entry] {
-    declarations?.withLock { $0 } ?? [:]
+  /// Every declaration kept, in the order they were made.
+  var declared: [Declaration] {
+    declarations?.withLock { $0 } ?? []
   }
 }

@@ -76,19 +76,23 @@ public struct NoParameters: StepParameters {
 public struct StepInput: Sendable {
   /// The type's identity.
   public let type: ObjectIdentifier
+  // Named when a message or `orchestrate plugins` asks: a type's name is looked up through
+  // its conformances, the first time, and plugins declare these in the registry every
+  // launch builds before its first step.
+  private let name: @Sendable () -> String
   /// The type's name, for messages.
-  public let typeName: String
+  public var typeName: String { name() }
   /// Whether the step cannot run without it.
   public let isRequired: Bool
 
   /// An input the step cannot run without: some hard dependency must produce a `T`.
   public static func required<T: Sendable>(_ type: T.Type) -> StepInput {
-    StepInput(type: ObjectIdentifier(type), typeName: String(describing: type), isRequired: true)
+    StepInput(type: ObjectIdentifier(type), name: { String(describing: T.self) }, isRequired: true)
   }
 
   /// An input the step uses when a dependency happens to produce one.
   public static func optional<T: Sendable>(_ type: T.Type) -> StepInput {
-    StepInput(type: ObjectIdentifier(type), typeName: String(describing: type), isRequired: false)
+    StepInput(type: ObjectIdentifier(type), name: { String(describing: T.self) }, isRequired: false)
   }
 }
 
