@@ -13,15 +13,16 @@ struct GraphCommand: Command {
     return .success
   }
 
-  /// A node of the drawn graph: a step or a milestone.
+  /// A node of the drawn graph: a step, a milestone or a signal the app sends.
   private enum Node {
     case step(Int)
     case milestone(Int)
+    case signal(Int)
   }
 
   /// What an edge means, which decides how it is drawn.
   private enum EdgeKind {
-    case dependsOn, after, reachesMilestone, releasesDeferred
+    case dependsOn, after, reachesMilestone, releasesDeferred, releasesWaiting
   }
 
   /// Every edge of the drawing, in the order both formats print them.
@@ -30,6 +31,7 @@ struct GraphCommand: Command {
     for step in plan.steps {
       edges += step.dependsOn.map { (.step($0), .step(step.index), .dependsOn) }
       edges += step.after.map { (.step($0), .step(step.index), .after) }
+      edges += step.waitFor.map { (.signal($0), .step(step.index), .releasesWaiting) }
     }
     for milestone in plan.milestones {
       edges += milestone.steps.map { (.step($0), .milestone(milestone.index), .reachesMilestone) }
@@ -52,6 +54,7 @@ struct GraphCommand: Command {
       switch node {
       case .step(let index): quoted(plan.steps[index].id)
       case .milestone(let index): quoted("milestone:" + plan.milestones[index].name)
+      case .signal(let index): quoted("signal:" + plan.signals[index])
       }
     }
     var lines = [
@@ -60,9 +63,15 @@ struct GraphCommand: Command {
     ]
     for step in plan.steps {
       let bold = step.priority >= .high ? ", penwidth=2" : ""
+      // An on-demand step is outside the launch until the app ensures it: drawn dashed.
+      let onDemand = step.trigger == .onDemand
+      let label = "\(step.id)\n\(step.plugin) · \(step.priority)\(onDemand ? "\non demand" : "")"
       lines.append(
-        "  \(name(.step(step.index))) [label=\(quoted("\(step.id)\n\(step.plugin) · \(step.priority)"))\(bold)];"
+        "  \(name(.step(step.index))) [label=\(quoted(label))\(bold)\(onDemand ? ", style=\"rounded,dashed\"" : "")];"
       )
+    }
+    for (index, signal) in plan.signals.enumerated() {
+      lines.append("  \(name(.signal(index))) [label=\(quoted(signal)), shape=cds];")
     }
     for milestone in plan.milestones {
       lines.append(
@@ -74,6 +83,7 @@ struct GraphCommand: Command {
         case .dependsOn: ""
         case .after: " [style=dashed]"
         case .reachesMilestone, .releasesDeferred: " [style=dotted]"
+        case .releasesWaiting: " [style=dashed, label=\"waitFor\"]"
         }
       lines.append("  \(name(edge.from)) -> \(name(edge.to))\(style);")
     }
@@ -87,6 +97,7 @@ struct GraphCommand: Command {
       switch node {
       case .step(let index): "s\(index)"
       case .milestone(let index): "m\(index)"
+      case .signal(let index): "g\(index)"
       }
     }
     // A node is one line: a newline in a name would end it and start a forged one.
@@ -95,9 +106,13 @@ struct GraphCommand: Command {
     }
     var lines = ["flowchart LR"]
     for step in plan.steps {
+      let onDemand = step.trigger == .onDemand ? "<br/>on demand" : ""
       lines.append(
-        "  \(name(.step(step.index)))[\"\(label(step.id))<br/>\(label(step.plugin)) · \(step.priority)\"]"
+        "  \(name(.step(step.index)))[\"\(label(step.id))<br/>\(label(step.plugin)) · \(step.priority)\(onDemand)\"]"
       )
+    }
+    for (index, signal) in plan.signals.enumerated() {
+      lines.append("  \(name(.signal(index)))>\"\(label(signal))\"]")
     }
     for milestone in plan.milestones {
       lines.append("  \(name(.milestone(milestone.index))){{\"\(label(milestone.name))\"}}")
@@ -109,6 +124,7 @@ struct GraphCommand: Command {
         case .after: "-.->"
         case .reachesMilestone: "-.-"
         case .releasesDeferred: "-. deferUntil .->"
+        case .releasesWaiting: "-. waitFor .->"
         }
       lines.append("  \(name(edge.from)) \(arrow) \(name(edge.to))")
     }

@@ -78,6 +78,8 @@ struct PlanCommand: Command {
       parts.append("\(plan.milestones[milestone].name) (milestone)")
     }
     if step.delay > .zero { parts.append("+\(DurationText.format(step.delay)) delay") }
+    parts += step.waitFor.map { "signal '\(plan.signals[$0])'" }
+    if step.trigger == .onDemand { parts.append("ensure (on demand)") }
     return parts.joined(separator: ", ")
   }
 

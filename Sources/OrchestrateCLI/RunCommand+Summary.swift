@@ -4,13 +4,18 @@ import LaunchOrchestrator
 extension RunCommand {
   /// The outcome line, milestones, timeline, critical path and where the files went.
   func printSummary(_ report: LaunchReport, routedBy: String?) {
+    // Active time; a paused launch also says how long it took in real time.
+    var took = TimeText.seconds(report.duration)
+    if !report.pauses.isEmpty {
+      took +=
+        " (\(TimeText.seconds(report.wallDuration)) with \(Grammar.count(report.pauses.count, "pause")))"
+    }
     let headline: String
     if report.outcome == .routed, let route = report.route {
       let by = routedBy.map { " by '\($0)'" } ?? ""
-      headline = "\(report.name): routed to '\(route)'\(by) in \(TimeText.seconds(report.duration))"
+      headline = "\(report.name): routed to '\(route)'\(by) in \(took)"
     } else {
-      headline =
-        "\(report.name): \(report.outcome.rawValue) in \(TimeText.seconds(report.duration))"
+      headline = "\(report.name): \(report.outcome.rawValue) in \(took)"
     }
     guard !options.quiet else {
       console.out(headline)

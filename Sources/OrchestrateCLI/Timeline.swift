@@ -2,8 +2,8 @@ import Foundation
 import LaunchOrchestrator
 
 /// A text Gantt chart of a launch: every step on one shared time axis, its waits shaded (`·`),
-/// failures marked, and for a manifest with a `splash`, the splash (`░`) and skeleton (`▓`)
-/// the app would show.
+/// failures marked, the pauses (`‖`, where each began: the axis is active time), and for a
+/// manifest with a `splash`, the splash (`░`) and skeleton (`▓`) the app would show.
 enum Timeline {
   /// The chart's lines; `width` is the number of columns of the time axis.
   /// A cached step is a mark (`◆`) where it was served, its refresh a row of its own below it.
@@ -19,7 +19,8 @@ enum Timeline {
       report.duration.seconds, rows.compactMap { $0.end?.seconds }.max() ?? 0,
       splashEnd?.seconds ?? 0, 1e-6)
     let nameWidth = max(
-      rows.map(\.id.count).max() ?? 0, report.splash == nil ? 0 : splashRow.count)
+      rows.map(\.id.count).max() ?? 0, report.splash == nil ? 0 : splashRow.count,
+      report.pauses.isEmpty ? 0 : pausedRow.count)
     func column(_ duration: Duration) -> Int {
       min(width - 1, Int((duration.seconds / total * Double(width)).rounded(.down)))
     }
@@ -60,6 +61,17 @@ enum Timeline {
         "  \(name)  \(String(decoding: bar, as: UTF8.self))  \(TimeText.seconds(end - start))\(note(for: step))"
       )
     }
+    if !report.pauses.isEmpty {
+      // Times are active time, in which a pause takes none: a mark where each began.
+      var cells = [Character](repeating: " ", count: width)
+      for pause in report.pauses { cells[max(0, column(pause.at))] = "‖" }
+      let list = report.pauses.map {
+        "\(TimeText.seconds($0.duration)) at \(TimeText.seconds($0.at))"
+      }
+      lines.append(
+        "  \(padded(pausedRow, to: nameWidth))  \(String(cells))  paused \(list.joined(separator: ", "))"
+      )
+    }
     if let splash = report.splash {
       let name = splashRow.padding(toLength: nameWidth, withPad: " ", startingAt: 0)
       let skeletonFrom = splash.skeletonFrom.map(column) ?? width
@@ -76,6 +88,7 @@ enum Timeline {
   }
 
   private static let splashRow = "(splash)"
+  private static let pausedRow = "(paused)"
 
   /// `text.padding(toLength: length, withPad: " ", startingAt: 0)`, which counts UTF-16 code
   /// units, without a trip through NSString for each row when there is nothing to cut.

@@ -42,6 +42,12 @@ struct LaunchLifecycleTests {
         "start work", "paused", "resumed after 9.6s", "done work", "milestone interactive",
         "finish succeeded",
       ])
+    // The trace marks the pause where it began, its real length in args.
+    let events = try #require(report.chromeTrace["traceEvents"]?.elements)
+    let pauses = events.filter { $0["cat"] == "pause" }
+    #expect(pauses.count == 1)
+    #expect(pauses.first?["ts"] == JSONValue(integer: 400_000))
+    #expect(pauses.first?["args"]?["duration"] == JSONValue(.number(9.6)))
   }
 
   @Test func noStepStartsWhilePausedAndTheLaunchBeginsPausedWhenPausedBefore() async throws {

@@ -69,6 +69,43 @@ struct LaunchSessionLifecycleTests {
     #expect(session.error == nil)
   }
 
+  @Test(arguments: [true, false])
+  func cancelDuringTheSplashMinimumShowsTheCancelledScreenAtOnce(paused: Bool) async throws {
+    let plan = try Self.splashPlan(pageTakes: "2s")
+    let clock = ManualClock()
+    let session = LaunchSession()
+    let run = Task { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    // The page's sleep and the splash's minimum (1s).
+    await clock.waitForSleepers(2)
+    clock.advance(to: .milliseconds(500))
+    if paused { session.pause() }
+    session.cancel()
+    // No time passes: neither the minimum nor a resume is waited for.
+    let report = await run.value
+    #expect(report.outcome == .cancelled)
+    #expect(report.step("page")?.state == .cancelled)
+    #expect(session.screen == .cancelled)
+    #expect(session.phase == .finished(.cancelled))
+    #expect(session.error == nil)
+    await until({ clock.sleeperDeadlines.isEmpty }, "a splash timer outlived the launch")
+    #expect(clock.now.offset == .milliseconds(500))
+  }
+
+  @Test func cancelWithNoLaunchRunningDoesNothing() async throws {
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "count", "params": { "key": "session-cancel-before" } }
+      ] }
+      """)
+    let session = LaunchSession()
+    session.cancel()
+    let report = await session.run(plan, on: LaunchEngine(clock: ManualClock()))
+    #expect(report.outcome == .succeeded)
+    #expect(runs("session-cancel-before") == 1)
+    #expect(session.screen == .content)
+  }
+
   // MARK: Retry
 
   @Test func retryAfterAFailureRunsNoSucceededStepAgain() async throws {
@@ -309,6 +346,30 @@ struct LaunchSessionLifecycleTests {
     #expect(session.phase == .finished(report.outcome))
     #expect(report.outcome != .failed)
     #expect(session.error == nil)
+  }
+
+  @Test func finishBeforeRunAppliesFromTheStartAndToARetry() async throws {
+    // 'feed' fails its first run and aborts; 'analytics' waits for a signal that never comes.
+    let plan = try loadPlan(
+      """
+      { "version": 1, "signals": ["consent"], "steps": [
+        { "id": "feed", "plugin": "count", "onFailure": "abort",
+          "params": { "key": "session-finish-early-feed", "failRuns": 1 } },
+        { "id": "analytics", "plugin": "count", "dependsOn": ["feed"],
+          "params": { "key": "session-finish-early-analytics" }, "waitFor": ["consent"] }
+      ] }
+      """)
+    let session = LaunchSession()
+    session.finish()
+    let failed = await session.run(plan, on: LaunchEngine(clock: ManualClock()))
+    #expect(failed.outcome == .failed)
+    // Without the early finish, the retry would wait for 'consent' for ever.
+    let retried = await session.retry()
+    #expect(retried.step("feed")?.state == .succeeded)
+    #expect(retried.step("analytics")?.state == .skipped)
+    #expect(retried.step("analytics")?.error == "signal 'consent' was not sent")
+    #expect(runs("session-finish-early-analytics") == nil)
+    #expect(session.phase == .finished(retried.outcome))
   }
 
   // MARK: On demand

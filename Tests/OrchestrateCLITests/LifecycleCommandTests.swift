@@ -44,6 +44,52 @@ struct LifecycleCommandTests {
     #expect(interactive < .seconds(3))
     #expect(interactive >= .seconds(1))
     #expect(written.wallDuration == written.duration + pause.duration)
+    // The summary gives both times, and the timeline marks the pause.
+    #expect(
+      result.stdout.contains(
+        "stop: succeeded in \(Self.seconds(written.duration)) (\(Self.seconds(written.wallDuration)) with 1 pause)"
+      ), "\(result.stdout)")
+    let pausedRow = try #require(
+      result.stdout.split(separator: "\n").first { $0.hasPrefix("  (paused)") })
+    #expect(pausedRow.contains("‖"))
+    #expect(
+      pausedRow.hasSuffix(
+        "paused \(Self.seconds(pause.duration)) at \(Self.seconds(pause.at))"))
+  }
+
+  /// A time as the CLI writes it.
+  private static func seconds(_ duration: Duration) -> String {
+    String(
+      format: "%.3fs",
+      Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+  }
+
+  @Test func planAndGraphShowSignalsAndOnDemandStepsApart() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.write("consent.json", Self.consentAndSearch)
+    let plan = try await Orchestrate.run(["plan", manifest])
+    #expect(plan.status == 0, "\(plan.stderr)")
+    let rows = plan.stdout.split(separator: "\n").map {
+      $0.split(separator: " ").joined(separator: " ")
+    }
+    #expect(rows.contains("- - analytics normal store, signal 'consent'"), "\(plan.stdout)")
+    #expect(rows.contains("- - search normal store, ensure (on demand)"), "\(plan.stdout)")
+    #expect(rows.contains("analytics skipped: signal 'consent' was not sent"), "\(plan.stdout)")
+    #expect(rows.contains("search skipped: on demand, and not ensured"), "\(plan.stdout)")
+
+    let dot = try await Orchestrate.run(["graph", manifest])
+    #expect(dot.status == 0)
+    #expect(dot.stdout.contains(#""signal:consent" [label="consent", shape=cds];"#))
+    #expect(
+      dot.stdout.contains(#""signal:consent" -> "analytics" [style=dashed, label="waitFor"];"#))
+    #expect(
+      dot.stdout.contains(
+        #""search" [label="search\nsimulate · normal\non demand", style="rounded,dashed"];"#),
+      "\(dot.stdout)")
+    let mermaid = try await Orchestrate.run(["graph", manifest, "--format", "mermaid"])
+    #expect(mermaid.stdout.contains(#"g0>"consent"]"#))
+    #expect(mermaid.stdout.contains("g0 -. waitFor .-> s1"), "\(mermaid.stdout)")
+    #expect(mermaid.stdout.contains("<br/>on demand\"]"))
   }
 
   @Test func aSignalGivenWithATimeStartsItsStepThenAndOneNotGivenSkipsIt() async throws {

@@ -59,6 +59,9 @@ public enum LaunchForecast {
     }
     scheduler.start(at: .zero)
     collect()
+    // A forecast sends no signal: once nothing else can happen, the steps waiting for one are
+    // skipped as a launch whose app said `finish()` skips them, and the forecast says why.
+    var signalsClosed = false
     while !scheduler.isFinished {
       let deadline = scheduler.nextDeadline()
       if let next = completions.min, deadline.map({ next.time <= $0 }) ?? true {
@@ -69,6 +72,10 @@ public enum LaunchForecast {
       } else if let deadline {
         now = deadline
         scheduler.advance(to: now)
+        collect()
+      } else if !signalsClosed {
+        signalsClosed = true
+        scheduler.closeSignals(at: now)
         collect()
       } else {
         break

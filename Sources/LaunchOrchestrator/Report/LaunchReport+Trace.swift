@@ -3,7 +3,8 @@ extension LaunchReport {
   /// Complete (`"ph": "X"`) events, one lane per concurrently running step, each step's waits
   /// as their own slices (category `wait`) in its lane: before it, or nested in it for waits
   /// between its start and its work (backoff, the main thread). Milestones are global instant
-  /// events. A cached step is a slice of no length at the time it was served, and its refresh
+  /// events, and so is each pause (`paused`, category `pause`, its real length in `args`):
+  /// times are active time, in which a pause takes none. A cached step is a slice of no length at the time it was served, and its refresh
   /// a slice of its own named `<id> (refresh)`. Times are in microseconds since the launch
   /// started.
   public var chromeTrace: JSONValue {
@@ -15,6 +16,7 @@ extension LaunchReport {
     events += zip(steps, lanes).compactMap { step, lane in lane.flatMap(step.traceSlice) }
     events += zip(steps, lanes).flatMap { step, lane in lane.map(step.traceWaitSlices) ?? [] }
     events += milestones.compactMap(\.traceInstant)
+    events += pauses.map(\.traceInstant)
     return [
       "traceEvents": JSONValue(.array(events)),
       "displayTimeUnit": "ms",
@@ -126,6 +128,22 @@ extension LaunchReport.Milestone {
       "ts": time.traceMicroseconds,
       "pid": 1,
       "tid": 0,
+    ]
+  }
+}
+
+extension LaunchReport.Pause {
+  /// A global instant event where the launch was paused, its real length in `args`.
+  fileprivate var traceInstant: JSONValue {
+    [
+      "name": "paused",
+      "cat": "pause",
+      "ph": "i",
+      "s": "g",
+      "ts": at.traceMicroseconds,
+      "pid": 1,
+      "tid": 0,
+      "args": ["duration": JSONValue(.number(duration.seconds))],
     ]
   }
 }

@@ -85,6 +85,9 @@ public final class LaunchSession {
   private var control: LaunchControl?
   /// The signals the app sent in this session: a retry's launch has them from its start.
   private var sentSignals: [String] = []
+  /// Whether the app said no more signals will come (``finish()``): a retry's launch knows it
+  /// from its start.
+  private var signalsFinished = false
   /// Callers of `run` or `retry` that joined the running launch.
   private var joiners: [CheckedContinuation<LaunchReport, Never>] = []
   /// Runs the last launch's plan again on its engine, reusing what a report says succeeded.
@@ -169,7 +172,9 @@ public final class LaunchSession {
   }
 
   /// Cancels the running launch: running steps are cancelled, the rest skipped, the outcome
-  /// is `cancelled` and the screen ``LaunchScreen/cancelled``; ``error`` stays `nil`.
+  /// is `cancelled` and the screen ``LaunchScreen/cancelled`` at once (a splash's `minimum`,
+  /// paused or not, is not waited for); ``error`` stays `nil`. With no launch running it does
+  /// nothing: a later ``run(_:on:environment:)`` or ``retry()`` runs.
   public func cancel() {
     control?.cancel()
   }
@@ -182,8 +187,10 @@ public final class LaunchSession {
   }
 
   /// Says no more signals will come: steps still waiting for one are skipped with the reason
-  /// `signal '<name>' was not sent`, and the launch ends once the rest has.
+  /// `signal '<name>' was not sent`, and the launch ends once the rest has. Said before the
+  /// launch, it applies from its start; a retry's launch knows it too.
   public func finish() {
+    signalsFinished = true
     control?.finish()
   }
 
@@ -229,6 +236,7 @@ public final class LaunchSession {
     let control = LaunchControl()
     if isPaused { control.pause() }
     for name in sentSignals { control.signal(name) }
+    if signalsFinished { control.finish() }
     self.control = control
     ensuring = [:]
     // One start for the engine and the splash's timer, so both measure the same moments.
@@ -411,7 +419,10 @@ public final class LaunchSession {
       case .failed where !splash.endsOnFailure:
         splash.ending = .failed(error ?? "the launch failed")
       case .failed: break
-      case .cancelled: splash.ending = .cancelled
+      case .cancelled:
+        // The app asked for it: the splash's minimum is for a launch going on, not one stopped.
+        splash.ending = .cancelled
+        splash.minimumPassed = true
       case .routed: break
       }
     }
