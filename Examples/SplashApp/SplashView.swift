@@ -28,8 +28,8 @@
           }
         case .routed(let route):
           Text("Route: \(route.name)")
-        case .failed(let reason):
-          Text("Could not start: \(reason)")
+        case .failed(let failure):
+          Text(failure.userMessage)
         }
       }
       .task { await launch.run(plan, on: LaunchEngine(), environment: environment) }

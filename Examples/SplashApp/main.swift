@@ -81,7 +81,7 @@ final class ScreenPrinter {
     case .skeleton: "skeleton"
     case .content: "content"
     case .routed(let route): "routed(\(route.name))"
-    case .failed(let reason): "failed(\(reason))"
+    case .failed(let failure): "failed(\(failure.message))"
     case .cancelled: "cancelled"
     }
   }

@@ -341,6 +341,47 @@ struct LaunchEngineTests {
     #expect(onMain.withLock { $0 } == true)
   }
 
+  /// A plugin that must run on the main actor, as UIKit code does.
+  private struct MainActorPlugin: StepPlugin {
+    static let kind = "ui.main"
+    static let isolation = StepIsolation.main
+    init(parameters: NoParameters) {}
+    func run(_ context: StepContext) async throws -> Int {
+      setUpInterface()
+    }
+    /// Synchronous main-actor code, as UIKit set-up is: traps unless on the main actor.
+    private func setUpInterface() -> Int {
+      MainActor.assumeIsolated { 42 }
+    }
+  }
+
+  @Test func aPluginDeclaringTheMainActorRunsThereWithTheManifestSilent() async throws {
+    var registry = PluginRegistry.testKinds
+    registry.register(MainActorPlugin.self)
+    let plan = try loadPlan(
+      #"{ "version": 1, "steps": [ { "id": "ui", "plugin": "ui.main" } ] }"#, registry: registry)
+    #expect(plan.steps[0].isolation == .main)
+    let report = await LaunchEngine().run(plan)
+    #expect(report.outcome == .succeeded)
+    #expect(report.output(of: "ui", as: Int.self) == 42)
+    #expect(registry.descriptor(for: "ui.main")?.isolation == .main)
+  }
+
+  @Test func aManifestGivingAMainActorPluginAnotherIsolationDoesNotLoad() throws {
+    var registry = PluginRegistry.testKinds
+    registry.register(MainActorPlugin.self)
+    let error = #expect(throws: ManifestError.self) {
+      try loadPlan(
+        #"{ "version": 1, "steps": [ { "id": "ui", "plugin": "ui.main", "isolation": "default" } ] }"#,
+        registry: registry)
+    }
+    #expect(
+      error?.diagnostics.map(\.message) == [
+        "'ui.main' runs on the main actor, as its plugin declares; remove \"isolation\" or set it to \"main\"."
+      ])
+    #expect(error?.diagnostics.first?.path.description == "steps[0].isolation")
+  }
+
   @Test func honoursTheConcurrencyLimitWithRealTasks() async throws {
     let clock = ManualClock()
     let running = Locked((now: 0, peak: 0))

@@ -46,7 +46,7 @@ struct LaunchSessionLifecycleTests {
     #expect(report.step("page")?.state == .skipped)
     #expect(session.screen == .cancelled)
     #expect(session.phase == .finished(.cancelled))
-    #expect(session.error == nil)
+    #expect(session.failure == nil)
     #expect(session.report == report)
   }
 
@@ -66,7 +66,7 @@ struct LaunchSessionLifecycleTests {
     #expect(report.outcome == .cancelled)
     #expect(session.screen == .cancelled)
     #expect(session.phase == .finished(.cancelled))
-    #expect(session.error == nil)
+    #expect(session.failure == nil)
   }
 
   @Test(arguments: [true, false])
@@ -86,7 +86,7 @@ struct LaunchSessionLifecycleTests {
     #expect(report.step("page")?.state == .cancelled)
     #expect(session.screen == .cancelled)
     #expect(session.phase == .finished(.cancelled))
-    #expect(session.error == nil)
+    #expect(session.failure == nil)
     await until({ clock.sleeperDeadlines.isEmpty }, "a splash timer outlived the launch")
     #expect(clock.now.offset == .milliseconds(500))
   }
@@ -133,8 +133,8 @@ struct LaunchSessionLifecycleTests {
     #expect(failed.step("store")?.state == .succeeded)
     #expect(failed.step("feed")?.state == .failed)
     #expect(failed.step("page")?.state == .skipped)
-    #expect(session.screen == .failed("'feed' failed: run 1 fails"))
-    #expect(session.error == "'feed' failed: run 1 fails")
+    #expect(session.screen.failureMessage == "'feed' failed: run 1 fails")
+    #expect(session.failure?.message == "'feed' failed: run 1 fails")
     #expect(runs("session-retry-store") == 1)
     #expect(runs("session-retry-feed") == 1)
     #expect(runs("session-retry-page") == nil)
@@ -160,7 +160,7 @@ struct LaunchSessionLifecycleTests {
     #expect(session.output(of: "page", as: Tally.self) == Tally(value: "session-retry-page#1"))
     #expect(session.phase == .finished(.succeeded))
     #expect(session.screen == .content)
-    #expect(session.error == nil)
+    #expect(session.failure == nil)
     #expect(session.report == retried)
 
     // Nothing to retry after a success: the same report, and nothing runs.
@@ -345,7 +345,7 @@ struct LaunchSessionLifecycleTests {
     #expect(runs("session-finish-analytics") == nil)
     #expect(session.phase == .finished(report.outcome))
     #expect(report.outcome != .failed)
-    #expect(session.error == nil)
+    #expect(session.failure == nil)
   }
 
   @Test func finishBeforeRunAppliesFromTheStartAndToARetry() async throws {

@@ -224,13 +224,13 @@ struct LaunchSessionSplashTests {
     await clock.waitForSleepers(2)
     clock.advance(to: .milliseconds(10))
     await until({ session.screen.isSettled }, "the failure never showed")
-    #expect(session.screen == .failed("'critical' failed: no disk"))
-    #expect(session.error == "'critical' failed: no disk")
+    #expect(session.screen.failureMessage == "'critical' failed: no disk")
+    #expect(session.failure?.message == "'critical' failed: no disk")
     #expect(session.phase == .running)
     hold.signal()
     let report = await run.value
     #expect(report.outcome == .failed)
-    #expect(session.screen == .failed("'critical' failed: no disk"))
+    #expect(session.screen.failureMessage == "'critical' failed: no disk")
   }
 
   @Test func aFailureThatSkipsTheContentLeavesTheSplashForTheFailureAfterTheMinimum()
@@ -262,7 +262,7 @@ struct LaunchSessionSplashTests {
     #expect(!session.isReached("interactive"))
     clock.advance(to: .milliseconds(500))
     let report = await run.value
-    #expect(session.screen == .failed("'store' failed: no disk"))
+    #expect(session.screen.failureMessage == "'store' failed: no disk")
     #expect(report.milestones.first?.time == nil)
     #expect(report.splash == SplashTiming(contentAt: nil, skeletonFrom: nil))
   }
@@ -298,7 +298,9 @@ struct LaunchSessionSplashTests {
     clock.advance(to: .milliseconds(800))
     let report = await run.value
     #expect(
-      session.screen == (routes ? .routed(.maintenance) : .failed("'gate' failed: no disk")))
+      routes
+        ? session.screen == .routed(.maintenance)
+        : session.screen.failureMessage == "'gate' failed: no disk")
     #expect(report.splash == SplashTiming(contentAt: nil, skeletonFrom: nil))
   }
 
@@ -358,8 +360,9 @@ struct LaunchSessionSplashTests {
     let report = await session.run(plan, on: LaunchEngine())
     let reason = try #require(report.error)
     #expect(reason.contains("step 'v' (needs.app) requires AppInfo"))
-    #expect(session.error == reason)
-    #expect(session.screen == .failed(reason))
+    #expect(session.failure?.message == reason)
+    #expect(session.failure?.kind == .missingEnvironment)
+    #expect(session.screen.failureMessage == reason)
   }
 
   @Test func aRouteFromTheDismissStepNeverShowsTheContent() async throws {

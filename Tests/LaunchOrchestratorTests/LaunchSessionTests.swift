@@ -27,7 +27,7 @@ struct LaunchSessionTests {
     #expect(session.isReached("interactive"))
     #expect(session.runningSteps.isEmpty)
     #expect(session.route == nil)
-    #expect(session.error == nil)
+    #expect(session.failure == nil)
     #expect(session.report == report)
   }
 
@@ -48,7 +48,7 @@ struct LaunchSessionTests {
     session.apply(LaunchEvent(time: .seconds(1), kind: .milestone(name: "firstFrame")))
     #expect(session.milestones == ["firstFrame": .seconds(1)])
     session.apply(LaunchEvent(time: .seconds(2), kind: .failed(step: "queue", error: "disk full")))
-    #expect(session.error == "'queue' failed: disk full")
+    #expect(session.failure?.message == "'queue' failed: disk full")
     session.apply(LaunchEvent(time: .seconds(2), kind: .routed(route: .maintenance, step: "gate")))
     session.apply(LaunchEvent(time: .seconds(2), kind: .finished(outcome: .routed)))
     #expect(session.route == .maintenance)

@@ -144,6 +144,9 @@ private final class LaunchRun: ControlledRun {
   let staysOpen: Bool
   /// Step outputs, written by the handler and read by dependents' tasks.
   let outputs: Locked<[(any Sendable)?]>
+  /// What each failed step's plugin threw last, by step: empty (and never allocated) in a
+  /// launch where nothing throws.
+  let errors = Locked<[Int: any Error]>([:])
   let environment: LaunchEnvironment
   let events: EventSink?
   let hooks: RunHooks
@@ -373,6 +376,8 @@ struct RunHooks: Sendable {
   var onOutput: (@Sendable (String, any Sendable) -> Void)?
   /// A milestone was reached at this time since the launch started.
   var onMilestone: (@Sendable (String, Duration) -> Void)?
+  /// A step's plugin threw this error (an attempt failed).
+  var onError: (@Sendable (String, any Error) -> Void)?
 }
 
 /// What a run's handler changes as messages arrive.
@@ -420,6 +425,7 @@ private struct RunState {
   /// An on-demand step's output, or why it has none.
   private func result(of step: Int, in run: LaunchRun) -> Result<(any Sendable)?, LaunchFailure> {
     let id = run.plan.steps[step].id
+    let plugin = run.plan.steps[step].plugin
     let record = scheduler.records[step]
     let error = record.error ?? "no reason given"
     switch record.state {
@@ -427,15 +433,21 @@ private struct RunState {
       return .success(run.outputs.withLock { $0[step] })
     case .timedOut:
       return .failure(
-        LaunchFailure(kind: .timedOut, step: id, message: "'\(id)' timed out: \(error)"))
+        LaunchFailure(
+          kind: .timedOut, step: id, plugin: plugin, message: "'\(id)' timed out: \(error)"))
     case .skipped:
       return .failure(
-        LaunchFailure(kind: .skipped, step: id, message: "'\(id)' was skipped: \(error)"))
+        LaunchFailure(
+          kind: .skipped, step: id, plugin: plugin, message: "'\(id)' was skipped: \(error)"))
     case .cancelled:
-      return .failure(LaunchFailure(kind: .cancelled, step: id, message: "'\(id)' was cancelled"))
+      return .failure(
+        LaunchFailure(
+          kind: .cancelled, step: id, plugin: plugin, message: "'\(id)' was cancelled"))
     case .failed, nil:
       return .failure(
-        LaunchFailure(kind: .stepFailed, step: id, message: "'\(id)' failed: \(error)"))
+        LaunchFailure(
+          kind: .stepFailed, step: id, plugin: plugin, message: "'\(id)' failed: \(error)",
+          underlying: run.errors.withLock { $0[step] }))
     }
   }
 
@@ -696,6 +708,9 @@ private final class RunningAttempt: StepHost {
       outcome = .routed(route)
     } catch {
       outcome = .failed(Self.describe(error))
+      // Kept as thrown, for the app's `LaunchFailure.underlying`.
+      run.errors.withLock { $0[step] = error }
+      run.hooks.onError?(run.plan.steps[step].id, error)
     }
     run.post(
       .finished(token: attempt.token, outcome: outcome, began: began), onMainThread: isMain)
@@ -722,6 +737,9 @@ private final class RunningAttempt: StepHost {
     case let failure as StepFailure: failure.message
     case is CancellationError: "cancelled"
     case let error as any CustomStringConvertible: error.description
+    // Its type names it for developers; its words for users say what happened.
+    case let error as any UserFacingError:
+      "\(String(describing: type(of: error))): \(error.userMessage)"
     default: error.localizedDescription
     }
   }

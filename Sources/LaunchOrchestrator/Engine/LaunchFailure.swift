@@ -1,6 +1,13 @@
 /// Why a launch, or a step the app asked for, did not give the app what it wanted: a value
-/// the app can branch on, with a message for developers.
-public struct LaunchFailure: Error, Sendable, CustomStringConvertible {
+/// the app can branch on, the error the plugin threw, a message for developers and one for
+/// the failure screen.
+///
+/// ```swift
+/// case .failed(let failure):
+///   if failure.underlying is OfflineError { OfflineView { Task { await launch.retry() } } }
+///   else { FailureView(message: failure.userMessage) }
+/// ```
+public struct LaunchFailure: Error, Sendable, Equatable, CustomStringConvertible {
   /// What went wrong, as a value that can grow: compare with the static values.
   public struct Kind: Sendable, Hashable, CustomStringConvertible {
     /// The kind's name.
@@ -11,10 +18,14 @@ public struct LaunchFailure: Error, Sendable, CustomStringConvertible {
       self.name = name
     }
 
-    /// A step failed its last attempt.
+    /// A step failed its last attempt (and its fallback, if it has one).
     public static let stepFailed = Kind("stepFailed")
     /// A step's last attempt ran out of time.
     public static let timedOut = Kind("timedOut")
+    /// The launch did not start: a step reads a value the app's environment lacks.
+    public static let missingEnvironment = Kind("missingEnvironment")
+    /// The manifest could not be made a plan (a test's manifest text, say).
+    public static let invalidPlan = Kind("invalidPlan")
     /// A step never started: a dependency did not succeed, or the launch ended first.
     public static let skipped = Kind("skipped")
     /// A step was running when the launch was cancelled.
@@ -32,20 +43,53 @@ public struct LaunchFailure: Error, Sendable, CustomStringConvertible {
 
   /// What went wrong.
   public var kind: Kind
-  /// The step concerned, when one is.
+  /// The step that caused it, when one did.
   public var step: String?
-  /// What happened, for developers.
+  /// The plugin kind of that step.
+  public var plugin: String?
+  /// The error the plugin threw, as it threw it: `failure.underlying as? MyError` works.
+  public var underlying: (any Error)?
+  /// What happened, for developers: step ids, paths, the plugin's own words.
   public var message: String
+  /// What happened, for the app's users: short, no paths. The plugin's own
+  /// (``UserFacingError``) when it gave one, a sentence for the kind otherwise.
+  public var userMessage: String
 
-  /// Creates a failure.
-  public init(kind: Kind, step: String? = nil, message: String) {
+  /// Creates a failure; `userMessage` defaults to the underlying error's
+  /// ``UserFacingError/userMessage``, else a sentence for `kind`.
+  public init(
+    kind: Kind, step: String? = nil, plugin: String? = nil, message: String,
+    userMessage: String? = nil, underlying: (any Error)? = nil
+  ) {
     self.kind = kind
     self.step = step
+    self.plugin = plugin
     self.message = message
+    self.underlying = underlying
+    self.userMessage =
+      userMessage ?? (underlying as? any UserFacingError)?.userMessage
+      ?? Self.userMessage(for: kind)
   }
 
-  /// The message.
+  /// The developer's message.
   public var description: String { message }
+
+  /// Equal when everything but ``underlying`` (which need not be `Equatable`) is.
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.kind == rhs.kind && lhs.step == rhs.step && lhs.plugin == rhs.plugin
+      && lhs.message == rhs.message && lhs.userMessage == rhs.userMessage
+  }
+
+  /// A sentence for the failure screen when the plugin gave none.
+  private static func userMessage(for kind: Kind) -> String {
+    switch kind {
+    case .timedOut: "Starting the app took too long. Please try again."
+    case .cancelled: "Starting the app was cancelled."
+    case .missingEnvironment, .invalidPlan:
+      "The app could not start. Please update it or contact support."
+    default: "Something went wrong while starting the app. Please try again."
+    }
+  }
 
   /// `output`, the output of `step`, as a `T`: `()` for a step that outputs nothing when `T`
   /// is `Void`; a ``Kind/wrongOutputType`` failure naming both types otherwise.
@@ -59,4 +103,12 @@ public struct LaunchFailure: Error, Sendable, CustomStringConvertible {
         "'\(step)' outputs \(found ?? "nothing"), not \(English.withArticle(String(describing: T.self)))."
     )
   }
+}
+
+/// An error whose words are fit for the app's users: a plugin throws one so that the failure
+/// screen says what happened (`"You're offline. Connect and try again."`), with the
+/// developer's details kept in ``LaunchFailure/message``.
+public protocol UserFacingError: Error {
+  /// Short, with no paths or developer wording.
+  var userMessage: String { get }
 }

@@ -106,8 +106,8 @@ public struct StepDeclaration: Sendable {
   public var delay: Duration
   /// A milestone the step must not start before.
   public var deferUntil: String?
-  /// Where the step runs.
-  public var isolation: StepIsolation
+  /// Where the step runs; `nil` leaves it to the plugin (``StepPlugin/isolation``).
+  public var isolation: StepIsolation?
   /// How long the step is expected to take, a hint for planning.
   public var expectedDuration: Duration?
   /// Whether the step's last output is served at once on the next launch while the step
@@ -125,7 +125,7 @@ public struct StepDeclaration: Sendable {
     dependsOn: [String] = [], after: [String] = [], timeout: Duration? = nil,
     retry: RetryPolicy? = nil, onFailure: FailurePolicy? = nil,
     fallback: FallbackDeclaration? = nil, delay: Duration = .zero, deferUntil: String? = nil,
-    isolation: StepIsolation = .default, expectedDuration: Duration? = nil,
+    isolation: StepIsolation? = nil, expectedDuration: Duration? = nil,
     cache: CachePolicy? = nil, waitFor: [String] = [], trigger: StepTrigger = .launch
   ) {
     self.id = id

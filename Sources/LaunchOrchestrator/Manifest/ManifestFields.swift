@@ -136,8 +136,8 @@ enum ManifestFields {
       "do not start before the milestone is reached", into: \.declaration.deferUntil
     ) { $0.string($1, at: $2()) },
     .value(
-      "isolation", .isolation, default: "`default`",
-      "`main` runs the step on the main actor (the main dispatch queue)",
+      "isolation", .isolation, default: "the plugin's",
+      "`main` runs the step on the main actor (the main dispatch queue); a plugin that declares `main` always runs there",
       into: \.declaration.isolation
     ) { reader, value, path in
       guard let text = reader.string(value, at: path()) else { return nil }

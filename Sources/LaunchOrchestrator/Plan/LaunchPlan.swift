@@ -32,6 +32,8 @@ public struct LaunchPlan: Sendable {
   /// The names of the signals the app may send, as the manifest declares them; a step's
   /// ``PlannedStep/waitFor`` indexes this array.
   public let signals: [String]
+  /// The kinds the plan was made with: what ``check(_:)`` asks a step's output type of.
+  let registry: PluginRegistry
 
   /// The name shown in reports.
   public var name: String { manifest.name }

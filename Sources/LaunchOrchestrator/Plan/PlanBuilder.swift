@@ -13,6 +13,8 @@ struct PlanBuilder {
   let sourceIndex: [Int]
 
   private var indexByID: [String: Int] = [:]
+  /// The steps whose plugin declares it runs on the main actor.
+  private var mainActorSteps: Set<Int> = []
 
   init(
     manifest: Manifest, registry: PluginRegistry, manifestPath: String, manifestDirectory: URL,
@@ -330,7 +332,8 @@ struct PlanBuilder {
         timeout: step.timeout ?? manifest.defaults.timeout,
         retry: step.retry ?? manifest.defaults.retry,
         onFailure: step.onFailure ?? manifest.defaults.onFailure, delay: step.delay,
-        isolation: step.isolation, expectedDuration: step.expectedDuration,
+        isolation: step.isolation ?? (mainActorSteps.contains(index) ? .main : .default),
+        expectedDuration: step.expectedDuration,
         fallbackPlugin: step.fallback.map { $0.plugin ?? step.plugin },
         remainingPath: ranking.remainingPaths[index], cache: step.cache,
         waitFor: signals[index], trigger: step.trigger,
@@ -363,7 +366,7 @@ struct PlanBuilder {
       },
       cachedSteps: plannedSteps.indices.filter { plannedSteps[$0].cache != nil },
       onDemandSteps: plannedSteps.indices.filter { plannedSteps[$0].trigger == .onDemand },
-      signals: manifest.signals)
+      signals: manifest.signals, registry: registry)
   }
 
   private mutating func resolve(
@@ -427,6 +430,14 @@ struct PlanBuilder {
     let params = manifest.steps[index].params ?? emptyParams()
     let action = prepare(primary, params: params, userInfo: userInfo) { _ in
       Self.stepPath(source: source).appending("params")
+    }
+    if primary.isolation == .main {
+      mainActorSteps.insert(index)
+      if manifest.steps[index].isolation == .default {
+        diagnostics.report(
+          "'\(plugin)' runs on the main actor, as its plugin declares; remove \"isolation\" or set it to \"main\".",
+          at: stepPath(index).appending("isolation"))
+      }
     }
     if manifest.steps[index].cache != nil, primary.outputCoder == nil {
       let advice =

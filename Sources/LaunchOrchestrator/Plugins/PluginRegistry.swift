@@ -17,7 +17,7 @@ public struct PluginRegistry: Sendable {
     add(
       PluginDescriptor(
         kind: Plugin.kind, summary: Plugin.summary, inputs: Plugin.inputs,
-        requirements: Plugin.requirements
+        requirements: Plugin.requirements, isolation: Plugin.isolation
       ) {
         // `Plugin.Parameters` and `Plugin.Output` are looked up here, when a step of the kind
         // is prepared or the kind described, not at registration: the run-time lookup of an
@@ -98,6 +98,8 @@ public struct PluginDescriptor: Sendable {
   public let inputs: [StepInput]
   /// Values it reads from the app's ``LaunchEnvironment``.
   public let requirements: [StepRequirement]
+  /// Where its steps run, as the plugin declares it (``StepPlugin/isolation``).
+  public let isolation: StepIsolation
   /// The identity of the type its steps output.
   package var outputType: ObjectIdentifier { types.value.outputType }
   /// The name of the type its steps output.
@@ -117,12 +119,13 @@ public struct PluginDescriptor: Sendable {
 
   init(
     kind: String, summary: String, inputs: [StepInput], requirements: [StepRequirement],
-    types: @escaping @Sendable () -> KindTypes
+    isolation: StepIsolation = .default, types: @escaping @Sendable () -> KindTypes
   ) {
     self.kind = kind
     self.summary = summary
     self.inputs = inputs
     self.requirements = requirements
+    self.isolation = isolation
     self.types = Lazy(types)
   }
 

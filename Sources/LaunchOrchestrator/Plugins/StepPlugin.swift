@@ -36,6 +36,10 @@ public protocol StepPlugin: Sendable {
   /// A required value the app did not provide fails the launch before any step starts, with
   /// an error naming the step, its kind and the type.
   static var requirements: [StepRequirement] { get }
+  /// Where its steps run: ``StepIsolation/main`` for a plugin that must run on the main actor
+  /// (UIKit, a main-actor store), where `MainActor.assumeIsolated` then holds whatever the
+  /// manifest says; a manifest giving such a step another `isolation` does not load.
+  static var isolation: StepIsolation { get }
 
   /// Creates the step from its decoded parameters.
   ///
@@ -62,6 +66,8 @@ extension StepPlugin {
   public static var inputs: [StepInput] { [] }
   /// No environment values.
   public static var requirements: [StepRequirement] { [] }
+  /// Off the main actor, unless the manifest says `"isolation": "main"`.
+  public static var isolation: StepIsolation { .default }
   /// Not blocking.
   public var isBlocking: Bool { false }
 }
@@ -110,14 +116,19 @@ public struct ParameterError: Error, Sendable, Equatable {
   }
 }
 
-/// A step's failure, with a message meant for the person reading the report.
-public struct StepFailure: Error, Sendable, Equatable, CustomStringConvertible {
-  /// What went wrong.
+/// A step's failure, with a message meant for the person reading the report and, when the
+/// plugin has one, a message for the app's users (the failure screen's).
+public struct StepFailure: UserFacingError, Sendable, Equatable, CustomStringConvertible {
+  /// What went wrong, for developers.
   public var message: String
+  /// What went wrong, for the app's users; without one, the failure screen says a sentence
+  /// of its own.
+  public var userMessage: String
 
-  /// Creates a failure.
-  public init(_ message: String) {
+  /// Creates a failure; `userMessage` is for the app's failure screen.
+  public init(_ message: String, userMessage: String? = nil) {
     self.message = message
+    self.userMessage = userMessage ?? LaunchFailure(kind: .stepFailed, message: "").userMessage
   }
 
   /// The message.

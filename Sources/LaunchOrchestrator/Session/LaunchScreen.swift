@@ -9,8 +9,9 @@ public enum LaunchScreen: Sendable, Equatable {
   case content
   /// The screen of the route a step ended the launch with (maintenance, update, login...).
   case routed(LaunchRoute)
-  /// The launch failed, for this reason.
-  case failed(String)
+  /// The launch failed: show ``LaunchFailure/userMessage``, branch on its
+  /// ``LaunchFailure/kind`` or ``LaunchFailure/underlying``.
+  case failed(LaunchFailure)
   /// The app cancelled the launch (``LaunchSession/cancel()``): not a failure, so no error.
   case cancelled
 

@@ -14,7 +14,8 @@ import Observation
 ///     case .skeleton: LibrarySkeleton()
 ///     case .content: LibraryView(page: launch.output(of: "firstPage", as: MusicPage.self))
 ///     case .routed(let route): RouteView(route: route)
-///     case .failed(let reason): FailureView(reason: reason) { Task { await launch.retry() } }
+///     case .failed(let failure):
+///       FailureView(message: failure.userMessage) { Task { await launch.retry() } }
 ///     case .cancelled: EmptyView()
 ///     }
 ///   }
@@ -59,8 +60,9 @@ public final class LaunchSession {
   public private(set) var milestones: [String: Duration] = [:]
   /// The route a step ended the launch with.
   public private(set) var route: LaunchRoute?
-  /// Why the launch failed, when it did.
-  public private(set) var error: String?
+  /// Why the launch failed, when it did: the step, the error its plugin threw
+  /// (``LaunchFailure/underlying``), a message for developers and one for users.
+  public private(set) var failure: LaunchFailure?
   /// The report, once the launch is over; on-demand steps ensured after it update it.
   public private(set) var report: LaunchReport?
   /// Whether the app paused the launch (``pause()``); a launch started while paused waits.
@@ -95,10 +97,15 @@ public final class LaunchSession {
   /// The ensure calls under way, by step: concurrent callers share one.
   private var ensuring: [String: Task<(any Sendable)?, any Error>] = [:]
 
-  /// Outputs waiting for their step's `succeeded` event, and milestones reached.
+  /// Each step's plugin kind, for the failures it causes.
+  private var plugins: [String: String] = [:]
+
+  /// Outputs waiting for their step's `succeeded` event, milestones reached, and the errors
+  /// plugins threw (for the failure of a step's `failed` event).
   private struct Heard {
     var outputs: [String: any Sendable] = [:]
     var milestones: [String: Duration] = [:]
+    var errors: [String: any Error] = [:]
   }
 
   /// A session that has not started.
@@ -108,6 +115,12 @@ public final class LaunchSession {
   /// produced another type. Observable: a view reading it updates when the step succeeds.
   public func output<T>(of step: String, as type: T.Type = T.self) -> T? {
     outputs.output(of: step, as: type)
+  }
+
+  /// The output `key` names: `nil` until its step succeeded. Observable, as
+  /// ``output(of:as:)`` is; check keys once with ``LaunchPlan/check(_:)``.
+  public subscript<Value>(key: OutputKey<Value>) -> Value? {
+    outputs.output(of: key.step, as: Value.self)
   }
 
   /// Whether `milestone` has been reached (say `interactive`, to dismiss the splash).
@@ -173,7 +186,7 @@ public final class LaunchSession {
 
   /// Cancels the running launch: running steps are cancelled, the rest skipped, the outcome
   /// is `cancelled` and the screen ``LaunchScreen/cancelled`` at once (a splash's `minimum`,
-  /// paused or not, is not waited for); ``error`` stays `nil`. With no launch running it does
+  /// paused or not, is not waited for); ``failure`` stays `nil`. With no launch running it does
   /// nothing: a later ``run(_:on:environment:)`` or ``retry()`` runs.
   public func cancel() {
     control?.cancel()
@@ -252,7 +265,8 @@ public final class LaunchSession {
     let (events, continuation) = LaunchEvents.makeStream()
     let hooks = RunHooks(
       onOutput: { step, value in heard.withLock { $0.outputs[step] = value } },
-      onMilestone: { name, time in heard.withLock { $0.milestones[name] = time } })
+      onMilestone: { name, time in heard.withLock { $0.milestones[name] = time } },
+      onError: { step, error in heard.withLock { $0.errors[step] = error } })
     async let report = engine.run(
       plan, environment: environment, events: continuation, control: control,
       reusing: previous, hooks: hooks)
@@ -268,9 +282,10 @@ public final class LaunchSession {
     self.report = finished
     if let reason = finished.error {
       // A launch refused before it started: the reason is the app developer's to see.
-      error = reason
-      if case .failed = screen { screen = .failed(reason) }
-      splash.ending = .failed(reason)
+      let refused = LaunchFailure(kind: .missingEnvironment, message: reason)
+      failure = refused
+      if case .failed = screen { screen = .failed(refused) }
+      splash.ending = .failed(refused)
     }
     if screen.isSettled || Task.isCancelled { timer.cancel() }
     await timer.value
@@ -319,6 +334,8 @@ public final class LaunchSession {
         ? nil
         : Set(plan.steps.lazy.filter { $0.trigger == .launch }.map(\.id)))
     abortingSteps = Set(plan.steps.filter { $0.onFailure == .abort }.map(\.id))
+    plugins = Dictionary(
+      plan.steps.lazy.map { ($0.id, $0.plugin) }, uniquingKeysWith: { first, _ in first })
     totalSteps = countedSteps?.count ?? plan.steps.count
     progress = totalSteps == 0 ? 1 : 0
     splash = SplashState(policy: plan.manifest.splash, timed: timesSplash)
@@ -343,7 +360,8 @@ public final class LaunchSession {
     currentMessage = nil
     milestones = [:]
     route = nil
-    error = nil
+    failure = nil
+    plugins = [:]
     report = nil
     outputs = StepOutputs()
     heard = Locked(Heard())
@@ -394,10 +412,17 @@ public final class LaunchSession {
       stepEnded(step)
     case .failed(let step, let message):
       stepEnded(step)
-      stepFailed(step, because: "'\(step)' failed: \(message)")
+      stepFailed(
+        LaunchFailure(
+          kind: .stepFailed, step: step, plugin: plugins[step],
+          message: "'\(step)' failed: \(message)",
+          underlying: heard.withLock { $0.errors.removeValue(forKey: step) }))
     case .timedOut(let step, let timeout):
       stepEnded(step)
-      stepFailed(step, because: "'\(step)' timed out after \(DurationText.format(timeout))")
+      stepFailed(
+        LaunchFailure(
+          kind: .timedOut, step: step, plugin: plugins[step],
+          message: "'\(step)' timed out after \(DurationText.format(timeout))"))
     case .skipped(let step, _):
       stepEnded(step)
     case .retrying(let step, _, _, _, _):
@@ -412,12 +437,13 @@ public final class LaunchSession {
       break
     case .finished(let outcome):
       phase = .finished(outcome)
-      if outcome != .failed { error = nil }
+      if outcome != .failed { failure = nil }
       currentMessage = nil
       switch outcome {
       case .succeeded, .degraded: if splash.ending == nil { splash.ending = .content }
       case .failed where !splash.endsOnFailure:
-        splash.ending = .failed(error ?? "the launch failed")
+        splash.ending = .failed(
+          failure ?? LaunchFailure(kind: .stepFailed, message: "the launch failed"))
       case .failed: break
       case .cancelled:
         // The app asked for it: the splash's minimum is for a launch going on, not one stopped.
@@ -429,15 +455,16 @@ public final class LaunchSession {
     updateScreen()
   }
 
-  /// The first failure is the launch's error, unless a step that aborts the launch fails:
-  /// that one ends it, so it is the reason, shown at once.
-  private func stepFailed(_ step: String, because reason: String) {
-    guard abortingSteps.contains(step), !splash.endsOnFailure else {
-      error = error ?? reason
+  /// The first failure is the launch's, unless a step that aborts the launch fails: that one
+  /// ends it, so it is the reason, shown at once.
+  private func stepFailed(_ stepFailure: LaunchFailure) {
+    guard let step = stepFailure.step, abortingSteps.contains(step), !splash.endsOnFailure
+    else {
+      failure = failure ?? stepFailure
       return
     }
-    error = reason
-    splash.ending = .failed(reason)
+    failure = stepFailure
+    splash.ending = .failed(stepFailure)
   }
 
   /// Publishes the output the run told of ahead of the step's event.

@@ -39,3 +39,11 @@ final class EventRecorder: Sendable {
     }
   }
 }
+
+extension LaunchScreen {
+  /// The developer's message of a failure screen; `nil` for any other screen.
+  var failureMessage: String? {
+    if case .failed(let failure) = self { return failure.message }
+    return nil
+  }
+}

@@ -17,6 +17,12 @@ final class Connectivity: Sendable {
   }
 }
 
+/// The feed's error when the device is offline: the app branches on it (an offline screen
+/// rather than a failure), and its user message is the failure screen's words.
+struct OfflineError: UserFacingError {
+  var userMessage: String { "You're offline. Connect to the internet and try again." }
+}
+
 /// The search screen's index, built by an on-demand step when the user first opens search.
 struct SearchIndex: Sendable {
   let words: [String]
@@ -36,7 +42,7 @@ func lifecycle() async throws -> Bool {
     kind: "feed.load", summary: "Loads the home feed from the server.",
     requirements: [.required(Connectivity.self)]
   ) { context in
-    guard try context.environment(Connectivity.self).isOnline else { throw StepFailure("offline") }
+    guard try context.environment(Connectivity.self).isOnline else { throw OfflineError() }
     try await context.sleep(for: .milliseconds(5))
   }
   registry.register(kind: "search.index", summary: "Builds the search index.") {
@@ -114,15 +120,19 @@ func lifecycle() async throws -> Bool {
   let retrying = LaunchSession()
   let failed = await retrying.run(library, on: LaunchEngine(), environment: environment)
   let failedScreen = retrying.screen
+  let failure = retrying.failure
   connectivity.isOnline = true
   let retried = await retrying.retry()
   let again = await retrying.retry()
   print(
-    "retry: \(failed.outcome.rawValue) (\(failedScreen)), then \(retried.outcome.rawValue), reused \(retried.steps.filter(\.reused).map(\.id))"
+    "retry: \(failed.outcome.rawValue) (\(failure?.userMessage ?? "")), then \(retried.outcome.rawValue), reused \(retried.steps.filter(\.reused).map(\.id))"
   )
   let retryOK =
-    failed.outcome == .failed && failedScreen == .failed("'feed' failed: offline")
-    && retried.outcome == .succeeded && retrying.screen == .content && retrying.error == nil
+    failed.outcome == .failed && failure.map { failedScreen == .failed($0) } == true
+    && failure?.kind == .stepFailed && failure?.step == "feed" && failure?.plugin == "feed.load"
+    && failure?.underlying is OfflineError
+    && failure?.userMessage == "You're offline. Connect to the internet and try again."
+    && retried.outcome == .succeeded && retrying.screen == .content && retrying.failure == nil
     && retried.step("store")?.reused == true && retried.step("feed")?.reused == false
     && again == retried
 
@@ -140,7 +150,7 @@ func lifecycle() async throws -> Bool {
   let cancelScreen = cancelling.screen
   let resumed = await cancelling.retry()
   print(
-    "cancel: \(cancelReport.outcome.rawValue) (\(cancelScreen), error \(cancelling.error ?? "none")), retry \(resumed.outcome.rawValue)"
+    "cancel: \(cancelReport.outcome.rawValue) (\(cancelScreen), error \(cancelling.failure?.message ?? "none")), retry \(resumed.outcome.rawValue)"
   )
   let cancelOK =
     cancelReport.outcome == .cancelled && cancelScreen == .cancelled
