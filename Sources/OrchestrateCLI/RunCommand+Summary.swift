@@ -3,7 +3,7 @@ import LaunchOrchestrator
 
 extension RunCommand {
   /// The outcome line, milestones, timeline, critical path and where the files went.
-  func printSummary(_ report: LaunchReport, routedBy: String?) {
+  func printSummary(_ report: LaunchReport, routedBy: String?, plan: LaunchPlan) {
     let headline: String
     if report.outcome == .routed, let route = report.route {
       let by = routedBy.map { " by '\($0)'" } ?? ""
@@ -18,6 +18,7 @@ extension RunCommand {
     }
     console.out("")
     console.out(headline)
+    printContext(of: report, plan: plan)
     let width = (report.milestones.map(\.name.count).max() ?? 0) + 2
     for milestone in report.milestones {
       let name = milestone.name.padding(toLength: width, withPad: " ", startingAt: 0)

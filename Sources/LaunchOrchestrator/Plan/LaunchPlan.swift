@@ -32,6 +32,9 @@ public struct LaunchPlan: Sendable {
   /// The names of the signals the app may send, as the manifest declares them; a step's
   /// ``PlannedStep/waitFor`` indexes this array.
   public let signals: [String]
+  /// The steps with a `when` or a `once`, gathered when the plan is built: a launch without
+  /// one judges no step by its context.
+  package let contextSteps: [Int]
 
   /// The name shown in reports.
   public var name: String { manifest.name }
