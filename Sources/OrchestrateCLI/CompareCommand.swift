@@ -27,7 +27,7 @@ struct CompareCommand: Command {
       guard other.launchKind == report.launchKind else {
         throw CLIError(
           message:
-            "'\(options.report)' is of a \(report.launchKind) launch and '\(options.baseline)' of a \(other.launchKind) one; launches of different kinds are not timed alike, so compare runs of the same kind.",
+            "'\(options.report)' and '\(options.baseline)' are of different kinds of launch (\(report.launchKind); \(other.launchKind)), which are not timed alike; compare runs of the same kind.",
           exitCode: .invalidManifest)
       }
       baseline = Baseline([other])

@@ -86,7 +86,7 @@ extension HistoryFolder {
     guard others > 0 else { return }
     runs.removeAll { $0.report.launchKind != kind }
     notes.append(
-      "Note: \(Grammar.count(others, "run")) in '\(path)' \(others == 1 ? "is" : "are") of another kind of launch than this \(kind) one and left out\(runs.isEmpty ? "; no run of this kind is left to compare with" : "")."
+      "Note: \(Grammar.count(others, "run")) in '\(path)' \(others == 1 ? "is" : "are") of another kind of launch than this one (\(kind)) and left out\(runs.isEmpty ? "; no run of this kind is left to compare with" : "")."
     )
   }
 
