@@ -24,6 +24,12 @@ struct CompareCommand: Command {
     let isHistory: Bool
     switch try TimesSource.read(options.baseline, for: options.$baseline.synopsis) {
     case .report(let other):
+      guard other.launchKind == report.launchKind else {
+        throw CLIError(
+          message:
+            "'\(options.report)' and '\(options.baseline)' are of different kinds of launch (\(report.launchKind); \(other.launchKind)), which are not timed alike; compare runs of the same kind.",
+          exitCode: .invalidManifest)
+      }
       baseline = Baseline([other])
       heading = "'\(options.baseline)' (\(describe(other)))"
       isHistory = false
@@ -32,7 +38,7 @@ struct CompareCommand: Command {
       // An entry says which manifest and machine it ran, so the notes can compare with those.
       let (figures, notes) = folder.baseline(
         manifestHash: entry?.manifestHash, machine: entry?.machine, excluding: excluded,
-        launch: report.name)
+        launch: report.name, kind: report.launchKind)
       if excluded != nil {
         console.err(
           "Note: '\(options.report)' is one of the runs in '\(folder.path)'; it is left out of the median it is compared with."

@@ -14,8 +14,13 @@ struct PlanCommand: Command {
     if let earlier, let path = options.durations {
       try check(earlier, from: path, against: plan, isHistory: isHistory)
     }
+    let flags = options.contextFlags
+    let version = (options.appVersion ?? plan.manifest.app)?.version
+    let context = flags.context(for: plan, version: version)
+    for note in context.notes { console.err("Note: \(note).") }
     let prediction = LaunchForecast.predict(
-      plan, durations: earlier, maxConcurrency: options.maxConcurrency)
+      plan, durations: earlier, maxConcurrency: options.maxConcurrency, context: context.0,
+      version: version)
     let report = prediction.report
 
     let counts = Dictionary(grouping: prediction.sources, by: { $0 }).mapValues(\.count)
@@ -42,6 +47,9 @@ struct PlanCommand: Command {
         ]
       }
     console.out(lines: Table.render(rows, rightAligned: [0, 1]).lazy.map { "  " + $0 })
+    if plan.usesContext || flags.isRehearsal {
+      printContext(context.0, of: report, plan: plan, flags: flags)
+    }
 
     if !report.milestones.isEmpty {
       console.out("")
@@ -160,6 +168,28 @@ struct PlanCommand: Command {
       return (
         median, "the median of \(Grammar.count(baseline.reports.count, "run")) in '\(path)'", true
       )
+    }
+  }
+}
+
+extension PlanCommand {
+  /// The context the plan is for, and the steps it keeps out: which steps would run.
+  fileprivate func printContext(
+    _ context: LaunchContext, of report: LaunchReport, plan: LaunchPlan, flags: ContextFlags
+  ) {
+    console.out("")
+    let source =
+      flags.isRehearsal ? "rehearsed" : "the next launch by the launch record in the data folder"
+    console.out("context: \(context.summary) (\(source))")
+    // On-demand steps are skipped in any launch that does not ensure them: not the context's.
+    let skipped = report.steps.indices.filter {
+      plan.steps[$0].trigger == .launch && report.steps[$0].state == .skipped
+    }.map { report.steps[$0] }
+    if skipped.isEmpty {
+      console.out("  every step runs")
+    } else {
+      let rows = skipped.map { ["skipped", $0.id, $0.error ?? ""] }
+      console.out(lines: Table.render(rows, rightAligned: []).lazy.map { "  " + $0 })
     }
   }
 }

@@ -1,3 +1,5 @@
+import LaunchOrchestrator
+
 /// The command line of `orchestrate plan`.
 package struct PlanOptions: CommandOptions {
   package static let configuration = CommandConfiguration(
@@ -25,5 +27,34 @@ package struct PlanOptions: CommandOptions {
     parse: .positiveInteger)
   package var maxConcurrency: Int?
 
+  @Option(
+    "--app-version", valueName: "version[+build]",
+    help: "The app's version, for 'once' steps and upgrades; else the manifest's app default.",
+    parse: .appInfo)
+  package var appVersion: AppInfo?
+
+  @Option("--reason", valueName: "name", help: ContextFlags.reasonHelp)
+  package var reason: String?
+
+  @Flag("--prewarmed", help: ContextFlags.prewarmedHelp)
+  package var prewarmed: Bool
+
+  @Flag("--first-launch", help: ContextFlags.firstLaunchHelp)
+  package var firstLaunch: Bool
+
+  @Flag("--after-upgrade", help: ContextFlags.afterUpgradeHelp)
+  package var afterUpgrade: Bool
+
+  @Flag("--safe-mode", help: ContextFlags.safeModeHelp)
+  package var safeMode: Bool
+
   package init() {}
+
+  /// The launch-context flags.
+  var contextFlags: ContextFlags {
+    ContextFlags(
+      reason: reason, prewarmed: prewarmed, firstLaunch: firstLaunch, afterUpgrade: afterUpgrade,
+      safeMode: safeMode)
+  }
+
 }

@@ -7,9 +7,10 @@ extension RunCommand {
     _ plan: LaunchPlan, environment: LaunchEnvironment, in handle: Locked<LaunchHandle>
   ) async -> (report: LaunchReport, routedBy: String?) {
     let (events, continuation) = LaunchEvents.makeStream()
-    let engine = LaunchEngine(
-      options: LaunchOptions(
-        maxConcurrency: options.maxConcurrency, servesCachedOutputs: !options.noCache))
+    var launchOptions = LaunchOptions(
+      maxConcurrency: options.maxConcurrency, servesCachedOutputs: !options.noCache)
+    launchOptions.launchRecord = launchRecordUse(for: plan, environment: environment)
+    let engine = LaunchEngine(options: launchOptions)
     let control = LaunchControl(detectsSuspensions: true)
     control.startClock()
     let suspensions = SuspendHandler(control: control)

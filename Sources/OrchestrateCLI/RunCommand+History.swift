@@ -64,7 +64,8 @@ extension RunCommand {
     func checkRegressions(_ report: LaunchReport) -> Bool {
       guard !options.regressions.isEmpty else { return false }
       let (baseline, notes) = earlier.baseline(
-        manifestHash: manifestHash, machine: machine, launch: report.name)
+        manifestHash: manifestHash, machine: machine, launch: report.name,
+        kind: report.launchKind)
       for note in notes { console.err(note) }
       var exceeded = false
       for regression in options.regressions {

@@ -3,7 +3,7 @@ import LaunchOrchestrator
 
 extension RunCommand {
   /// The outcome line, milestones, timeline, critical path and where the files went.
-  func printSummary(_ report: LaunchReport, routedBy: String?) {
+  func printSummary(_ report: LaunchReport, routedBy: String?, plan: LaunchPlan) {
     // Active time; a paused launch also says how long it took in real time.
     var took = TimeText.seconds(report.duration)
     if !report.pauses.isEmpty {
@@ -23,6 +23,7 @@ extension RunCommand {
     }
     console.out("")
     console.out(headline)
+    printContext(of: report, plan: plan)
     let width = (report.milestones.map(\.name.count).max() ?? 0) + 2
     for milestone in report.milestones {
       let name = milestone.name.padding(toLength: width, withPad: " ", startingAt: 0)

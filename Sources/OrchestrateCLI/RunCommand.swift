@@ -44,8 +44,9 @@ struct RunCommand: Command {
     if options.json {
       console.json(report.jsonText)
     } else {
-      printSummary(report, routedBy: routedBy)
+      printSummary(report, routedBy: routedBy, plan: plan)
     }
+    for note in report.contextNotes { console.err("Note: \(note).") }
     if let recorded, options.printsEvents { console.out(recorded) }
     printProblems(report)
     for failure in failures { console.err("Error: \(failure.message)") }

@@ -72,6 +72,21 @@ package struct RunOptions: CommandOptions {
     parse: .appInfo)
   package var appVersion: AppInfo?
 
+  @Option("--reason", valueName: "name", help: ContextFlags.reasonHelp)
+  package var reason: String?
+
+  @Flag("--prewarmed", help: ContextFlags.prewarmedHelp)
+  package var prewarmed: Bool
+
+  @Flag("--first-launch", help: ContextFlags.firstLaunchHelp)
+  package var firstLaunch: Bool
+
+  @Flag("--after-upgrade", help: ContextFlags.afterUpgradeHelp)
+  package var afterUpgrade: Bool
+
+  @Flag("--safe-mode", help: ContextFlags.safeModeHelp)
+  package var safeMode: Bool
+
   @Option(
     "--data-dir", valueName: "folder",
     help: "Resolve relative data paths in params against this folder, not the manifest's.",
@@ -120,6 +135,14 @@ package struct RunOptions: CommandOptions {
 
   /// Whether the run prints no event lines: `--quiet` and `--json` print only at the end.
   var printsEvents: Bool { !quiet && !json }
+
+  /// The launch-context flags.
+  var contextFlags: ContextFlags {
+    ContextFlags(
+      reason: reason, prewarmed: prewarmed, firstLaunch: firstLaunch, afterUpgrade: afterUpgrade,
+      safeMode: safeMode)
+  }
+
 }
 
 /// A name and the time of the launch to act on it: `consent` or `consent@300ms`.

@@ -26,7 +26,8 @@ struct ReportTests {
     let json = report.json
     #expect(
       json.members?.map(\.key) == [
-        "version", "manifest", "name", "outcome", "route", "error", "duration", "wallDuration",
+        "version", "manifest", "name", "outcome", "route", "error", "context", "duration",
+        "wallDuration",
         "pauses", "signals", "milestones", "splash",
         "criticalPath", "criticalChains", "steps",
       ])
@@ -195,7 +196,7 @@ struct ReportTests {
       (#""state": "failed""#, #""state": "lost""#, "steps[1].refresh.state"),
       (#""heldVia": "dependency""#, #""heldVia": 1"#, "criticalChains[1].links[1].heldVia"),
       (#""firstFrame": 0.040001"#, #""firstFrame": -1"#, "milestones.firstFrame"),
-      (#""version": 4"#, #""version": 0"#, "version"),
+      (#""version": 5"#, #""version": 0"#, "version"),
       (#""criticalPath": ["#, #""criticalPath": [ 1,"#, "criticalPath"),
     ]
     for (old, new, path) in malformed {
@@ -220,15 +221,15 @@ struct ReportTests {
     )
     #expect(try LaunchReport(jsonText: withRefresh.jsonText) == withRefresh)
     let text = withRefresh.jsonText
-    let unversioned = text.replacingOccurrences(of: #""version": 4,"#, with: "")
+    let unversioned = text.replacingOccurrences(of: #""version": 5,"#, with: "")
     #expect(unversioned != text)
     #expect(try LaunchReport(jsonText: unversioned).steps[0].refresh?.error == "no network")
-    let later = text.replacingOccurrences(of: #""version": 4"#, with: #""version": 5"#)
+    let later = text.replacingOccurrences(of: #""version": 5"#, with: #""version": 6"#)
     #expect {
       try LaunchReport(jsonText: later)
     } throws: {
       "\($0)"
-        == "version: the report is format 5, and this build reads formats up to 4; use a newer orchestrate"
+        == "version: the report is format 6, and this build reads formats up to 5; use a newer orchestrate"
     }
   }
 

@@ -12,6 +12,8 @@ public struct LaunchOptions: Sendable {
   public var servesCachedOutputs: Bool
   /// The date and time now, for the age of cached outputs; tests pass a fixed one.
   public var currentDate: @Sendable () -> Date
+  /// How the launch treats the launch record in the data folder.
+  package var launchRecord = LaunchRecordUse.automatic
 
   /// Creates options.
   public init(
@@ -109,10 +111,19 @@ public struct LaunchEngine<C: Clock>: Sendable where C.Duration == Duration {
     let clock =
       control?.activeClock(self.clock, start: self.clock.now)
       ?? ActiveClock(self.clock, start: self.clock.now)
+    let environment = environment.withDefaults(of: plan.manifest)
+    // Not for a launch refused for a missing value: it never started, so the record has
+    // nothing to count.
+    let context =
+      plan.missingRequirements(in: environment).isEmpty
+      ? ContextKeeper.start(
+        plan: plan, environment: environment, use: options.launchRecord,
+        previous: previous?.context)
+      : nil
     let run = LaunchRun(
-      plan: plan, clock: clock, options: options,
-      environment: environment.withDefaults(of: plan.manifest), events: sink, hooks: hooks,
-      control: control, reused: previous.map { Reuse(plan: plan, previous: $0) })
+      plan: plan, clock: clock, options: options, environment: environment, events: sink,
+      hooks: hooks, control: control, reused: previous.map { Reuse(plan: plan, previous: $0) },
+      context: context)
     return await run.execute()
   }
 }
@@ -151,6 +162,8 @@ private final class LaunchRun: ControlledRun {
   let events: EventSink?
   let hooks: RunHooks
   let options: LaunchOptions
+  /// The launch's context and its record; `nil` when the launch keeps none.
+  let context: ContextKeeper?
   private let mailbox = Mailbox<RunMessage>()
   private let ending = Locked(Ending())
   /// The cache entries being saved, with their steps: the run returns once they are written.
@@ -168,9 +181,11 @@ private final class LaunchRun: ControlledRun {
 
   init(
     plan: LaunchPlan, clock: ActiveClock, options: LaunchOptions, environment: LaunchEnvironment,
-    events: EventSink?, hooks: RunHooks, control: LaunchControl?, reused: Reuse?
+    events: EventSink?, hooks: RunHooks, control: LaunchControl?, reused: Reuse?,
+    context: ContextKeeper?
   ) {
     self.plan = plan
+    self.context = context
     self.activeClock = clock
     self.clock = clock.launchClock
     self.control = control
@@ -194,6 +209,7 @@ private final class LaunchRun: ControlledRun {
   func execute() async -> LaunchReport {
     let missing = plan.missingRequirements(in: environment)
     guard missing.isEmpty else { return refuse(missing) }
+    if let context { hooks.onContext?(context.context) }
     if let reused {
       outputs.withLock { values in
         for (step, value) in reused.outputs { values[step] = value }
@@ -223,6 +239,7 @@ private final class LaunchRun: ControlledRun {
       return makeReport(state)
     }
     events?.finish()
+    if let context { report.contextNotes = await context.finish(outcome: report.outcome) }
     for (step, save) in saves.withLock({ $0 }) {
       if let problem = await save.value { report.steps[step].notes.append(problem) }
     }
@@ -241,6 +258,7 @@ private final class LaunchRun: ControlledRun {
     report.pauses = activeClock.pauses.filter { $0.at <= duration }.map {
       LaunchReport.Pause(at: $0.at, duration: $0.duration)
     }
+    report.context = context?.context
     return report
   }
 
@@ -260,7 +278,8 @@ private final class LaunchRun: ControlledRun {
     guard !plan.cachedSteps.isEmpty else { return lookups }
     let cache = OutputCache(dataDirectory: plan.dataDirectory, manifestName: plan.name)
     let now = options.currentDate()
-    for step in plan.cachedSteps {
+    let skipped = Set(context?.skips.map(\.step) ?? [])
+    for step in plan.cachedSteps where !skipped.contains(step) {
       let planned = plan.steps[step]
       guard let key = planned.cacheKey else { continue }
       guard options.servesCachedOutputs else {
@@ -378,6 +397,8 @@ struct RunHooks: Sendable {
   var onMilestone: (@Sendable (String, Duration) -> Void)?
   /// A step's plugin threw this error (an attempt failed).
   var onError: (@Sendable (String, any Error) -> Void)?
+  /// The launch's context, the record's facts filled in, before the first step starts.
+  var onContext: (@Sendable (LaunchContext) -> Void)?
 }
 
 /// What a run's handler changes as messages arrive.
@@ -407,6 +428,12 @@ private struct RunState {
     let wasFinished = scheduler.isFinished
     for message in batch where !scheduler.isFinished || run.staysOpen { handle(message, of: run) }
     if let onMilestone = run.hooks.onMilestone { tellMilestones(to: onMilestone, of: run) }
+    if let context = run.context, !toldFirstScreen, let screen = context.firstScreen,
+      scheduler.milestoneTimes[screen] != nil
+    {
+      toldFirstScreen = true
+      context.reachedFirstScreen()
+    }
     if scheduler.isFinished || scheduler.pendingEventCount >= 256 { publishEvents(of: run) }
     collectEnsured(of: run)
     rearmTimer(of: run)
@@ -459,6 +486,8 @@ private struct RunState {
 
   /// Milestones reached and not told yet.
   private var toldMilestones: [Bool] = []
+  /// Whether the launch record was told the first screen was reached.
+  private var toldFirstScreen = false
 
   private mutating func tellMilestones(
     to hook: @Sendable (String, Duration) -> Void, of run: LaunchRun
@@ -493,7 +522,8 @@ private struct RunState {
       for (step, note) in lookups.notes { scheduler.note(note, for: step, at: begins) }
       if paused { scheduler.pause(at: begins) }
       scheduler.start(
-        at: begins, served: lookups.served, reused: run.reused?.steps ?? [], signalled: signalled)
+        at: begins, served: lookups.served, reused: run.reused?.steps ?? [], signalled: signalled,
+        skipped: run.context?.skips ?? [])
     case .control(let command):
       now = run.elapsed
       handle(command, at: now, of: run)
@@ -517,6 +547,7 @@ private struct RunState {
       {
         run.outputs.withLock { $0[step] = value }
         run.hooks.onOutput?(run.plan.steps[step].id, value)
+        run.context?.stepSucceeded(step)
         // A fallback's output is no better than what the next launch's step would make.
         if run.plan.steps[step].cacheKey != nil, !scheduler.records[step].usedFallback {
           run.save(value, of: step)

@@ -141,6 +141,10 @@ struct LaunchScheduler {
   /// Set while a failure that ends the launch is applied: neither the step nor the dependents
   /// it skips reach a milestone, so the app shows the failure, never content it let through.
   private var isAborting = false
+  /// The steps the launch's context kept out (`when`, `once`) and the dependents skipped
+  /// because of them: skipped by design, they do not degrade the launch. Empty (not
+  /// allocated) for a launch that skips none.
+  private var skippedByContext: [Bool] = []
 
   private var phase: [Phase]
   private var unmetHard: [Int]
@@ -215,8 +219,11 @@ struct LaunchScheduler {
   /// `reused` steps succeeded in an earlier run of the launch (a retry keeps their outputs):
   /// they are done at once, and run no more. Signals the app sent before the start are
   /// `signalled`.
+  ///
+  /// `skipped` steps are kept out by the launch's context: skipped at once with their reason.
   mutating func start(
-    at now: Duration, served: [Int] = [], reused: [Int] = [], signalled: [Int] = []
+    at now: Duration, served: [Int] = [], reused: [Int] = [], signalled: [Int] = [],
+    skipped: [ContextSkip] = []
   ) {
     for milestone in plan.milestones where milestone.steps.isEmpty {
       reach(milestone.index, at: now)
@@ -231,6 +238,7 @@ struct LaunchScheduler {
       records[step].state = .succeeded
       releaseDependents(of: step, state: .succeeded, at: now)
     }
+    for skip in skipped { keepOut(skip, at: now) }
     for step in served {
       records[step].servedAt = now
       records[step].state = .cached
@@ -243,6 +251,26 @@ struct LaunchScheduler {
       becomeReadyIfPossible(step, at: now)
     }
     settle(at: now)
+  }
+
+  /// Skips a step the launch's context keeps out. One whose condition fails takes its hard
+  /// dependents with it; a run-once step done before lets them run without its output. Either
+  /// way `after` edges and milestones take it as finished.
+  private mutating func keepOut(_ skip: ContextSkip, at now: Duration) {
+    let step = skip.step
+    guard phase[step] == .waiting else { return }
+    if skippedByContext.isEmpty { skippedByContext = Array(repeating: false, count: records.count) }
+    skippedByContext[step] = true
+    guard skip.keepsDependents else {
+      finish(step, .skipped, error: skip.reason)
+      return
+    }
+    phase[step] = .done
+    unfinished -= 1
+    records[step].state = .skipped
+    records[step].error = skip.reason
+    emit(.skipped(step: plan.steps[step].id, reason: skip.reason), at: now)
+    releaseDependents(of: step, state: .succeeded, at: now)
   }
 
   /// Hands every action produced since the last drain to `body`, oldest first, and forgets them.
@@ -526,6 +554,7 @@ struct LaunchScheduler {
       records.indices.allSatisfy {
         records[$0].state == .succeeded || records[$0].state == .cached
           || plan.steps[$0].trigger == .onDemand
+          || (!skippedByContext.isEmpty && skippedByContext[$0])
       } ? .succeeded : .degraded
     }
   }
@@ -820,6 +849,7 @@ struct LaunchScheduler {
         noteReadyIfPossible(dependent, at: now)
         becomeReadyIfPossible(dependent, at: now)
       } else if phase[dependent] != .done, phase[dependent] != .dormant {
+        if !skippedByContext.isEmpty, skippedByContext[step] { skippedByContext[dependent] = true }
         finish(dependent, .skipped, error: "dependency '\(id)' \(Self.verb(state))")
       }
     }
@@ -912,4 +942,13 @@ struct LaunchScheduler {
   private mutating func emit(_ kind: LaunchEvent.Kind, at now: Duration) {
     if recordsEvents { events.append(LaunchEvent(time: now, kind: kind)) }
   }
+}
+
+/// A step the launch's context keeps out, and why.
+struct ContextSkip: Equatable, Sendable {
+  let step: Int
+  /// The report's reason: `condition: reason is notification`, `done before (version 2.3.0)`.
+  let reason: String
+  /// Whether its hard dependents still run (a run-once step done before), without its output.
+  let keepsDependents: Bool
 }

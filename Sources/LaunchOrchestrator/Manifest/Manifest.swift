@@ -24,6 +24,8 @@ public struct Manifest: Sendable {
   public var signals: [String]
   /// The steps, in manifest order.
   public var steps: [StepDeclaration]
+  /// When a launch runs in safe mode; `nil` when it never does.
+  package var safeMode: SafeModePolicy?
 
   /// Creates a manifest.
   public init(
@@ -118,6 +120,10 @@ public struct StepDeclaration: Sendable {
   public var waitFor: [String]
   /// Whether the step runs in the launch, or only when the app asks for it.
   public var trigger: StepTrigger
+  /// Facts of the launch's context that must all hold for the step to run.
+  package var when: StepCondition?
+  /// Whether the step runs only until it succeeds once (per install or per app version).
+  package var once: RunOnce?
 
   /// Creates a step declaration.
   public init(

@@ -67,6 +67,12 @@ indirect enum ManifestShape: Sendable {
   case signalNames
   /// `launch` or `onDemand`.
   case trigger
+  /// `true` or `false`.
+  case boolean
+  /// An array of names (launch reasons).
+  case names
+  /// `perInstall` or `perVersion`.
+  case once
   /// The name of a milestone of the manifest.
   case milestoneName
   /// A registered plugin kind.

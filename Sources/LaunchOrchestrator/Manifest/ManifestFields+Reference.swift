@@ -49,6 +49,9 @@ extension ManifestFields {
     case .stepIDs: "array of step ids"
     case .signalNames: "array of signal names"
     case .trigger: StepTrigger.allCases.map { "`\($0.rawValue)`" }.joined(separator: " \\| ")
+    case .boolean: "boolean"
+    case .names: "array of names"
+    case .once: RunOnce.allCases.map { "`\($0.rawValue)`" }.joined(separator: " \\| ")
     case .milestoneName: "milestone name"
     case .pluginKind: "plugin kind"
     case .params: "object"

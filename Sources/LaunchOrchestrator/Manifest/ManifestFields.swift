@@ -61,6 +61,14 @@ enum ManifestFields {
       "names of the signals the app may send during the launch, which steps wait for",
       into: \.signals
     ) { $0.stringArray($1, at: $2(), what: "signal names") },
+    .value(
+      "safeMode", .object(.safeMode), default: "none",
+      "run in safe mode after launches that never reached the first screen", into: \.safeMode
+    ) { reader, value, path in
+      var policy = SafeModePolicy()
+      return reader.readObject(value, at: path(), fields: ManifestFields.safeMode, into: &policy)
+        ? policy : nil
+    },
     .required(
       "steps", .array(.step), "the steps",
       missing: "missing key 'steps'; a manifest declares its steps in an array.", into: \.steps
@@ -178,6 +186,28 @@ enum ManifestFields {
       return nil
     },
     .value(
+      "when", .object(.when), default: "always",
+      "facts of the launch's context that must all hold for the step to run",
+      into: \.declaration.when
+    ) { reader, value, path in
+      var condition = StepCondition()
+      return reader.readObject(value, at: path(), fields: ManifestFields.when, into: &condition)
+        ? condition : nil
+    },
+    .value(
+      "once", .once, default: "every launch",
+      "run only until it succeeds once: `perInstall`, or `perVersion` of the app",
+      into: \.declaration.once
+    ) { reader, value, path in
+      guard let text = reader.string(value, at: path()) else { return nil }
+      if let once = RunOnce(rawValue: text) { return once }
+      let names = RunOnce.allCases.map(\.rawValue)
+      reader.diagnostics.report(
+        "unknown 'once' '\(text)'.\(Suggestions.didYouMean(text, in: names)) Use \"perInstall\" or \"perVersion\".",
+        at: path())
+      return nil
+    },
+    .value(
       "description", .string(minLength: 0), default: "none", "free text for people",
       into: \.description
     ) { $0.string($1, at: $2()) },
@@ -198,6 +228,46 @@ enum ManifestFields {
       }
       return age
     }
+  ]
+
+  /// A step's condition; every key optional, all must hold.
+  static let when: [ManifestField<StepCondition>] = [
+    .value(
+      "reason", .names, default: "any", "the launch reasons it runs for (`userTap`, `url`, ...)",
+      into: \.reasons
+    ) { $0.stringArray($1, at: $2(), what: "launch reasons") },
+    .value(
+      "firstLaunch", .boolean, default: "either",
+      "`true`: only on the first launch; `false`: never on it", into: \.firstLaunch
+    ) { $0.boolean($1, at: $2()) },
+    .value(
+      "afterUpgrade", .boolean, default: "either",
+      "`true`: only on the first launch of a new app version; `false`: never on it",
+      into: \.afterUpgrade
+    ) { $0.boolean($1, at: $2()) },
+    .value(
+      "prewarmed", .boolean, default: "either",
+      "`true`: only when the system prewarmed the app; `false`: never then", into: \.prewarmed
+    ) { $0.boolean($1, at: $2()) },
+    .value(
+      "safeMode", .boolean, default: "either",
+      "`false`: skipped in safe mode (reason `safe mode`); `true`: only in safe mode",
+      into: \.safeMode
+    ) { $0.boolean($1, at: $2()) },
+  ]
+
+  /// When a launch runs in safe mode.
+  static let safeMode: [ManifestField<SafeModePolicy>] = [
+    .required(
+      "after", .integer(minimum: 1, maximum: LaunchRecord.recentLimit),
+      "launches in a row that never reached the first screen",
+      missing:
+        "missing key 'after' in 'safeMode'; say after how many failed launches, like \"after\": 2.",
+      invalid: { _ in
+        "'after' counts launches that never reached the first screen; use a number from 1 to \(LaunchRecord.recentLimit)."
+      }, into: \.after,
+      read: { $0.integer($1, at: $2()) }
+    )
   ]
 
   /// A retry policy.
@@ -278,6 +348,8 @@ extension ManifestObjectInfo {
   static let splash = ManifestFields.splash.objectInfo("splash")
   static let app = ManifestFields.app.objectInfo("app")
   static let cache = ManifestFields.cache.objectInfo("cache")
+  static let when = ManifestFields.when.objectInfo("when")
+  static let safeMode = ManifestFields.safeMode.objectInfo("safeMode")
   static let topLevel = ManifestFields.topLevel.objectInfo("manifest")
 }
 
@@ -292,6 +364,7 @@ struct ManifestDraft {
   var splash: SplashPolicy?
   var app: AppInfo?
   var signals: [String] = []
+  var safeMode: SafeModePolicy?
   var steps: [StepDeclaration] = []
 }
 

@@ -12,11 +12,13 @@ struct ManifestReader {
     var draft = ManifestDraft()
     guard readObject(diagnostics.root, at: .root, fields: ManifestFields.topLevel, into: &draft)
     else { return nil }
-    return Manifest(
+    var manifest = Manifest(
       version: draft.version ?? 1, name: draft.name ?? fallbackName,
       maxConcurrency: draft.maxConcurrency, defaults: draft.defaults,
       milestones: draft.milestones, splash: draft.splash, app: draft.app, signals: draft.signals,
       steps: draft.steps)
+    manifest.safeMode = draft.safeMode
+    return manifest
   }
 
   /// Reads the members of the object `value` through `fields` into `target`, reporting unknown

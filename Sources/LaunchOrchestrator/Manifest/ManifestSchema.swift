@@ -64,6 +64,10 @@ public enum ManifestSchema {
     case .stepIDs, .signalNames:
       object([("type", "array"), ("items", object([("type", "string")]))])
     case .trigger: object([("enum", strings(StepTrigger.allCases.map(\.rawValue)))])
+    case .boolean: object([("type", "boolean")])
+    case .names:
+      object([("type", "array"), ("items", object([("type", "string"), ("minLength", 1)]))])
+    case .once: object([("enum", strings(RunOnce.allCases.map(\.rawValue)))])
     case .milestoneName: object([("type", "string")])
     case .pluginKind: object([("enum", kinds)])
     case .params: object([("type", "object")])

@@ -29,6 +29,16 @@ public enum LaunchForecast {
   public static func predict(
     _ plan: LaunchPlan, durations earlier: LaunchReport? = nil, maxConcurrency: Int? = nil
   ) -> Prediction {
+    predict(plan, durations: earlier, maxConcurrency: maxConcurrency, context: nil, version: nil)
+  }
+
+  /// Predicts `plan` as ``predict(_:durations:maxConcurrency:)`` does, in `context`: the
+  /// steps it keeps out are skipped, run-once steps judged by the record in the data folder
+  /// (read, never written) for the app version `version`.
+  package static func predict(
+    _ plan: LaunchPlan, durations earlier: LaunchReport? = nil, maxConcurrency: Int? = nil,
+    context: LaunchContext?, version: String?
+  ) -> Prediction {
     var durations: [Duration] = []
     var sources: [Source] = []
     // The report's steps by id, once: a lookup in its list per step would be quadratic.
@@ -57,7 +67,16 @@ public enum LaunchForecast {
         completions.insert(Completion(time: now + durations[attempt.step], token: attempt.token))
       }
     }
-    scheduler.start(at: .zero)
+    let skipped: [ContextSkip] =
+      context.map { context in
+        let record =
+          context.isFirstLaunch
+          ? LaunchRecord()
+          : LaunchRecordFile(dataDirectory: plan.dataDirectory, manifestName: plan.name).read()
+            .record
+        return ContextKeeper.skips(of: plan, in: context, record: record, version: version)
+      } ?? []
+    scheduler.start(at: .zero, skipped: skipped)
     collect()
     // A forecast sends no signal: once nothing else can happen, the steps waiting for one are
     // skipped as a launch whose app said `finish()` skips them, and the forecast says why.
@@ -81,9 +100,9 @@ public enum LaunchForecast {
         break
       }
     }
-    return Prediction(
-      report: LaunchReport(plan: plan, scheduler: scheduler, duration: now), durations: durations,
-      sources: sources)
+    var report = LaunchReport(plan: plan, scheduler: scheduler, duration: now)
+    report.context = context
+    return Prediction(report: report, durations: durations, sources: sources)
   }
 
   private struct Completion: Comparable {

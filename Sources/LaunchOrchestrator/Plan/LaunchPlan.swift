@@ -34,6 +34,9 @@ public struct LaunchPlan: Sendable {
   public let signals: [String]
   /// The kinds the plan was made with: what ``check(_:)`` asks a step's output type of.
   let registry: PluginRegistry
+  /// The steps with a `when` or a `once`, gathered when the plan is built: a launch without
+  /// one judges no step by its context.
+  package let contextSteps: [Int]
 
   /// The name shown in reports.
   public var name: String { manifest.name }

@@ -40,7 +40,7 @@ struct PlanBuilder {
     diagnostics.report("unknown milestone '\(name)'.\(advice)", at: path)
   }
 
-  private func stepPath(_ index: Int) -> JSONPath {
+  func stepPath(_ index: Int) -> JSONPath {
     Self.stepPath(source: sourceIndex[index])
   }
 
@@ -90,6 +90,7 @@ struct PlanBuilder {
     }
     let signals = resolveSignals()
     checkOnDemandSteps(edges: edges, membership: membership)
+    checkContextFields()
     let order = orderAndReportCycles(edges, membership)
     let actions = prepareAllActions()
     checkInputs(dependsOn: edges.dependsOn)
@@ -366,7 +367,8 @@ struct PlanBuilder {
       },
       cachedSteps: plannedSteps.indices.filter { plannedSteps[$0].cache != nil },
       onDemandSteps: plannedSteps.indices.filter { plannedSteps[$0].trigger == .onDemand },
-      signals: manifest.signals, registry: registry)
+      signals: manifest.signals, registry: registry,
+      contextSteps: steps.indices.filter { steps[$0].when != nil || steps[$0].once != nil })
   }
 
   private mutating func resolve(
@@ -505,12 +507,23 @@ struct PlanBuilder {
         var seen: Set<Int> = [index]
         var queue = dependsOn[index][...]
         var found = false
+        // A run-once provider gives nothing on the launches that skip it.
+        var runOnceProvider: Int?
         while let next = queue.popFirst(), !found {
           guard seen.insert(next).inserted else { continue }
-          found = registry.descriptor(for: steps[next].plugin)?.outputType == input.type
+          let provides = registry.descriptor(for: steps[next].plugin)?.outputType == input.type
+          if provides, steps[next].once != nil {
+            runOnceProvider = runOnceProvider ?? next
+          } else {
+            found = provides
+          }
           queue.append(contentsOf: dependsOn[next])
         }
         guard !found else { continue }
+        if let provider = runOnceProvider {
+          reportRunOnceProvider(provider, of: input, to: index)
+          continue
+        }
         let providers = registry.descriptors.filter { $0.outputType == input.type }.map {
           "'\($0.kind)'"
         }

@@ -5,8 +5,9 @@ extension LaunchReport {
   /// The version of the JSON form this build writes (the `version` key) and reads up to:
   /// 2 added wait reasons, critical chains, notes, `error` and `splash` to the first form
   /// (which had no `version`); 3 added cached steps (`state` `cached`, `refresh`) and the
-  /// `main` wait reason; 4 added `wallDuration`, `pauses`, `signals` and a step's `reused`.
-  public static let formatVersion = 4
+  /// `main` wait reason; 4 added `wallDuration`, `pauses`, `signals` and a step's `reused`;
+  /// 5 added `context`.
+  public static let formatVersion = 5
 
   /// The report as a JSON value with the documented keys, in the documented order.
   public var json: JSONValue {
@@ -17,6 +18,7 @@ extension LaunchReport {
       "outcome": outcome.reportJSON,
       "route": route.map(\.name).reportJSON,
       "error": error.reportJSON,
+      "context": context.map { $0.reportJSON(notes: contextNotes) } ?? nil,
       "duration": duration.reportJSON,
       "wallDuration": wallDuration.reportJSON,
       "pauses": JSONValue(
@@ -63,6 +65,12 @@ extension LaunchReport {
       Pause(
         at: try pause.field("at", as: Duration.self),
         duration: try pause.field("duration", as: Duration.self))
+    }
+    // Reports written before launch contexts, or of launches that kept no record, have none.
+    if let context = report.member("context"), context.value.kind != .null {
+      let object = try report.object("context")
+      self.context = try LaunchContext(object)
+      contextNotes = object.stringsIfPresent("notes")
     }
     if let signals = report.member("signals"), signals.value.kind != .null {
       let object = try report.object("signals")
@@ -448,3 +456,27 @@ extension StepState: ReportField {}
 extension LaunchOutcome: ReportField {}
 extension WaitReason: ReportField {}
 extension LaunchReport.CriticalChain.Hold: ReportField {}
+
+extension LaunchContext {
+  fileprivate func reportJSON(notes: [String]) -> JSONValue {
+    [
+      "reason": reason.rawValue.reportJSON,
+      "prewarmed": isPrewarmed.reportJSON,
+      "firstLaunch": isFirstLaunch.reportJSON,
+      "afterUpgrade": isFirstLaunchAfterUpgrade.reportJSON,
+      "launchNumber": launchNumber.reportJSON,
+      "safeMode": isSafeMode.reportJSON,
+      "notes": notes.reportJSON,
+    ]
+  }
+
+  fileprivate init(_ context: FieldReader) throws {
+    self.init(
+      reason: Reason(rawValue: try context.field("reason", as: String.self)),
+      isPrewarmed: try context.field("prewarmed", as: Bool.self),
+      isFirstLaunch: try context.field("firstLaunch", as: Bool.self),
+      isFirstLaunchAfterUpgrade: try context.field("afterUpgrade", as: Bool.self),
+      launchNumber: try context.field("launchNumber", as: Int.self),
+      isSafeMode: try context.field("safeMode", as: Bool.self))
+  }
+}

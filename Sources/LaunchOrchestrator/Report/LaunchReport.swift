@@ -202,6 +202,12 @@ public struct LaunchReport: Sendable, Equatable {
   public var splash: SplashTiming?
   /// What the steps produced; empty for a report read from a file.
   public var outputs: StepOutputs
+  /// Why the app launched and what the launch record made of it; `nil` for a launch that
+  /// kept no record, and in reports that predate it.
+  public var context: LaunchContext?
+  /// What went wrong with the launch record (damaged and set aside, not writable); it never
+  /// fails the launch.
+  package var contextNotes: [String] = []
 
   /// Creates a report.
   public init(

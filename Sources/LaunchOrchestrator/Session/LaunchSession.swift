@@ -69,6 +69,13 @@ public final class LaunchSession {
   public private(set) var isPaused = false
   /// What the steps produced so far, each the moment its step succeeded.
   public private(set) var outputs = StepOutputs()
+  /// Why the app launched and what the launch record made of it (the first launch, the
+  /// first after an upgrade, safe mode), from the launch's start; `nil` before it, and for
+  /// a launch that keeps no record.
+  public private(set) var context: LaunchContext?
+  /// Whether the launch runs in safe mode, after launches that never reached the first
+  /// screen: the app can say so, and offer help.
+  public var isSafeMode: Bool { context?.isSafeMode ?? false }
 
   /// The steps ``progress`` counts; `nil` counts every step.
   private var countedSteps: Set<String>?
@@ -106,6 +113,7 @@ public final class LaunchSession {
     var outputs: [String: any Sendable] = [:]
     var milestones: [String: Duration] = [:]
     var errors: [String: any Error] = [:]
+    var context: LaunchContext?
   }
 
   /// A session that has not started.
@@ -266,11 +274,20 @@ public final class LaunchSession {
     let hooks = RunHooks(
       onOutput: { step, value in heard.withLock { $0.outputs[step] = value } },
       onMilestone: { name, time in heard.withLock { $0.milestones[name] = time } },
-      onError: { step, error in heard.withLock { $0.errors[step] = error } })
+      onError: { step, error in heard.withLock { $0.errors[step] = error } },
+      onContext: { context in heard.withLock { $0.context = context } })
     async let report = engine.run(
       plan, environment: environment, events: continuation, control: control,
       reusing: previous, hooks: hooks)
-    for await event in events where generation == run { apply(event) }
+    // The context is told before the first event: read once, at that event.
+    var awaitsContext = true
+    for await event in events where generation == run {
+      if awaitsContext {
+        awaitsContext = false
+        context = heard.withLock(\.context)
+      }
+      apply(event)
+    }
     let finished = await report
     let joined = joiners
     joiners = []
@@ -280,6 +297,7 @@ public final class LaunchSession {
       return finished
     }
     self.report = finished
+    context = finished.context ?? context
     if let reason = finished.error {
       // A launch refused before it started: the reason is the app developer's to see.
       let refused = LaunchFailure(kind: .missingEnvironment, message: reason)
@@ -363,6 +381,7 @@ public final class LaunchSession {
     failure = nil
     plugins = [:]
     report = nil
+    context = nil
     outputs = StepOutputs()
     heard = Locked(Heard())
   }

@@ -15,7 +15,7 @@ extension HistoryFolder {
   ///     (another manifest's `name`) are left out, since their steps and times are another's.
   package func baseline(
     manifestHash: String? = nil, machine: Machine? = nil, excluding: String? = nil,
-    launch: String? = nil
+    launch: String? = nil, kind: String? = nil
   ) -> (baseline: Baseline, notes: [String]) {
     var notes = unreadable.map {
       "Note: skipped '\(file($0.name))' in the history: \($0.reason)."
@@ -37,6 +37,7 @@ extension HistoryFolder {
         )
       }
     }
+    if let kind { keepRuns(of: kind, in: &runs, notes: &notes) }
     if let manifestHash {
       let other = runs.filter { $0.manifestHash != manifestHash }.count
       if other > 0 {
@@ -76,6 +77,17 @@ extension HistoryFolder {
       )
     }
     return (Baseline(runs.map(\.report)), notes)
+  }
+
+  /// Leaves out the runs of another kind of launch than `kind` (``LaunchReport/launchKind``):
+  /// a first launch or one woken for a background task is not timed like an ordinary one.
+  private func keepRuns(of kind: String, in runs: inout [HistoryEntry], notes: inout [String]) {
+    let others = runs.filter { $0.report.launchKind != kind }.count
+    guard others > 0 else { return }
+    runs.removeAll { $0.report.launchKind != kind }
+    notes.append(
+      "Note: \(Grammar.count(others, "run")) in '\(path)' \(others == 1 ? "is" : "are") of another kind of launch than this one (\(kind)) and left out\(runs.isEmpty ? "; no run of this kind is left to compare with" : "")."
+    )
   }
 
   /// The path of entry `name` in the folder, as the user would type it.

@@ -79,7 +79,8 @@ func require<T>(_ value: T?, _ what: String) throws -> T {
 do {
   let launched = try await launch()
   let lived = try await lifecycle()
-  let ok = launched && lived
+  let contextual = try await contextLaunches()
+  let ok = launched && lived && contextual
   print(ok ? "app package: ok" : "app package: FAILED")
   exit(ok ? 0 : 1)
 } catch {

@@ -1,0 +1,116 @@
+import Foundation
+
+/// Why the app launched, as the app says it, and what the package's launch record makes of
+/// this launch: the first, the first after an upgrade, which one, in safe mode.
+///
+/// The app hands its part to the launch in the environment; left out, a launch is a tap on
+/// the app's icon, not prewarmed:
+///
+/// ```swift
+/// environment[LaunchContext.self] = LaunchContext(reason: .notification, isPrewarmed: false)
+/// ```
+///
+/// Steps run or not by it (`when`, `once`); the report and ``LaunchSession/context`` carry
+/// it with the record's facts filled in.
+public struct LaunchContext: Sendable, Equatable {
+  /// Why the app launched: one of the static values, or any other name the app uses (a
+  /// manifest's `when.reason` lists names).
+  public struct Reason: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The name manifests use.
+    public var rawValue: String
+
+    /// The reason called `rawValue`.
+    public init(rawValue: String) {
+      self.rawValue = rawValue
+    }
+
+    /// The user tapped the app's icon: an ordinary launch, and the default.
+    public static let userTap = Reason(rawValue: "userTap")
+    /// The user opened a notification.
+    public static let notification = Reason(rawValue: "notification")
+    /// The app was opened with a URL (a link, a universal link, a file).
+    public static let url = Reason(rawValue: "url")
+    /// The user chose a home screen quick action.
+    public static let shortcut = Reason(rawValue: "shortcut")
+    /// The system woke the app for background work (a refresh, a push, a download).
+    public static let backgroundTask = Reason(rawValue: "backgroundTask")
+    /// An app extension or widget launched the app's code.
+    public static let `extension` = Reason(rawValue: "extension")
+
+    /// The name.
+    public var description: String { rawValue }
+  }
+
+  /// Why the app launched.
+  public var reason: Reason
+  /// Whether the system launched the app ahead of use (iOS prewarming): no user is waiting,
+  /// and protected data such as the keychain may be unavailable.
+  public var isPrewarmed: Bool
+  /// Whether the launch record held no launch before this one.
+  public package(set) var isFirstLaunch = false
+  /// Whether the app's version differs from the last launch's.
+  public package(set) var isFirstLaunchAfterUpgrade = false
+  /// Which launch this is, counting from 1; 0 when the launch record could not be read.
+  public package(set) var launchNumber = 0
+  /// Whether the launch runs in safe mode: the manifest's `safeMode.after` launches before it
+  /// started and never reached the first screen (the app died or was killed).
+  public package(set) var isSafeMode = false
+
+  /// The app's part of the context; the launch fills in the rest from its record.
+  public init(reason: Reason = .userTap, isPrewarmed: Bool = false) {
+    self.reason = reason
+    self.isPrewarmed = isPrewarmed
+  }
+
+  /// A context with every fact given, for rehearsals and tests.
+  package init(
+    reason: Reason, isPrewarmed: Bool, isFirstLaunch: Bool, isFirstLaunchAfterUpgrade: Bool,
+    launchNumber: Int, isSafeMode: Bool
+  ) {
+    self.init(reason: reason, isPrewarmed: isPrewarmed)
+    self.isFirstLaunch = isFirstLaunch
+    self.isFirstLaunchAfterUpgrade = isFirstLaunchAfterUpgrade
+    self.launchNumber = launchNumber
+    self.isSafeMode = isSafeMode
+  }
+}
+
+extension LaunchContext {
+  /// The kind of launch, for keeping unlike launches apart in comparisons: `ordinary` (a
+  /// tap, not prewarmed, neither first nor after an upgrade, not in safe mode), else its
+  /// unusual facts (`reason notification, first launch`). The launch number is no part of it.
+  package var kind: String {
+    var facts: [String] = []
+    if reason != .userTap { facts.append("reason \(reason.rawValue)") }
+    if isPrewarmed { facts.append("prewarmed") }
+    if isFirstLaunch { facts.append("first launch") }
+    if isFirstLaunchAfterUpgrade { facts.append("first launch after an upgrade") }
+    if isSafeMode { facts.append("safe mode") }
+    return facts.isEmpty ? "ordinary" : facts.joined(separator: ", ")
+  }
+}
+
+extension LaunchReport {
+  /// The kind of launch the report is of (``LaunchContext/kind``); `ordinary` for a report
+  /// without a context.
+  package var launchKind: String { context?.kind ?? "ordinary" }
+}
+
+extension LaunchPlan {
+  /// Whether a step has a `when` or a `once`, or the manifest a `safeMode`.
+  package var usesContext: Bool { !contextSteps.isEmpty || manifest.safeMode != nil }
+
+  /// The context the next launch would have by the record in the data folder, read without
+  /// changing it, for the app's part `context` and `version`.
+  package func nextContext(_ context: LaunchContext, version: String?) -> (
+    context: LaunchContext, notes: [String]
+  ) {
+    let (record, notes) = LaunchRecordFile(dataDirectory: dataDirectory, manifestName: name).read()
+    return (
+      record.facts(
+        for: context, version: version, safeModeAfter: manifest.safeMode?.after,
+        process: getpid()),
+      notes
+    )
+  }
+}

@@ -1,0 +1,53 @@
+import LaunchOrchestrator
+
+/// The launch-context flags `run` and `plan` share, their help said once, and the context
+/// they rehearse.
+struct ContextFlags {
+  static let reasonHelp =
+    "Rehearse a launch for this reason ('notification', 'backgroundTask', ...) without touching the launch record."
+  static let prewarmedHelp = "Rehearse a launch the system prewarmed."
+  static let firstLaunchHelp = "Rehearse the first launch after the app is installed."
+  static let afterUpgradeHelp = "Rehearse the first launch after an app upgrade."
+  static let safeModeHelp = "Rehearse a launch in safe mode."
+
+  var reason: String?
+  var prewarmed: Bool
+  var firstLaunch: Bool
+  var afterUpgrade: Bool
+  var safeMode: Bool
+
+  /// Whether any flag was given: the launch is then rehearsed, and the record left alone.
+  var isRehearsal: Bool { reason != nil || prewarmed || firstLaunch || afterUpgrade || safeMode }
+
+  /// The context the flags rehearse: the one the record gives the next launch of `plan`
+  /// (read, never written), each flag given over it; notes say what was wrong with the record.
+  func context(for plan: LaunchPlan, version: String?) -> (LaunchContext, notes: [String]) {
+    let given = LaunchContext(
+      reason: reason.map(LaunchContext.Reason.init(rawValue:)) ?? .userTap,
+      isPrewarmed: prewarmed)
+    let (next, notes) = plan.nextContext(given, version: version)
+    // A first launch has no launch before it: neither an upgrade nor a string of failures.
+    return (
+      LaunchContext(
+        reason: given.reason, isPrewarmed: prewarmed,
+        isFirstLaunch: firstLaunch || next.isFirstLaunch,
+        isFirstLaunchAfterUpgrade: afterUpgrade || (!firstLaunch && next.isFirstLaunchAfterUpgrade),
+        launchNumber: firstLaunch ? 1 : next.launchNumber,
+        isSafeMode: safeMode || (!firstLaunch && next.isSafeMode)),
+      notes
+    )
+  }
+}
+
+extension LaunchContext {
+  /// `reason notification, launch 3, first launch after an upgrade`, for summaries.
+  var summary: String {
+    var facts = ["reason \(reason.rawValue)"]
+    if isPrewarmed { facts.append("prewarmed") }
+    if launchNumber > 0 { facts.append("launch \(launchNumber)") }
+    if isFirstLaunch { facts.append("first launch") }
+    if isFirstLaunchAfterUpgrade { facts.append("first launch after an upgrade") }
+    if isSafeMode { facts.append("safe mode") }
+    return facts.joined(separator: ", ")
+  }
+}

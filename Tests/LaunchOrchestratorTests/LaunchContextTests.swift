@@ -1,0 +1,261 @@
+import Foundation
+import Testing
+
+@testable import LaunchOrchestrator
+
+/// Fails when its `fail` parameter says so: for run-once steps that must be recorded only
+/// when they succeed.
+private struct MaybeFailStep: StepPlugin {
+  static let kind = "maybe.fail"
+  struct Parameters: StepParameters {
+    @Parameter("Whether the attempt fails.") var fail = false
+  }
+  let fail: Bool
+  init(parameters: Parameters) { fail = parameters.fail }
+  func run(_ context: StepContext) async throws {
+    if fail { throw StepFailure("told to fail") }
+  }
+}
+
+/// A data folder of its own, removed with the value: records must not meet across tests.
+private final class DataFolder: Sendable {
+  let url: URL
+
+  init() throws {
+    url = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "launch-context-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+  }
+
+  deinit { try? FileManager.default.removeItem(at: url) }
+
+  func plan(_ json: String) throws -> LaunchPlan {
+    var registry = PluginRegistry.testKinds
+    registry.register(MaybeFailStep.self)
+    return try ManifestLoader(registry: registry).load(
+      bytes: Array(json.utf8), file: "test.json", directory: url, dataDirectory: url)
+  }
+
+  var record: LaunchRecordFile { LaunchRecordFile(dataDirectory: url, manifestName: "test") }
+}
+
+private func environment(
+  _ context: LaunchContext? = nil, version: String? = nil
+) -> LaunchEnvironment {
+  var environment = LaunchEnvironment()
+  environment[LaunchContext.self] = context
+  environment[AppInfo.self] = version.map { AppInfo(version: $0) }
+  return environment
+}
+
+@Suite("Launch context")
+struct LaunchContextTests {
+  @Test func aStepWhoseConditionFailsSkipsItsDependentsAndLetsAfterAndMilestonesGoOn() async throws
+  {
+    let folder = try DataFolder()
+    let clock = ManualClock()
+    let plan = try folder.plan(
+      """
+      { "version": 1, "milestones": { "interactive": ["feed", "store"] }, "steps": [
+        { "id": "store", "plugin": "wait", "params": { "duration": "1s" } },
+        { "id": "feed", "plugin": "noop", "when": { "reason": ["userTap", "url"] } },
+        { "id": "render", "plugin": "noop", "dependsOn": ["feed"] },
+        { "id": "tidy", "plugin": "noop", "after": ["feed"] }
+      ] }
+      """)
+    let launch = Task {
+      await LaunchEngine(clock: clock).run(
+        plan, environment: environment(LaunchContext(reason: .notification)))
+    }
+    await clock.waitForSleepers(1)
+    clock.advance(to: .seconds(1))
+    let report = await launch.value
+    #expect(report.step("feed")?.state == .skipped)
+    #expect(report.step("feed")?.error == "condition: reason is notification")
+    #expect(report.step("render")?.error == "dependency 'feed' was skipped")
+    // `tidy` waits for `feed` only through `after`: it started with the launch.
+    #expect(report.step("tidy")?.start == .zero)
+    // The milestone took the skipped step as finished: it waited for `store` alone.
+    #expect(report.time(ofMilestone: "interactive") == .some(.seconds(1)))
+    // Skipped by design: the launch is not degraded for it.
+    #expect(report.outcome == .succeeded)
+    #expect(report.context?.reason == .notification)
+  }
+
+  @Test func theFirstFailingKeyNamesTheReason() {
+    var context = LaunchContext(reason: .backgroundTask, isPrewarmed: true)
+    context.isSafeMode = true
+    #expect(
+      StepCondition(reasons: ["userTap"], prewarmed: false).skipReason(in: context)
+        == "condition: reason is backgroundTask")
+    #expect(StepCondition(prewarmed: false).skipReason(in: context) == "condition: prewarmed")
+    #expect(StepCondition(safeMode: false).skipReason(in: context) == "safe mode")
+    #expect(
+      StepCondition(firstLaunch: true).skipReason(in: context) == "condition: not the first launch"
+    )
+    #expect(
+      StepCondition(reasons: ["backgroundTask"], safeMode: true).skipReason(in: context) == nil)
+  }
+
+  @Test func aRunOnceStepIsRecordedOnlyWhenItSucceeds() async throws {
+    let folder = try DataFolder()
+    func launch(failing: Bool) async throws -> LaunchReport {
+      let plan = try folder.plan(
+        """
+        { "version": 1, "steps": [
+          { "id": "seed", "plugin": "maybe.fail", "once": "perInstall", "onFailure": "continue",
+            "params": { "fail": \(failing) } },
+          { "id": "after", "plugin": "noop", "dependsOn": ["seed"] }
+        ] }
+        """)
+      return await LaunchEngine().run(plan, environment: environment(version: "2.3.0"))
+    }
+    let failed = try await launch(failing: true)
+    #expect(failed.step("seed")?.state == .failed)
+    let succeeded = try await launch(failing: false)
+    #expect(succeeded.step("seed")?.state == .succeeded)
+    let skipped = try await launch(failing: false)
+    #expect(skipped.step("seed")?.state == .skipped)
+    #expect(skipped.step("seed")?.error == "done before (version 2.3.0)")
+    // Its dependents still run, without its output.
+    #expect(skipped.step("after")?.state == .succeeded)
+    #expect(skipped.outcome == .succeeded)
+    #expect(skipped.context?.launchNumber == 3)
+  }
+
+  @Test func theSessionSaysItRunsInSafeModeAfterLaunchesThatDied() async throws {
+    let folder = try DataFolder()
+    // Two launches that started and never reached the first screen, in processes gone.
+    var record = LaunchRecord()
+    _ = record.begin(version: "1.0", process: -1)
+    _ = record.begin(version: "1.0", process: -1)
+    _ = folder.record.update { $0 = record }
+    let json = """
+      { "version": 1, "safeMode": { "after": 2 }, "milestones": { "interactive": ["store"] },
+        "steps": [
+          { "id": "store", "plugin": "noop" },
+          { "id": "refresh", "plugin": "noop", "when": { "safeMode": false } }
+        ] }
+      """
+    let plan = try folder.plan(json)
+    let session = await LaunchSession()
+    let report = await session.run(plan, on: LaunchEngine(), environment: environment())
+    #expect(await session.isSafeMode)
+    #expect(await session.context?.launchNumber == 3)
+    #expect(report.step("refresh")?.error == "safe mode")
+    // Reaching the first screen ends safe mode for the next launch.
+    #expect(folder.record.read().record.recent.last?.state == .firstScreen)
+    let next = await LaunchSession()
+    let again = await next.run(
+      try folder.plan(json), on: LaunchEngine(), environment: environment())
+    #expect(await !next.isSafeMode)
+    #expect(again.step("refresh")?.state == .succeeded)
+  }
+
+  @Test func aLaunchThatEndsOnARouteIsNotOneThatDied() {
+    var record = LaunchRecord()
+    let first = record.begin(version: nil, process: -1)
+    record.mark(first, .ended)
+    _ = record.begin(version: nil, process: -1)
+    let facts = record.facts(
+      for: LaunchContext(), version: nil, safeModeAfter: 2, process: 1
+    ) { _ in false }
+    #expect(!facts.isSafeMode)
+  }
+
+  @Test func theRecordStaysBoundedWhateverTheAppsAge() {
+    var record = LaunchRecord()
+    for number in 1...1000 {
+      _ = record.begin(version: "1.\(number)", process: -1)
+      record.recordOnce("migrate", version: "1.\(number)")
+      record.recordOnce("gone\(number % 3)", version: "1.\(number)")
+    }
+    record.keepOnce(only: ["migrate"])
+    #expect(record.launchCount == 1000)
+    #expect(record.recent.count == LaunchRecord.recentLimit)
+    #expect(record.once["migrate"]?.count == LaunchRecord.versionLimit)
+    #expect(record.once.count == 1)
+    let size = (try? JSONEncoder().encode(record).count) ?? .max
+    #expect(size < LaunchRecordFile.maximumSize)
+  }
+
+  @Test func aDamagedRecordIsSetAsideAndTheLaunchStartsAfresh() async throws {
+    let folder = try DataFolder()
+    let records = folder.url.appendingPathComponent(LaunchRecordFile.folderName)
+    try FileManager.default.createDirectory(at: records, withIntermediateDirectories: true)
+    try Data("{ not a record".utf8).write(to: folder.record.url)
+    let plan = try folder.plan(
+      #"{ "version": 1, "steps": [ { "id": "a", "plugin": "noop", "once": "perInstall" } ] }"#)
+    let report = await LaunchEngine().run(plan, environment: environment())
+    #expect(report.outcome == .succeeded)
+    #expect(report.context?.isFirstLaunch == true)
+    #expect(report.contextNotes.count == 1)
+    #expect(report.contextNotes.first?.contains("is damaged") == true)
+    #expect(report.contextNotes.first?.contains("moved aside") == true)
+    let names = try FileManager.default.contentsOfDirectory(atPath: records.path)
+    #expect(names.contains { $0.hasPrefix("test.json.damaged-") })
+    #expect(folder.record.read().record.launchCount == 1)
+  }
+
+  @Test func aLaunchTiedToNoContextTouchesNoFile() async throws {
+    let folder = try DataFolder()
+    let plan = try folder.plan(#"{ "version": 1, "steps": [ { "id": "a", "plugin": "noop" } ] }"#)
+    let report = await LaunchEngine().run(plan)
+    #expect(report.context == nil)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).isEmpty)
+  }
+
+  @Test func reportsKeepTheContextAndOlderFormatsReadWithoutOne() throws {
+    var report = LaunchReport(
+      manifest: "a.json", name: "A", outcome: .succeeded, route: nil, duration: .seconds(1),
+      milestones: [], criticalPath: [], steps: [])
+    report.context = LaunchContext(
+      reason: .url, isPrewarmed: true, isFirstLaunch: false, isFirstLaunchAfterUpgrade: true,
+      launchNumber: 7, isSafeMode: false)
+    #expect(try LaunchReport(jsonText: report.jsonText).context == report.context)
+    let older = report.jsonText.replacingOccurrences(of: #""version": 5"#, with: #""version": 4"#)
+    let withoutContext = try LaunchReport(
+      jsonText: older.replacingOccurrences(
+        of: #""context": {"#, with: #""ignored": {"#))
+    #expect(withoutContext.context == nil)
+  }
+
+  @Test func validationNamesEachContextProblemAtItsPath() {
+    let found = diagnostics(
+      of:
+        """
+        { "version": 1, "safeMode": { "after": 0 }, "steps": [
+          { "id": "a", "plugin": "token.make", "params": { "value": "x" }, "once": "perWeek" },
+          { "id": "b", "plugin": "noop", "when": { "frstLaunch": true, "prewarmed": "no" } },
+          { "id": "c", "plugin": "noop", "when": { "reason": [] } },
+          { "id": "d", "plugin": "noop", "trigger": "onDemand", "when": { "firstLaunch": true } }
+        ] }
+        """)
+    #expect(
+      found == [
+        "1:40: error: safeMode.after: 'after' counts launches that never reached the first screen; use a number from 1 to 16.",
+        "2:76: error: step 'a' (steps[0].once): unknown 'once' 'perWeek'. Use \"perInstall\" or \"perVersion\".",
+        "3:44: error: step 'b' (steps[1].when.frstLaunch): unknown key 'frstLaunch'. Did you mean 'firstLaunch'?",
+        "3:77: error: step 'b' (steps[1].when.prewarmed): expected true or false, found a string.",
+        "4:54: error: step 'c' (steps[2].when.reason): 'reason' lists no launch reason, so the step never runs; list the reasons it runs for, like [\"userTap\", \"url\"], or remove 'reason'.",
+        "5:65: error: step 'd' (steps[3].when): an on-demand step cannot have 'when': it runs when the app ensures it, whatever the launch. Check the context in the app before ensuring it, or remove 'trigger'.",
+      ])
+  }
+
+  @Test func aDependentThatNeedsARunOnceStepsOutputIsAValidationError() {
+    let found = diagnostics(
+      of:
+        """
+        { "version": 1, "steps": [
+          { "id": "token", "plugin": "token.make", "params": { "value": "x" }, "once": "perVersion" },
+          { "id": "use", "plugin": "token.use", "dependsOn": ["token"] }
+        ] }
+        """)
+    #expect(
+      found.contains {
+        $0.hasSuffix(
+          "error: step 'use' (steps[1].dependsOn): 'token.use' needs a Token from a dependency, and only 'token' provides one, which runs once (\"once\": \"perVersion\") and gives nothing on the launches that skip it; take the input as optional (StepInput.optional), or remove 'once' from 'token'."
+        )
+      }, "\(found)")
+  }
+}
