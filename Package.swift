@@ -7,20 +7,33 @@ let package = Package(
   platforms: [.iOS(.v18), .macOS(.v15), .tvOS(.v18), .visionOS(.v2)],
   products: [
     .library(name: "LaunchOrchestrator", targets: ["LaunchOrchestrator"]),
+    // Every built-in kind an app may use; `simulate` only with its own product.
     .library(name: "LaunchPlugins", targets: ["LaunchPlugins"]),
+    // Each family on its own, registered with one call (`registry.registerStore()`): an app
+    // links what it uses.
+    .library(name: "StoreInitPlugin", targets: ["StoreInitPlugin"]),
+    .library(name: "SampleDataPlugin", targets: ["SampleDataPlugin"]),
+    .library(name: "QueueValidationPlugin", targets: ["QueueValidationPlugin"]),
+    .library(name: "ImageCleanupPlugin", targets: ["ImageCleanupPlugin"]),
+    .library(name: "BooksLibraryPlugin", targets: ["BooksLibraryPlugin"]),
+    .library(name: "MusicLibraryPlugin", targets: ["MusicLibraryPlugin"]),
+    .library(name: "LaunchGatesPlugin", targets: ["LaunchGatesPlugin"]),
+    .library(name: "ScreenSortPlugin", targets: ["ScreenSortPlugin"]),
+    .library(name: "StateRestorePlugin", targets: ["StateRestorePlugin"]),
+    .library(name: "SimulatePlugin", targets: ["SimulatePlugin"]),
     .library(name: "SQLiteStore", targets: ["SQLiteStore"]),
     .library(name: "OrchestrateCLI", targets: ["OrchestrateCLI"]),
-    .library(name: "SimulatePlugin", targets: ["SimulatePlugin"]),
     .executable(name: "orchestrate", targets: ["orchestrate"]),
     .executable(name: "orchestrate-bench", targets: ["orchestrate-bench"]),
   ],
   targets: [
     .target(name: "LaunchOrchestrator"),
     .target(name: "OrchestrateCLI", dependencies: ["LaunchOrchestrator"]),
-    .executableTarget(name: "orchestrate", dependencies: ["OrchestrateCLI", "LaunchPlugins"]),
+    .executableTarget(
+      name: "orchestrate", dependencies: ["OrchestrateCLI", "LaunchPlugins", "SimulatePlugin"]),
     .executableTarget(
       name: "custom-orchestrate",
-      dependencies: ["OrchestrateCLI", "LaunchPlugins", "LaunchOrchestrator"],
+      dependencies: ["OrchestrateCLI", "LaunchPlugins", "SimulatePlugin", "LaunchOrchestrator"],
       path: "Examples/CustomOrchestrate",
       exclude: ["greet.json"]
     ),
@@ -94,8 +107,7 @@ let package = Package(
       dependencies: [
         "LaunchOrchestrator", "StoreInitPlugin", "SampleDataPlugin", "QueueValidationPlugin",
         "ImageCleanupPlugin", "BooksLibraryPlugin", "MusicLibraryPlugin", "LaunchGatesPlugin",
-        "ScreenSortPlugin",
-        "SimulatePlugin", "StateRestorePlugin", "SQLiteStore",
+        "ScreenSortPlugin", "StateRestorePlugin", "SQLiteStore",
       ],
       path: "Plugins/LaunchPlugins"
     ),

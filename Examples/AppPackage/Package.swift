@@ -15,6 +15,8 @@ let package = Package(
         .product(name: "LaunchOrchestrator", package: "LaunchOrchestrator"),
         .product(name: "LaunchPlugins", package: "LaunchOrchestrator"),
         .product(name: "SQLiteStore", package: "LaunchOrchestrator"),
+        // Stand-in work for the demo's steps: an app asks for it by name.
+        .product(name: "SimulatePlugin", package: "LaunchOrchestrator"),
       ],
       resources: [.copy("launch.json")]
     )

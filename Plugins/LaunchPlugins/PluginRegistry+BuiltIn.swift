@@ -7,14 +7,15 @@ import LaunchOrchestrator
 @_exported import SQLiteStore
 @_exported import SampleDataPlugin
 @_exported import ScreenSortPlugin
-@_exported import SimulatePlugin
 @_exported import StateRestorePlugin
 @_exported import StoreInitPlugin
 
 // The built-in kinds and the types they output (pages, the store handle) come with one
-// `import LaunchPlugins`.
+// `import LaunchPlugins`. `simulate` is not among them: it is for rehearsals, and an app
+// links it only by asking for the `SimulatePlugin` product.
 extension PluginRegistry {
-  /// Every step kind `orchestrate` ships, ready for an app or a custom binary to add its own:
+  /// Every step kind an app may use from this package, ready for an app or a custom binary to
+  /// add its own (`orchestrate` adds `simulate` with ``registerSimulate()``):
   ///
   /// ```swift
   /// var registry = PluginRegistry.builtIn
@@ -22,16 +23,15 @@ extension PluginRegistry {
   /// ```
   public static var builtIn: PluginRegistry {
     var registry = PluginRegistry()
-    registry.register(builtInPlugins)
+    registry.registerStore()
+    registry.registerSampleData()
+    registry.registerQueueValidation()
+    registry.registerImageCleanup()
+    registry.registerBooksLibrary()
+    registry.registerMusicLibrary()
+    registry.registerLaunchGates()
+    registry.registerStateRestore()
+    registry.registerScreenSort()
     return registry
   }
-
-  /// The built-in plugin types, in the order `orchestrate plugins` lists them.
-  public static let builtInPlugins: [any StepPlugin.Type] = [
-    StoreInitStep.self, StoreCheckStep.self, SampleDataStep.self, QueueValidationStep.self,
-    ImageCleanupStep.self,
-    BooksPageStep.self, MusicPageStep.self, MusicSearchStep.self, MaintenanceGate.self,
-    VersionGate.self, SessionGate.self, HouseholdGate.self, SimulateStep.self,
-    StateRestoreStep.self, ResultsLoadStep.self,
-  ]
 }

@@ -39,6 +39,43 @@ public struct ExitCode: Sendable, Hashable {
   }
 }
 
+extension ExitCode {
+  /// Every status `orchestrate` exits with and when, in the order README's table lists them:
+  /// the table is made from this list, and a test keeps README's copy in step.
+  package static let meanings: [(code: ExitCode, meaning: String)] = [
+    (
+      .success,
+      "the launch succeeded, was degraded (with a warning) or routed; or the command did its job"
+    ),
+    (
+      .failure,
+      "the launch failed, or a step requires a value only an app can give (a custom binary passes it to `Orchestrate.main(registry:environment:)`)"
+    ),
+    (.budgetExceeded, "a `--budget` or `--regression` limit was exceeded"),
+    (
+      .usage,
+      "the command line is wrong, or a step requires `AppInfo` and neither `--app-version` nor the manifest's `app` gives it"
+    ),
+    (
+      .invalidManifest,
+      "the manifest is invalid (every problem is listed), or a report given to `compare`, `blame` or `plan --durations` is not one of it"
+    ),
+    (.missingInput, "the manifest is missing or unreadable, or the `--data-dir` folder is missing"),
+    (.cannotCreate, "a report, trace or history target cannot be written or may not be replaced"),
+    (.outputFailed, "standard output could not be written (a full disk; not a closed pipe)"),
+    (.hangUp, "the launch was cancelled by SIGHUP (the terminal closed)"),
+    (.interrupted, "the launch was interrupted by Ctrl-C (SIGINT)"),
+    (.terminated, "the launch was cancelled by SIGTERM"),
+  ]
+
+  /// ``meanings`` as README's Markdown table.
+  package static var markdownTable: String {
+    (["| code | when |", "|---|---|"]
+      + meanings.map { "| \($0.code.rawValue) | \($0.meaning) |" })
+      .joined(separator: "\n") + "\n"
+  }
+}
+
 /// An error that ends the command with a message on stderr and an exit code.
 package struct CLIError: Error {
   /// `Error: ...` text; user input in single quotes.

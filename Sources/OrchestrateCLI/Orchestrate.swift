@@ -20,9 +20,21 @@ public enum Orchestrate {
     await main(registry: registry)
   }
 
-  /// Runs the command line with the kinds in `registry` and exits the process.
-  public static func main(registry: PluginRegistry) async -> Never {
-    let code = await run(arguments: Array(CommandLine.arguments.dropFirst()), registry: registry)
+  /// Runs the command line with the kinds in `registry` and exits the process; launches get
+  /// `environment`, the stand-in values a rehearsal of the app's plugins needs (an API
+  /// client that reads fixtures, a feature-flag store), as the app hands in its own.
+  ///
+  /// ```swift
+  /// var environment = LaunchEnvironment()
+  /// environment[APIClient.self] = APIClient.fixtures(in: "Fixtures")
+  /// await Orchestrate.main(registry: registry, environment: environment)
+  /// ```
+  public static func main(
+    registry: PluginRegistry, environment: LaunchEnvironment = LaunchEnvironment()
+  ) async -> Never {
+    let code = await run(
+      arguments: Array(CommandLine.arguments.dropFirst()), registry: registry,
+      environment: environment)
     exit(code.rawValue)
   }
 
@@ -31,13 +43,17 @@ public enum Orchestrate {
   /// SIGPIPE is ignored from here on: a reader that goes away (`orchestrate run ... | head -1`)
   /// stops the printing, not the launch. A stream that was closed when the program started
   /// (`>&-`) is never written to: the descriptor may be another file's by now.
-  public static func run(arguments: [String], registry: PluginRegistry) async -> ExitCode {
+  public static func run(
+    arguments: [String], registry: PluginRegistry,
+    environment: LaunchEnvironment = LaunchEnvironment()
+  ) async -> ExitCode {
     signal(SIGPIPE, SIG_IGN)
     Console.adoptStandardStreams()
     let console = Console.standard
     let code: ExitCode
     do {
-      code = try await dispatch(arguments, registry: registry, console: console)
+      code = try await dispatch(
+        arguments, registry: registry, environment: environment, console: console)
     } catch {
       console.err("Error: \(error.message)")
       if let usage = error.usage { console.err("Usage: \(usage)") }
@@ -61,7 +77,8 @@ public enum Orchestrate {
     "Runs app launches described by a JSON manifest: steps, dependencies, priorities, timeouts."
 
   private static func dispatch(
-    _ arguments: [String], registry: PluginRegistry, console: Console
+    _ arguments: [String], registry: PluginRegistry, environment: LaunchEnvironment,
+    console: Console
   ) async throws(CLIError) -> ExitCode {
     guard let first = arguments.first else {
       console.text(help)
@@ -85,7 +102,8 @@ public enum Orchestrate {
       return .success
     default:
       return try await command(named: first).main(
-        Array(arguments.dropFirst()), registry: registry, console: console)
+        Array(arguments.dropFirst()), registry: registry, environment: environment,
+        console: console)
     }
   }
 

@@ -10,14 +10,32 @@ import LaunchOrchestrator
 struct RunCommand: Command {
   let options: RunOptions
   let registry: PluginRegistry
+  /// The values the binary gives every launch (``Orchestrate/main(registry:environment:)``).
+  let baseEnvironment: LaunchEnvironment
   /// Where progress and the summary go: stderr when `--report -` or `--trace -` claims stdout.
   let console: Console
 
   init(options: RunOptions, registry: PluginRegistry, console: Console) {
+    self.init(
+      options: options, registry: registry, environment: LaunchEnvironment(), console: console)
+  }
+
+  init(
+    options: RunOptions, registry: PluginRegistry, environment: LaunchEnvironment,
+    console: Console
+  ) {
     self.options = options
     self.registry = registry
+    baseEnvironment = environment
     self.console =
       options.report == "-" || options.trace == "-" ? console.outputOnStandardError : console
+  }
+
+  static func make(
+    options: RunOptions, registry: PluginRegistry, environment: LaunchEnvironment,
+    console: Console
+  ) -> Self {
+    Self(options: options, registry: registry, environment: environment, console: console)
   }
 
   func execute() async throws(CLIError) -> ExitCode {
@@ -57,14 +75,15 @@ struct RunCommand: Command {
 }
 
 extension RunCommand {
-  /// The values the launch gets from the command line: `--app-version` as its ``AppInfo``.
+  /// The values the launch gets: the binary's own, and from the command line `--app-version`
+  /// as its ``AppInfo``.
   ///
   /// Values some step requires that the run cannot provide stop it before anything runs,
   /// all named at once: the step, its kind, the type and, for ``AppInfo``, the option that
   /// provides it.
   func environment(for plan: LaunchPlan) throws(CLIError) -> LaunchEnvironment {
-    var environment = LaunchEnvironment()
-    environment[AppInfo.self] = options.appVersion
+    var environment = baseEnvironment
+    if let version = options.appVersion { environment[AppInfo.self] = version }
     let missing = plan.missingRequirements(in: environment)
     guard !missing.isEmpty else { return environment }
     let appInfo = String(describing: AppInfo.self)
@@ -73,7 +92,7 @@ extension RunCommand {
         "Step '\(missing.step)' (\(missing.plugin)) requires \(missing.typeName), which this run does not have"
       return missing.typeName == appInfo
         ? "\(sentence); pass '\(options.$appVersion.name) 1.2.3' (or '1.2.3+45'), or give the manifest an \"app\": { \"version\": \"1.2.3\" } default."
-        : "\(sentence); only an app can provide it, through the LaunchEnvironment it runs the launch with."
+        : "\(sentence); only an app can provide it, through the LaunchEnvironment it runs the launch with (a custom binary: Orchestrate.main(registry:environment:))."
     }
     throw CLIError(
       message: sentences.joined(separator: " ") + " Nothing was run.",

@@ -1,4 +1,9 @@
+import LaunchOrchestrator
 import LaunchPlugins
 import OrchestrateCLI
+import SimulatePlugin
 
-await Orchestrate.main(registry: .builtIn)
+// Every built-in kind, and `simulate` for rehearsals.
+var registry = PluginRegistry.builtIn
+registry.registerSimulate()
+await Orchestrate.main(registry: registry)

@@ -1,6 +1,7 @@
 import Foundation
 import LaunchOrchestrator
 import LaunchPlugins
+import SimulatePlugin
 
 /// Launches the way an app's scene delegate does, with why it launched: a notification
 /// first (the first launch: onboarding runs, the feed does not), then a tap on the icon.
@@ -20,7 +21,9 @@ func contextLaunches() async throws -> Bool {
     .appendingPathComponent("app-context-\(ProcessInfo.processInfo.processIdentifier)")
   try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
   defer { try? FileManager.default.removeItem(at: data) }
-  let plan = try ManifestLoader(registry: .builtIn).load(
+  var registry = PluginRegistry.builtIn
+  registry.registerSimulate()
+  let plan = try ManifestLoader(registry: registry).load(
     bytes: Array(manifest.utf8), file: "contextual.json", directory: data, dataDirectory: data)
 
   func launch(_ reason: LaunchContext.Reason) async -> (LaunchSession, LaunchReport) {

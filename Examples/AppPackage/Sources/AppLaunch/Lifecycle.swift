@@ -1,6 +1,7 @@
 import Foundation
 import LaunchOrchestrator
 import LaunchPlugins
+import SimulatePlugin
 import Synchronization
 
 /// Whether the device is online, as the app's network monitor sees it; the feed step reads it.
@@ -38,6 +39,7 @@ let searchIndexBuilds = Mutex(0)
 @MainActor
 func lifecycle() async throws -> Bool {
   var registry = PluginRegistry.builtIn
+  registry.registerSimulate()  // stand-in work, asked for with its own product
   registry.register(
     kind: "feed.load", summary: "Loads the home feed from the server.",
     requirements: [.required(Connectivity.self)]
