@@ -7,6 +7,8 @@ let package = Package(
   platforms: [.iOS(.v18), .macOS(.v15), .tvOS(.v18), .visionOS(.v2)],
   products: [
     .library(name: "LaunchOrchestrator", targets: ["LaunchOrchestrator"]),
+    // For an app's tests: a manual clock and helpers to run a plugin or a manifest.
+    .library(name: "LaunchTesting", targets: ["LaunchTesting"]),
     // Every built-in kind an app may use; `simulate` only with its own product.
     .library(name: "LaunchPlugins", targets: ["LaunchPlugins"]),
     // Each family on its own, registered with one call (`registry.registerStore()`): an app
@@ -28,6 +30,7 @@ let package = Package(
   ],
   targets: [
     .target(name: "LaunchOrchestrator"),
+    .target(name: "LaunchTesting", dependencies: ["LaunchOrchestrator"]),
     .target(name: "OrchestrateCLI", dependencies: ["LaunchOrchestrator"]),
     .executableTarget(
       name: "orchestrate", dependencies: ["OrchestrateCLI", "LaunchPlugins", "SimulatePlugin"]),
@@ -132,6 +135,7 @@ let package = Package(
       path: "Tests/TestHelper"
     ),
     .testTarget(name: "LaunchOrchestratorTests", dependencies: ["LaunchOrchestrator"]),
+    .testTarget(name: "LaunchTestingTests", dependencies: ["LaunchTesting", "LaunchOrchestrator"]),
     .testTarget(
       name: "ManifestFuzzingTests",
       dependencies: ["ManifestFuzzing", "LaunchOrchestrator", "SimulatePlugin"]),

@@ -8,7 +8,9 @@ struct PublicAPITests {
   private static let root = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
   /// The folders of the library products, whose public declarations apps and plugins use.
-  private static let folders = ["Sources/LaunchOrchestrator", "Sources/OrchestrateCLI", "Plugins"]
+  private static let folders = [
+    "Sources/LaunchOrchestrator", "Sources/LaunchTesting", "Sources/OrchestrateCLI", "Plugins",
+  ]
 
   /// One line per public or open declaration: `file: declaration`, up to its body, with a
   /// signature that spans lines joined into one, so a changed parameter shows too.
@@ -29,12 +31,29 @@ struct PublicAPITests {
   }
 
   /// The public and open declarations of a Swift file, attributes before them left out
-  /// (`@discardableResult public func` is as public as `public func`).
+  /// (`@discardableResult public func` is as public as `public func`), with the cases of a
+  /// public enum and the requirements of a public protocol, which are public without saying so
+  /// (a new case breaks an app's `switch`; a new requirement, a conformance).
   static func declarations(in text: String) -> [String] {
     var declarations: [String] = []
     var pending: (text: String, depth: Int)?
+    /// The braces open before the current line.
+    var braces = 0
+    /// The public enums and protocols whose bodies are open: their kind, and the brace depth
+    /// of their members.
+    var bodies: [(isProtocol: Bool, depth: Int)] = []
+    var expectsBody: Bool?
     for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
       let code = line.trimmingCharacters(in: .whitespaces)
+      let lineBraces = braceBalance(of: code)
+      defer {
+        if let isProtocol = expectsBody, code.contains("{") {
+          bodies.append((isProtocol, braces + 1))
+          expectsBody = nil
+        }
+        braces += lineBraces
+        while let last = bodies.last, braces < last.depth { bodies.removeLast() }
+      }
       if let open = pending {
         let joined = open.text + (open.text.hasSuffix("(") ? "" : " ") + code
         let depth = open.depth + parenthesisBalance(of: code)
@@ -47,7 +66,14 @@ struct PublicAPITests {
         continue
       }
       let declaration = withoutAttributes(code)
+      if let body = bodies.last, body.depth == braces, isImplicitlyPublic(declaration, body) {
+        // A requirement has no body: its `{ get }` says what it asks for.
+        declarations.append(body.isProtocol ? declaration : upToBody(declaration))
+        continue
+      }
       guard declaration.hasPrefix("public ") || declaration.hasPrefix("open ") else { continue }
+      if declaration.contains(" enum ") { expectsBody = false }
+      if declaration.contains(" protocol ") { expectsBody = true }
       let depth = parenthesisBalance(of: declaration)
       if depth > 0 {
         pending = (declaration, depth)
@@ -56,6 +82,24 @@ struct PublicAPITests {
       }
     }
     return declarations
+  }
+
+  /// Whether `declaration`, a member of a public enum or protocol, is public without saying so.
+  private static func isImplicitlyPublic(
+    _ declaration: String, _ body: (isProtocol: Bool, depth: Int)
+  ) -> Bool {
+    guard body.isProtocol else { return declaration.hasPrefix("case ") }
+    let requirements = [
+      "var ", "func ", "static ", "associatedtype ", "init(", "init?(", "subscript", "mutating ",
+    ]
+    return requirements.contains { declaration.hasPrefix($0) }
+  }
+
+  private static func braceBalance(of code: String) -> Int {
+    // Braces in string literals and comments are rare in declarations; lines that are only a
+    // comment are left out.
+    guard !code.hasPrefix("//") else { return 0 }
+    return code.reduce(0) { $0 + ($1 == "{" ? 1 : $1 == "}" ? -1 : 0) }
   }
 
   private static func withoutAttributes(_ code: String) -> String {
@@ -113,6 +157,35 @@ struct PublicAPITests {
       Self.declarations(in: text) == [
         "public func run(_ plan: LaunchPlan, events: Int? = nil, date: @escaping () -> Date = { Date() } ) async -> Report",
         "public var screen: Screen", "public init(_ value: Int)",
+      ])
+  }
+
+  @Test func listsTheCasesOfPublicEnumsAndTheRequirementsOfPublicProtocols() {
+    let text = """
+      public enum Screen: Sendable {
+        /// The splash.
+        case splash
+        case failed(LaunchFailure)
+        var isSettled: Bool { true }
+      }
+      enum Hidden {
+        case inner
+      }
+      public protocol Step: Sendable {
+        associatedtype Output
+        static var kind: String { get }
+        func run(_ context: Context) async throws -> Output
+      }
+      extension Step {
+        public static var kind: String { "" }
+      }
+      """
+    #expect(
+      Self.declarations(in: text) == [
+        "public enum Screen: Sendable", "case splash", "case failed(LaunchFailure)",
+        "public protocol Step: Sendable", "associatedtype Output",
+        "static var kind: String { get }",
+        "func run(_ context: Context) async throws -> Output", "public static var kind: String",
       ])
   }
 

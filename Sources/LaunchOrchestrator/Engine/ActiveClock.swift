@@ -19,7 +19,7 @@ final class ActiveClock: Sendable {
     /// The latest real time anyone read: a reading much later than it means the process did
     /// not run in between (it was stopped), when suspensions are detected.
     var lastReading = Duration.zero
-    var resumeWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    var resumeWaiters: [Int: (CheckedContinuation<Void, Never>, Participation?)] = [:]
     var cancelledWaiters: Set<Int> = []
     var nextWaiter = 0
   }
@@ -94,7 +94,9 @@ final class ActiveClock: Sendable {
   /// if it was not paused.
   func resume() -> (at: Duration, pausedFor: Duration)? {
     let (result, waiters) = state.withLock {
-      state -> ((at: Duration, pausedFor: Duration)?, [CheckedContinuation<Void, Never>]) in
+      state -> (
+        (at: Duration, pausedFor: Duration)?, [(CheckedContinuation<Void, Never>, Participation?)]
+      ) in
       guard let since = state.pausedSince else { return (nil, []) }
       let wall = wallNow()
       let length = max(.zero, wall - since)
@@ -106,7 +108,10 @@ final class ActiveClock: Sendable {
       state.resumeWaiters = [:]
       return ((wall - state.pausedTotal, length), waiters)
     }
-    for waiter in waiters { waiter.resume() }
+    for (waiter, participation) in waiters {
+      participation?.rejoin()
+      waiter.resume()
+    }
     return result
   }
 
@@ -149,22 +154,28 @@ final class ActiveClock: Sendable {
     }
     await withTaskCancellationHandler {
       await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        // A test clock's count leaves out a task waiting for the launch to resume.
+        let participation = Participation.suspend()
         let resumesNow = state.withLock { state in
           if state.pausedSince == nil || state.cancelledWaiters.remove(id) != nil { return true }
-          state.resumeWaiters[id] = continuation
+          state.resumeWaiters[id] = (continuation, participation)
           return false
         }
-        if resumesNow { continuation.resume() }
+        if resumesNow {
+          participation?.rejoin()
+          continuation.resume()
+        }
       }
     } onCancel: {
       let waiter = state.withLock { state in
         guard let waiter = state.resumeWaiters.removeValue(forKey: id) else {
           state.cancelledWaiters.insert(id)
-          return nil as CheckedContinuation<Void, Never>?
+          return nil as (CheckedContinuation<Void, Never>, Participation?)?
         }
         return waiter
       }
-      waiter?.resume()
+      waiter?.1?.rejoin()
+      waiter?.0.resume()
     }
   }
 

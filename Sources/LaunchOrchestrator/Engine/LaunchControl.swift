@@ -146,6 +146,8 @@ public final class LaunchControl: Sendable {
         return state.run
       }
       run?.control(.activate(step))
+      // The step is counted on its own now: on a test clock, the caller waits uncounted.
+      Participation.handOver()
     }
   }
 

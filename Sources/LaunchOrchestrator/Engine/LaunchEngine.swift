@@ -123,7 +123,7 @@ public struct LaunchEngine<C: Clock>: Sendable where C.Duration == Duration {
     let run = LaunchRun(
       plan: plan, clock: clock, options: options, environment: environment, events: sink,
       hooks: hooks, control: control, reused: previous.map { Reuse(plan: plan, previous: $0) },
-      context: context)
+      context: context, activity: (self.clock as? any ActivityTrackingClock)?.activity)
     return await run.execute()
   }
 }
@@ -164,6 +164,8 @@ private final class LaunchRun: ControlledRun {
   let options: LaunchOptions
   /// The launch's context and its record; `nil` when the launch keeps none.
   let context: ContextKeeper?
+  /// The count of running tasks a test clock keeps; `nil` on any other clock.
+  let activity: LaunchActivity?
   private let mailbox = Mailbox<RunMessage>()
   private let ending = Locked(Ending())
   /// The cache entries being saved, with their steps: the run returns once they are written.
@@ -182,8 +184,9 @@ private final class LaunchRun: ControlledRun {
   init(
     plan: LaunchPlan, clock: ActiveClock, options: LaunchOptions, environment: LaunchEnvironment,
     events: EventSink?, hooks: RunHooks, control: LaunchControl?, reused: Reuse?,
-    context: ContextKeeper?
+    context: ContextKeeper?, activity: LaunchActivity?
   ) {
+    self.activity = activity
     self.plan = plan
     self.context = context
     self.activeClock = clock
@@ -223,6 +226,9 @@ private final class LaunchRun: ControlledRun {
         holds: control?.holdsBeforeStart ?? 0))
     // After the start: what the app said before it is replayed as messages that follow it.
     control?.attach(self)
+    // The first steps are counted on their own now: a test's task that started the launch
+    // waits for its end without holding the test clock back.
+    if activity != nil { Participation.handOver() }
     await withTaskCancellationHandler {
       await withCheckedContinuation { continuation in
         let isOver = ending.withLock { ending in
@@ -309,8 +315,11 @@ private final class LaunchRun: ControlledRun {
   /// its own: after the step, so the write never counts against its time or timeout, never
   /// holds up its dependents, and never saves an output the launch did not take.
   func save(_ output: any Sendable, of step: Int) {
+    activity?.begin()
     let task = Task(executorPreference: BlockingExecutor.shared, priority: .utility) {
-      self.saveToCache(output, of: step)
+      [activity] in
+      guard let activity else { return self.saveToCache(output, of: step) }
+      return await activity.run { self.saveToCache(output, of: step) }
     }
     saves.withLock { $0.append((step, task)) }
   }
@@ -360,7 +369,12 @@ private final class LaunchRun: ControlledRun {
   func post(_ message: RunMessage, onMainThread: Bool = Thread.isMainThread) {
     guard mailbox.enqueue(message) else { return }
     if onMainThread {
-      Task { self.handleMessages() }
+      if let activity {
+        activity.begin()
+        Task { await activity.run { self.handleMessages() } }
+      } else {
+        Task { self.handleMessages() }
+      }
     } else {
       handleMessages()
     }
@@ -636,13 +650,19 @@ private struct RunState {
     if let armedDeadline, armedDeadline <= next { return }
     timer?.cancel()
     armedDeadline = next
-    timer = Task(priority: .high) {
+    @Sendable func fire() async {
       do {
         try await run.clock.sleep(next)
       } catch {
         return
       }
       run.post(.timer(deadline: next))
+    }
+    if let activity = run.activity {
+      activity.begin()
+      timer = Task(priority: .high) { await activity.run { await fire() } }
+    } else {
+      timer = Task(priority: .high) { await fire() }
     }
   }
 
@@ -664,6 +684,15 @@ private struct RunState {
     // Unstructured on purpose: a timeout must let the launch move on even when a plugin
     // ignores cancellation, and a task group would wait for such a child forever. The run
     // keeps every handle and cancels it when the attempt times out or the launch ends.
+    if let activity = run.activity {
+      // On a test clock: counted from before the task exists to its end.
+      let executor: (any TaskExecutor)? =
+        isMain ? MainThreadExecutor.shared : isBlocking ? BlockingExecutor.shared : nil
+      activity.begin()
+      return Task(executorPreference: executor, priority: priority) {
+        await activity.run { await running.execute() }
+      }
+    }
     if isMain {
       return Task(executorPreference: MainThreadExecutor.shared, priority: priority) {
         await running.execute()

@@ -1,0 +1,109 @@
+import Foundation
+import LaunchOrchestrator
+import LaunchTesting
+import Testing
+
+/// The app's home feed, as its first screen shows it.
+struct Feed: Sendable, Equatable {
+  var items: [String]
+}
+
+/// The app's error when the device is offline: its failure screen branches on it.
+struct OfflineError: UserFacingError, Equatable {
+  var userMessage: String { "You're offline." }
+}
+
+/// Loads the feed, taking its time, or fails offline.
+struct FeedStep: StepPlugin {
+  static let kind = "feed.load"
+  struct Parameters: StepParameters {
+    @Parameter("How long loading takes.") var duration: Duration
+    @Parameter("Whether the device is offline.") var offline = false
+  }
+  let parameters: Parameters
+  func run(_ context: StepContext) async throws -> Feed {
+    try await context.sleep(for: parameters.duration)
+    if parameters.offline { throw OfflineError() }
+    return Feed(items: ["welcome"])
+  }
+}
+
+/// Sets up the app's window: main-actor code, so the plugin says so and the manifest need not.
+struct WindowStep: StepPlugin {
+  static let kind = "ui.window"
+  static let isolation = StepIsolation.main
+  init(parameters: NoParameters) {}
+  func run(_ context: StepContext) async throws -> String { makeWindow() }
+  private func makeWindow() -> String {
+    MainActor.assumeIsolated { "main window" }
+  }
+}
+
+extension OutputKey where Value == Feed {
+  /// The first screen's feed.
+  static let feed = OutputKey("feed")
+}
+
+@MainActor
+@Suite("The app's launch, tested with LaunchTesting")
+struct AppLaunchTests {
+  private static var registry: PluginRegistry {
+    var registry = PluginRegistry()
+    registry.register(FeedStep.self)
+    registry.register(WindowStep.self)
+    return registry
+  }
+
+  private static func manifest(offline: Bool) -> String {
+    """
+    { "version": 1, "milestones": { "interactive": ["feed", "window"] }, "steps": [
+      { "id": "window", "plugin": "ui.window" },
+      { "id": "feed", "plugin": "feed.load", "params": { "duration": "5s", "offline": \(offline) } } ] }
+    """
+  }
+
+  @Test func aFiveSecondFeedOnTheManualClock() async throws {
+    let started = ContinuousClock.now
+    let report = try await LaunchTest.run(
+      manifest: Self.manifest(offline: false), registry: Self.registry)
+    print("a 5 s launch took \(ContinuousClock.now - started) of real time")
+    #expect(report.outcome == .succeeded)
+    #expect(report.time(ofMilestone: "interactive") == .some(.seconds(5)))
+    #expect(report.output(of: "window", as: String.self) == "main window")
+  }
+
+  @Test func theFailureScreenBranchesOnThePluginsError() async throws {
+    let plan = try ManifestLoader(registry: Self.registry).load(
+      bytes: Array(Self.manifest(offline: true).utf8), file: "app.json",
+      directory: FileManager.default.temporaryDirectory)
+    let clock = ManualClock()
+    let session = LaunchSession()
+    _ = await clock.run { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    guard case .failed(let failure) = session.screen else {
+      Issue.record("the launch did not fail: \(session.screen)")
+      return
+    }
+    #expect(failure.underlying as? OfflineError == OfflineError())
+    #expect(failure.userMessage == "You're offline.")
+    #expect(failure.step == "feed")
+    #expect(failure.plugin == "feed.load")
+  }
+
+  @Test func outputKeysAreCheckedOnceAndReadWithoutACast() async throws {
+    let plan = try ManifestLoader(registry: Self.registry).load(
+      bytes: Array(Self.manifest(offline: false).utf8), file: "app.json",
+      directory: FileManager.default.temporaryDirectory)
+    try plan.check(.feed)
+    #expect(throws: LaunchFailure.self) { try plan.check(OutputKey<Feed>("fed")) }
+    #expect(throws: LaunchFailure.self) { try plan.check(OutputKey<String>("feed")) }
+    let clock = ManualClock()
+    let session = LaunchSession()
+    _ = await clock.run { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    #expect(session[.feed] == Feed(items: ["welcome"]))
+  }
+
+  @Test func onePluginAlone() async throws {
+    let feed = try await LaunchTest.run(FeedStep.self, params: #"{ "duration": "2s" }"#)
+    #expect(feed == Feed(items: ["welcome"]))
+  }
+}

@@ -1,0 +1,175 @@
+import LaunchOrchestrator
+
+/// A clock that moves only when a test says so: a launch with a 5 s step runs in well under a
+/// second, and every timeout, delay, backoff and splash time is exact.
+///
+/// ```swift
+/// let clock = ManualClock()
+/// let launch = clock.start { await LaunchEngine(clock: clock).run(plan) }
+/// await clock.advance(by: .seconds(5))   // every step and timer due by then has run
+/// let report = await launch.value
+/// ```
+///
+/// ``advance(by:)`` moves time to each deadline in turn and waits until the launches on this
+/// clock have nothing left to do at that time (every step asleep on the clock, ended, or
+/// waiting for what only the test can give: a signal, a resume) before moving on. A step
+/// that waits for something else (the network) holds the clock until it is done.
+public final class ManualClock: Clock, Sendable, ActivityTrackingClock {
+  /// A point in the clock's time: how long after its start.
+  public struct Instant: InstantProtocol, Sendable {
+    /// Time since the clock's start.
+    public var offset: Duration
+
+    /// The instant `offset` after the clock's start.
+    public init(offset: Duration) {
+      self.offset = offset
+    }
+
+    /// This instant moved by `duration`.
+    public func advanced(by duration: Duration) -> Instant {
+      Instant(offset: offset + duration)
+    }
+
+    /// The time from this instant to `other`.
+    public func duration(to other: Instant) -> Duration {
+      other.offset - offset
+    }
+
+    /// Whether `lhs` comes first.
+    public static func < (lhs: Instant, rhs: Instant) -> Bool {
+      lhs.offset < rhs.offset
+    }
+  }
+
+  private struct Sleeper {
+    let id: Int
+    let deadline: Instant
+    let continuation: CheckedContinuation<Void, any Error>
+    let participation: Participation?
+  }
+
+  private struct State {
+    var now = Instant(offset: .zero)
+    var sleepers: [Sleeper] = []
+    var nextID = 0
+    var cancelledIDs: Set<Int> = []
+  }
+
+  private let state = Locked(State())
+  package let activity = LaunchActivity()
+
+  /// A clock at its start.
+  public init() {}
+
+  /// The current time.
+  public var now: Instant { state.withLock { $0.now } }
+
+  /// No resolution: time moves only when told to.
+  public var minimumResolution: Duration { .zero }
+
+  /// Sleeps until the test moves the clock to `deadline`.
+  public func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+    let id = state.withLock { state in
+      defer { state.nextID += 1 }
+      return state.nextID
+    }
+    try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation {
+        (continuation: CheckedContinuation<Void, any Error>) in
+        let resumeNow: Result<Void, any Error>? = state.withLock { state in
+          if state.cancelledIDs.remove(id) != nil { return .failure(CancellationError()) }
+          if deadline <= state.now { return .success(()) }
+          // A launch's task asleep here no longer holds the clock back.
+          state.sleepers.append(
+            Sleeper(
+              id: id, deadline: deadline, continuation: continuation,
+              participation: Participation.suspend()))
+          return nil
+        }
+        if let resumeNow { continuation.resume(with: resumeNow) }
+      }
+    } onCancel: {
+      let sleeper: Sleeper? = state.withLock { state in
+        guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else {
+          state.cancelledIDs.insert(id)
+          return nil
+        }
+        return state.sleepers.remove(at: index)
+      }
+      sleeper?.participation?.rejoin()
+      sleeper?.continuation.resume(throwing: CancellationError())
+    }
+  }
+
+  /// Starts `operation` (a launch, a session's `run`) as a task the clock waits for: until it
+  /// has started its first steps, ``advance(by:)`` does not move time.
+  @discardableResult
+  public func start<T: Sendable>(_ operation: @escaping @Sendable () async -> T) -> Task<T, Never> {
+    activity.begin()
+    return Task { [activity] in await activity.run { await operation() } }
+  }
+
+  /// Runs `operation` (a launch, a session's `run`, an `ensure`) to its end, moving time to
+  /// each deadline in turn whenever nothing else is left to do: a 5 s step takes no real time.
+  public func run<T: Sendable>(_ operation: @escaping @Sendable () async -> T) async -> T {
+    let done = Locked(false)
+    let task = start {
+      let result = await operation()
+      done.withLock { $0 = true }
+      return result
+    }
+    while true {
+      await settle()
+      guard !done.withLock({ $0 }), let next = sleeperDeadlines.first else { break }
+      await advance(to: next)
+    }
+    return await task.value
+  }
+
+  /// Moves time forward by `duration`, deadline by deadline, and returns once every step and
+  /// timer due by then has run: each time the clock reaches a deadline, the sleepers due wake
+  /// and the launches run until they have nothing left to do at that time.
+  public func advance(by duration: Duration) async {
+    let target = now.advanced(by: duration)
+    await settle()
+    while true {
+      let due: [Sleeper] = state.withLock { state in
+        let next = state.sleepers.map(\.deadline).filter { $0 <= target }.min()
+        state.now = next ?? target
+        let now = state.now
+        let due = state.sleepers.filter { $0.deadline <= now }
+        state.sleepers.removeAll { $0.deadline <= now }
+        return due.sorted { ($0.deadline, $0.id) < ($1.deadline, $1.id) }
+      }
+      guard !due.isEmpty else { break }
+      for sleeper in due {
+        sleeper.participation?.rejoin()
+        sleeper.continuation.resume()
+      }
+      await settle()
+    }
+  }
+
+  /// Moves time forward to `offset` since the clock's start, as ``advance(by:)`` does.
+  public func advance(to offset: Duration) async {
+    await advance(by: offset - now.offset)
+  }
+
+  /// Returns once the launches on this clock have nothing left to do now, and the main actor
+  /// (where a session applies their events) has caught up with them.
+  public func settle() async {
+    await activity.whenIdle()
+    await Self.catchUpOnTheMainActor()
+  }
+
+  /// The deadlines of everyone asleep on the clock, earliest first.
+  public var sleeperDeadlines: [Duration] {
+    state.withLock { $0.sleepers.map(\.deadline.offset).sorted() }
+  }
+
+  /// Queued behind what the main actor has to do, such as a session applying the events just
+  /// published, and yielding once more for what that work starts.
+  @MainActor private static func catchUpOnTheMainActor() async {
+    await Task.yield()
+  }
+}

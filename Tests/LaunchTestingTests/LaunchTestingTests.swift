@@ -1,0 +1,143 @@
+import Foundation
+import LaunchOrchestrator
+import LaunchTesting
+import Testing
+
+/// Takes its set time, asleep on the launch's clock.
+private struct Wait: StepPlugin {
+  static let kind = "wait"
+  struct Parameters: StepParameters {
+    @Parameter("How long.") var duration: Duration
+  }
+  let duration: Duration
+  init(parameters: Parameters) { duration = parameters.duration }
+  func run(_ context: StepContext) async throws { try await context.sleep(for: duration) }
+}
+
+/// The greeting an app hands its launch.
+private struct Greeting: Sendable { var word: String }
+
+/// What the store step hands its dependents.
+private struct Store: Sendable { var name: String }
+
+/// Reads its input and the environment, or throws the app's own error.
+private struct Greet: StepPlugin {
+  static let kind = "greet"
+  static let inputs: [StepInput] = [.required(Store.self)]
+  static let requirements: [StepRequirement] = [.required(Greeting.self)]
+  struct Offline: Error, Equatable {}
+  struct Parameters: StepParameters {
+    @Parameter("Whom to greet.") var name: String
+    @Parameter("Fail as offline.") var offline = false
+  }
+  let parameters: Parameters
+  func run(_ context: StepContext) async throws -> String {
+    if parameters.offline { throw Offline() }
+    try await context.sleep(for: .seconds(2))
+    let store = try context.input(Store.self)
+    return "\(try context.environment(Greeting.self).word), \(parameters.name), from \(store.name)"
+  }
+}
+
+@MainActor
+@Suite("LaunchTesting: the manual clock and test runs")
+struct LaunchTestingTests {
+  private static var registry: PluginRegistry {
+    var registry = PluginRegistry()
+    registry.register(Wait.self)
+    return registry
+  }
+
+  @Test func aManifestWithAFiveSecondStepRunsOnTheManualClock() async throws {
+    let report = try await LaunchTest.run(
+      manifest: """
+        { "version": 1, "milestones": { "interactive": ["page"] }, "steps": [
+          { "id": "store", "plugin": "wait", "params": { "duration": "5s" } },
+          { "id": "page", "plugin": "wait", "params": { "duration": "1s" },
+            "dependsOn": ["store"], "delay": "500ms" } ] }
+        """, registry: Self.registry)
+    #expect(report.outcome == .succeeded)
+    #expect(report.step("store")?.end == .seconds(5))
+    #expect(report.step("page")?.start == .milliseconds(5_500))
+    #expect(report.time(ofMilestone: "interactive") == .some(.milliseconds(6_500)))
+  }
+
+  @Test func timeoutsAndBackoffsFallExactlyOnTheirDeadlines() async throws {
+    let report = try await LaunchTest.run(
+      manifest: """
+        { "version": 1, "steps": [
+          { "id": "slow", "plugin": "wait", "params": { "duration": "5s" }, "timeout": "1s",
+            "retry": { "attempts": 2, "backoff": "500ms" } } ] }
+        """, registry: Self.registry)
+    #expect(report.step("slow")?.state == .timedOut)
+    #expect(report.step("slow")?.attempts == 2)
+    #expect(report.step("slow")?.end == .milliseconds(2_500))
+  }
+
+  @Test func advanceReturnsOnceEverythingDueHasRunAndNothingLater() async throws {
+    let plan = try ManifestLoader(registry: Self.registry).load(
+      bytes: Array(
+        """
+        { "version": 1, "splash": { "dismissOn": "interactive", "minimum": "2s" },
+          "milestones": { "interactive": ["page"] },
+          "steps": [ { "id": "page", "plugin": "wait", "params": { "duration": "1s" } } ] }
+        """.utf8), file: "splash.json", directory: FileManager.default.temporaryDirectory)
+    let clock = ManualClock()
+    let session = LaunchSession()
+    let launch = clock.start { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.advance(by: .milliseconds(999))
+    #expect(!session.isReached("interactive"))
+    await clock.advance(by: .milliseconds(1))
+    #expect(session.isReached("interactive"))
+    #expect(session.screen == .splash)
+    await clock.advance(to: .seconds(2))
+    #expect(session.screen == .content)
+    let report = await launch.value
+    #expect(report.outcome == .succeeded)
+  }
+
+  @Test func aPausedLaunchHoldsNoDeadlineUntilItResumes() async throws {
+    let plan = try ManifestLoader(registry: Self.registry).load(
+      bytes: Array(
+        #"{ "version": 1, "steps": [ { "id": "work", "plugin": "wait", "params": { "duration": "1s" }, "timeout": "2s" } ] }"#
+          .utf8), file: "pause.json", directory: FileManager.default.temporaryDirectory)
+    let clock = ManualClock()
+    let control = LaunchControl()
+    let launch = clock.start { await LaunchEngine(clock: clock).run(plan, control: control) }
+    await clock.advance(by: .milliseconds(400))
+    control.pause()
+    await clock.advance(by: .seconds(10))
+    control.resume()
+    await clock.advance(by: .milliseconds(600))
+    let report = await launch.value
+    #expect(report.outcome == .succeeded)
+    #expect(report.step("work")?.end == .seconds(1))
+    #expect(report.pauses.map(\.duration) == [.seconds(10)])
+  }
+
+  @Test func onePluginRunsWithItsParamsInputsAndEnvironment() async throws {
+    var environment = LaunchEnvironment()
+    environment[Greeting.self] = Greeting(word: "Hello")
+    let greeting = try await LaunchTest.run(
+      Greet.self, params: #"{ "name": "Ada" }"#, inputs: [Store(name: "library")],
+      environment: environment)
+    #expect(greeting == "Hello, Ada, from library")
+  }
+
+  @Test func aFailingPluginThrowsItsOwnErrorThroughTheFailure() async throws {
+    var environment = LaunchEnvironment()
+    environment[Greeting.self] = Greeting(word: "Hello")
+    let failure = await #expect(throws: LaunchFailure.self) {
+      try await LaunchTest.run(
+        Greet.self, params: #"{ "name": "Ada", "offline": true }"#,
+        inputs: [Store(name: "library")], environment: environment)
+    }
+    #expect(failure?.kind == .stepFailed)
+    #expect(failure?.underlying as? Greet.Offline == Greet.Offline())
+    let invalid = await #expect(throws: LaunchFailure.self) {
+      try await LaunchTest.run(Greet.self, params: #"{ "nam": "Ada" }"#)
+    }
+    #expect(invalid?.kind == .invalidPlan)
+    #expect(invalid?.message.contains("unknown parameter 'nam'") == true)
+  }
+}
