@@ -37,16 +37,16 @@ public struct LaunchEnvironment: Sendable {
 /// A value a plugin reads from the ``LaunchEnvironment``.
 public struct StepRequirement: Sendable {
   /// The type's identity.
-  public let type: ObjectIdentifier
+  package let type: ObjectIdentifier
   // Named when a message or `orchestrate plugins` asks: a type's name is looked up through
   // its conformances, the first time, and plugins declare these in the registry every
   // launch builds before its first step.
   private let name: @Sendable () -> String
   /// The type's name, for messages and `orchestrate plugins`.
-  public var typeName: String { name() }
+  package var typeName: String { name() }
   /// Whether the step cannot run without it; a missing required value fails the launch
   /// before any step starts.
-  public let isRequired: Bool
+  package let isRequired: Bool
 
   /// A value the step cannot run without.
   public static func required<T: Sendable>(_ type: T.Type) -> StepRequirement {
@@ -62,23 +62,23 @@ public struct StepRequirement: Sendable {
 }
 
 /// A required environment value that the app did not provide, found before the launch starts.
-public struct MissingRequirement: Sendable, Equatable, CustomStringConvertible {
+package struct MissingRequirement: Sendable, Equatable, CustomStringConvertible {
   /// The step that requires it.
-  public var step: String
+  package var step: String
   /// The step's plugin kind.
-  public var plugin: String
+  package var plugin: String
   /// The missing type's name.
-  public var typeName: String
+  package var typeName: String
 
   /// Creates a finding.
-  public init(step: String, plugin: String, typeName: String) {
+  package init(step: String, plugin: String, typeName: String) {
     self.step = step
     self.plugin = plugin
     self.typeName = typeName
   }
 
   /// `step 'version' (gate.version) requires AppInfo in the launch environment, ...`, for people.
-  public var description: String {
+  package var description: String {
     "step '\(step)' (\(plugin)) requires \(typeName) in the launch environment, and none was provided"
   }
 }
@@ -87,7 +87,7 @@ extension LaunchPlan {
   /// The required environment values `environment` lacks, step by step, in manifest order.
   ///
   /// The manifest's `app` default counts as a provided ``AppInfo``.
-  public func missingRequirements(in environment: LaunchEnvironment) -> [MissingRequirement] {
+  package func missingRequirements(in environment: LaunchEnvironment) -> [MissingRequirement] {
     let environment = environment.withDefaults(of: manifest)
     var missing: [MissingRequirement] = []
     for (index, requirement) in requiredValues where !environment.contains(requirement.type) {

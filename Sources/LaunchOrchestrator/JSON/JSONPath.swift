@@ -1,7 +1,7 @@
 /// A path from the root of a JSON document to one value, written like `steps[3].dependsOn[0]`.
-public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
+package struct JSONPath: Sendable, Hashable, CustomStringConvertible {
   /// One step of a path: an object key or an array index.
-  public enum Component: Sendable, Hashable {
+  package enum Component: Sendable, Hashable {
     /// A member of an object.
     case key(String)
     /// An element of an array.
@@ -9,23 +9,23 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// The components, from the root down.
-  public var components: [Component]
+  package var components: [Component]
 
   /// The path to the document's root.
-  public static let root = JSONPath(components: [])
+  package static let root = JSONPath(components: [])
 
   /// Creates a path from its components.
-  public init(components: [Component]) {
+  package init(components: [Component]) {
     self.components = components
   }
 
   /// The path to member `key` of the value at this path.
-  public func appending(_ key: String) -> JSONPath {
+  package func appending(_ key: String) -> JSONPath {
     appending(.key(key))
   }
 
   /// The path to element `index` of the array at this path.
-  public func appending(_ index: Int) -> JSONPath {
+  package func appending(_ index: Int) -> JSONPath {
     appending(.index(index))
   }
 
@@ -36,7 +36,7 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// The path as people write it: `steps[3].params.limit`, or `(root)` for the root.
-  public var description: String {
+  package var description: String {
     var text = ""
     for component in components {
       switch component {

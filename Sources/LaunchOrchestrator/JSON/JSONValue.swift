@@ -4,7 +4,7 @@
 /// manifest was written.
 public struct JSONValue: Sendable, Equatable {
   /// The shape and content of a JSON value.
-  public enum Kind: Sendable, Equatable {
+  package enum Kind: Sendable, Equatable {
     /// `null`.
     case null
     /// `true` or `false`.
@@ -21,15 +21,15 @@ public struct JSONValue: Sendable, Equatable {
   }
 
   /// The value itself.
-  public var kind: Kind
+  package var kind: Kind
   /// The UTF-8 byte offset of the value's first character in its source, if it was parsed.
-  public var offset: Int?
+  package var offset: Int?
   /// A parsed number's text exactly as written (`"9007199254740993"`, `"1e-7"`), which a
   /// `Double` cannot always hold; `nil` for other kinds and for values built in code.
-  public var numberText: String?
+  package var numberText: String?
 
   /// Creates a value, optionally at a source offset.
-  public init(_ kind: Kind, offset: Int? = nil) {
+  package init(_ kind: Kind, offset: Int? = nil) {
     self.kind = kind
     self.offset = offset
   }
@@ -47,25 +47,25 @@ public struct JSONValue: Sendable, Equatable {
   }
 
   /// The members of an object, or `nil` for any other kind.
-  public var members: [JSONMember]? {
+  package var members: [JSONMember]? {
     if case .object(let members) = kind { return members }
     return nil
   }
 
   /// The elements of an array, or `nil` for any other kind.
-  public var elements: [JSONValue]? {
+  package var elements: [JSONValue]? {
     if case .array(let elements) = kind { return elements }
     return nil
   }
 
   /// The string, or `nil` for any other kind.
-  public var stringValue: String? {
+  package var stringValue: String? {
     if case .string(let string) = kind { return string }
     return nil
   }
 
   /// The value of the member named `key`, when this is an object that has one.
-  public subscript(key: String) -> JSONValue? {
+  package subscript(key: String) -> JSONValue? {
     // The bytes of the key, not its Unicode-normalised text: a document may hold both.
     members?.first { $0.key.utf8.elementsEqual(key.utf8) }?.value
   }
@@ -74,7 +74,7 @@ public struct JSONValue: Sendable, Equatable {
   ///
   /// A parsed number is read from its text, so integers beyond 2^53 keep every digit;
   /// `1.0`, `1e2` and `2.5e1` count as whole numbers.
-  public func exactInteger<T: FixedWidthInteger>(_ type: T.Type = T.self) -> T? {
+  package func exactInteger<T: FixedWidthInteger>(_ type: T.Type = T.self) -> T? {
     if case .exact(let integer) = integer(T.self) { return integer }
     return nil
   }
@@ -93,7 +93,7 @@ public struct JSONValue: Sendable, Equatable {
   }
 
   /// The value found by following `path` from this value.
-  public func value(at path: JSONPath) -> JSONValue? {
+  package func value(at path: JSONPath) -> JSONValue? {
     var current = self
     for component in path.components {
       switch component {
@@ -116,7 +116,7 @@ public struct JSONValue: Sendable, Equatable {
   }
 
   /// A short name for the value's type, as used in error messages ("a string", "an array").
-  public var typeDescription: String {
+  package var typeDescription: String {
     switch kind {
     case .null: "null"
     case .bool: "a boolean"
@@ -129,23 +129,23 @@ public struct JSONValue: Sendable, Equatable {
 }
 
 /// One `"key": value` pair of a JSON object.
-public struct JSONMember: Sendable, Equatable {
+package struct JSONMember: Sendable, Equatable {
   /// The member's key.
-  public var key: String
+  package var key: String
   /// The UTF-8 byte offset of the key's opening quote, if it was parsed.
-  public var keyOffset: Int?
+  package var keyOffset: Int?
   /// The member's value.
-  public var value: JSONValue
+  package var value: JSONValue
 
   /// Creates a member.
-  public init(key: String, keyOffset: Int? = nil, value: JSONValue) {
+  package init(key: String, keyOffset: Int? = nil, value: JSONValue) {
     self.key = key
     self.keyOffset = keyOffset
     self.value = value
   }
 
   /// Members are equal when their keys and values are, wherever they came from.
-  public static func == (lhs: JSONMember, rhs: JSONMember) -> Bool {
+  package static func == (lhs: JSONMember, rhs: JSONMember) -> Bool {
     lhs.key.utf8.elementsEqual(rhs.key.utf8) && lhs.value == rhs.value
   }
 }

@@ -31,18 +31,18 @@ package struct SourceText: Sendable {
 }
 
 /// A 1-based line and column in a source file.
-public struct SourcePosition: Sendable, Hashable, CustomStringConvertible {
+package struct SourcePosition: Sendable, Hashable, CustomStringConvertible {
   /// The line, from 1.
-  public var line: Int
+  package var line: Int
   /// The column in characters, from 1.
-  public var column: Int
+  package var column: Int
 
   /// Creates a position.
-  public init(line: Int, column: Int) {
+  package init(line: Int, column: Int) {
     self.line = line
     self.column = column
   }
 
   /// `line:column`.
-  public var description: String { "\(line):\(column)" }
+  package var description: String { "\(line):\(column)" }
 }

@@ -2,33 +2,33 @@
 ///
 /// A manifest is data: ``ManifestLoader`` turns it into a ``LaunchPlan`` once every step's
 /// plugin, parameters and dependencies have been checked.
-public struct Manifest: Sendable {
+package struct Manifest: Sendable {
   /// The format version; only `1` exists.
-  public var version: Int
+  package var version: Int
   /// The app or launch name shown in reports.
-  public var name: String
+  package var name: String
   /// How many steps may run at once; `nil` means no limit.
-  public var maxConcurrency: Int?
+  package var maxConcurrency: Int?
   /// Settings every step takes unless it sets its own.
-  public var defaults: StepDefaults
+  package var defaults: StepDefaults
   /// Named milestones, in manifest order.
-  public var milestones: [MilestoneDeclaration]
+  package var milestones: [MilestoneDeclaration]
   /// When the app's splash gives way to content or a skeleton; `nil` when the manifest says
   /// nothing (content then shows when the launch ends).
-  public var splash: SplashPolicy?
+  package var splash: SplashPolicy?
   /// The app's identity for rehearsals outside the app; an app's own ``AppInfo`` in the
   /// ``LaunchEnvironment`` wins over it.
-  public var app: AppInfo?
+  package var app: AppInfo?
   /// The names of the signals the app may send during the launch (`consent`, say), which
   /// steps wait for with `waitFor`.
-  public var signals: [String]
+  package var signals: [String]
   /// The steps, in manifest order.
-  public var steps: [StepDeclaration]
+  package var steps: [StepDeclaration]
   /// When a launch runs in safe mode; `nil` when it never does.
   package var safeMode: SafeModePolicy?
 
   /// Creates a manifest.
-  public init(
+  package init(
     version: Int = 1, name: String, maxConcurrency: Int? = nil, defaults: StepDefaults = .init(),
     milestones: [MilestoneDeclaration] = [], splash: SplashPolicy? = nil, app: AppInfo? = nil,
     signals: [String] = [], steps: [StepDeclaration]
@@ -46,18 +46,18 @@ public struct Manifest: Sendable {
 }
 
 /// Settings that apply to every step that does not set its own.
-public struct StepDefaults: Sendable, Equatable {
+package struct StepDefaults: Sendable, Equatable {
   /// The per-attempt time limit; `nil` means none.
-  public var timeout: Duration?
+  package var timeout: Duration?
   /// The priority.
-  public var priority: StepPriority
+  package var priority: StepPriority
   /// What a final failure does to the launch.
-  public var onFailure: FailurePolicy
+  package var onFailure: FailurePolicy
   /// How often and how patiently to retry.
-  public var retry: RetryPolicy
+  package var retry: RetryPolicy
 
   /// Creates defaults; the built-in ones are no timeout, `normal`, `abort`, one attempt.
-  public init(
+  package init(
     timeout: Duration? = nil, priority: StepPriority = .normal, onFailure: FailurePolicy = .abort,
     retry: RetryPolicy = .once
   ) {
@@ -69,64 +69,64 @@ public struct StepDefaults: Sendable, Equatable {
 }
 
 /// A milestone: a name for the moment a set of steps has finished.
-public struct MilestoneDeclaration: Sendable, Equatable {
+package struct MilestoneDeclaration: Sendable, Equatable {
   /// The milestone's name, such as `firstFrame` or `interactive`.
-  public var name: String
+  package var name: String
   /// The ids of the steps that must finish for the milestone to be reached.
-  public var steps: [String]
+  package var steps: [String]
 
   /// Creates a milestone.
-  public init(name: String, steps: [String]) {
+  package init(name: String, steps: [String]) {
     self.name = name
     self.steps = steps
   }
 }
 
 /// One step as the manifest declares it.
-public struct StepDeclaration: Sendable {
+package struct StepDeclaration: Sendable {
   /// The step's unique id.
-  public var id: String
+  package var id: String
   /// The plugin kind that runs it, such as `store.init`.
-  public var plugin: String
+  package var plugin: String
   /// The plugin's own parameters, decoded by the plugin when the manifest is loaded.
-  public var params: JSONValue?
+  package var params: JSONValue?
   /// The step's priority, or `nil` for the manifest's default.
-  public var priority: StepPriority?
+  package var priority: StepPriority?
   /// Steps that must succeed before this one runs.
-  public var dependsOn: [String]
+  package var dependsOn: [String]
   /// Steps that must finish, however they end, before this one runs.
-  public var after: [String]
+  package var after: [String]
   /// The per-attempt time limit, or `nil` for the manifest's default.
-  public var timeout: Duration?
+  package var timeout: Duration?
   /// The retry policy, or `nil` for the manifest's default.
-  public var retry: RetryPolicy?
+  package var retry: RetryPolicy?
   /// What a final failure does, or `nil` for the manifest's default.
-  public var onFailure: FailurePolicy?
+  package var onFailure: FailurePolicy?
   /// What to run when every attempt failed.
-  public var fallback: FallbackDeclaration?
+  package var fallback: FallbackDeclaration?
   /// How long to wait after the step becomes ready.
-  public var delay: Duration
+  package var delay: Duration
   /// A milestone the step must not start before.
-  public var deferUntil: String?
+  package var deferUntil: String?
   /// Where the step runs; `nil` leaves it to the plugin (``StepPlugin/isolation``).
-  public var isolation: StepIsolation?
+  package var isolation: StepIsolation?
   /// How long the step is expected to take, a hint for planning.
-  public var expectedDuration: Duration?
+  package var expectedDuration: Duration?
   /// Whether the step's last output is served at once on the next launch while the step
   /// runs again behind it.
-  public var cache: CachePolicy?
+  package var cache: CachePolicy?
   /// The signals from the app (declared in the manifest's `signals`) the step waits for, on
   /// top of its dependencies.
-  public var waitFor: [String]
+  package var waitFor: [String]
   /// Whether the step runs in the launch, or only when the app asks for it.
-  public var trigger: StepTrigger
+  package var trigger: StepTrigger
   /// Facts of the launch's context that must all hold for the step to run.
   package var when: StepCondition?
   /// Whether the step runs only until it succeeds once (per install or per app version).
   package var once: RunOnce?
 
   /// Creates a step declaration.
-  public init(
+  package init(
     id: String, plugin: String, params: JSONValue? = nil, priority: StepPriority? = nil,
     dependsOn: [String] = [], after: [String] = [], timeout: Duration? = nil,
     retry: RetryPolicy? = nil, onFailure: FailurePolicy? = nil,
@@ -155,14 +155,14 @@ public struct StepDeclaration: Sendable {
 }
 
 /// What to run when a step has failed every attempt.
-public struct FallbackDeclaration: Sendable {
+package struct FallbackDeclaration: Sendable {
   /// Parameters merged over the step's own (member by member at the top level).
-  public var params: JSONValue?
+  package var params: JSONValue?
   /// Another plugin kind to run instead; `nil` runs the step's own plugin.
-  public var plugin: String?
+  package var plugin: String?
 
   /// Creates a fallback.
-  public init(params: JSONValue? = nil, plugin: String? = nil) {
+  package init(params: JSONValue? = nil, plugin: String? = nil) {
     self.params = params
     self.plugin = plugin
   }
@@ -182,7 +182,7 @@ public enum StepPriority: Int, Sendable, Comparable, CaseIterable, CustomStringC
   case critical
 
   /// Reads a priority by its manifest name.
-  public init?(name: String) {
+  package init?(name: String) {
     guard let match = Self.allCases.first(where: { $0.description == name }) else { return nil }
     self = match
   }
@@ -199,7 +199,7 @@ public enum StepPriority: Int, Sendable, Comparable, CaseIterable, CustomStringC
   }
 
   /// The Swift task priority steps of this priority run at.
-  public var taskPriority: TaskPriority {
+  package var taskPriority: TaskPriority {
     switch self {
     case .critical, .high: .high
     case .normal: .medium
@@ -213,7 +213,7 @@ public enum StepPriority: Int, Sendable, Comparable, CaseIterable, CustomStringC
 }
 
 /// What a step's final failure does to the launch.
-public enum FailurePolicy: String, Sendable, CaseIterable {
+package enum FailurePolicy: String, Sendable, CaseIterable {
   /// Cancel the launch and skip everything that has not started.
   case abort
   /// Mark the step failed, skip its dependents and carry on.
@@ -229,41 +229,41 @@ public enum StepIsolation: String, Sendable, CaseIterable {
 }
 
 /// How many attempts a step gets and how long to wait between them.
-public struct RetryPolicy: Sendable, Equatable {
+package struct RetryPolicy: Sendable, Equatable {
   /// Attempts in all, at least 1.
-  public var attempts: Int
+  package var attempts: Int
   /// The wait before the second attempt; it doubles before each later one.
-  public var backoff: Duration
+  package var backoff: Duration
 
   /// One attempt, no retry.
-  public static let once = RetryPolicy(attempts: 1, backoff: .zero)
+  package static let once = RetryPolicy(attempts: 1, backoff: .zero)
 
   /// Creates a retry policy.
-  public init(attempts: Int, backoff: Duration) {
+  package init(attempts: Int, backoff: Duration) {
     self.attempts = attempts
     self.backoff = backoff
   }
 
   /// The wait before attempt `attempt` (2 or later): `backoff * 2^(attempt - 2)`.
-  public func delay(before attempt: Int) -> Duration {
+  package func delay(before attempt: Int) -> Duration {
     backoff * (1 << min(max(attempt - 2, 0), 30))
   }
 }
 
 /// How a step's output is kept between launches: served at once on the next launch, then
 /// refreshed by running the step again behind it.
-public struct CachePolicy: Sendable, Equatable {
+package struct CachePolicy: Sendable, Equatable {
   /// How old an entry may be and still be served; `nil` for no limit.
-  public var maxAge: Duration?
+  package var maxAge: Duration?
 
   /// Creates a cache policy.
-  public init(maxAge: Duration? = nil) {
+  package init(maxAge: Duration? = nil) {
     self.maxAge = maxAge
   }
 }
 
 /// When a step runs: in the launch, or when the app asks for its output.
-public enum StepTrigger: String, Sendable, CaseIterable {
+package enum StepTrigger: String, Sendable, CaseIterable {
   /// It runs as part of the launch.
   case launch
   /// It is kept out of the launch and runs, once, when the app calls

@@ -13,17 +13,17 @@ public struct ManifestDiagnostic: Sendable, Hashable, CustomStringConvertible {
   /// The manifest file as the user named it.
   public var file: String
   /// Where in the document, such as `steps[3].dependsOn[0]`: a pure JSON path, for tools.
-  public var path: JSONPath
+  package var path: JSONPath
   /// The id of the step the problem is in, when ``path`` is inside a step whose id could be
   /// read; people find a step by its id, not by counting array elements.
   public var step: String?
   /// The line and column, when known.
-  public var position: SourcePosition?
+  package var position: SourcePosition?
   /// What is wrong and what to do about it.
   public var message: String
 
   /// Creates a diagnostic.
-  public init(
+  package init(
     severity: Severity = .error, file: String, path: JSONPath, step: String? = nil,
     position: SourcePosition? = nil, message: String
   ) {

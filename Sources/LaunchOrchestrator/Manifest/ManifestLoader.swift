@@ -3,7 +3,7 @@ import Foundation
 /// Reads manifest files and validates them into plans, reporting every problem at once.
 public struct ManifestLoader: Sendable {
   /// The step kinds manifests may use.
-  public var registry: PluginRegistry
+  package var registry: PluginRegistry
 
   /// The largest manifest read: a 100,000-step manifest is some 10 MB.
   private static let maximumSize = 1 << 30

@@ -1,8 +1,8 @@
 /// A JSON Schema (draft 2020-12) for manifests, including each registered plugin's params, so
 /// editors can complete and check manifests as they are written.
-public enum ManifestSchema {
+package enum ManifestSchema {
   /// The schema for manifests using the kinds in `registry`.
-  public static func json(for registry: PluginRegistry) -> JSONValue {
+  package static func json(for registry: PluginRegistry) -> JSONValue {
     let plugins = registry.descriptors
     let kinds = strings(plugins.map(\.kind))
     var definitions: [(String, JSONValue)] = [

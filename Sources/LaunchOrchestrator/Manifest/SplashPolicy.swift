@@ -6,17 +6,17 @@
 /// skeleton ever shows (no flicker); when `T > m + k` the splash shows until `m + k`, a
 /// skeleton from then until `T`, then the content. A launch that routes leaves the splash for
 /// its route at `max(m, time of the route)`; a failed launch for the failure, likewise.
-public struct SplashPolicy: Sendable, Equatable {
+package struct SplashPolicy: Sendable, Equatable {
   /// The milestone that brings the content, such as `interactive`.
-  public var dismissOn: String
+  package var dismissOn: String
   /// The splash shows at least this long (seed 003's minimum splash time).
-  public var minimum: Duration
+  package var minimum: Duration
   /// How late past ``minimum`` content may be before a skeleton replaces the splash.
-  public var skeletonAfter: Duration
+  package var skeletonAfter: Duration
 
   /// Creates a policy; the defaults dismiss on `interactive` with no minimum and a skeleton
   /// after 150 ms.
-  public init(
+  package init(
     dismissOn: String = "interactive", minimum: Duration = .zero,
     skeletonAfter: Duration = .milliseconds(150)
   ) {
@@ -27,8 +27,8 @@ public struct SplashPolicy: Sendable, Equatable {
 
   /// When a skeleton replaces the splash if the content is not there yet: `minimum +
   /// skeletonAfter`.
-  public var skeletonDeadline: Duration { minimum + skeletonAfter }
+  package var skeletonDeadline: Duration { minimum + skeletonAfter }
 
   /// When the splash gives way, for content (or a route, or a failure) ready at `time`.
-  public func splashEnd(readyAt time: Duration) -> Duration { max(minimum, time) }
+  package func splashEnd(readyAt time: Duration) -> Duration { max(minimum, time) }
 }

@@ -3,9 +3,9 @@
 ///
 /// Because it drives the same state machine as the engine, a forecast honours priorities,
 /// the concurrency limit, delays, deferral and timeouts exactly as a real launch would.
-public enum LaunchForecast {
+package enum LaunchForecast {
   /// Where each step's predicted duration came from.
-  public enum Source: String, Sendable {
+  package enum Source: String, Sendable {
     /// A step's time in an earlier report.
     case report
     /// The manifest's `expectedDuration` hint.
@@ -15,18 +15,18 @@ public enum LaunchForecast {
   }
 
   /// A predicted launch: a report of what would happen, and where each duration came from.
-  public struct Prediction: Sendable {
+  package struct Prediction: Sendable {
     /// The launch as it would go if every step took its predicted time and succeeded.
-    public var report: LaunchReport
+    package var report: LaunchReport
     /// The predicted duration of each step, in manifest order.
-    public var durations: [Duration]
+    package var durations: [Duration]
     /// Where each duration came from, in manifest order.
-    public var sources: [Source]
+    package var sources: [Source]
   }
 
   /// Predicts `plan` with durations from `earlier` (a report of a previous run) where it has
   /// them, `expectedDuration` hints otherwise, and zero for the rest.
-  public static func predict(
+  package static func predict(
     _ plan: LaunchPlan, durations earlier: LaunchReport? = nil, maxConcurrency: Int? = nil
   ) -> Prediction {
     predict(plan, durations: earlier, maxConcurrency: maxConcurrency, context: nil, version: nil)

@@ -4,18 +4,18 @@ import Foundation
 /// dependencies as a DAG, milestones, and a topological order.
 public struct LaunchPlan: Sendable {
   /// The manifest the plan was made from.
-  public let manifest: Manifest
+  package let manifest: Manifest
   /// The manifest file as the user named it.
-  public let manifestPath: String
+  package let manifestPath: String
   /// The folder holding the manifest; files shipped with it resolve against it.
   public let manifestDirectory: URL
   /// The writable folder relative data paths in params resolve against: the manifest's
   /// folder unless the loader was given another.
   public let dataDirectory: URL
   /// The steps, in manifest order; a step's ``PlannedStep/index`` is its position here.
-  public let steps: [PlannedStep]
+  package let steps: [PlannedStep]
   /// The milestones, in manifest order.
-  public let milestones: [PlannedMilestone]
+  package let milestones: [PlannedMilestone]
   /// Step indices in an order where each step follows everything it waits for.
   package let topologicalOrder: [Int]
   /// Problems that do not stop the launch but deserve a look.
@@ -31,7 +31,7 @@ public struct LaunchPlan: Sendable {
   let onDemandSteps: [Int]
   /// The names of the signals the app may send, as the manifest declares them; a step's
   /// ``PlannedStep/waitFor`` indexes this array.
-  public let signals: [String]
+  package let signals: [String]
   /// The kinds the plan was made with: what ``check(_:)`` asks a step's output type of.
   let registry: PluginRegistry
   /// The steps with a `when` or a `once`, gathered when the plan is built: a launch without
@@ -66,7 +66,7 @@ public struct LaunchPlan: Sendable {
   }
 
   /// The step with `id`.
-  public func step(_ id: String) -> PlannedStep? {
+  package func step(_ id: String) -> PlannedStep? {
     steps.first { $0.id == id }
   }
 
@@ -90,52 +90,52 @@ public struct LaunchPlan: Sendable {
 }
 
 /// One step of a plan, every setting resolved against the manifest's defaults.
-public struct PlannedStep: Sendable {
+package struct PlannedStep: Sendable {
   /// Position in ``LaunchPlan/steps``.
-  public let index: Int
+  package let index: Int
   /// The step's id.
-  public let id: String
+  package let id: String
   /// The plugin kind.
-  public let plugin: String
+  package let plugin: String
   /// The priority the manifest gives it (or its default).
-  public let priority: StepPriority
+  package let priority: StepPriority
   /// The priority it runs at: its own, or that of the most urgent step waiting for it.
-  public let effectivePriority: StepPriority
+  package let effectivePriority: StepPriority
   /// Steps that must succeed first.
-  public let dependsOn: [Int]
+  package let dependsOn: [Int]
   /// Steps that must finish first, however they end.
-  public let after: [Int]
+  package let after: [Int]
   /// The milestone it must not start before.
-  public let deferUntil: Int?
+  package let deferUntil: Int?
   /// The milestones it belongs to.
-  public let milestones: [Int]
+  package let milestones: [Int]
   /// Steps that wait for this one through `dependsOn`.
-  public let hardDependents: [Int]
+  package let hardDependents: [Int]
   /// Steps that wait for this one through `after`.
-  public let orderDependents: [Int]
+  package let orderDependents: [Int]
   /// The per-attempt time limit.
-  public let timeout: Duration?
+  package let timeout: Duration?
   /// Attempts and backoff.
-  public let retry: RetryPolicy
+  package let retry: RetryPolicy
   /// What a final failure does.
-  public let onFailure: FailurePolicy
+  package let onFailure: FailurePolicy
   /// The wait after becoming ready.
-  public let delay: Duration
+  package let delay: Duration
   /// Where it runs.
-  public let isolation: StepIsolation
+  package let isolation: StepIsolation
   /// The planning hint from the manifest.
-  public let expectedDuration: Duration?
+  package let expectedDuration: Duration?
   /// The plugin kind of its fallback, when it has one.
-  public let fallbackPlugin: String?
+  package let fallbackPlugin: String?
   /// The sum of expected durations along the longest chain of steps from this one to the
   /// end of the launch, used to break priority ties (a step without a hint counts 1ms).
   package let remainingPath: Duration
   /// How its output is kept between launches, when it is.
-  public let cache: CachePolicy?
+  package let cache: CachePolicy?
   /// The signals it waits for, as indices into ``LaunchPlan/signals``.
   package let waitFor: [Int]
   /// Whether it runs in the launch or only when the app ensures it.
-  public let trigger: StepTrigger
+  package let trigger: StepTrigger
   /// What identifies its cache entry, for a step with a `cache`.
   let cacheKey: CacheKey?
 
@@ -143,24 +143,24 @@ public struct PlannedStep: Sendable {
   let fallbackAction: PreparedStep?
 
   /// Whether a fallback runs when every attempt fails.
-  public var hasFallback: Bool { fallbackAction != nil }
+  package var hasFallback: Bool { fallbackAction != nil }
 
   /// The environment values the step's plugin (and its fallback's) read.
-  public var requirements: [StepRequirement] {
+  package var requirements: [StepRequirement] {
     action.requirements + (fallbackAction?.requirements ?? [])
   }
 }
 
 /// A milestone of a plan.
-public struct PlannedMilestone: Sendable {
+package struct PlannedMilestone: Sendable {
   /// Position in ``LaunchPlan/milestones``.
-  public let index: Int
+  package let index: Int
   /// Its name.
-  public let name: String
+  package let name: String
   /// The steps that must finish for it to be reached.
-  public let steps: [Int]
+  package let steps: [Int]
   /// Steps deferred until it is reached.
-  public let deferredSteps: [Int]
+  package let deferredSteps: [Int]
 }
 
 extension CodingUserInfoKey {

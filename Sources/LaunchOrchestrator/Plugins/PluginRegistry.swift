@@ -69,12 +69,12 @@ public struct PluginRegistry: Sendable {
   }
 
   /// The plugin registered for a kind.
-  public func descriptor(for kind: String) -> PluginDescriptor? {
+  package func descriptor(for kind: String) -> PluginDescriptor? {
     descriptorsByKind[kind]
   }
 
   /// Every registered plugin, sorted by kind.
-  public var descriptors: [PluginDescriptor] {
+  package var descriptors: [PluginDescriptor] {
     order.sorted().compactMap { descriptorsByKind[$0] }
   }
 
@@ -86,28 +86,28 @@ public struct PluginRegistry: Sendable {
 }
 
 /// What the registry knows about one step kind.
-public struct PluginDescriptor: Sendable {
+package struct PluginDescriptor: Sendable {
   /// The kind name.
-  public let kind: String
+  package let kind: String
   /// What the kind does.
-  public let summary: String
+  package let summary: String
   /// Its parameters, as the plugin's `Parameters` type declares them (read from the
   /// declarations the first time a descriptor of the type is asked).
-  public var parameters: [ParameterDescription] { types.value.describeParameters() }
+  package var parameters: [ParameterDescription] { types.value.describeParameters() }
   /// Outputs of other steps it reads.
-  public let inputs: [StepInput]
+  package let inputs: [StepInput]
   /// Values it reads from the app's ``LaunchEnvironment``.
-  public let requirements: [StepRequirement]
+  package let requirements: [StepRequirement]
   /// Where its steps run, as the plugin declares it (``StepPlugin/isolation``).
-  public let isolation: StepIsolation
+  package let isolation: StepIsolation
   /// The identity of the type its steps output.
   package var outputType: ObjectIdentifier { types.value.outputType }
   /// The name of the type its steps output.
-  public var outputTypeName: String { types.value.outputTypeName.value }
+  package var outputTypeName: String { types.value.outputTypeName.value }
   /// Whether its steps hand anything to their dependents.
   package var hasOutput: Bool { types.value.hasOutput }
   /// Whether its output is `Codable`, so that a step of this kind can have a `cache`.
-  public var isCacheable: Bool { outputCoder != nil }
+  package var isCacheable: Bool { outputCoder != nil }
   /// Saves and restores its output, when it is `Codable`.
   var outputCoder: OutputCoder? { types.value.outputCoder.value }
 

@@ -22,7 +22,7 @@ public struct StepContext: Sendable {
   /// against it with ``resolve(_:)``. The manifest's folder unless the app chose another.
   public var dataDirectory: URL { host.dataDirectory }
   /// When this attempt started, as time since the launch started.
-  public let attemptStart: Duration
+  package let attemptStart: Duration
   /// The values the app handed to the launch.
   public var environment: LaunchEnvironment { host.environment }
 
@@ -33,7 +33,7 @@ public struct StepContext: Sendable {
   ///
   /// `outputs` returns the hard dependencies' outputs, nearest first.
   /// `dataDirectory` defaults to `manifestDirectory`.
-  public init(
+  package init(
     stepID: String, attempt: Int = 1, isFallback: Bool = false, manifestDirectory: URL,
     dataDirectory: URL? = nil, environment: LaunchEnvironment = LaunchEnvironment(),
     attemptStart: Duration = .zero,
@@ -192,7 +192,7 @@ private struct ClosureStepHost: StepHost {
 }
 
 /// A message from a running step to the engine.
-public enum StepMessage: Sendable, Equatable {
+package enum StepMessage: Sendable, Equatable {
   /// How far along the step is.
   case progress(fraction: Double?, message: String?)
   /// A log line.
@@ -200,14 +200,14 @@ public enum StepMessage: Sendable, Equatable {
 }
 
 /// The launch's clock, as a step sees it: time since the launch started, and sleeping.
-public struct LaunchClock: Sendable {
+package struct LaunchClock: Sendable {
   /// The time since the launch started.
-  public let now: @Sendable () -> Duration
+  package let now: @Sendable () -> Duration
   /// Sleeps until a time since the launch started.
-  public let sleep: @Sendable (Duration) async throws -> Void
+  package let sleep: @Sendable (Duration) async throws -> Void
 
   /// Wraps any clock, counting from `start`.
-  public init<C: Clock>(_ clock: C, start: C.Instant) where C.Duration == Duration {
+  package init<C: Clock>(_ clock: C, start: C.Instant) where C.Duration == Duration {
     now = { start.duration(to: clock.now) }
     sleep = { deadline in try await clock.sleep(until: start.advanced(by: deadline), tolerance: nil)
     }
@@ -222,7 +222,7 @@ public struct LaunchClock: Sendable {
   }
 
   /// The continuous clock, counting from now.
-  public static func continuous() -> LaunchClock {
+  package static func continuous() -> LaunchClock {
     let clock = ContinuousClock()
     return LaunchClock(clock, start: clock.now)
   }

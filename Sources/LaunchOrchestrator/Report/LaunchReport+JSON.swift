@@ -10,7 +10,7 @@ extension LaunchReport {
   public static let formatVersion = 5
 
   /// The report as a JSON value with the documented keys, in the documented order.
-  public var json: JSONValue {
+  package var json: JSONValue {
     [
       "version": Self.formatVersion.reportJSON,
       "manifest": manifest.reportJSON,
@@ -270,7 +270,7 @@ extension SplashTiming {
 /// A report file that does not have the shape ``LaunchReport/jsonText`` writes.
 public struct ReportFormatError: Error, Sendable, CustomStringConvertible {
   /// Where in the report.
-  public var path: JSONPath
+  package var path: JSONPath
   /// What is wrong.
   public var message: String
 

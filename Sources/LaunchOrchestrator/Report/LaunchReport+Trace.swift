@@ -7,7 +7,7 @@ extension LaunchReport {
   /// times are active time, in which a pause takes none. A cached step is a slice of no length at the time it was served, and its refresh
   /// a slice of its own named `<id> (refresh)`. Times are in microseconds since the launch
   /// started.
-  public var chromeTrace: JSONValue {
+  package var chromeTrace: JSONValue {
     let steps = steps + steps.compactMap(\.refreshBar)
     let lanes = Self.lanes(for: steps)
     let laneCount = max(1, lanes.compactMap { $0 }.max() ?? 0)
@@ -42,7 +42,7 @@ extension LaunchReport {
   /// The lane (from 1) of each step that ran: the lowest lane free when it started waiting or,
   /// without waits, started, so steps that overlap in time (waits included) never share one.
   /// `nil` for steps that never started.
-  public static func lanes(for steps: [Step]) -> [Int?] {
+  package static func lanes(for steps: [Step]) -> [Int?] {
     var lanes = [Int?](repeating: nil, count: steps.count)
     var laneEnds: [Duration] = []
     func from(_ step: Step) -> Duration? {

@@ -1,5 +1,5 @@
 /// Why a step that could run did not: the report's wait reasons.
-public enum WaitReason: String, Sendable, Equatable, CaseIterable {
+package enum WaitReason: String, Sendable, Equatable, CaseIterable {
   /// Its `deferUntil` milestone or its `delay`.
   case deferral
   /// Every concurrency slot was held by other steps.
@@ -13,18 +13,18 @@ public enum WaitReason: String, Sendable, Equatable, CaseIterable {
 
 extension LaunchReport {
   /// A stretch of time a step spent waiting, after its dependencies had ended.
-  public struct Wait: Sendable, Equatable {
+  package struct Wait: Sendable, Equatable {
     /// What it waited for.
-    public var reason: WaitReason
+    package var reason: WaitReason
     /// When the wait began.
-    public var start: Duration
+    package var start: Duration
     /// When it ended.
-    public var end: Duration
+    package var end: Duration
     /// For a concurrency wait, the steps that held slots during it, by start time.
-    public var heldBy: [String]
+    package var heldBy: [String]
 
     /// Creates a wait.
-    public init(reason: WaitReason, start: Duration, end: Duration, heldBy: [String] = []) {
+    package init(reason: WaitReason, start: Duration, end: Duration, heldBy: [String] = []) {
       self.reason = reason
       self.start = start
       self.end = end
@@ -33,17 +33,17 @@ extension LaunchReport {
   }
 
   /// One attempt's own work.
-  public struct Work: Sendable, Equatable {
+  package struct Work: Sendable, Equatable {
     /// The attempt's number, from 1.
-    public var attempt: Int
+    package var attempt: Int
     /// When its code began running: its start, or for a main-isolated step, the end of its
     /// wait for the main thread.
-    public var start: Duration
+    package var start: Duration
     /// When it returned, timed out or was abandoned.
-    public var end: Duration
+    package var end: Duration
 
     /// Creates an attempt's work span.
-    public init(attempt: Int, start: Duration, end: Duration) {
+    package init(attempt: Int, start: Duration, end: Duration) {
       self.attempt = attempt
       self.start = start
       self.end = end
@@ -51,9 +51,9 @@ extension LaunchReport {
   }
 
   /// The chain of steps that decided when a milestone (or the launch's end) came.
-  public struct CriticalChain: Sendable, Equatable {
+  package struct CriticalChain: Sendable, Equatable {
     /// How a link was held by the link before it.
-    public enum Hold: String, Sendable, Equatable {
+    package enum Hold: String, Sendable, Equatable {
       /// It depended on it (`dependsOn` or `after`).
       case dependency
       /// It waited for the slot that step held.
@@ -63,22 +63,22 @@ extension LaunchReport {
     }
 
     /// One step of the chain.
-    public struct Link: Sendable, Equatable {
+    package struct Link: Sendable, Equatable {
       /// The step's id.
-      public var step: String
+      package var step: String
       /// How the link before held it; `nil` for the first link.
-      public var heldVia: Hold?
+      package var heldVia: Hold?
       /// When its first attempt started.
-      public var start: Duration
+      package var start: Duration
       /// When it ended.
-      public var end: Duration
+      package var end: Duration
       /// Time from the previous link's end (the launch's start for the first) to its start.
-      public var wait: Duration
+      package var wait: Duration
       /// Its attempts' own work, summed.
-      public var work: Duration
+      package var work: Duration
 
       /// Creates a link.
-      public init(
+      package init(
         step: String, heldVia: Hold?, start: Duration, end: Duration, wait: Duration,
         work: Duration
       ) {
@@ -92,12 +92,12 @@ extension LaunchReport {
     }
 
     /// The milestone; `nil` for the launch's end.
-    public var milestone: String?
+    package var milestone: String?
     /// The links, earliest first.
-    public var links: [Link]
+    package var links: [Link]
 
     /// Creates a chain.
-    public init(milestone: String?, links: [Link]) {
+    package init(milestone: String?, links: [Link]) {
       self.milestone = milestone
       self.links = links
     }
@@ -105,7 +105,7 @@ extension LaunchReport {
     /// How long each step on the chain delayed its end: from the previous link's end (the
     /// launch's start for the first) to its own end, largest first. The shares add up to the
     /// chain's end.
-    public var blame: [(step: String, delay: Duration)] {
+    package var blame: [(step: String, delay: Duration)] {
       var previousEnd = Duration.zero
       var shares: [(step: String, delay: Duration)] = []
       for link in links {
@@ -120,14 +120,14 @@ extension LaunchReport {
 
   /// The chain that decided when `milestone` was reached; `nil` for a milestone it did not
   /// record.
-  public func criticalChain(to milestone: String) -> CriticalChain? {
+  package func criticalChain(to milestone: String) -> CriticalChain? {
     criticalChains.first { $0.milestone == milestone }
   }
 }
 
 extension LaunchReport.Step {
   /// Time from the launch's start until its dependencies had ended; `nil` if they never did.
-  public var dependencies: Duration? { ready }
+  package var dependencies: Duration? { ready }
 }
 
 /// Turns the scheduler's times into waits, work and critical chains.

@@ -26,10 +26,10 @@ public struct LaunchReport: Sendable, Equatable {
     public var reused = false
     /// When its `dependsOn` and `after` steps had all ended; `nil` if they never did or the
     /// report predates wait reasons.
-    public var ready: Duration?
+    package var ready: Duration?
     /// What it waited for between becoming ready and its last attempt's code beginning, in
     /// time order.
-    public var waits: [Wait]
+    package var waits: [Wait]
     /// How running the step again behind its cached output went; `nil` unless it was
     /// `cached`.
     public var refresh: Refresh? {
@@ -43,7 +43,7 @@ public struct LaunchReport: Sendable, Equatable {
     /// line of every report (a 10,000-step launch builds 10,000 lines).
     private var refreshStorage = RefreshStorage.none
     /// Each attempt's own work, in order.
-    public var work: [Work] {
+    package var work: [Work] {
       get {
         guard attemptWork.isEmpty, state != .cached, let start, let end else { return attemptWork }
         return [Work(attempt: 1, start: start, end: end)]
@@ -56,7 +56,7 @@ public struct LaunchReport: Sendable, Equatable {
     private var attemptWork: [Work]
 
     /// Creates a step line.
-    public init(
+    package init(
       id: String, plugin: String, state: StepState, start: Duration?, end: Duration?, attempts: Int,
       usedFallback: Bool, error: String?, notes: [String] = [], ready: Duration? = nil,
       waits: [Wait] = [], work: [Work] = []
@@ -100,14 +100,14 @@ public struct LaunchReport: Sendable, Equatable {
     /// Why it did not succeed.
     public var error: String?
     /// When its `dependsOn` and `after` steps had all ended.
-    public var ready: Duration?
+    package var ready: Duration?
     /// What it waited for before its attempts, in time order.
-    public var waits: [Wait]
+    package var waits: [Wait]
     /// Each attempt's own work, in order.
-    public var work: [Work]
+    package var work: [Work]
 
     /// Creates a refresh record.
-    public init(
+    package init(
       state: StepState, start: Duration?, end: Duration?, attempts: Int, error: String?,
       ready: Duration? = nil, waits: [Wait] = [], work: [Work] = []
     ) {
@@ -131,7 +131,7 @@ public struct LaunchReport: Sendable, Equatable {
     public var duration: Duration
 
     /// Creates a pause record.
-    public init(at: Duration, duration: Duration) {
+    package init(at: Duration, duration: Duration) {
       self.at = at
       self.duration = duration
     }
@@ -145,7 +145,7 @@ public struct LaunchReport: Sendable, Equatable {
     public var time: Duration?
 
     /// Creates a signal record.
-    public init(name: String, time: Duration?) {
+    package init(name: String, time: Duration?) {
       self.name = name
       self.time = time
     }
@@ -159,7 +159,7 @@ public struct LaunchReport: Sendable, Equatable {
     public var time: Duration?
 
     /// Creates a milestone line.
-    public init(name: String, time: Duration?) {
+    package init(name: String, time: Duration?) {
       self.name = name
       self.time = time
     }
@@ -189,17 +189,17 @@ public struct LaunchReport: Sendable, Equatable {
   public var milestones: [Milestone]
   /// The ids of the launch's end chain: the step that ended last, and back through whatever
   /// held each (a dependency, a slot holder, a deferral milestone).
-  public var criticalPath: [String]
+  package var criticalPath: [String]
   /// The chain to each reached milestone, in manifest order, then to the launch's end
   /// (`milestone` `nil`); empty for reports that predate them.
-  public var criticalChains: [CriticalChain] = []
+  package var criticalChains: [CriticalChain] = []
   /// Steps in manifest order.
   public var steps: [Step]
   /// Why the launch failed before any step started (a required environment value was
   /// missing); `nil` otherwise.
   public var error: String?
   /// When the splash gave way, for a manifest with a `splash` object.
-  public var splash: SplashTiming?
+  package var splash: SplashTiming?
   /// What the steps produced; empty for a report read from a file.
   public var outputs: StepOutputs
   /// Why the app launched and what the launch record made of it; `nil` for a launch that
@@ -210,7 +210,7 @@ public struct LaunchReport: Sendable, Equatable {
   package var contextNotes: [String] = []
 
   /// Creates a report.
-  public init(
+  package init(
     manifest: String, name: String, outcome: LaunchOutcome, route: LaunchRoute?, duration: Duration,
     milestones: [Milestone], criticalPath: [String], steps: [Step], error: String? = nil,
     splash: SplashTiming? = nil, outputs: StepOutputs = StepOutputs()

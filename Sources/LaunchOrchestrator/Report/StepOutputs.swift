@@ -13,7 +13,7 @@ public struct StepOutputs: Sendable, Equatable {
   private var values: [(any Sendable)?]
 
   /// Outputs by step id.
-  public init(_ values: [String: any Sendable] = [:]) {
+  package init(_ values: [String: any Sendable] = [:]) {
     ids = Array(values.keys)
     self.values = ids.map { values[$0] }
   }
@@ -37,7 +37,7 @@ public struct StepOutputs: Sendable, Equatable {
   }
 
   /// The ids of the steps that produced an output.
-  public var steps: Set<String> {
+  package var steps: Set<String> {
     Set(ids.indices.lazy.filter { values[$0] != nil }.map { ids[$0] })
   }
 
@@ -58,21 +58,21 @@ public struct StepOutputs: Sendable, Equatable {
 }
 
 /// When a launch's splash screen gave way, by the manifest's `splash` rule.
-public struct SplashTiming: Sendable, Equatable {
+package struct SplashTiming: Sendable, Equatable {
   /// When the content showed; `nil` when the launch routed or failed first.
-  public var contentAt: Duration?
+  package var contentAt: Duration?
   /// When a skeleton replaced the splash; `nil` when none showed.
-  public var skeletonFrom: Duration?
+  package var skeletonFrom: Duration?
 
   /// Creates a record.
-  public init(contentAt: Duration?, skeletonFrom: Duration?) {
+  package init(contentAt: Duration?, skeletonFrom: Duration?) {
     self.contentAt = contentAt
     self.skeletonFrom = skeletonFrom
   }
 
   /// Applies `policy` to a launch whose dismiss milestone was reached at `readyAt` (`nil` if
   /// never) and that ended at `endedAt` (a route, a failure or the end of the launch).
-  public init(policy: SplashPolicy, readyAt: Duration?, endedAt: Duration) {
+  package init(policy: SplashPolicy, readyAt: Duration?, endedAt: Duration) {
     let leaves = readyAt ?? endedAt
     contentAt = readyAt.map(policy.splashEnd(readyAt:))
     skeletonFrom = leaves > policy.skeletonDeadline ? policy.skeletonDeadline : nil
