@@ -240,7 +240,9 @@ struct Benchmarks {
 
   /// `plan` on a 10,000-step manifest against `validate` of it, each a process of the
   /// release `orchestrate`, alternating: what drawing the plan's table and timeline adds to
-  /// reading the manifest.
+  /// reading the manifest. `plan --durations` with a report of the manifest's launch, and
+  /// `compare` of that report with itself, against the same `validate`: reading a report (five
+  /// times the manifest's bytes) must keep them within 3x of it, as it grows linearly.
   func cli() async throws -> Result {
     var result = Result(name: "cli")
     let binary = try releaseOrchestrate(static: false)
@@ -253,33 +255,57 @@ struct Benchmarks {
       LayeredDAG(nodes: 10_000, width: 100).manifest(
         kind: "simulate", params: #"{ "duration": "1ms" }"#)
     ).write(to: file)
-    func command(_ name: String) throws -> Double {
+    let report = folder.appendingPathComponent("r10000.json").path
+    func command(_ arguments: [String]) throws -> Double {
       let clock = ContinuousClock()
       let start = clock.now
       let process = Process()
       process.executableURL = binary
-      process.arguments = [name, file.path]
+      process.arguments = arguments
       process.standardOutput = FileHandle.nullDevice
       try process.run()
       process.waitUntilExit()
       guard process.terminationStatus == 0 else {
-        throw BenchmarkError("orchestrate \(name) failed on the 10,000-step manifest")
+        throw BenchmarkError(
+          "orchestrate \(arguments.joined(separator: " ")) failed on the 10,000-step manifest")
       }
       return (clock.now - start).secondsValue
     }
+    _ = try command(["run", file.path, "--quiet", "--report", report])
     let samples = try await interleaved(
       repetitions: quick ? 7 : 15,
-      [("validate", { try command("validate") }), ("plan", { try command("plan") })])
+      [
+        ("validate", { try command(["validate", file.path]) }),
+        ("plan", { try command(["plan", file.path]) }),
+        ("durations", { try command(["plan", file.path, "--durations", report]) }),
+        ("compare", { try command(["compare", report, report]) }),
+      ])
     let validate = samples["validate"]?.median ?? .nan
     let plan = samples["plan"]?.median ?? .nan
+    let durations = samples["durations"]?.median ?? .nan
+    let compare = samples["compare"]?.median ?? .nan
     result.field("steps", 10_000)
     result.field("validateSeconds", validate)
     result.field("planSeconds", plan)
     result.field("planToValidateRatio", plan / validate)
+    result.field("planDurationsSeconds", durations)
+    result.field("planDurationsToValidateRatio", durations / validate)
+    result.field("compareSeconds", compare)
+    result.field("compareToValidateRatio", compare / validate)
     result.lines.append("orchestrate on a 10,000-step manifest, release build, as a process:")
-    result.lines.append("  validate  \(samples["validate"]?.text(unit: "s", digits: 3) ?? "-")")
-    result.lines.append("  plan      \(samples["plan"]?.text(unit: "s", digits: 3) ?? "-")")
-    result.lines.append(String(format: "  plan / validate %.2fx", plan / validate))
+    result.lines.append(
+      "  validate            \(samples["validate"]?.text(unit: "s", digits: 3) ?? "-")")
+    result.lines.append(
+      "  plan                \(samples["plan"]?.text(unit: "s", digits: 3) ?? "-")")
+    result.lines.append(
+      "  plan --durations    \(samples["durations"]?.text(unit: "s", digits: 3) ?? "-")")
+    result.lines.append(
+      "  compare             \(samples["compare"]?.text(unit: "s", digits: 3) ?? "-")")
+    result.lines.append(
+      String(
+        format:
+          "  plan / validate %.2fx, plan --durations / validate %.2fx, compare / validate %.2fx",
+        plan / validate, durations / validate, compare / validate))
     return result
   }
 

@@ -101,7 +101,8 @@ public struct ImageCleanupStep: StepPlugin {
     }
 
     // Paths inside the folder, however the store spells them: an image any scan that is not
-    // reviewed names is kept, even when a reviewed scan names it too.
+    // reviewed names, or reaches through links in the folder, is kept, even when a reviewed
+    // scan names it too.
     var referenced: Set<String> = []
     var reviewed: [String: [Int64]] = [:]
     if let store {
@@ -118,7 +119,8 @@ public struct ImageCleanupStep: StepPlugin {
           if scan.reviewed {
             reviewed[path, default: []].append(scan.id)
           } else {
-            referenced.insert(path)
+            // With the links it passes through and what they lead to: the app follows them.
+            referenced.formUnion(references.reached(from: path, in: folder))
           }
         }
       }

@@ -56,6 +56,53 @@ struct ImageReferences {
     return result
   }
 
+  /// Every path inside the folder that reading `path` (inside it, as ``paths(for:)`` gives)
+  /// passes through or lands on: `path` itself, each symbolic link on the way (`sub` of
+  /// `sub/x.jpg`, when `sub` is a link) and what the links lead to inside the folder
+  /// (`real/x.jpg`). The app opening the scan's image follows those links, so all of them are
+  /// the image. Links are only read, through the open `folder`, never followed: one that leads
+  /// out of the folder, or a chain longer than the kernel follows, ends the walk.
+  func reached(from path: String, in folder: DirectoryHandle, links: Int = 0) -> Set<String> {
+    var result: Set<String> = [path]
+    var pending = path.split(separator: "/").map(String.init)[...]
+    var resolved: [String] = []
+    while let part = pending.popFirst() {
+      switch part {
+      case ".": continue
+      case "..":
+        // Out of the folder: nothing there is the cleanup's.
+        guard !resolved.isEmpty else { return result }
+        resolved.removeLast()
+        continue
+      default: resolved.append(part)
+      }
+      let relative = resolved.joined(separator: "/")
+      let name = Array(relative.utf8CString)
+      guard let status = folder.status(of: name) else { return result }
+      guard status.kind == .symbolicLink else { continue }
+      result.insert(relative)
+      guard links < Self.maximumLinks, let target = folder.linkText(name), !target.isEmpty else {
+        return result
+      }
+      let rest = pending.joined(separator: "/")
+      // An absolute target is inside the folder only when it starts with one of its spellings.
+      let targets =
+        target.hasPrefix("/")
+        ? paths(for: target)
+        : [(resolved.dropLast() + [target]).joined(separator: "/")]
+      for next in targets {
+        result.formUnion(
+          reached(from: rest.isEmpty ? next : next + "/" + rest, in: folder, links: links + 1))
+      }
+      return result
+    }
+    result.insert(resolved.joined(separator: "/"))
+    return result
+  }
+
+  /// The most links followed in a row before a path counts as a loop, as the kernel does.
+  private static let maximumLinks = 32
+
   /// The components of an absolute path without `.`, `..` and empty ones, read lexically.
   private static func components(_ path: String, from start: [String] = []) -> [String] {
     var result = start

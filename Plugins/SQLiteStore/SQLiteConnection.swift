@@ -161,7 +161,6 @@ public final class SQLiteConnection {
   public static func transactionEscape(in script: String) -> SQLiteError? {
     guard let scratch = try? SQLiteConnection.inMemory() else { return nil }
     let transactionGuard = TransactionGuard()
-    transactionGuard.isDryRun = true
     let context = Unmanaged.passUnretained(transactionGuard).toOpaque()
     sqlite3_set_authorizer(scratch.handle, transactionGuardCallback, context)
     defer { sqlite3_set_authorizer(scratch.handle, nil, nil) }
@@ -503,9 +502,11 @@ public final class SQLiteStatement {
 /// script opened itself (the only ones it may release or roll back to).
 private final class TransactionGuard {
   var refusal: String?
+  /// The savepoints the script opened and has not released, innermost last. A dry run
+  /// (``SQLiteConnection/transactionEscape(in:)``) prepares each statement once, in order,
+  /// as the run does, so both keep the same stack: a `RELEASE` of a savepoint the script
+  /// already released is refused before anything runs, not halfway through the migration.
   var savepoints: [String] = []
-  /// Statements are only prepared, never run: a savepoint opened is assumed to stay open.
-  var isDryRun = false
 
   /// The pragmas that change or end the journal, which cannot change inside a transaction
   /// without ending it or failing halfway.
@@ -530,7 +531,7 @@ private final class TransactionGuard {
         savepoints.append(name)
         refusal = nil
       case let operation where savepoints.contains(name):
-        if operation == "RELEASE", !isDryRun, let index = savepoints.lastIndex(of: name) {
+        if operation == "RELEASE", let index = savepoints.lastIndex(of: name) {
           savepoints.removeSubrange(index...)
         }
         refusal = nil

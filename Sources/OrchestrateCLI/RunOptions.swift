@@ -165,14 +165,14 @@ extension ValueParser where Value == TimedName {
         )
       }
       guard parts.count == 2 else { return TimedName(name: parts[0], time: .zero) }
-      guard
-        let time = DurationText.parse(parts[1]) ?? Double(parts[1]).flatMap(DurationText.seconds)
-      else {
+      switch CommandLineDuration.parse(parts[1]) {
+      case .success(let time):
+        return TimedName(name: parts[0], time: time)
+      case .failure(let problem):
         throw .invalidValue(
-          "The time '\(parts[1])' in '\(option.name) \(text)' is not a duration; write it like '300ms' or '2s'."
+          "The time '\(parts[1])' in '\(option.name) \(text)' \(problem); write it like '300ms' or '2s'."
         )
       }
-      return TimedName(name: parts[0], time: time)
     }
   }
 }
@@ -212,20 +212,54 @@ extension ValueParser where Value == Budget {
         throw .invalidValue(
           "The value '\(text)' for '\(option.name)' must look like 'interactive=2s'.")
       }
-      guard
-        let limit = DurationText.parse(parts[1])
-          ?? Double(parts[1]).flatMap(DurationText.seconds)
-      else {
-        // `-2s` or `-1`, not `-soon`: a duration but for its sign.
-        let isNegative =
-          parts[1].hasPrefix("-")
-          && (DurationText.parse(String(parts[1].dropFirst())) != nil || Double(parts[1]) != nil)
-        let problem = isNegative ? "cannot be negative" : "is not a duration"
+      switch CommandLineDuration.parse(parts[1]) {
+      case .success(let limit):
+        return Budget(milestone: parts[0], limit: limit)
+      case .failure(let problem):
         throw .invalidValue(
           "The budget '\(parts[1])' for '\(parts[0])' in '\(option.name)' \(problem); write it like '250ms', '2s' or '1.5m'."
         )
       }
-      return Budget(milestone: parts[0], limit: limit)
     }
+  }
+}
+
+/// A duration given on the command line, read where it is given: `250ms`, `2s`, `1.5m`, or a
+/// plain decimal number of seconds (`2`, `0.25`, `1e3`), bounded as a manifest's durations are.
+enum CommandLineDuration {
+  /// Why a text is not a duration, as the end of a sentence naming it.
+  struct Problem: Error, CustomStringConvertible {
+    let description: String
+  }
+
+  private static let scales: [Substring: Double] = [
+    "": 1, "us": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600, "d": 86_400,
+  ]
+
+  /// The duration `text` denotes, or why it is none: negative, more than a century, or not a
+  /// duration at all (hexadecimal, `nan` and `inf` included, which `Double` would take).
+  static func parse(_ text: String) -> Result<Duration, Problem> {
+    if let duration = DurationText.parse(text) { return .success(duration) }
+    let isNegative = text.hasPrefix("-")
+    let body = isNegative ? text.dropFirst() : Substring(text)
+    let unitLength = body.reversed().prefix { ("a"..."z").contains($0) }.count
+    let number = body.dropLast(unitLength)
+    guard let scale = scales[body.suffix(unitLength)], let first = number.first,
+      ("0"..."9").contains(first),
+      number.allSatisfy({ ("0"..."9").contains($0) || ".eE+-".contains($0) }),
+      let value = Double(number)
+    else {
+      return .failure(Problem(description: "is not a duration"))
+    }
+    let seconds = value * scale
+    if isNegative, seconds != 0 {
+      return .failure(Problem(description: "cannot be negative"))
+    }
+    guard let duration = DurationText.seconds(seconds) else {
+      return .failure(
+        Problem(
+          description: "is more than a century (3200000000s), the longest a duration may be"))
+    }
+    return .success(duration)
   }
 }

@@ -95,4 +95,56 @@ struct ImageReferencesTests {
         "removed nothing: the store was created in this launch, so it does not know what the app wrote before, so an image no scan names may still be the app's"
       ])
   }
+
+  /// A symbolic link at `path` in the folder to `target`, itself dated ten days back (a
+  /// link's own time, not its target's).
+  private func oldLink(_ folder: ScratchFolder, _ path: String, to target: String) throws {
+    let url = folder.file(path)
+    try FileManager.default.createSymbolicLink(atPath: url.path, withDestinationPath: target)
+    let tenDaysAgo = time(nil) - 10 * 86_400
+    var times = [
+      timespec(tv_sec: tenDaysAgo, tv_nsec: 0), timespec(tv_sec: tenDaysAgo, tv_nsec: 0),
+    ]
+    #expect(utimensat(AT_FDCWD, url.path, &times, AT_SYMLINK_NOFOLLOW) == 0)
+  }
+
+  @Test func keepsWhatAnUnreviewedScanReachesThroughALinkInTheFolderAndTheLink() async throws {
+    let folder = try ScratchFolder()
+    let real = try old(folder, "images/real/x.jpg")
+    let target = try old(folder, "images/y.jpg")
+    let absolute = try old(folder, "images/z.jpg")
+    let outside = try old(folder, "outside.jpg")
+    let orphan = try old(folder, "images/orphan.jpg")
+    try FileManager.default.createDirectory(
+      at: folder.file("images/deep"), withIntermediateDirectories: true)
+    try oldLink(folder, "images/sub", to: "real")
+    try oldLink(folder, "images/link.jpg", to: "y.jpg")
+    try oldLink(folder, "images/deep/up.jpg", to: "../real/x.jpg")
+    try oldLink(folder, "images/abs.jpg", to: absolute.path)
+    try oldLink(folder, "images/out.jpg", to: "../outside.jpg")
+    try await storeWithScans(
+      in: folder,
+      [
+        ("sub/x.jpg", false),  // through a linked folder
+        ("link.jpg", false),  // a link to an image
+        ("y.jpg", true),  // reviewed, but an unreviewed scan reaches it through link.jpg
+        ("deep/up.jpg", false),  // a link with ..
+        ("abs.jpg", false),  // a link with an absolute target inside the folder
+        ("out.jpg", false),  // a link out of the folder: the link stays, nothing is followed
+      ])
+    let report = try await launch(manifest, in: folder, plugins: plugins).report
+    #expect(report.outcome == .succeeded)
+    for url in [real, target, absolute, outside] {
+      #expect(FileManager.default.fileExists(atPath: url.path), "\(url.lastPathComponent)")
+    }
+    for link in ["sub", "link.jpg", "deep/up.jpg", "abs.jpg", "out.jpg"] {
+      #expect(
+        (try? FileManager.default.destinationOfSymbolicLink(
+          atPath: folder.file("images/" + link).path))
+          != nil, "\(link)")
+    }
+    #expect(!FileManager.default.fileExists(atPath: orphan.path))
+    let connection = try SQLiteConnection(url: folder.file("library.sqlite"), mode: .readOnly)
+    #expect(try connection.integer("SELECT count(*) FROM scans WHERE image_path IS NULL") == 0)
+  }
 }

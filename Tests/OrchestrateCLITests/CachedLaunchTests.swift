@@ -105,6 +105,43 @@ struct CachedLaunchTests {
     #expect(names == ["results.json"])
   }
 
+  @Test func cacheClearToleratesALaunchSavingAtTheSameMomentAndTouchesNothingElse() async throws {
+    let folder = try TemporaryFolder()
+    // 40 cached steps of a kind only the helper knows: each of its launches saves 40 entries
+    // while `orchestrate cache clear` (which reads just the manifest's name) runs again and
+    // again.
+    let steps = (1...40).map {
+      #"{ "id": "s\#($0)", "plugin": "helper.snapshot", "params": { "value": "v\#($0)" }, "cache": {} }"#
+    }
+    let manifest = try folder.write(
+      "snap.json",
+      #"{ "version": 1, "name": "Snap", "steps": [\#(steps.joined(separator: ", "))] }"#)
+    let mine = try folder.write("keep.txt", "mine")
+    try FileManager.default.createDirectory(
+      atPath: folder.path(".orchestrate-cache/Other"), withIntermediateDirectories: true)
+    let other = try folder.write(".orchestrate-cache/Other/s1.json", "another manifest's")
+    var clears: [CommandResult] = []
+    let launches = try await Orchestrate.run(
+      ["cache-launches", manifest, "400"], binary: "orchestrate-test-helper"
+    ) { process, _ in
+      while process.isRunning {
+        clears.append(try await Orchestrate.run(["cache", "clear", manifest]))
+      }
+    }
+    #expect(launches.status == 0, "\(launches.stderr)")
+    #expect(launches.stdout.hasSuffix("launched 400\n"))
+    #expect(clears.count > 1)
+    for clear in clears {
+      #expect(clear.status == 0, "\(clear.stderr)")
+      #expect(clear.stdout.hasPrefix("Removed "))
+    }
+    let last = try await Orchestrate.run(["cache", "clear", manifest])
+    #expect(last.status == 0)
+    #expect(!FileManager.default.fileExists(atPath: folder.path(".orchestrate-cache/Snap")))
+    #expect(try String(contentsOfFile: mine, encoding: .utf8) == "mine")
+    #expect(try String(contentsOfFile: other, encoding: .utf8) == "another manifest's")
+  }
+
   @Test func cacheClearWorksOnAManifestThatNoLongerLoads() async throws {
     let folder = try TemporaryFolder()
     let manifest = try folder.copyShipped("screensort.json")

@@ -151,6 +151,33 @@ struct CommandOptionsTests {
         == "The option '--quiet' takes no value.")
   }
 
+  @Test func boundsAbsurdDurationsWhereTheyAreReadAndNamesEach() throws {
+    // Bounded as a manifest's durations are, each named, never a crash (exit 132 or 134).
+    for (value, problem) in [
+      ("1e19", "is more than a century (3200000000s), the longest a duration may be"),
+      ("1e308s", "is more than a century (3200000000s), the longest a duration may be"),
+      (
+        "99999999999999999999h",
+        "is more than a century (3200000000s), the longest a duration may be"
+      ),
+      ("-1e-300", "cannot be negative"), ("nan", "is not a duration"), ("inf", "is not a duration"),
+      ("0x10", "is not a duration"), ("1e", "is not a duration"),
+    ] {
+      #expect(
+        error(RunOptions.self, ["app.json", "--budget", "interactive=\(value)"])?.message
+          == "The budget '\(value)' for 'interactive' in '--budget' \(problem); write it like '250ms', '2s' or '1.5m'."
+      )
+      #expect(
+        error(RunOptions.self, ["app.json", "--signal", "consent@\(value)"])?.message
+          == "The time '\(value)' in '--signal consent@\(value)' \(problem); write it like '300ms' or '2s'."
+      )
+    }
+    let plain = try #require(
+      try RunOptions.parse(["app.json", "--budget", "interactive=-0", "--ensure", "search@1e3"]))
+    #expect(plain.budgets.first?.limit == .zero)
+    #expect(plain.ensures.first?.time == .seconds(1000))
+  }
+
   @Test func acceptsASingleOptionOnlyOnceButRepeatsRepeatingOnesAndFlags() throws {
     #expect(
       error(RunOptions.self, ["app.json", "--report", "a.json", "--report", "b.json"])?.message

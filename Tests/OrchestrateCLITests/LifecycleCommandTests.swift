@@ -140,6 +140,25 @@ struct LifecycleCommandTests {
     #expect(notRun.step("search")?.start == nil)
   }
 
+  @Test func anInterruptEndsALaunchThatWaitsForAnEnsureStillToCome() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.write("search.json", Self.consentAndSearch)
+    let result = try await Orchestrate.run([
+      "run", manifest, "--ensure", "search@30s", "--signal", "consent",
+      "--report", folder.path("r.json"),
+    ]) { process, stdout in
+      let pid = process.processIdentifier
+      await when("done       analytics", in: stdout) { kill(pid, SIGTERM) }
+    }
+    #expect(result.status == 143, "\(result.stderr)")
+    let report = try LaunchReport(
+      jsonText: String(contentsOfFile: folder.path("r.json"), encoding: .utf8))
+    #expect(report.outcome == .cancelled)
+    // Ended by the interrupt, not by the ensure's time coming.
+    #expect(report.duration < .seconds(30))
+    #expect(report.step("search")?.start == nil)
+  }
+
   @Test func refusesASignalTheManifestDoesNotDeclareAndEnsuringALaunchStep() async throws {
     let folder = try TemporaryFolder()
     let manifest = try folder.write("consent.json", Self.consentAndSearch)

@@ -45,6 +45,23 @@ struct MigrationTransactionTests {
       "PRAGMA journal_mode = DELETE;",
       "'PRAGMA journal_mode' cannot change inside the transaction it runs in"
     ),
+    // Spelled as an attacker would: mixed case, after a comment, schema-qualified, quoted.
+    ("/* tidy */ cOmMiT TrAnSaCtIoN;", "'COMMIT' would end the transaction it runs in"),
+    ("/* done */ rollback;", "'ROLLBACK' would end the transaction it runs in"),
+    (
+      "pragma MAIN.Journal_Mode = off;",
+      "'PRAGMA Journal_Mode' cannot change inside the transaction it runs in"
+    ),
+    (
+      #"PRAGMA "journal_mode" = memory;"#,
+      "'PRAGMA journal_mode' cannot change inside the transaction it runs in"
+    ),
+    // A savepoint of its own released twice: the second release would end the transaction.
+    (
+      "savepoint mine; release MINE; Release mine;",
+      "'RELEASE mine' names a savepoint the script did not open, and would end the transaction it runs in"
+    ),
+    ("vacuum into 'copy.sqlite';", "'VACUUM' cannot run inside the transaction it runs in"),
   ])
   func refusesAStatementThatWouldLeaveTheTransactionBeforeApplyingAnything(
     statement: String, reason: String

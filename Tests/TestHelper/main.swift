@@ -10,15 +10,31 @@ import StoreInitPlugin
   import Glibc
 #endif
 
-/// A second process for tests: the app writing a file a launch shares with it, or a launch
-/// killed (SIGKILL) at a chosen point of a store recovery.
+/// A second process for tests: the app writing a file a launch shares with it, a launch
+/// killed (SIGKILL) at a chosen point of a store recovery, or launches saving cache entries.
 ///
 ///     orchestrate-test-helper queue-append <queue> <first> <count> <workId>...
 ///     orchestrate-test-helper state-save <file> <key> <integer>
 ///     orchestrate-test-helper recover <manifest> <point>
+///     orchestrate-test-helper cache-launches <manifest> <count>
 struct Entry: Encodable {
   var workId: Int64
   var n: Int
+}
+
+/// What a cached step of `cache-launches` hands on.
+struct Snapshot: Codable, Sendable {
+  var value: String
+}
+
+/// Outputs a ``Snapshot`` of its `value` at once: a step whose whole cost is its cache entry.
+struct SnapshotStep: StepPlugin {
+  static let kind = "helper.snapshot"
+  struct Parameters: StepParameters {
+    @Parameter("What the snapshot says.") var value: String
+  }
+  let parameters: Parameters
+  func run(_ context: StepContext) async throws -> Snapshot { Snapshot(value: parameters.value) }
 }
 
 func fail(_ message: String) -> Never {
@@ -63,6 +79,27 @@ case ("recover", 3):
     let plan = try ManifestLoader(registry: registry).load(path: values[0])
     let report = await LaunchEngine().run(plan)
     print(report.outcome)
+  } catch {
+    fail("\(error)")
+  }
+case ("cache-launches", 3):
+  // Launches one after another, each saving an entry per cached step (the first by running
+  // the steps, the others by refreshing them); prints a line per launch, and fails on the
+  // first entry that was not saved.
+  let values = Array(arguments.dropFirst())
+  guard let count = Int(values[1]) else { fail("bad number") }
+  var registry = PluginRegistry()
+  registry.register(SnapshotStep.self)
+  do {
+    let plan = try ManifestLoader(registry: registry).load(path: values[0])
+    for launch in 1...count {
+      let report = await LaunchEngine().run(plan)
+      let unsaved = report.steps.flatMap(\.notes).filter { $0.contains("not saved") }
+      guard report.outcome == .succeeded, unsaved.isEmpty else {
+        fail("launch \(launch): \(report.outcome): \(unsaved.joined(separator: "; "))")
+      }
+      FileHandle.standardOutput.write(Data("launched \(launch)\n".utf8))
+    }
   } catch {
     fail("\(error)")
   }

@@ -134,16 +134,10 @@ struct OutputCache: Sendable {
       )
     }
     // Written through the open folder: a folder swapped for a link meanwhile is not followed.
-    // Twice at most: a `cache clear` may remove the folder between its opening and the write.
-    for attempt in 1...2 {
-      guard let opened = try openFolder(creating: true) else {
-        guard attempt == 1 else {
-          throw StepFailure(
-            "the cache folder '\(folder.path)' was removed each time it was created; the entry was not saved"
-          )
-        }
-        continue
-      }
+    // A `cache clear` may remove the folder between its opening and the write: it is made
+    // again, a few times at most, so that clears in a loop cannot hold a launch up.
+    for attempt in 1...Self.saveAttempts {
+      guard let opened = try openFolder(creating: true) else { continue }
       do {
         try withExtendedLifetime(opened) {
           try SafeFiles.writeAtomically(
@@ -151,21 +145,33 @@ struct OutputCache: Sendable {
             naming: entry(for: id))
         }
         return
-      } catch  where attempt == 1 && opened.wasRemoved {
+      } catch  where attempt < Self.saveAttempts && opened.wasRemoved {
         // `cache clear` removed the folder after it was opened: make it again.
       }
     }
+    throw StepFailure(
+      "the cache folder '\(folder.path)' was removed each of the \(Self.saveAttempts) times it was made; the entry was not saved"
+    )
   }
 
+  /// How many times ``save(_:step:kind:key:now:)`` makes the folder again when a
+  /// `cache clear` removes it meanwhile.
+  private static let saveAttempts = 5
+
   /// Removes every entry (whatever took an entry's place too: a link, never what it leads
-  /// to) and what an interrupted save left, then the folder; returns how many entries there
-  /// were.
+  /// to) and what an interrupted save left, then the folder if nothing else is in it; returns
+  /// how many entries it removed.
   ///
-  /// Each name is checked and removed through the open folder; a folder inside is left (the
-  /// cache never makes one, and it could hold someone's files) and named in the error.
+  /// The folder is listed and each name checked and removed through the open folder, so a
+  /// folder swapped for a link meanwhile is never followed. A launch may save at the same
+  /// moment: a name that is gone by the time it is looked at or removed is skipped, the
+  /// temporary file of a save still in flight is left to it (its entry lands after the
+  /// clear, as if saved a moment later), and the folder stays when something was added to
+  /// it. A folder inside is left (the cache never makes one, and it could hold someone's
+  /// files) and named in the error.
   ///
-  /// - Throws: ``StepFailure`` when a cache folder is a link or not a folder, an entry cannot
-  ///   be removed, or a folder was left.
+  /// - Throws: ``StepFailure`` when a cache folder is a link or not a folder, cannot be
+  ///   listed, an entry cannot be removed, or a folder was left.
   func clear() throws -> Int {
     guard let opened = try openFolder(creating: false) else { return 0 }
     // Kept alive to the end: its descriptors close with it.
@@ -173,22 +179,33 @@ struct OutputCache: Sendable {
   }
 
   private func clear(_ opened: OpenFolder) throws -> Int {
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
     var removed = 0
     var folders: [String] = []
-    for name in names {
+    for name in try Self.names(in: opened.descriptor, naming: folder) {
+      let text = String(decoding: name.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
       var info = stat()
-      guard fstatat(opened.descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
-      guard info.st_mode & mode_t(S_IFMT) != mode_t(S_IFDIR) else {
-        folders.append(name)
-        continue
-      }
-      guard unlinkat(opened.descriptor, name, 0) == 0 else {
+      guard fstatat(opened.descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
+        let code = errno
+        // Gone since the listing (renamed into place, or removed by another clear): the
+        // entry it became is a later save's.
+        if code == ENOENT { continue }
         throw StepFailure(
-          "cannot remove the cache entry '\(folder.path)/\(name)': \(String(cString: strerror(errno)))"
+          "cannot look at the cache entry '\(folder.path)/\(text)': \(String(cString: strerror(code)))"
         )
       }
-      if !name.hasPrefix(".") { removed += 1 }
+      guard info.st_mode & mode_t(S_IFMT) != mode_t(S_IFDIR) else {
+        folders.append(text)
+        continue
+      }
+      if SafeFiles.isTemporaryFileInUse(text, info) { continue }
+      guard unlinkat(opened.descriptor, name, 0) == 0 else {
+        let code = errno
+        if code == ENOENT { continue }
+        throw StepFailure(
+          "cannot remove the cache entry '\(folder.path)/\(text)': \(String(cString: strerror(code)))"
+        )
+      }
+      if name.first != CChar(UInt8(ascii: ".")) { removed += 1 }
     }
     guard folders.isEmpty else {
       throw StepFailure(
@@ -196,8 +213,32 @@ struct OutputCache: Sendable {
           + folders.joined(separator: "', '")
           + "' in it: the cache never makes one; remove it yourself if it is not needed")
     }
+    // Only if empty: a launch may have saved an entry since the listing, and it stays.
     unlinkat(opened.parent, manifestFolder, AT_REMOVEDIR)
     return removed
+  }
+
+  /// The names in the open folder `descriptor` (which `url` names, for messages), without
+  /// `.` and `..`, as the bytes they are (with their terminating zero): a name put there by
+  /// someone else need not be UTF-8.
+  private static func names(in descriptor: Int32, naming url: URL) throws -> [[CChar]] {
+    // fdopendir takes over its descriptor, so it gets a copy of ours.
+    let copy = dup(descriptor)
+    guard copy >= 0, let stream = fdopendir(copy) else {
+      let code = errno
+      if copy >= 0 { close(copy) }
+      throw StepFailure("cannot list '\(url.path)': \(String(cString: strerror(code)))")
+    }
+    defer { closedir(stream) }
+    var names: [[CChar]] = []
+    while let entry = readdir(stream) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+        Array(bytes.prefix { $0 != 0 }.map { CChar(bitPattern: $0) }) + [0]
+      }
+      if name == [46, 0] || name == [46, 46, 0] { continue }
+      names.append(name)
+    }
+    return names
   }
 
   /// The open cache folder of the manifest, and the folder holding it; closed with the value.

@@ -411,7 +411,8 @@ struct LaunchScheduler {
     settle(at: now)
   }
 
-  /// Keeps the launch from finishing until ``release(at:)``.
+  /// Keeps the launch from finishing until ``release(at:)``, unless it is cancelled, aborted
+  /// or routed first.
   mutating func hold() {
     holds += 1
   }
@@ -565,8 +566,10 @@ struct LaunchScheduler {
     drainFinishQueue(at: now)
     dispatch(at: now)
     // The launch is over once every step has its state and every attempt it started has
-    // ended or been abandoned: nothing it started outlives it unreported.
-    if unfinished == 0, timedOutCount == 0, holds == 0, !isFinished {
+    // ended or been abandoned: nothing it started outlives it unreported. A hold waits for
+    // requests still to come, which a launch already cancelled, aborted or routed no longer
+    // takes: an `--ensure` an hour away must not keep a Ctrl-C from ending it.
+    if unfinished == 0, timedOutCount == 0, holds == 0 || ending != nil, !isFinished {
       isFinished = true
       emit(.finished(outcome: outcome), at: now)
     }

@@ -134,7 +134,7 @@ package struct JSONParser {
       // Most objects are small, and a scan beats hashing until they are not.
       let isNew: Bool
       if members.count < 16 {
-        isNew = !members.contains { $0.key.utf8.elementsEqual(key.utf8) }
+        isNew = !members.contains { $0.key.hasSameBytes(as: key) }
       } else {
         if seen.isEmpty { seen = Set(members.map { Array($0.key.utf8) }) }
         isNew = seen.insert(Array(key.utf8)).inserted

@@ -67,7 +67,7 @@ public struct JSONValue: Sendable, Equatable {
   /// The value of the member named `key`, when this is an object that has one.
   package subscript(key: String) -> JSONValue? {
     // The bytes of the key, not its Unicode-normalised text: a document may hold both.
-    members?.first { $0.key.utf8.elementsEqual(key.utf8) }?.value
+    members?.first { $0.key.hasSameBytes(as: key) }?.value
   }
 
   /// The number as a `T`, exactly, or `nil` when this is not a whole number `T` can hold.
@@ -146,7 +146,22 @@ package struct JSONMember: Sendable, Equatable {
 
   /// Members are equal when their keys and values are, wherever they came from.
   package static func == (lhs: JSONMember, rhs: JSONMember) -> Bool {
-    lhs.key.utf8.elementsEqual(rhs.key.utf8) && lhs.value == rhs.value
+    lhs.key.hasSameBytes(as: rhs.key) && lhs.value == rhs.value
+  }
+}
+
+extension String {
+  /// Whether the two are the same UTF-8 bytes: Swift's `==` also equates strings that only
+  /// Unicode normalisation makes equal, which JSON keys are not. Compared through the
+  /// strings' own storage, lengths first: a report's reader looks keys up millions of times.
+  package func hasSameBytes(as other: String) -> Bool {
+    let (mine, theirs) = (utf8, other.utf8)
+    guard mine.count == theirs.count else { return false }
+    let contiguous = mine.withContiguousStorageIfAvailable { mine in
+      theirs.withContiguousStorageIfAvailable { theirs in mine.elementsEqual(theirs) }
+    }
+    if let contiguous, let equal = contiguous { return equal }
+    return mine.elementsEqual(theirs)
   }
 }
 

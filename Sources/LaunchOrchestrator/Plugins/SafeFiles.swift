@@ -383,6 +383,23 @@ public enum SafeFiles {
     }
   }
 
+  /// Whether `name` (described by `info`) is the temporary file of a write still in flight:
+  /// named as ``temporaryName(for:pid:tag:)`` names it, a regular file, its writer alive and
+  /// the file younger than an hour. Removing one would fail that write; it is renamed into
+  /// place, or removed by its writer, in a moment.
+  package static func isTemporaryFileInUse(_ name: String, _ info: stat) -> Bool {
+    guard name.hasPrefix("."), info.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG),
+      let marker = name.range(of: temporaryMarker, options: .backwards)
+    else { return false }
+    let rest = name[marker.upperBound...]
+    guard let dash = rest.firstIndex(of: "-"), let pid = Int32(rest[..<dash]), pid > 0 else {
+      return false
+    }
+    let age = Date().timeIntervalSince1970 - TimeInterval(modificationSeconds(info))
+    let writerIsGone = pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH
+    return !writerIsGone && age <= staleAge
+  }
+
   private static func modificationSeconds(_ info: stat) -> Int {
     #if canImport(Darwin)
       Int(info.st_mtimespec.tv_sec)

@@ -41,7 +41,17 @@ extension LaunchReport {
   /// Reads a report written by ``jsonText``.
   /// - Throws: ``ReportFormatError`` naming the first field that is missing or malformed.
   public init(jsonText: String) throws {
-    let report = try FieldReader(reportText: jsonText)
+    try self.init(reader: try FieldReader(reportText: jsonText))
+  }
+
+  /// Reads a report from its parsed JSON (`root`), for a reader that parsed the file already:
+  /// a report of 100,000 steps is tens of megabytes, and parsing it is most of reading it.
+  /// - Throws: ``ReportFormatError`` naming the first field that is missing or malformed.
+  package init(json root: JSONValue) throws {
+    try self.init(reader: FieldReader(value: root, path: .root))
+  }
+
+  private init(reader report: FieldReader) throws {
     try Self.checkVersion(of: report)
     // Steps first: a file that is not a report at all is named by its missing steps.
     let steps = try report.elements("steps").map(Step.init)

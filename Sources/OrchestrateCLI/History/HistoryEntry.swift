@@ -75,7 +75,7 @@ package struct HistoryEntry: Sendable {
     }
     let report: LaunchReport
     do {
-      report = try LaunchReport(jsonText: JSONWriter.compact(reportValue))
+      report = try LaunchReport(json: reportValue)
     } catch {
       throw HistoryFormatError("its report is damaged (report.\(error))")
     }

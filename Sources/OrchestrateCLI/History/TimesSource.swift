@@ -60,15 +60,22 @@ enum TimesSource {
           "The file '\(path)' given to '\(option)' is not a launch report (\(problem)); write one with 'orchestrate run --report'.",
         exitCode: .invalidManifest)
     }
-    if let root = try? JSONParser.parse(Array(data)).root {
+    // Parsed once, whether it is a history entry or a report: parsing is most of the cost.
+    guard let root = try? JSONParser.parse(Array(data)).root else {
+      // Not JSON: the report reader says where, as it would for any report.
       do {
-        if let entry = try HistoryEntry.read(root) { return (entry.report, entry) }
+        return (try LaunchReport(jsonText: String(decoding: data, as: UTF8.self)), nil)
       } catch {
-        throw refuse(error.message)
+        throw refuse("\(error)")
       }
     }
     do {
-      return (try LaunchReport(jsonText: String(decoding: data, as: UTF8.self)), nil)
+      if let entry = try HistoryEntry.read(root) { return (entry.report, entry) }
+    } catch {
+      throw refuse(error.message)
+    }
+    do {
+      return (try LaunchReport(json: root), nil)
     } catch {
       throw refuse("\(error)")
     }
