@@ -119,7 +119,8 @@ let package = Package(
       ],
       path: "Tests/TestHelper"
     ),
-    .testTarget(name: "LaunchOrchestratorTests", dependencies: ["LaunchOrchestrator"]),
+    .testTarget(
+      name: "LaunchOrchestratorTests", dependencies: ["LaunchOrchestrator", "PluginTestSupport"]),
     .testTarget(
       name: "ManifestFuzzingTests",
       dependencies: ["ManifestFuzzing", "LaunchOrchestrator", "SimulatePlugin"]),

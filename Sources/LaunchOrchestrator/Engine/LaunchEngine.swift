@@ -164,6 +164,8 @@ private final class LaunchRun: ControlledRun {
   let options: LaunchOptions
   /// The launch's context and its record; `nil` when the launch keeps none.
   let context: ContextKeeper?
+  /// When the launch started, for the report's time since the process's start.
+  let processMark = ProcessStart.Mark()
   private let mailbox = Mailbox<RunMessage>()
   private let ending = Locked(Ending())
   /// The cache entries being saved, with their steps: the run returns once they are written.
@@ -259,6 +261,7 @@ private final class LaunchRun: ControlledRun {
       LaunchReport.Pause(at: $0.at, duration: $0.duration)
     }
     report.context = context?.context
+    report.stamp(environment: environment, start: processMark)
     return report
   }
 
@@ -344,6 +347,7 @@ private final class LaunchRun: ControlledRun {
     report.outcome = .failed
     report.error = error
     report.criticalPath = []
+    report.stamp(environment: environment, start: processMark)
     for index in report.steps.indices {
       report.steps[index].state = .skipped
       report.steps[index].error = "the launch did not start"

@@ -6,8 +6,9 @@ extension LaunchReport {
   /// 2 added wait reasons, critical chains, notes, `error` and `splash` to the first form
   /// (which had no `version`); 3 added cached steps (`state` `cached`, `refresh`) and the
   /// `main` wait reason; 4 added `wallDuration`, `pauses`, `signals` and a step's `reused`;
-  /// 5 added `context`.
-  public static let formatVersion = 5
+  /// 5 added `context`; 6 added `app`, `labels`, `sinceProcessStart` and a step's
+  /// `priority` and `deferUntil`.
+  public static let formatVersion = 6
 
   /// The report as a JSON value with the documented keys, in the documented order.
   public var json: JSONValue {
@@ -19,8 +20,11 @@ extension LaunchReport {
       "route": route.map(\.name).reportJSON,
       "error": error.reportJSON,
       "context": context.map { $0.reportJSON(notes: contextNotes) } ?? nil,
+      "app": app.map(\.reportJSON) ?? nil,
+      "labels": labels.map(\.reportJSON) ?? nil,
       "duration": duration.reportJSON,
       "wallDuration": wallDuration.reportJSON,
+      "sinceProcessStart": sinceProcessStart.reportJSON,
       "pauses": JSONValue(
         .array(
           pauses.map { ["at": $0.at.reportJSON, "duration": $0.duration.reportJSON] as JSONValue })),
@@ -72,6 +76,14 @@ extension LaunchReport {
       self.context = try LaunchContext(object)
       contextNotes = object.stringsIfPresent("notes")
     }
+    // Reports written before format 6 have none of these.
+    if let app = report.member("app"), app.value.kind != .null {
+      self.app = try AppInfo(try report.object("app"))
+    }
+    if let labels = report.member("labels"), labels.value.kind != .null {
+      self.labels = try LaunchLabels(try report.object("labels"))
+    }
+    sinceProcessStart = report.fieldIfPresent("sinceProcessStart", as: Duration.self)
     if let signals = report.member("signals"), signals.value.kind != .null {
       let object = try report.object("signals")
       self.signals = try object.keys.map { name in
@@ -120,6 +132,8 @@ extension LaunchReport.Step {
       "work": JSONValue(.array(work.map(\.reportJSON))),
       "refresh": refresh.map(\.reportJSON) ?? nil,
       "reused": reused.reportJSON,
+      "priority": priority.map(\.description).reportJSON,
+      "deferUntil": deferUntil.reportJSON,
     ]
   }
 
@@ -141,6 +155,9 @@ extension LaunchReport.Step {
       work: try step.elementsIfPresent("work").map(LaunchReport.Work.init))
     // Reports written before retries have no `reused`.
     reused = step.fieldIfPresent("reused", as: Bool.self) ?? false
+    // Reports written before format 6 have no priority or deferral.
+    priority = step.fieldIfPresent("priority", as: String.self).flatMap(StepPriority.init(name:))
+    deferUntil = step.fieldIfPresent("deferUntil", as: String.self)
     // Reports written before cached steps have no refresh.
     if let refresh = step.member("refresh"), refresh.value.kind != .null {
       self.refresh = try LaunchReport.Refresh(refresh)
@@ -478,5 +495,29 @@ extension LaunchContext {
       isFirstLaunchAfterUpgrade: try context.field("afterUpgrade", as: Bool.self),
       launchNumber: try context.field("launchNumber", as: Int.self),
       isSafeMode: try context.field("safeMode", as: Bool.self))
+  }
+}
+
+extension AppInfo {
+  fileprivate var reportJSON: JSONValue {
+    ["version": version.reportJSON, "build": build.reportJSON]
+  }
+
+  fileprivate init(_ app: FieldReader) throws {
+    self.init(
+      version: try app.field("version", as: String.self),
+      build: app.fieldIfPresent("build", as: String.self))
+  }
+}
+
+extension LaunchLabels {
+  fileprivate var reportJSON: JSONValue {
+    ["arm": arm.reportJSON, "device": device.reportJSON]
+  }
+
+  fileprivate init(_ labels: FieldReader) throws {
+    self.init(
+      arm: labels.fieldIfPresent("arm", as: String.self),
+      device: labels.fieldIfPresent("device", as: String.self))
   }
 }
