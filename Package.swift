@@ -24,6 +24,12 @@ let package = Package(
       path: "Examples/CustomOrchestrate",
       exclude: ["greet.json"]
     ),
+    // Reports as a fleet would upload them, for trying `orchestrate stats` (docs/field.md).
+    .executableTarget(
+      name: "field-reports",
+      dependencies: ["LaunchOrchestrator"],
+      path: "manifests/simulated/field-reports"
+    ),
     .executableTarget(
       name: "splash-app",
       dependencies: ["LaunchOrchestrator", "LaunchPlugins"],

@@ -26,7 +26,8 @@ struct ReportTests {
     let json = report.json
     #expect(
       json.members?.map(\.key) == [
-        "version", "manifest", "name", "outcome", "route", "error", "context", "app", "labels",
+        "version", "manifest", "name", "outcome", "route", "error", "startedAt", "context", "app",
+        "labels",
         "duration", "wallDuration", "sinceProcessStart",
         "pauses", "signals", "milestones", "splash",
         "criticalPath", "criticalChains", "steps",
@@ -144,6 +145,7 @@ struct ReportTests {
     report.app = AppInfo(version: "2.3.0", build: "41")
     report.labels = LaunchLabels(arm: "deferred-store", device: nil)
     report.sinceProcessStart = .milliseconds(312)
+    report.startedAt = Date(timeIntervalSince1970: 1_795_961_630.123456)
     report.steps[0].priority = .critical
     report.steps[1].priority = .background
     report.steps[1].deferUntil = "firstFrame"

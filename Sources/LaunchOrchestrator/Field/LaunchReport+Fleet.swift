@@ -1,3 +1,5 @@
+import Foundation
+
 extension LaunchReport {
   /// Fills in what a fleet slices launches by: the app's version and build and the labels
   /// from `environment`, and the time from the process's start to `start`, the launch's.
@@ -5,5 +7,6 @@ extension LaunchReport {
     app = environment[AppInfo.self]
     labels = environment[LaunchLabels.self]
     sinceProcessStart = start.sinceProcessStart
+    startedAt = start.date
   }
 }

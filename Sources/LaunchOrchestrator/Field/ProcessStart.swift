@@ -23,6 +23,9 @@ package enum ProcessStart {
       private let now: timespec
     #endif
 
+    /// The same moment on the wall clock, for the report's `startedAt`.
+    package let date = Date()
+
     /// Now.
     package init() {
       #if canImport(Darwin)

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What happened in a launch: its outcome, each step's times and state, milestones and the
 /// critical path. Times are durations since the launch started.
 public struct LaunchReport: Sendable, Equatable {
@@ -218,6 +220,8 @@ public struct LaunchReport: Sendable, Equatable {
   public var app: AppInfo?
   /// The experiment arm and device class the app put in the environment.
   public var labels: LaunchLabels?
+  /// When the launch started, on the wall clock; `nil` in reports that predate it.
+  public var startedAt: Date?
   /// The time from the process's start to the launch's start, as the operating system tells
   /// it (on Linux to its clock tick); `nil` where it does not, and in reports that predate it.
   public var sinceProcessStart: Duration?
