@@ -180,6 +180,33 @@ struct FieldStatsTests {
     }
   }
 
+  @Test func readsAStoresFolderAndAHistoryFolder() async throws {
+    let folder = try TemporaryFolder()
+    let store = LaunchReportStore(folder: folder.url.appendingPathComponent("store"))
+    for milliseconds in [10.0, 20, 30] {
+      try store.append(Self.report(interactive: milliseconds / 1000, version: "1.0", reason: "url"))
+    }
+    let manifest = try folder.write(
+      "app.json",
+      #"{ "version": 1, "milestones": { "interactive": ["a"] }, "steps": [ { "id": "a", "plugin": "simulate" } ] }"#
+    )
+    for _ in 0..<2 {
+      let run = try await Orchestrate.run(
+        ["run", manifest, "--quiet", "--history", folder.path("history"), "--app-version", "2.0"])
+      #expect(run.status == 0)
+    }
+    let result = try await Orchestrate.run(
+      ["stats", folder.path("store"), folder.path("history"), "--json", "--by", "version"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let summary = try Self.json(result.stdout)
+    #expect(summary["reports"] as? Int == 5)
+    #expect(summary["skipped"] as? Int == 0, "the store's lock file is not a report")
+    let groups = try #require(summary["groups"] as? [[String: Any]])
+    #expect(groups.map { $0["name"] as? String } == ["1.0", "2.0"])
+    #expect(groups.map { $0["reports"] as? Int } == [3, 2])
+    #expect(Self.milestone(groups.first, "interactive")?["p50"] as? Double == 0.02)
+  }
+
   @Test func failIfExitsThreeExactlyWhenALimitIsBroken() async throws {
     let folder = try TemporaryFolder()
     var lines: [String] = []
