@@ -40,6 +40,12 @@ let package = Package(
       path: "Examples/CustomOrchestrate",
       exclude: ["greet.json"]
     ),
+    // Reports as a fleet would upload them, for trying `orchestrate stats` (docs/field.md).
+    .executableTarget(
+      name: "field-reports",
+      dependencies: ["LaunchOrchestrator"],
+      path: "manifests/simulated/field-reports"
+    ),
     .executableTarget(
       name: "splash-app",
       dependencies: ["LaunchOrchestrator", "LaunchPlugins"],
@@ -134,7 +140,8 @@ let package = Package(
       ],
       path: "Tests/TestHelper"
     ),
-    .testTarget(name: "LaunchOrchestratorTests", dependencies: ["LaunchOrchestrator"]),
+    .testTarget(
+      name: "LaunchOrchestratorTests", dependencies: ["LaunchOrchestrator", "PluginTestSupport"]),
     .testTarget(name: "LaunchTestingTests", dependencies: ["LaunchTesting", "LaunchOrchestrator"]),
     .testTarget(
       name: "ManifestFuzzingTests",

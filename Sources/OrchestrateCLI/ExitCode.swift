@@ -51,7 +51,7 @@ extension ExitCode {
       .failure,
       "the launch failed, or a step requires a value only an app can give (a custom binary passes it to `Orchestrate.main(registry:environment:)`)"
     ),
-    (.budgetExceeded, "a `--budget` or `--regression` limit was exceeded"),
+    (.budgetExceeded, "a `--budget`, `--regression` or `stats --fail-if` limit was exceeded"),
     (
       .usage,
       "the command line is wrong, or a step requires `AppInfo` and neither `--app-version` nor the manifest's `app` gives it"

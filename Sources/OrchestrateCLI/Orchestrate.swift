@@ -70,7 +70,7 @@ public enum Orchestrate {
   private static let commands: [any Command.Type] = [
     RunCommand.self, ValidateCommand.self, PlanCommand.self, CompareCommand.self,
     BlameCommand.self, GraphCommand.self, PluginsCommand.self, SchemaCommand.self,
-    CacheCommand.self,
+    CacheCommand.self, StatsCommand.self, ExportCommand.self,
   ]
 
   private static let abstract =

@@ -36,6 +36,7 @@ extension RunCommand {
     /// What is written.
     enum Kind: String {
       case report, trace
+      case otlp = "OpenTelemetry trace"
     }
 
     /// One file asked for, as given and where it goes.
@@ -56,6 +57,7 @@ extension RunCommand {
     init(_ options: RunOptions) throws(CLIError) {
       let asked = [
         (Kind.report, options.report, options.$report), (.trace, options.trace, options.$trace),
+        (.otlp, options.otlp, options.$otlp),
       ].compactMap { kind, path, option in path.map { (kind, $0, option) } }
       let toStandardOutput = asked.filter { $0.1 == "-" }.map(\.2.name)
       if toStandardOutput.count > 1 {
@@ -112,6 +114,9 @@ extension RunCommand {
           switch output.kind {
           case .report: report.jsonText
           case .trace: JSONWriter.prettyPrinted(report.chromeTrace)
+          case .otlp:
+            JSONWriter.compact(
+              OTLPTrace.request([OTLPTrace.Launch(report: report, fallbackStart: Date())])) + "\n"
           }
         switch output.target {
         // Both are JSON: names that must not reach a terminal raw get JSON's escapes.

@@ -35,6 +35,11 @@ package struct RunOptions: CommandOptions {
   package var trace: String?
 
   @Option(
+    "--otlp", valueName: "file",
+    help: "Write the launch as an OpenTelemetry trace (OTLP/JSON) to this file ('-' for stdout).")
+  package var otlp: String?
+
+  @Option(
     "--max-concurrency", valueName: "n",
     help: "Run at most this many steps at once (overrides the manifest).", parse: .positiveInteger)
   package var maxConcurrency: Int?

@@ -26,8 +26,9 @@ struct ReportTests {
     let json = report.json
     #expect(
       json.members?.map(\.key) == [
-        "version", "manifest", "name", "outcome", "route", "error", "context", "duration",
-        "wallDuration",
+        "version", "manifest", "name", "outcome", "route", "error", "startedAt", "context", "app",
+        "labels",
+        "duration", "wallDuration", "sinceProcessStart",
         "pauses", "signals", "milestones", "splash",
         "criticalPath", "criticalChains", "steps",
       ])
@@ -43,7 +44,7 @@ struct ReportTests {
     #expect(
       steps[0].members?.map(\.key) == [
         "id", "plugin", "state", "start", "end", "attempts", "usedFallback", "error", "notes",
-        "ready", "waits", "work", "refresh", "reused",
+        "ready", "waits", "work", "refresh", "reused", "priority", "deferUntil",
       ])
     #expect(steps[1]["state"] == "failed")
     #expect(steps[1]["error"] == "no disk")
@@ -141,6 +142,13 @@ struct ReportTests {
             end: .milliseconds(41), wait: .nanoseconds(999_500), work: .zero),
         ]),
     ]
+    report.app = AppInfo(version: "2.3.0", build: "41")
+    report.labels = LaunchLabels(arm: "deferred-store", device: nil)
+    report.sinceProcessStart = .milliseconds(312)
+    report.startedAt = Date(timeIntervalSince1970: 1_795_961_630.123456)
+    report.steps[0].priority = .critical
+    report.steps[1].priority = .background
+    report.steps[1].deferUntil = "firstFrame"
     return report
   }
 
@@ -196,7 +204,7 @@ struct ReportTests {
       (#""state": "failed""#, #""state": "lost""#, "steps[1].refresh.state"),
       (#""heldVia": "dependency""#, #""heldVia": 1"#, "criticalChains[1].links[1].heldVia"),
       (#""firstFrame": 0.040001"#, #""firstFrame": -1"#, "milestones.firstFrame"),
-      (#""version": 5"#, #""version": 0"#, "version"),
+      (#""version": 6"#, #""version": 0"#, "version"),
       (#""criticalPath": ["#, #""criticalPath": [ 1,"#, "criticalPath"),
     ]
     for (old, new, path) in malformed {
@@ -221,15 +229,15 @@ struct ReportTests {
     )
     #expect(try LaunchReport(jsonText: withRefresh.jsonText) == withRefresh)
     let text = withRefresh.jsonText
-    let unversioned = text.replacingOccurrences(of: #""version": 5,"#, with: "")
+    let unversioned = text.replacingOccurrences(of: #""version": 6,"#, with: "")
     #expect(unversioned != text)
     #expect(try LaunchReport(jsonText: unversioned).steps[0].refresh?.error == "no network")
-    let later = text.replacingOccurrences(of: #""version": 5"#, with: #""version": 6"#)
+    let later = text.replacingOccurrences(of: #""version": 6"#, with: #""version": 7"#)
     #expect {
       try LaunchReport(jsonText: later)
     } throws: {
       "\($0)"
-        == "version: the report is format 6, and this build reads formats up to 5; use a newer orchestrate"
+        == "version: the report is format 7, and this build reads formats up to 6; use a newer orchestrate"
     }
   }
 

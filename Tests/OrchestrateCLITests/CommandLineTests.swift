@@ -26,6 +26,15 @@ struct CommandLineTests {
     try expectMatchesGolden(result.stdout, "compare-help.txt")
   }
 
+  @Test func printsStatsAndExportHelp() async throws {
+    let stats = try await Orchestrate.run(["stats", "--help"])
+    #expect(stats.status == 0)
+    try expectMatchesGolden(stats.stdout, "stats-help.txt")
+    let export = try await Orchestrate.run(["help", "export"])
+    #expect(export.status == 0)
+    try expectMatchesGolden(export.stdout, "export-help.txt")
+  }
+
   @Test func printsValidateHelp() async throws {
     let result = try await Orchestrate.run(["validate", "--help"])
     #expect(result.status == 0)

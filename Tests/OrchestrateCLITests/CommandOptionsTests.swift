@@ -17,7 +17,7 @@ struct CommandOptionsTests {
   }
 
   private let runUsage =
-    "orchestrate run <manifest> [--report <file>] [--trace <file>] [--max-concurrency <n>] [--budget <milestone=duration> ...] [--history <folder>] [--keep <n>] [--regression <share> ...] [--app-version <version[+build]>] [--reason <name>] [--prewarmed] [--first-launch] [--after-upgrade] [--safe-mode] [--data-dir <folder>] [--signal <name[@time]> ...] [--ensure <step[@time]> ...] [--no-cache] [--quiet] [--json]"
+    "orchestrate run <manifest> [--report <file>] [--trace <file>] [--otlp <file>] [--max-concurrency <n>] [--budget <milestone=duration> ...] [--history <folder>] [--keep <n>] [--regression <share> ...] [--app-version <version[+build]>] [--reason <name>] [--prewarmed] [--first-launch] [--after-upgrade] [--safe-mode] [--data-dir <folder>] [--signal <name[@time]> ...] [--ensure <step[@time]> ...] [--no-cache] [--quiet] [--json]"
 
   @Test func turnsEveryDeclaredOptionIntoItsTypedProperty() throws {
     let options = try #require(
@@ -62,7 +62,7 @@ struct CommandOptionsTests {
     let specs = [
       RunOptions.spec, ValidateOptions.spec, PlanOptions.spec, GraphOptions.spec,
       PluginsOptions.spec, SchemaOptions.spec, CacheOptions.spec, BlameOptions.spec,
-      CompareOptions.spec,
+      CompareOptions.spec, StatsOptions.spec, ExportOptions.spec,
     ]
     for spec in specs {
       let names = spec.declarations.map(\.name)

@@ -17,6 +17,7 @@ import StoreInitPlugin
 ///     orchestrate-test-helper state-save <file> <key> <integer>
 ///     orchestrate-test-helper recover <manifest> <point>
 ///     orchestrate-test-helper cache-launches <manifest> <count>
+///     orchestrate-test-helper store-append <folder> <first> <count> <maxReports>
 struct Entry: Encodable {
   var workId: Int64
   var n: Int
@@ -102,6 +103,25 @@ case ("cache-launches", 3):
     }
   } catch {
     fail("\(error)")
+  }
+case ("store-append", 5):
+  // Reports `first..<first + count`, each labelled with its number as its arm, appended one
+  // by one to a `LaunchReportStore`, as an app's launches would.
+  let values = Array(arguments.dropFirst())
+  guard let first = Int(values[1]), let count = Int(values[2]), let limit = Int(values[3]) else {
+    fail("bad numbers")
+  }
+  let store = LaunchReportStore(folder: URL(fileURLWithPath: values[0]), maxReports: limit)
+  for n in first..<(first + count) {
+    var report = LaunchReport(
+      manifest: "app.json", name: "App", outcome: .succeeded, route: nil,
+      duration: .milliseconds(n), milestones: [], criticalPath: [], steps: [])
+    report.labels = LaunchLabels(arm: String(n))
+    do {
+      try store.append(report)
+    } catch {
+      fail("\(error)")
+    }
   }
 default:
   fail("unknown command \(arguments.joined(separator: " "))")

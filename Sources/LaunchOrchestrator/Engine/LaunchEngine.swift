@@ -166,6 +166,8 @@ private final class LaunchRun: ControlledRun {
   let context: ContextKeeper?
   /// The count of running tasks a test clock keeps; `nil` on any other clock.
   let activity: LaunchActivity?
+  /// When the launch started, for the report's time since the process's start.
+  let processMark = ProcessStart.Mark()
   private let mailbox = Mailbox<RunMessage>()
   private let ending = Locked(Ending())
   /// The cache entries being saved, with their steps: the run returns once they are written.
@@ -265,6 +267,7 @@ private final class LaunchRun: ControlledRun {
       LaunchReport.Pause(at: $0.at, duration: $0.duration)
     }
     report.context = context?.context
+    report.stamp(environment: environment, start: processMark)
     return report
   }
 
@@ -353,6 +356,7 @@ private final class LaunchRun: ControlledRun {
     report.outcome = .failed
     report.error = error
     report.criticalPath = []
+    report.stamp(environment: environment, start: processMark)
     for index in report.steps.indices {
       report.steps[index].state = .skipped
       report.steps[index].error = "the launch did not start"

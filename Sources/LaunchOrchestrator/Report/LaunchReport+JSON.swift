@@ -1,3 +1,11 @@
+import Foundation
+
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#endif
+
 /// The report's JSON form, as `--report` writes it and `plan --durations` reads it;
 /// docs/report.md describes every key. Each part of a report writes and reads its own keys
 /// below, side by side; values are read through one `FieldReader`.
@@ -6,8 +14,9 @@ extension LaunchReport {
   /// 2 added wait reasons, critical chains, notes, `error` and `splash` to the first form
   /// (which had no `version`); 3 added cached steps (`state` `cached`, `refresh`) and the
   /// `main` wait reason; 4 added `wallDuration`, `pauses`, `signals` and a step's `reused`;
-  /// 5 added `context`.
-  public static let formatVersion = 5
+  /// 5 added `context`; 6 added `startedAt`, `app`, `labels`, `sinceProcessStart` and a step's
+  /// `priority` and `deferUntil`.
+  public static let formatVersion = 6
 
   /// The report as a JSON value with the documented keys, in the documented order.
   package var json: JSONValue {
@@ -18,9 +27,13 @@ extension LaunchReport {
       "outcome": outcome.reportJSON,
       "route": route.map(\.name).reportJSON,
       "error": error.reportJSON,
+      "startedAt": startedAt.map { JSONValue(.string(ReportDate.text($0))) } ?? nil,
       "context": context.map { $0.reportJSON(notes: contextNotes) } ?? nil,
+      "app": app.map(\.reportJSON) ?? nil,
+      "labels": labels.map(\.reportJSON) ?? nil,
       "duration": duration.reportJSON,
       "wallDuration": wallDuration.reportJSON,
+      "sinceProcessStart": sinceProcessStart.reportJSON,
       "pauses": JSONValue(
         .array(
           pauses.map { ["at": $0.at.reportJSON, "duration": $0.duration.reportJSON] as JSONValue })),
@@ -82,6 +95,18 @@ extension LaunchReport {
       self.context = try LaunchContext(object)
       contextNotes = object.stringsIfPresent("notes")
     }
+    // Reports written before format 6 have none of these.
+    if let app = report.member("app"), app.value.kind != .null {
+      self.app = try AppInfo(try report.object("app"))
+    }
+    if let labels = report.member("labels"), labels.value.kind != .null {
+      self.labels = try LaunchLabels(try report.object("labels"))
+    }
+    sinceProcessStart = report.fieldIfPresent("sinceProcessStart", as: Duration.self)
+    if let text = report.fieldIfPresent("startedAt", as: String.self) {
+      guard let date = ReportDate.date(text) else { throw report.malformed("startedAt") }
+      startedAt = date
+    }
     if let signals = report.member("signals"), signals.value.kind != .null {
       let object = try report.object("signals")
       self.signals = try object.keys.map { name in
@@ -130,6 +155,8 @@ extension LaunchReport.Step {
       "work": JSONValue(.array(work.map(\.reportJSON))),
       "refresh": refresh.map(\.reportJSON) ?? nil,
       "reused": reused.reportJSON,
+      "priority": priority.map(\.description).reportJSON,
+      "deferUntil": deferUntil.reportJSON,
     ]
   }
 
@@ -151,6 +178,9 @@ extension LaunchReport.Step {
       work: try step.elementsIfPresent("work").map(LaunchReport.Work.init))
     // Reports written before retries have no `reused`.
     reused = step.fieldIfPresent("reused", as: Bool.self) ?? false
+    // Reports written before format 6 have no priority or deferral.
+    priority = step.fieldIfPresent("priority", as: String.self).flatMap(StepPriority.init(name:))
+    deferUntil = step.fieldIfPresent("deferUntil", as: String.self)
     // Reports written before cached steps have no refresh.
     if let refresh = step.member("refresh"), refresh.value.kind != .null {
       self.refresh = try LaunchReport.Refresh(refresh)
@@ -488,5 +518,91 @@ extension LaunchContext {
       isFirstLaunchAfterUpgrade: try context.field("afterUpgrade", as: Bool.self),
       launchNumber: try context.field("launchNumber", as: Int.self),
       isSafeMode: try context.field("safeMode", as: Bool.self))
+  }
+}
+
+extension AppInfo {
+  fileprivate var reportJSON: JSONValue {
+    ["version": version.reportJSON, "build": build.reportJSON]
+  }
+
+  fileprivate init(_ app: FieldReader) throws {
+    self.init(
+      version: try app.field("version", as: String.self),
+      build: app.fieldIfPresent("build", as: String.self))
+  }
+}
+
+extension LaunchLabels {
+  fileprivate var reportJSON: JSONValue {
+    ["arm": arm.reportJSON, "device": device.reportJSON]
+  }
+
+  fileprivate init(_ labels: FieldReader) throws {
+    self.init(
+      arm: labels.fieldIfPresent("arm", as: String.self),
+      device: labels.fieldIfPresent("device", as: String.self))
+  }
+}
+
+/// A wall-clock time as a report writes it: ISO 8601, UTC, to the microsecond
+/// (`2026-11-23T13:57:26.123456Z`).
+package enum ReportDate {
+  /// The text of `date`.
+  package static func text(_ date: Date) -> String {
+    let seconds = date.timeIntervalSince1970
+    var whole = time_t(seconds.rounded(.down))
+    var micros = Int(((seconds - Double(whole)) * 1_000_000).rounded())
+    if micros == 1_000_000 {
+      whole += 1
+      micros = 0
+    }
+    var parts = tm()
+    gmtime_r(&whole, &parts)
+    func digits(_ value: Int, _ count: Int) -> String {
+      let text = String(value)
+      return String(repeating: "0", count: max(0, count - text.count)) + text
+    }
+    return
+      "\(digits(Int(parts.tm_year) + 1900, 4))-\(digits(Int(parts.tm_mon) + 1, 2))-\(digits(Int(parts.tm_mday), 2))T\(digits(Int(parts.tm_hour), 2)):\(digits(Int(parts.tm_min), 2)):\(digits(Int(parts.tm_sec), 2)).\(digits(micros, 6))Z"
+  }
+
+  /// The time `text` names, in the form ``text(_:)`` writes or without the fraction;
+  /// `nil` for anything else.
+  package static func date(_ text: String) -> Date? {
+    let bytes = Array(text.utf8)
+    guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z") else { return nil }
+    func number(_ range: Range<Int>) -> Int? {
+      guard range.upperBound <= bytes.count else { return nil }
+      var value = 0
+      for byte in bytes[range] {
+        guard byte >= 0x30, byte <= 0x39 else { return nil }
+        value = value * 10 + Int(byte - 0x30)
+      }
+      return value
+    }
+    guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+      let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+      bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T"),
+      bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":")
+    else { return nil }
+    var fraction = 0.0
+    if bytes.count > 20 {
+      guard bytes[19] == UInt8(ascii: "."), let digits = number(20..<(bytes.count - 1)) else {
+        return nil
+      }
+      fraction = Double(digits) / pow(10, Double(bytes.count - 21))
+    } else if bytes.count != 20 {
+      return nil
+    }
+    var parts = tm()
+    parts.tm_year = Int32(year - 1900)
+    parts.tm_mon = Int32(month - 1)
+    parts.tm_mday = Int32(day)
+    parts.tm_hour = Int32(hour)
+    parts.tm_min = Int32(minute)
+    parts.tm_sec = Int32(second)
+    let seconds = timegm(&parts)
+    return Date(timeIntervalSince1970: Double(seconds) + fraction)
   }
 }

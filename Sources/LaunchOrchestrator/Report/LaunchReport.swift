@@ -1,3 +1,5 @@
+import Foundation
+
 /// What happened in a launch: its outcome, each step's times and state, milestones and the
 /// critical path. Times are durations since the launch started.
 public struct LaunchReport: Sendable, Equatable {
@@ -30,6 +32,11 @@ public struct LaunchReport: Sendable, Equatable {
     /// What it waited for between becoming ready and its last attempt's code beginning, in
     /// time order.
     package var waits: [Wait]
+    /// Its priority in the manifest; `nil` in reports that predate it.
+    package var priority: StepPriority?
+    /// The milestone it was deferred until (`deferUntil`); `nil` when it was not, or the
+    /// report predates it.
+    package var deferUntil: String?
     /// How running the step again behind its cached output went; `nil` unless it was
     /// `cached`.
     public var refresh: Refresh? {
@@ -208,6 +215,16 @@ public struct LaunchReport: Sendable, Equatable {
   /// What went wrong with the launch record (damaged and set aside, not writable); it never
   /// fails the launch.
   package var contextNotes: [String] = []
+  /// The app's version and build (its ``AppInfo``, else the manifest's `app` default); `nil`
+  /// when neither gave one.
+  public var app: AppInfo?
+  /// The experiment arm and device class the app put in the environment.
+  public var labels: LaunchLabels?
+  /// When the launch started, on the wall clock; `nil` in reports that predate it.
+  public var startedAt: Date?
+  /// The time from the process's start to the launch's start, as the operating system tells
+  /// it (on Linux to its clock tick); `nil` where it does not, and in reports that predate it.
+  public var sinceProcessStart: Duration?
 
   /// Creates a report.
   package init(
@@ -263,6 +280,10 @@ extension LaunchReport {
       criticalPath: chains.last { $0.milestone == nil }?.links.map(\.step) ?? [],
       steps: steps, outputs: outputs)
     criticalChains = chains
+    for index in self.steps.indices {
+      self.steps[index].priority = plan.steps[index].priority
+      self.steps[index].deferUntil = plan.steps[index].deferUntil.map { plan.milestones[$0].name }
+    }
     signals = plan.signals.indices.map {
       Signal(name: plan.signals[$0], time: scheduler.signalTimes[$0])
     }

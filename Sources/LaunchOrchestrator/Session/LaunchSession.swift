@@ -116,8 +116,15 @@ public final class LaunchSession {
     var context: LaunchContext?
   }
 
-  /// A session that has not started.
-  public init() {}
+  /// Where each finished launch's report is appended; `nil` keeps none.
+  private let reportStore: LaunchReportStore?
+
+  /// A session that has not started; with a `reportStore`, each launch that finishes (a
+  /// retry too) is appended to it, off the main actor, before ``run(_:on:environment:)``
+  /// returns. A store that cannot take it loses that report, never the launch.
+  public init(reportStore: LaunchReportStore? = nil) {
+    self.reportStore = reportStore
+  }
 
   /// The output of step `step` as a `T`: `nil` until the step succeeded, or when it
   /// produced another type. Observable: a view reading it updates when the step succeeds.
@@ -306,8 +313,17 @@ public final class LaunchSession {
       splash.ending = .failed(refused)
     }
     if screen.isSettled || Task.isCancelled { timer.cancel() }
+    if let reportStore { await Self.keep(finished, in: reportStore) }
     await timer.value
     return finished
+  }
+
+  /// Appends `report` to `store` on a thread of its own: the write is synchronous file work,
+  /// and neither the main actor nor the cooperative pool should wait on it.
+  private nonisolated static func keep(_ report: LaunchReport, in store: LaunchReportStore) async {
+    await withTaskExecutorPreference(BlockingExecutor.shared) {
+      try? store.append(report)
+    }
   }
 
   /// Sleeps on the engine's clock to the splash's two moments: the end of its minimum time,

@@ -33,9 +33,14 @@ package struct Option<Value: Sendable>: DeclaredArgument, Sendable {
     wrappedValue = ParsedValues.current?.values(of: name).last as? Wrapped
   }
 
-  /// An optional option whose value is a file's path.
-  package init(_ name: String, valueName: String, help: String) where Value == String? {
-    self.init(name, valueName: valueName, help: help, parse: .path)
+  /// An optional option whose value is a file's path; `short` is a one-letter spelling
+  /// (`-o`).
+  package init(_ name: String, valueName: String, help: String, short: Character? = nil)
+  where Value == String? {
+    declaration = ArgumentDeclaration(
+      name: name, kind: .option(valueName: valueName), help: help, short: short,
+      convert: ValueParser<String>.path.parse)
+    wrappedValue = ParsedValues.current?.values(of: name).last as? String
   }
 }
 

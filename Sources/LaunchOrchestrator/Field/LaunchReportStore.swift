@@ -1,0 +1,145 @@
+import Foundation
+
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#endif
+
+/// Launch reports kept on the device, in a folder the app chooses, for the app to read back
+/// and upload with its own analytics: bounded, rolling (the oldest go first), written
+/// atomically, and safe with two processes appending at once.
+///
+/// ```swift
+/// let store = LaunchReportStore(folder: caches.appending(path: "launch-reports"))
+/// let launch = LaunchSession(reportStore: store)  // appends each finished launch
+/// // later, when the app uploads:
+/// for report in try store.reports() { analytics.send(report.jsonText) }
+/// try store.removeAll()
+/// ```
+///
+/// Each report is one file, `report-<sequence>.json`, written beside its place and renamed
+/// into it, so a reader sees whole reports only. Appending holds a lock file (`.lock`) while
+/// it numbers, writes and trims, and lists only the store's own folder, which never holds
+/// more than `maxReports` entries. A damaged entry is skipped when reading, with a note, and
+/// ages out like any other.
+public struct LaunchReportStore: Sendable {
+  /// The folder the reports are kept in; created on the first append.
+  package let folder: URL
+  /// The most reports kept; appending one more drops the oldest.
+  package let maxReports: Int
+  /// The most bytes the reports may take together; the oldest are dropped to stay under it.
+  package let maxBytes: Int
+
+  /// A store in `folder` keeping at most `maxReports` reports and `maxBytes` bytes.
+  public init(folder: URL, maxReports: Int = 100, maxBytes: Int = 2_000_000) {
+    self.folder = folder
+    self.maxReports = max(1, maxReports)
+    self.maxBytes = max(1, maxBytes)
+  }
+
+  /// Adds `report` as the newest, then drops the oldest beyond the store's bounds.
+  /// - Throws: when the folder cannot be created or written, another process held the store
+  ///   for five seconds, or the report alone is larger than `maxBytes`.
+  public func append(_ report: LaunchReport) throws {
+    let data = Data((JSONWriter.compact(report.json) + "\n").utf8)
+    guard data.count <= maxBytes else {
+      throw StoreError(
+        "the report (\(data.count) bytes) is larger than the store's maxBytes (\(maxBytes))")
+    }
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    try withLock {
+      var entries = try entries()
+      let sequence = (entries.last?.sequence ?? 0) + 1
+      let entry = Entry(sequence: sequence, bytes: data.count)
+      try SafeFiles.writeAtomically(
+        data, to: folder.appendingPathComponent(entry.name), followingLinks: false)
+      entries.append(entry)
+      var total = entries.reduce(0) { $0 + $1.bytes }
+      var dropped = 0
+      while entries.count - dropped > maxReports || total > maxBytes {
+        let oldest = entries[dropped]
+        unlink(folder.appendingPathComponent(oldest.name).path)
+        total -= oldest.bytes
+        dropped += 1
+      }
+    }
+  }
+
+  /// The reports kept, oldest first; damaged entries are left out.
+  /// - Throws: when the folder exists and cannot be listed.
+  public func reports() throws -> [LaunchReport] {
+    var notes: [String] = []
+    return try reports(notes: &notes)
+  }
+
+  /// The reports kept, oldest first; each damaged entry is left out and `notes` gets a line
+  /// naming it and what is wrong.
+  /// - Throws: when the folder exists and cannot be listed.
+  public func reports(notes: inout [String]) throws -> [LaunchReport] {
+    var reports: [LaunchReport] = []
+    for entry in try entries() {
+      let url = folder.appendingPathComponent(entry.name)
+      do {
+        // Gone since the listing: another process trimmed it.
+        guard let data = try SafeFiles.contentsOfRegularFile(at: url, limit: maxBytes) else {
+          continue
+        }
+        reports.append(try LaunchReport(jsonText: String(decoding: data, as: UTF8.self)))
+      } catch {
+        notes.append("the stored report '\(url.path)' is damaged and was skipped: \(error)")
+      }
+    }
+    return reports
+  }
+
+  /// Removes every report kept; other files in the folder stay.
+  /// - Throws: when the folder exists and cannot be listed.
+  public func removeAll() throws {
+    guard FileManager.default.fileExists(atPath: folder.path) else { return }
+    try withLock {
+      for entry in try entries() { unlink(folder.appendingPathComponent(entry.name).path) }
+    }
+  }
+
+  /// The store's entries, oldest first: the files named as entries, with their sizes.
+  private func entries() throws -> [Entry] {
+    guard FileManager.default.fileExists(atPath: folder.path) else { return [] }
+    return try FileManager.default.contentsOfDirectory(atPath: folder.path).compactMap { name in
+      guard let sequence = Entry.sequence(in: name) else { return nil }
+      var info = stat()
+      let path = folder.appendingPathComponent(name).path
+      guard lstat(path, &info) == 0, info.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG) else {
+        return nil
+      }
+      return Entry(sequence: sequence, bytes: Int(info.st_size))
+    }.sorted { $0.sequence < $1.sequence }
+  }
+
+  /// Runs `body` holding the store's lock, which every append and removal takes.
+  private func withLock<T>(_ body: () throws -> T) throws -> T {
+    try SharedFile(url: folder.appendingPathComponent("reports")).withWriteLock(body)
+  }
+
+  /// One report file: `report-000000000042.json`.
+  private struct Entry {
+    var sequence: Int
+    var bytes: Int
+
+    var name: String {
+      let digits = String(sequence)
+      return "report-" + String(repeating: "0", count: max(0, 12 - digits.count)) + digits + ".json"
+    }
+
+    static func sequence(in name: String) -> Int? {
+      guard name.hasPrefix("report-"), name.hasSuffix(".json") else { return nil }
+      return Int(name.dropFirst(7).dropLast(5))
+    }
+  }
+
+  /// Why the store could not take a report.
+  private struct StoreError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+  }
+}

@@ -1,0 +1,216 @@
+import Foundation
+import LaunchOrchestrator
+import Synchronization
+
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#endif
+
+/// Reads every report under the paths `stats` is given, on every core, in bounded memory:
+/// JSON Lines files are split into chunks at line ends, and each thread reads its chunks
+/// through a fixed buffer and keeps only its own running figures, merged at the end.
+struct StatsReader {
+  /// One piece of work: a whole JSON file, or a byte range of a JSON Lines file.
+  enum Item: Sendable {
+    case document(path: String)
+    case lines(path: String, range: Range<Int>)
+  }
+
+  /// JSON Lines files are read in chunks of this many bytes, one thread each.
+  static let chunkSize = 32 << 20
+  /// The read buffer of each thread.
+  static let bufferSize = 4 << 20
+  /// A single JSON file larger than this is skipped: no report is.
+  static let documentLimit = 512 << 20
+
+  var grouping: StatsGrouping?
+
+  /// The work for `paths`: files as given, folders' files (not hidden ones) sorted, through
+  /// subfolders.
+  /// - Throws: a ``CLIError`` (exit 66) for a path that does not exist.
+  static func items(for paths: [String]) throws(CLIError) -> (items: [Item], other: [String]) {
+    var items: [Item] = []
+    var other: [String] = []
+    for path in paths {
+      var isFolder: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+        throw CLIError(
+          message: "Cannot read '\(path)': there is no such file or folder.",
+          exitCode: .missingInput)
+      }
+      guard isFolder.boolValue else {
+        items += fileItems(path)
+        continue
+      }
+      let files =
+        (FileManager.default.enumerator(atPath: path)?.compactMap { $0 as? String } ?? [])
+        .filter { relative in !relative.split(separator: "/").contains { $0.hasPrefix(".") } }
+        .sorted()
+      for relative in files {
+        let file = (path as NSString).appendingPathComponent(relative)
+        var isSubfolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: file, isDirectory: &isSubfolder),
+          !isSubfolder.boolValue
+        else { continue }
+        if file.hasSuffix(".json") || file.hasSuffix(".jsonl") {
+          items += fileItems(file)
+        } else {
+          other.append(file)
+        }
+      }
+    }
+    return (items, other)
+  }
+
+  private static func fileItems(_ path: String) -> [Item] {
+    guard path.hasSuffix(".jsonl") else { return [.document(path: path)] }
+    var info = stat()
+    let size = stat(path, &info) == 0 ? Int(info.st_size) : 0
+    guard size > chunkSize else { return [.lines(path: path, range: 0..<max(size, 1))] }
+    return stride(from: 0, to: size, by: chunkSize).map {
+      .lines(path: path, range: $0..<min($0 + chunkSize, size))
+    }
+  }
+
+  /// Reads `items` on up to one thread per core and merges what each gathered.
+  func read(_ items: [Item]) -> FleetStats {
+    let threads = max(1, min(ProcessInfo.processInfo.activeProcessorCount, items.count))
+    let next = Atomic<Int>(0)
+    let results = Mutex<[FleetStats]>([])
+    DispatchQueue.concurrentPerform(iterations: threads) { _ in
+      var stats = FleetStats()
+      var buffer = [UInt8](repeating: 0, count: Self.bufferSize)
+      while true {
+        let index = next.add(1, ordering: .relaxed).oldValue
+        guard index < items.count else { break }
+        switch items[index] {
+        case .document(let path):
+          readDocument(path, item: index, into: &stats)
+        case .lines(let path, let range):
+          readLines(path, range: range, item: index, buffer: &buffer, into: &stats)
+        }
+      }
+      results.withLock { $0.append(stats) }
+    }
+    return results.withLock { parts in
+      parts.reduce(into: FleetStats()) { $0.merge($1) }
+    }
+  }
+
+  private func readDocument(_ path: String, item: Int, into stats: inout FleetStats) {
+    let seen = FirstSeen(item: item, offset: 0, position: 0)
+    let data: Data
+    do {
+      guard
+        let read = try SafeFiles.contentsOfRegularFile(
+          followingLinksAt: URL(fileURLWithPath: path), limit: Self.documentLimit)
+      else {
+        stats.skip("'\(path)': it is gone", at: seen)
+        return
+      }
+      data = read
+    } catch {
+      stats.skip("'\(path)': \(error)", at: seen)
+      return
+    }
+    stats.filesRead += 1
+    let scanned = data.withUnsafeBytes { raw in
+      Result { () throws(ReportScanner.Refusal) in
+        try ReportScanner.scan(raw.bindMemory(to: UInt8.self))
+      }
+    }
+    switch scanned {
+    case .success(let report): stats.add(report, at: seen, grouping: grouping)
+    case .failure(let refusal): stats.skip("'\(path)': \(refusal.reason)", at: seen)
+    }
+  }
+
+  /// Reads the lines that start in `range` of the JSON Lines file at `path`: the line that
+  /// starts before it is the previous chunk's, and the last one is read to its end.
+  private func readLines(
+    _ path: String, range: Range<Int>, item: Int, buffer: inout [UInt8],
+    into stats: inout FleetStats
+  ) {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else {
+      stats.skip(
+        "'\(path)': \(String(cString: strerror(errno)))",
+        at: FirstSeen(item: item, offset: range.lowerBound, position: 0))
+      return
+    }
+    defer { close(descriptor) }
+    if range.lowerBound == 0 { stats.filesRead += 1 }
+    var position = max(0, range.lowerBound - 1)
+    // Past the previous chunk's last line: up to the first line end at or after the byte
+    // before this chunk.
+    var skipping = range.lowerBound > 0
+    var lineStart = position
+    var pending: [UInt8] = []
+    let capacity = buffer.count
+    reading: while true {
+      let count = buffer.withUnsafeMutableBytes {
+        pread(descriptor, $0.baseAddress, capacity, off_t(position))
+      }
+      if count < 0, errno == EINTR { continue }
+      guard count > 0 else {
+        if !skipping, lineStart < range.upperBound, !pending.isEmpty {
+          pending.withUnsafeBufferPointer {
+            line($0, at: lineStart, item: item, path: path, into: &stats)
+          }
+        }
+        break
+      }
+      var finished = false
+      buffer.withUnsafeBufferPointer { bytes in
+        var index = 0
+        while index < count {
+          guard
+            let newline = memchr(bytes.baseAddress! + index, 0x0A, count - index)
+          else {
+            pending.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<count]))
+            return
+          }
+          let end = bytes.baseAddress!.distance(
+            to: newline.assumingMemoryBound(to: UInt8.self))
+          if skipping {
+            skipping = false
+          } else if pending.isEmpty {
+            line(
+              UnsafeBufferPointer(rebasing: bytes[index..<end]), at: lineStart, item: item,
+              path: path, into: &stats)
+          } else {
+            pending.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<end]))
+            pending.withUnsafeBufferPointer {
+              line($0, at: lineStart, item: item, path: path, into: &stats)
+            }
+          }
+          pending.removeAll(keepingCapacity: true)
+          lineStart = position + end + 1
+          index = end + 1
+          if lineStart >= range.upperBound {
+            finished = true
+            return
+          }
+        }
+      }
+      if finished { break reading }
+      position += count
+    }
+  }
+
+  /// Reads one line: blank lines are nothing, anything else a report or a skipped line.
+  private func line(
+    _ bytes: UnsafeBufferPointer<UInt8>, at offset: Int, item: Int, path: String,
+    into stats: inout FleetStats
+  ) {
+    guard bytes.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else { return }
+    let seen = FirstSeen(item: item, offset: offset, position: 0)
+    do throws(ReportScanner.Refusal) {
+      stats.add(try ReportScanner.scan(bytes), at: seen, grouping: grouping)
+    } catch {
+      stats.skip("'\(path)', the line at byte \(offset + 1): \(error.reason)", at: seen)
+    }
+  }
+}
