@@ -38,9 +38,9 @@ public struct LaunchOptions: Sendable {
 /// ```
 public struct LaunchEngine<C: Clock>: Sendable where C.Duration == Duration {
   /// The clock that times steps, delays, backoffs and timeouts.
-  public var clock: C
+  package var clock: C
   /// Run settings.
-  public var options: LaunchOptions
+  package var options: LaunchOptions
 
   /// Creates an engine on `clock`; tests pass a manual clock.
   public init(clock: C, options: LaunchOptions = LaunchOptions()) {

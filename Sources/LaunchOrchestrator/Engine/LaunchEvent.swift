@@ -50,7 +50,7 @@ public struct LaunchEvent: Sendable, Equatable {
   public var kind: Kind
 
   /// Creates an event.
-  public init(time: Duration, kind: Kind) {
+  package init(time: Duration, kind: Kind) {
     self.time = time
     self.kind = kind
   }

@@ -37,12 +37,12 @@ public struct LaunchEvents: AsyncSequence, Sendable {
     fileprivate let producer: Producer
 
     /// Appends `event`, waking the consumer if it waits.
-    public func yield(_ event: LaunchEvent) {
+    package func yield(_ event: LaunchEvent) {
       producer.channel.append(contentsOf: CollectionOfOne(event))
     }
 
     /// Appends `events` in order, waking the consumer once.
-    public func yield(contentsOf events: some Collection<LaunchEvent>) {
+    package func yield(contentsOf events: some Collection<LaunchEvent>) {
       producer.channel.append(contentsOf: events)
     }
 
@@ -53,7 +53,7 @@ public struct LaunchEvents: AsyncSequence, Sendable {
     }
 
     /// Ends the sequence after the events already yielded; later yields are dropped.
-    public func finish() {
+    package func finish() {
       producer.channel.finish()
     }
   }

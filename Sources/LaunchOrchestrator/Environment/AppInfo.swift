@@ -16,7 +16,7 @@ public struct AppInfo: Sendable, Equatable, CustomStringConvertible {
 
   /// Reads `VERSION` or `VERSION+BUILD` (`2.3.0+41`); `nil` when the version does not look
   /// like one (see ``looksLikeVersion(_:)``) or the build is empty.
-  public init?(parsing text: String) {
+  package init?(parsing text: String) {
     let parts = text.split(separator: "+", maxSplits: 1, omittingEmptySubsequences: false)
     guard let version = parts.first, Self.looksLikeVersion(String(version)) else { return nil }
     let build = parts.count > 1 ? String(parts[1]) : nil

@@ -2,7 +2,7 @@
 ///
 /// Objects keep their keys in source order, so reports and diagnostics read the way the
 /// manifest was written.
-public struct JSONValue: Sendable, Equatable {
+package struct JSONValue: Sendable, Equatable {
   /// The shape and content of a JSON value.
   package enum Kind: Sendable, Equatable {
     /// `null`.
@@ -111,7 +111,7 @@ public struct JSONValue: Sendable, Equatable {
   }
 
   /// Values are equal when their content is; where they came from does not matter.
-  public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+  package static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
     lhs.kind == rhs.kind
   }
 
@@ -170,19 +170,19 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
   ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
 {
   /// Creates a string value.
-  public init(stringLiteral value: String) { self.init(.string(value)) }
+  package init(stringLiteral value: String) { self.init(.string(value)) }
   /// Creates a number value.
-  public init(integerLiteral value: Int) { self.init(integer: value) }
+  package init(integerLiteral value: Int) { self.init(integer: value) }
   /// Creates a number value.
-  public init(floatLiteral value: Double) { self.init(.number(value)) }
+  package init(floatLiteral value: Double) { self.init(.number(value)) }
   /// Creates a boolean value.
-  public init(booleanLiteral value: Bool) { self.init(.bool(value)) }
+  package init(booleanLiteral value: Bool) { self.init(.bool(value)) }
   /// Creates `null`.
-  public init(nilLiteral: ()) { self.init(.null) }
+  package init(nilLiteral: ()) { self.init(.null) }
   /// Creates an array value.
-  public init(arrayLiteral elements: JSONValue...) { self.init(.array(elements)) }
+  package init(arrayLiteral elements: JSONValue...) { self.init(.array(elements)) }
   /// Creates an object value, members in the literal's order.
-  public init(dictionaryLiteral elements: (String, JSONValue)...) {
+  package init(dictionaryLiteral elements: (String, JSONValue)...) {
     self.init(.object(elements.map { JSONMember(key: $0.0, value: $0.1) }))
   }
 }

@@ -66,7 +66,7 @@ public struct ManifestError: Error, Sendable, CustomStringConvertible {
   public var diagnostics: [ManifestDiagnostic]
 
   /// Creates a manifest error.
-  public init(code: Code, diagnostics: [ManifestDiagnostic]) {
+  package init(code: Code, diagnostics: [ManifestDiagnostic]) {
     self.code = code
     self.diagnostics = diagnostics
   }

@@ -1,8 +1,8 @@
 /// One parameter of a step plugin, described for people (`orchestrate plugins`) and editors
 /// (the manifest JSON Schema); derived from the plugin's ``Parameter`` declarations.
-public struct ParameterDescription: Sendable, Equatable {
+package struct ParameterDescription: Sendable, Equatable {
   /// The kind of value a parameter takes.
-  public enum ValueType: Sendable, Equatable, CustomStringConvertible {
+  package enum ValueType: Sendable, Equatable, CustomStringConvertible {
     /// A string; with `nonEmpty`, one of at least one character.
     case string(nonEmpty: Bool = false)
     /// A whole number, optionally bounded.
@@ -24,7 +24,7 @@ public struct ParameterDescription: Sendable, Equatable {
     case object
 
     /// The type as `orchestrate plugins` prints it.
-    public var description: String {
+    package var description: String {
       switch self {
       case .string(let nonEmpty): nonEmpty ? "non-empty string" : "string"
       case .integer(let minimum, let maximum):
@@ -46,19 +46,19 @@ public struct ParameterDescription: Sendable, Equatable {
   }
 
   /// The key in `params`.
-  public var name: String
+  package var name: String
   /// The kind of value.
-  public var type: ValueType
+  package var type: ValueType
   /// Whether a manifest must give it.
-  public var isRequired: Bool
+  package var isRequired: Bool
   /// The value used when it is left out, as people read it (`24h`, `books`, `true unless
   /// readOnly`).
-  public var defaultValue: String?
+  package var defaultValue: String?
   /// The value used when it is left out, as JSON of the parameter's type; `nil` when there
   /// is none or it depends on other parameters (a `defaultDescription`).
-  public var defaultJSON: JSONValue?
+  package var defaultJSON: JSONValue?
   /// What it means.
-  public var summary: String
+  package var summary: String
 
   /// Describes a parameter.
   init(

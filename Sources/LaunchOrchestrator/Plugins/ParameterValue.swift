@@ -1,92 +1,94 @@
 import Foundation
 
-/// A type a ``Parameter`` can hold: how it is shown in `orchestrate plugins` and the schema,
-/// and how a default of it is written.
+/// A type a ``Parameter`` can hold: any `Decodable` value.
 ///
-/// `String`, `Int`, `Double`, `Bool`, `Duration`, `[String]` and their optionals conform; an
-/// enum of strings conforms by declaring it (`enum Order: String, CaseIterable,
-/// ParameterValue`), and its cases become the values a manifest may write.
-public protocol ParameterValue: Decodable, Sendable {
-  /// The kind of value, as `orchestrate plugins` and the JSON Schema show it.
+/// `String`, `Int`, `Double`, `Bool`, `Duration` (written `"250ms"`, `"2s"`, `"24h"`),
+/// `[String]` and their optionals are shown by name in `orchestrate plugins` and the schema;
+/// an enum of strings (`enum Order: String, CaseIterable, Decodable`) by its cases, which
+/// become the values a manifest may write; any other `Decodable` type as a JSON object.
+public typealias ParameterValue = Decodable & Sendable
+
+/// A parameter type `orchestrate plugins` and the schema know by name.
+protocol DescribedParameterValue {
+  /// The kind of value.
   static var parameterType: ParameterDescription.ValueType { get }
-  /// The value as a manifest would write it, for the schema's `default`; `nil` for a type
-  /// with no JSON form to give.
+  /// The value as a manifest would write it, for the schema's `default`.
   var parameterJSON: JSONValue? { get }
-  /// The value as people read it, to show a default in `orchestrate plugins`.
-  var parameterText: String { get }
 }
 
-extension ParameterValue {
-  /// No JSON form: the schema gives no default.
-  public var parameterJSON: JSONValue? { nil }
-
-  /// A string as it is, other JSON as the manifest would write it, or else as Swift prints it.
-  public var parameterText: String {
-    guard let json = parameterJSON else { return String(describing: self) }
-    return json.stringValue ?? JSONWriter.compact(json)
-  }
+extension String: DescribedParameterValue {
+  static var parameterType: ParameterDescription.ValueType { .string() }
+  var parameterJSON: JSONValue? { JSONValue(.string(self)) }
 }
 
-extension String: ParameterValue {
-  /// Any string.
-  public static var parameterType: ParameterDescription.ValueType { .string() }
-  /// The string.
-  public var parameterJSON: JSONValue? { JSONValue(.string(self)) }
+extension Int: DescribedParameterValue {
+  static var parameterType: ParameterDescription.ValueType { .integer() }
+  var parameterJSON: JSONValue? { JSONValue(integer: self) }
 }
 
-extension Int: ParameterValue {
-  /// A whole number.
-  public static var parameterType: ParameterDescription.ValueType { .integer() }
-  /// The number, exactly.
-  public var parameterJSON: JSONValue? { JSONValue(integer: self) }
+extension Double: DescribedParameterValue {
+  static var parameterType: ParameterDescription.ValueType { .number }
+  var parameterJSON: JSONValue? { JSONValue(.number(self)) }
 }
 
-extension Double: ParameterValue {
-  /// Any number.
-  public static var parameterType: ParameterDescription.ValueType { .number }
-  /// The number.
-  public var parameterJSON: JSONValue? { JSONValue(.number(self)) }
-}
-
-extension Bool: ParameterValue {
-  /// `true` or `false`.
-  public static var parameterType: ParameterDescription.ValueType { .boolean }
-  /// `true` or `false`.
-  public var parameterJSON: JSONValue? { JSONValue(.bool(self)) }
+extension Bool: DescribedParameterValue {
+  static var parameterType: ParameterDescription.ValueType { .boolean }
+  var parameterJSON: JSONValue? { JSONValue(.bool(self)) }
 }
 
 /// Decoded from a manifest duration (`"250ms"`, `"2s"`, `"1.5m"`, `"24h"` or a number of
 /// seconds), not from `Duration`'s own `Codable` form.
-extension Duration: ParameterValue {
-  /// A duration.
-  public static var parameterType: ParameterDescription.ValueType { .duration }
-  /// The duration written compactly: `"24h"`, `"250ms"`.
-  public var parameterJSON: JSONValue? { JSONValue(.string(DurationText.format(self))) }
+extension Duration: DescribedParameterValue {
+  static var parameterType: ParameterDescription.ValueType { .duration }
+  /// Written compactly: `"24h"`, `"250ms"`.
+  var parameterJSON: JSONValue? { JSONValue(.string(DurationText.format(self))) }
 }
 
-extension Array: ParameterValue where Element == String {
-  /// An array of strings.
-  public static var parameterType: ParameterDescription.ValueType { .strings() }
-  /// The strings as a JSON array.
-  public var parameterJSON: JSONValue? { JSONValue(.array(map { JSONValue(.string($0)) })) }
+extension Array: DescribedParameterValue where Element == String {
+  static var parameterType: ParameterDescription.ValueType { .strings() }
+  var parameterJSON: JSONValue? { JSONValue(.array(map { JSONValue(.string($0)) })) }
 }
 
-extension Optional: ParameterValue where Wrapped: ParameterValue {
-  /// The wrapped type's.
-  public static var parameterType: ParameterDescription.ValueType { Wrapped.parameterType }
-  /// The wrapped value's, or nothing.
-  public var parameterJSON: JSONValue? { self?.parameterJSON }
-  /// The wrapped value's, or nothing.
-  public var parameterText: String { map(\.parameterText) ?? "" }
-}
-
-extension ParameterValue where Self: RawRepresentable & CaseIterable, RawValue == String {
-  /// One of the cases' raw values.
-  public static var parameterType: ParameterDescription.ValueType {
-    .oneOf(allCases.map(\.rawValue))
+/// How a parameter of type `type` is shown, and its values written: by name for the types
+/// above, by cases for an enum of strings, as an object otherwise; an optional as what it
+/// wraps.
+enum ParameterShape {
+  static func type(of type: Any.Type) -> ParameterDescription.ValueType {
+    if let optional = type as? any OptionalParameterValue.Type {
+      return self.type(of: optional.wrappedType)
+    }
+    if let described = type as? any DescribedParameterValue.Type { return described.parameterType }
+    if let choices = type as? any (CaseIterable & RawRepresentable<String>).Type {
+      return .oneOf(rawValues(of: choices))
+    }
+    return .object
   }
-  /// The raw value.
-  public var parameterJSON: JSONValue? { JSONValue(.string(rawValue)) }
+
+  /// `value` as a manifest would write it; `nil` for nothing, or a value with no JSON form.
+  static func json(of value: Any) -> JSONValue? {
+    if let optional = value as? any OptionalParameterValue { return optional.wrapped.flatMap(json) }
+    if let described = value as? any DescribedParameterValue { return described.parameterJSON }
+    if let choice = value as? any RawRepresentable<String> {
+      return JSONValue(.string(choice.rawValue))
+    }
+    return nil
+  }
+
+  /// `value` as people read it: a string as it is, other JSON as a manifest writes it, or as
+  /// Swift prints it; empty for nothing.
+  static func text(of value: Any) -> String {
+    if let optional = value as? any OptionalParameterValue {
+      return optional.wrapped.map(text) ?? ""
+    }
+    guard let json = json(of: value) else { return String(describing: value) }
+    return json.stringValue ?? JSONWriter.compact(json)
+  }
+
+  private static func rawValues<T: CaseIterable & RawRepresentable<String>>(
+    of type: T.Type
+  ) -> [String] {
+    type.allCases.map(\.rawValue)
+  }
 }
 
 /// Reads one parameter's value from `params`, boxed as exactly its type: `nil` when the
@@ -124,9 +126,17 @@ func readDuration(
 }
 
 /// An optional parameter type: one a manifest may leave out.
-protocol OptionalParameterValue {}
+protocol OptionalParameterValue {
+  /// The type it wraps.
+  static var wrappedType: Any.Type { get }
+  /// The value it wraps, if any.
+  var wrapped: Any? { get }
+}
 
-extension Optional: OptionalParameterValue where Wrapped: ParameterValue {}
+extension Optional: OptionalParameterValue where Wrapped: Decodable {
+  static var wrappedType: Any.Type { Wrapped.self }
+  var wrapped: Any? { self.map { $0 as Any } }
+}
 
 /// A key of a plugin's `params`.
 @usableFromInline

@@ -138,7 +138,7 @@ extension Parameter {
     // a default is made by `init(_:)` (no fallback) unless its type is optional, when the
     // initializer for optionals gives it `nil`.
     let isRequired = !declaration.hasDefault && fallback == nil
-    var type = Value.parameterType
+    var type = ParameterShape.type(of: Value.self)
     if declaration.isPath || declaration.values != nil {
       precondition(type == .string(), "'\(name)' is declared as text, so it must be a String")
     }
@@ -159,11 +159,12 @@ extension Parameter {
       let isOptional = Value.self is any OptionalParameterValue.Type
       var givenDefault = declaration.hasDefault ? fallback : nil
       // An optional declared `= nil` has no default to show.
-      if isOptional, givenDefault?.parameterText == "" { givenDefault = nil }
+      if isOptional, givenDefault.map(ParameterShape.text(of:)) == "" { givenDefault = nil }
       return ParameterDescription(
         name, type, required: !declaration.hasDefault && !isOptional,
-        default: declaration.defaultDescription ?? givenDefault?.parameterText,
-        json: declaration.defaultDescription == nil ? givenDefault?.parameterJSON : nil,
+        default: declaration.defaultDescription ?? givenDefault.map(ParameterShape.text(of:)),
+        json: declaration.defaultDescription == nil
+          ? givenDefault.flatMap(ParameterShape.json(of:)) : nil,
         declaration.summary)
     }
     return ParameterSchema.Entry(

@@ -81,15 +81,15 @@ public struct NoParameters: StepParameters {
 /// An output of another step that a plugin reads.
 public struct StepInput: Sendable {
   /// The type's identity.
-  public let type: ObjectIdentifier
+  package let type: ObjectIdentifier
   // Named when a message or `orchestrate plugins` asks: a type's name is looked up through
   // its conformances, the first time, and plugins declare these in the registry every
   // launch builds before its first step.
   private let name: @Sendable () -> String
   /// The type's name, for messages.
-  public var typeName: String { name() }
+  package var typeName: String { name() }
   /// Whether the step cannot run without it.
-  public let isRequired: Bool
+  package let isRequired: Bool
 
   /// An input the step cannot run without: some hard dependency must produce a `T`.
   public static func required<T: Sendable>(_ type: T.Type) -> StepInput {

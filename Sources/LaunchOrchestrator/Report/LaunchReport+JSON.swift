@@ -16,7 +16,7 @@ extension LaunchReport {
   /// `main` wait reason; 4 added `wallDuration`, `pauses`, `signals` and a step's `reused`;
   /// 5 added `context`; 6 added `startedAt`, `app`, `labels`, `sinceProcessStart` and a step's
   /// `priority` and `deferUntil`.
-  public static let formatVersion = 6
+  package static let formatVersion = 6
 
   /// The report as a JSON value with the documented keys, in the documented order.
   package var json: JSONValue {
@@ -308,14 +308,14 @@ extension SplashTiming {
 }
 
 /// A report file that does not have the shape ``LaunchReport/jsonText`` writes.
-public struct ReportFormatError: Error, Sendable, CustomStringConvertible {
+package struct ReportFormatError: Error, Sendable, CustomStringConvertible {
   /// Where in the report.
   package var path: JSONPath
   /// What is wrong.
-  public var message: String
+  package var message: String
 
   /// `steps[2].state: missing or malformed`.
-  public var description: String { "\(path): \(message)" }
+  package var description: String { "\(path): \(message)" }
 }
 
 /// Reads the fields of one JSON object of a report, each as the type it is written as, and

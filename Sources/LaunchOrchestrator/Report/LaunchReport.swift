@@ -208,7 +208,7 @@ public struct LaunchReport: Sendable, Equatable {
   /// When the splash gave way, for a manifest with a `splash` object.
   package var splash: SplashTiming?
   /// What the steps produced; empty for a report read from a file.
-  public var outputs: StepOutputs
+  package var outputs: StepOutputs
   /// Why the app launched and what the launch record made of it; `nil` for a launch that
   /// kept no record, and in reports that predate it.
   public var context: LaunchContext?

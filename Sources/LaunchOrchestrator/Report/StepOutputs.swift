@@ -6,7 +6,7 @@
 ///
 /// A step served by its fallback holds the fallback's output. Two values compare equal when
 /// the same steps produced an output: the outputs themselves need not be `Equatable`.
-public struct StepOutputs: Sendable, Equatable {
+package struct StepOutputs: Sendable, Equatable {
   // As the engine keeps them, by step index: building a dictionary for every launch would
   // cost every launch, and apps look up a handful of outputs.
   private var ids: [String]
@@ -25,7 +25,7 @@ public struct StepOutputs: Sendable, Equatable {
   }
 
   /// The output of `step` as a `T`; `nil` when the step produced none (yet) or another type.
-  public func output<T>(of step: String, as type: T.Type = T.self) -> T? {
+  package func output<T>(of step: String, as type: T.Type = T.self) -> T? {
     guard let index = ids.firstIndex(of: step) else { return nil }
     return values[index] as? T
   }
@@ -52,7 +52,7 @@ public struct StepOutputs: Sendable, Equatable {
   }
 
   /// Whether the same steps produced an output.
-  public static func == (lhs: Self, rhs: Self) -> Bool {
+  package static func == (lhs: Self, rhs: Self) -> Bool {
     lhs.steps == rhs.steps
   }
 }

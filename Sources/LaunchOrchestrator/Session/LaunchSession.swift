@@ -68,7 +68,7 @@ public final class LaunchSession {
   /// Whether the app paused the launch (``pause()``); a launch started while paused waits.
   public private(set) var isPaused = false
   /// What the steps produced so far, each the moment its step succeeded.
-  public private(set) var outputs = StepOutputs()
+  package private(set) var outputs = StepOutputs()
   /// Why the app launched and what the launch record made of it (the first launch, the
   /// first after an upgrade, safe mode), from the launch's start; `nil` before it, and for
   /// a launch that keeps no record.
@@ -377,7 +377,7 @@ public final class LaunchSession {
 
   /// Resets the session for a launch of `stepCount` steps, counting all of them in
   /// ``progress`` and showing content when the launch ends.
-  public func start(stepCount: Int) {
+  package func start(stepCount: Int) {
     reset()
     totalSteps = stepCount
     progress = stepCount == 0 ? 1 : 0
