@@ -173,9 +173,9 @@ public enum SafeFiles {
   }
 
   /// Why ``contentsOfRegularFile(at:limit:)`` could not read a file.
-  package struct ReadProblem: Error, CustomStringConvertible {
+  public struct ReadProblem: Error, CustomStringConvertible {
     /// What went wrong.
-    package enum Reason: Sendable {
+    public enum Reason: Sendable {
       /// It is a symbolic link, folder, FIFO, device or socket (named).
       case notRegular(String)
       /// It is (or grew) larger than the limit.
@@ -185,12 +185,12 @@ public enum SafeFiles {
     }
 
     /// The file.
-    package let url: URL
+    public let url: URL
     /// What went wrong.
-    package let reason: Reason
+    public let reason: Reason
 
     /// `'<path>' is a symbolic link, not a regular file`, and so on.
-    package var description: String {
+    public var description: String {
       switch reason {
       case .notRegular(let what): "'\(url.path)' is \(what), not a regular file"
       case .tooLarge(let limit): "'\(url.path)' is over the \(limit)-byte limit"
@@ -205,7 +205,7 @@ public enum SafeFiles {
   ///
   /// - Throws: ``ReadProblem`` saying why: not a regular file, larger than `limit` bytes, or
   ///   not readable.
-  package static func contentsOfRegularFile(at url: URL, limit: Int) throws(ReadProblem) -> Data? {
+  public static func contentsOfRegularFile(at url: URL, limit: Int) throws(ReadProblem) -> Data? {
     try contentsOfRegularFile(
       opening: open(url.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), naming: url,
       limit: limit)
@@ -281,7 +281,7 @@ public enum SafeFiles {
 
   /// Why files cannot be written in `folder`, when the reason is one people can act on: the
   /// folder is not writable, or the disk holding it is full (under 1 MiB free).
-  package static func writeProblem(in folder: URL) -> (reason: String, advice: String)? {
+  public static func writeProblem(in folder: URL) -> (reason: String, advice: String)? {
     let path = folder.path
     if !FileManager.default.isWritableFile(atPath: path) {
       return ("its folder '\(path)' is not writable", "make the folder writable")

@@ -22,7 +22,7 @@ public struct StepContext: Sendable {
   /// against it with ``resolve(_:)``. The manifest's folder unless the app chose another.
   public var dataDirectory: URL { host.dataDirectory }
   /// When this attempt started, as time since the launch started.
-  package let attemptStart: Duration
+  public let attemptStart: Duration
   /// The values the app handed to the launch.
   public var environment: LaunchEnvironment { host.environment }
 
