@@ -20,11 +20,12 @@ final class BlockingExecutor: TaskExecutor {
 
   /// How many threads the shared pool keeps at most: 64. Blocking steps wait on the disk or
   /// the network, not the processor, so the bound is not a multiple of the cores (four per
-  /// core would be eight here, and the bench's 50 concurrent 10 ms blocking steps would take
-  /// six times as long); it is there so that a launch of many blocking steps, or steps that
-  /// hang ignoring cancellation, cannot grow the process without limit (the bound was 256,
-  /// each thread with its stack). Jobs beyond it wait for a thread; a step's timeout still
-  /// fires on time, since timers run on the cooperative pool.
+  /// core would be eight on a two-core machine, and the bench's 50 concurrent 10 ms blocking
+  /// steps would take about seven times as long); it is there so that a launch of many
+  /// blocking steps, or of steps that hang ignoring cancellation, cannot grow the process
+  /// without limit (the bound was 256, each thread with its stack). Jobs beyond it wait for
+  /// a thread; a step's timeout still fires on time, since timers run on the cooperative
+  /// pool.
   static let defaultMaximumThreads = 64
 
   /// The quality of service a blocking job runs at on Apple platforms, from its priority.
