@@ -428,4 +428,103 @@ struct LaunchEngineTests {
     #expect(
       seen.withLock { $0 } == ["critical": .high, "normal": .medium, "background": .background])
   }
+
+  @Test func aCancellationHandlerCanCallBackIntoTheRunAndItsControl() async throws {
+    let control = LaunchControl()
+    let calls = Locked<[String]>([])
+    var registry = PluginRegistry.testKinds
+    registry.register(kind: "callsBack") { context in
+      let wait = Locked<(cancelled: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+      await withTaskCancellationHandler {
+        await withCheckedContinuation { continuation in
+          let cancelled = wait.withLock { wait in
+            if !wait.cancelled { wait.waiter = continuation }
+            return wait.cancelled
+          }
+          if cancelled { return continuation.resume() }
+          // In the handler's scope now: the cancellation runs `onCancel` on the thread that
+          // cancels, which is the run's handler.
+          context.log("waiting")
+        }
+      } onCancel: {
+        let returned = returnsPromptly {
+          _ = control.report
+          _ = control.isPaused
+          control.signal("go")
+          context.log("cancelled")
+        }
+        calls.withLock { $0.append(returned ? "returned" : "blocked on the run's lock") }
+        // On this very thread too, once it is known not to deadlock.
+        if returned {
+          let report = control.report
+          calls.withLock { $0.append(report == nil ? "no report" : "read here") }
+        }
+        wait.withLock { wait in
+          wait.cancelled = true
+          defer { wait.waiter = nil }
+          return wait.waiter
+        }?.resume()
+      }
+    }
+    let plan = try loadPlan(
+      """
+      { "version": 1, "signals": ["go"], "steps": [
+        { "id": "work", "plugin": "callsBack" },
+        { "id": "later", "plugin": "noop", "dependsOn": ["work"] }
+      ] }
+      """, registry: registry)
+    let recorder = EventRecorder()
+    let launch = recorder.start(plan, on: LaunchEngine(clock: ManualClock()), control: control)
+    await recorder.waitFor("log work: waiting")
+    control.cancel()
+    let report = await launch.value
+    await recorder.drained()
+    #expect(calls.withLock { $0 } == ["returned", "read here"])
+    #expect(report.outcome == .cancelled)
+    #expect(report.step("work")?.state == .cancelled)
+    #expect(report.step("later")?.state == .skipped)
+  }
+
+  @Test func hooksCanReadTheRunThroughItsControl() async throws {
+    let control = LaunchControl()
+    let calls = Locked<[String]>([])
+    let hooks = RunHooks(
+      onOutput: { step, _ in
+        let returned = returnsPromptly { _ = control.report }
+        calls.withLock { $0.append("output \(step) \(returned ? "returned" : "blocked")") }
+      },
+      onMilestone: { name, _ in
+        let returned = returnsPromptly { _ = control.report }
+        calls.withLock { $0.append("milestone \(name) \(returned ? "returned" : "blocked")") }
+      })
+    let plan = try loadPlan(
+      """
+      { "version": 1, "milestones": { "interactive": ["a"] }, "steps": [
+        { "id": "a", "plugin": "token.make", "params": { "value": "abc" } }
+      ] }
+      """)
+    let (events, continuation) = LaunchEvents.makeStream()
+    let consumer = Task { for await _ in events {} }
+    let report = await LaunchEngine(clock: ManualClock()).run(
+      plan, environment: LaunchEnvironment(), events: continuation, control: control,
+      hooks: hooks)
+    await consumer.value
+    #expect(report.outcome == .succeeded)
+    #expect(calls.withLock { $0 } == ["output a returned", "milestone interactive returned"])
+  }
+}
+
+/// Whether `body`, run on a thread of its own, returns within 30 seconds.
+///
+/// For code the engine calls that calls back into it: called on the engine's own thread
+/// while the engine held its lock, a call that takes the lock would never return, so it is
+/// made from another thread that can be waited for. It returns at once when nothing holds
+/// the lock; the bound only ends the wait when something does.
+private func returnsPromptly(_ body: @escaping @Sendable () -> Void) -> Bool {
+  let done = DispatchSemaphore(value: 0)
+  Thread {
+    body()
+    done.signal()
+  }.start()
+  return done.wait(timeout: .now() + .seconds(30)) == .success
 }

@@ -14,7 +14,7 @@ struct MailboxTests {
   }
 
   @Test func handlesEveryMessageOnceOneBatchAtATimeInPostingOrder() {
-    let mailbox = Mailbox<Int>()
+    let mailbox = Mailbox<Int, Void>(owning: ())
     let handled = Handled()
     let threads = 4
     let perThread = 2_000
@@ -40,7 +40,7 @@ struct MailboxTests {
   }
 
   @Test func queuesAMessagePostedByItsOwnHandlerForTheNextBatch() {
-    let mailbox = Mailbox<String>()
+    let mailbox = Mailbox<String, Void>(owning: ())
     var batches: [[String]] = []
     func handle(_ batch: [String]) -> Bool {
       batches.append(batch)
@@ -55,7 +55,7 @@ struct MailboxTests {
   }
 
   @Test func goesIdleOnceTheMessagesRunOutAndHandlesWhatArrivesMeanwhile() {
-    let mailbox = Mailbox<String>()
+    let mailbox = Mailbox<String, Void>(owning: ())
     var log: [String] = []
     var postedDuringIdle = false
     func handle(_ batch: [String]) -> Bool {
@@ -74,8 +74,28 @@ struct MailboxTests {
     #expect(log == ["handle first", "idle", "queued", "handle late", "idle"])
   }
 
+  @Test func theHandlersOwnValueGoesWithTheRoleFromThreadToThread() async {
+    let mailbox = Mailbox<Int, [Int]>(owning: [])
+    // Each handler, on a thread of its own, adds what it handles to the value; the next
+    // finds it there, with no lock of its own around it.
+    for message in 1...3 {
+      let seen = await Task.detached { () -> [Int] in
+        #expect(mailbox.enqueue(message))
+        var seen: [Int] = []
+        _ = mailbox.handle(
+          with: { owned, batch in
+            owned += batch
+            return true
+          },
+          whenIdle: { owned in seen = owned })
+        return seen
+      }.value
+      #expect(seen == Array(1...message))
+    }
+  }
+
   @Test func aPosterThatBecomesTheHandlerCanHandleOnAnotherThreadInOrder() async {
-    let mailbox = Mailbox<Int>()
+    let mailbox = Mailbox<Int, Void>(owning: ())
     #expect(mailbox.enqueue(1))
     // The handler role is taken: later posters only queue, even before anyone handles.
     #expect(!mailbox.enqueue(2))
@@ -88,8 +108,8 @@ struct MailboxTests {
         }))
     let handled = await Task.detached {
       var seen: [Int] = []
-      let closed = mailbox.handle(with: {
-        seen += $0
+      let closed = mailbox.handle(with: { _, batch in
+        seen += batch
         return true
       })
       return (seen, closed)
@@ -100,7 +120,7 @@ struct MailboxTests {
   }
 
   @Test func closesWhenTheHandlerSaysSoAndDropsLaterMessages() {
-    let mailbox = Mailbox<Int>()
+    let mailbox = Mailbox<Int, Void>(owning: ())
     var seen: [Int] = []
     let closing = mailbox.post(1) { batch in
       seen += batch
@@ -124,6 +144,6 @@ extension Mailbox {
     _ message: Message, handlingWith body: ([Message]) -> Bool, whenIdle idle: () -> Void = {}
   ) -> Bool {
     guard enqueue(message) else { return false }
-    return handle(with: body, whenIdle: idle)
+    return handle(with: { _, batch in body(batch) }, whenIdle: { _ in idle() })
   }
 }

@@ -168,13 +168,15 @@ private final class LaunchRun: ControlledRun {
   let activity: LaunchActivity?
   /// When the launch started, for the report's time since the process's start.
   let processMark = ProcessStart.Mark()
-  private let mailbox = Mailbox<RunMessage>()
+  private let mailbox: Mailbox<RunMessage, RunHandler>
   private let ending = Locked(Ending())
   /// The cache entries being saved, with their steps: the run returns once they are written.
   private let saves = Locked<[(step: Int, task: Task<String?, Never>)]>([])
-  /// Everything the handler changes, in one value, locked once per turn as handler. Only the
-  /// mailbox's handler takes the lock while the run goes on, so it is never contended; it is
-  /// what lets the compiler check that the run is safe to share.
+  /// Everything the handler changes that others read, in one value, locked once per batch of
+  /// messages and once when the handler falls idle. Only the mailbox's handler changes it,
+  /// and the lock is never held while the handler acts on the changes (``RunEffect``), so
+  /// code the engine calls can read it; it is what lets the compiler check that the run is
+  /// safe to share.
   private let state: Locked<RunState>
 
   /// The hand-over between the handler that finishes the launch and `execute()`.
@@ -205,8 +207,8 @@ private final class LaunchRun: ControlledRun {
       RunState(
         scheduler: LaunchScheduler(
           plan: plan, maxConcurrency: options.maxConcurrency ?? plan.manifest.maxConcurrency,
-          gracePeriod: options.cancellationGracePeriod, recordsEvents: events != nil),
-        stepCount: plan.steps.count))
+          gracePeriod: options.cancellationGracePeriod, recordsEvents: events != nil)))
+    mailbox = Mailbox(owning: RunHandler(stepCount: plan.steps.count))
   }
 
   var elapsed: Duration { activeClock.now() }
@@ -242,10 +244,9 @@ private final class LaunchRun: ControlledRun {
     } onCancel: {
       post(.cancel)
     }
-    var report = state.withLock { state in
-      if !staysOpen { state.timer?.cancel() }
-      return makeReport(state)
-    }
+    // The handler that ended the launch stopped the timer, unless on-demand steps may
+    // still be ensured.
+    var report = state.withLock { makeReport($0) }
     events?.finish()
     if let context { report.contextNotes = await context.finish(outcome: report.outcome) }
     for (step, save) in saves.withLock({ $0 }) {
@@ -385,18 +386,31 @@ private final class LaunchRun: ControlledRun {
   }
 
   private func handleMessages() {
-    // Locked once for the whole turn as handler, not per batch: only the handler takes it
-    // while the run goes on, so it is never contended, and each taking costs a step.
-    let (closed, launchEnded, ensured) = state.withLock { state in
-      let closed = mailbox.handle(
-        with: { batch in state.handle(batch, of: self) },
-        whenIdle: { state.publishEvents(of: self) })
-      return (closed, state.scheduler.isFinished, state.takeEnsured())
-    }
-    // Outside the lock: an ensure caller resumed here may post to the run at once.
-    if let control {
-      for (step, result) in ensured { control.stepEnded(step, with: result) }
-    }
+    var launchEnded = false
+    let closed = mailbox.handle(
+      with: { handler, batch in
+        // Under the lock only the state changes; what the changes call for (tasks to start
+        // and cancel, the timer, hooks, events, cache saves) is collected and done after it,
+        // in order. Done under it, a plugin's cancellation handler or an app's hook that
+        // calls back into the run (reads its report through the control, say) would
+        // deadlock on the lock its own thread holds.
+        let goesOn = state.withLock { state in
+          let goesOn = state.handle(batch, of: self, handler: &handler)
+          launchEnded = state.scheduler.isFinished
+          return goesOn
+        }
+        perform(&handler)
+        // No lull comes after the last batch: the ensure callers hear now.
+        if !goesOn { handOverEnsured(&handler) }
+        return goesOn
+      },
+      whenIdle: { handler in
+        if let events {
+          let burst = state.withLock { $0.scheduler.takeEvents() }
+          if !burst.isEmpty { events.publish(burst) }
+        }
+        handOverEnsured(&handler)
+      })
     guard closed || launchEnded else { return }
     let waiter = ending.withLock { ending in
       ending.isOver = true
@@ -404,6 +418,109 @@ private final class LaunchRun: ControlledRun {
       return ending.waiter
     }
     waiter?.resume()
+  }
+
+  /// Does what the handler collected, in order, holding no lock.
+  private func perform(_ handler: inout RunHandler) {
+    guard !handler.effects.isEmpty else { return }
+    // Moved out while `handler` changes below, and back, keeping its capacity: a steady flow
+    // of steps allocates nothing here.
+    var effects: [RunEffect] = []
+    swap(&effects, &handler.effects)
+    for effect in effects {
+      switch effect {
+      case .start(let attempt, let now):
+        handler.tasks[attempt.step] = (attempt.token, launch(attempt, at: now))
+      case .cancel(let attempt):
+        if let current = handler.tasks[attempt.step], current.token == attempt.token {
+          handler.tasks[attempt.step] = nil
+          current.task.cancel()
+        }
+      case .forget(let step, let token):
+        if handler.tasks[step]?.token == token { handler.tasks[step] = nil }
+      case .output(let step, let value, let saves):
+        hooks.onOutput?(plan.steps[step].id, value)
+        context?.stepSucceeded(step)
+        if saves { save(value, of: step) }
+      case .milestone(let index, let time):
+        hooks.onMilestone?(plan.milestones[index].name, time)
+      case .firstScreen:
+        context?.reachedFirstScreen()
+      case .publish(let burst):
+        events?.publish(burst)
+      case .arm(let deadline):
+        handler.timer?.cancel()
+        @Sendable func fire() async {
+          do {
+            try await self.clock.sleep(deadline)
+          } catch {
+            return
+          }
+          self.post(.timer(deadline: deadline))
+        }
+        if let activity {
+          // On a test clock: counted from before the task exists to its end.
+          activity.begin()
+          handler.timer = Task(priority: .high) { await activity.run { await fire() } }
+        } else {
+          handler.timer = Task(priority: .high) { await fire() }
+        }
+      case .stopTimer:
+        handler.timer?.cancel()
+        handler.timer = nil
+      }
+    }
+    effects.removeAll(keepingCapacity: true)
+    swap(&effects, &handler.effects)
+  }
+
+  /// Hands the ensure callers the results gathered for them, once; outside the lock, so a
+  /// caller resumed here may post to the run at once.
+  private func handOverEnsured(_ handler: inout RunHandler) {
+    guard !handler.ensured.isEmpty else { return }
+    var ensured: [(String, Result<(any Sendable)?, LaunchFailure>)] = []
+    swap(&ensured, &handler.ensured)
+    if let control {
+      for (step, result) in ensured { control.stepEnded(step, with: result) }
+    }
+  }
+
+  private func launch(_ attempt: LaunchScheduler.Attempt, at now: Duration) -> Task<Void, Never> {
+    // The planned step's fields are read in place: a copy of the plan or of the step would
+    // retain every reference they hold, on every attempt.
+    let step = attempt.step
+    let isBlocking =
+      attempt.isFallback
+      ? (plan.steps[step].fallbackAction ?? plan.steps[step].action).isBlocking
+      : plan.steps[step].action.isBlocking
+    let isMain = plan.steps[step].isolation == .main
+    let running = RunningAttempt(attempt, start: now, run: self, isMain: isMain)
+    let priority =
+      attempt.isRefresh
+      ? TaskPriority.background : plan.steps[step].effectivePriority.taskPriority
+    // Unstructured on purpose: a timeout must let the launch move on even when a plugin
+    // ignores cancellation, and a task group would wait for such a child forever. The run
+    // keeps every handle and cancels it when the attempt times out or the launch ends.
+    if let activity {
+      // On a test clock: counted from before the task exists to its end.
+      let executor: (any TaskExecutor)? =
+        isMain ? MainThreadExecutor.shared : isBlocking ? BlockingExecutor.shared : nil
+      activity.begin()
+      return Task(executorPreference: executor, priority: priority) {
+        await activity.run { await running.execute() }
+      }
+    }
+    if isMain {
+      return Task(executorPreference: MainThreadExecutor.shared, priority: priority) {
+        await running.execute()
+      }
+    }
+    if isBlocking {
+      return Task(executorPreference: BlockingExecutor.shared, priority: priority) {
+        await running.execute()
+      }
+    }
+    return Task(priority: priority) { await running.execute() }
   }
 }
 
@@ -419,49 +536,97 @@ struct RunHooks: Sendable {
   var onContext: (@Sendable (LaunchContext) -> Void)?
 }
 
-/// What a run's handler changes as messages arrive.
-private struct RunState {
-  var scheduler: LaunchScheduler
+/// What only a run's handler touches: the tasks it acts on, and what it has to do once it
+/// lets go of the run's state. It travels with the handler role through the mailbox, so it
+/// needs no lock of its own.
+private struct RunHandler: Sendable {
   /// The task of each step's current attempt, to cancel it.
   var tasks: [(token: Int, task: Task<Void, Never>)?]
   var timer: Task<Void, Never>?
   var armedDeadline: Duration?
+  /// What the state changes of the batch being handled call for, in order.
+  var effects: [RunEffect] = []
+  /// The results of on-demand steps that ended, for their ensure callers.
+  var ensured: [(String, Result<(any Sendable)?, LaunchFailure>)] = []
+
+  init(stepCount: Int) {
+    tasks = Array(repeating: nil, count: stepCount)
+  }
+}
+
+/// Something a state change calls for, done by the handler after it lets go of the state:
+/// whatever may run code that is not the engine's (a plugin's cancellation handler, a hook, an
+/// event consumer woken, a task started) or that takes other locks.
+private enum RunEffect: Sendable {
+  /// Start the attempt's task, timed from `at`.
+  case start(LaunchScheduler.Attempt, at: Duration)
+  /// Cancel the attempt's task, if it is still the step's current one.
+  case cancel(LaunchScheduler.Attempt)
+  /// The attempt ended: let go of its task.
+  case forget(step: Int, token: Int)
+  /// The step succeeded with `value`: tell the hook and the launch record, and save it to
+  /// the cache when `saves`.
+  case output(step: Int, value: any Sendable, saves: Bool)
+  /// The milestone at this index was reached at this time.
+  case milestone(Int, Duration)
+  /// The first screen's milestone was reached: tell the launch record.
+  case firstScreen
+  case publish([LaunchEvent])
+  /// Arm the timer for this deadline, replacing the armed one.
+  case arm(Duration)
+  /// The launch is over and nothing can be ensured after it: no timer is needed.
+  case stopTimer
+}
+
+/// What a run's handler changes as messages arrive, behind the run's lock: read by others
+/// (the app's control reads the report so far) while the launch goes on.
+private struct RunState {
+  var scheduler: LaunchScheduler
   var duration = Duration.zero
   /// When the last on-demand step ensured after the launch ended.
   var lateEnd: Duration?
-  /// The results of on-demand steps that ended, for their ensure callers.
-  private var ensured: [(String, Result<(any Sendable)?, LaunchFailure>)] = []
 
-  init(scheduler: LaunchScheduler, stepCount: Int) {
+  init(scheduler: LaunchScheduler) {
     self.scheduler = scheduler
-    tasks = Array(repeating: nil, count: stepCount)
   }
 
-  /// Handles a batch of messages and re-arms the timer; returns whether the launch goes on.
+  /// Handles a batch of messages, collecting in `handler` what they call for; returns
+  /// whether the launch goes on.
   ///
-  /// Events wait for a lull (``publishEvents(of:)``) unless many have piled up or the launch
-  /// is over: each delivery can wake the consumer's thread, and while steps finish back to
-  /// back, waking it for every batch cost more than the scheduling itself.
-  mutating func handle(_ batch: [RunMessage], of run: LaunchRun) -> Bool {
+  /// Events wait for a lull (the handler's idle time) unless many have piled up or the
+  /// launch is over: each delivery can wake the consumer's thread, and while steps finish
+  /// back to back, waking it for every batch cost more than the scheduling itself.
+  mutating func handle(_ batch: [RunMessage], of run: LaunchRun, handler: inout RunHandler)
+    -> Bool
+  {
     let wasFinished = scheduler.isFinished
-    for message in batch where !scheduler.isFinished || run.staysOpen { handle(message, of: run) }
-    if let onMilestone = run.hooks.onMilestone { tellMilestones(to: onMilestone, of: run) }
+    for message in batch where !scheduler.isFinished || run.staysOpen {
+      handle(message, of: run, handler: &handler)
+    }
+    if run.hooks.onMilestone != nil { collectMilestones(into: &handler.effects) }
     if let context = run.context, !toldFirstScreen, let screen = context.firstScreen,
       scheduler.milestoneTimes[screen] != nil
     {
       toldFirstScreen = true
-      context.reachedFirstScreen()
+      handler.effects.append(.firstScreen)
     }
-    if scheduler.isFinished || scheduler.pendingEventCount >= 256 { publishEvents(of: run) }
-    collectEnsured(of: run)
-    rearmTimer(of: run)
+    if run.events != nil, scheduler.isFinished || scheduler.pendingEventCount >= 256 {
+      let burst = scheduler.takeEvents()
+      if !burst.isEmpty { handler.effects.append(.publish(burst)) }
+    }
+    collectEnsured(of: run, into: &handler.ensured)
+    rearmTimer(handler: &handler)
     if scheduler.isFinished, !wasFinished { duration = run.elapsed }
-    if wasFinished, !ensured.isEmpty { lateEnd = run.elapsed }
-    return !scheduler.isFinished || run.staysOpen
+    if wasFinished, !handler.ensured.isEmpty { lateEnd = run.elapsed }
+    let goesOn = !scheduler.isFinished || run.staysOpen
+    if !goesOn { handler.effects.append(.stopTimer) }
+    return goesOn
   }
 
   /// Gathers the results of the on-demand steps that ended.
-  private mutating func collectEnsured(of run: LaunchRun) {
+  private mutating func collectEnsured(
+    of run: LaunchRun, into ensured: inout [(String, Result<(any Sendable)?, LaunchFailure>)]
+  ) {
     for step in scheduler.takeEndedOnDemandSteps() {
       ensured.append((run.plan.steps[step].id, result(of: step, in: run)))
     }
@@ -496,20 +661,13 @@ private struct RunState {
     }
   }
 
-  /// The results gathered for ensure callers; they are handed over once.
-  mutating func takeEnsured() -> [(String, Result<(any Sendable)?, LaunchFailure>)] {
-    defer { ensured = [] }
-    return ensured
-  }
-
   /// Milestones reached and not told yet.
   private var toldMilestones: [Bool] = []
   /// Whether the launch record was told the first screen was reached.
   private var toldFirstScreen = false
 
-  private mutating func tellMilestones(
-    to hook: @Sendable (String, Duration) -> Void, of run: LaunchRun
-  ) {
+  /// Collects the milestones reached and not told yet, for the hook.
+  private mutating func collectMilestones(into effects: inout [RunEffect]) {
     let times = scheduler.milestoneTimes
     if toldMilestones.count != times.count {
       toldMilestones = Array(repeating: false, count: times.count)
@@ -517,18 +675,13 @@ private struct RunState {
     for index in times.indices where !toldMilestones[index] {
       guard let time = times[index] else { continue }
       toldMilestones[index] = true
-      hook(run.plan.milestones[index].name, time)
+      effects.append(.milestone(index, time))
     }
   }
 
-  /// Hands the events so far to the run's listener, in one burst.
-  mutating func publishEvents(of run: LaunchRun) {
-    guard let events = run.events else { return }
-    let burst = scheduler.takeEvents()
-    if !burst.isEmpty { events.publish(burst) }
-  }
-
-  private mutating func handle(_ message: RunMessage, of run: LaunchRun) {
+  private mutating func handle(
+    _ message: RunMessage, of run: LaunchRun, handler: inout RunHandler
+  ) {
     // One clock reading per message, which is also when the attempts it starts start.
     let now: Duration
     switch message {
@@ -544,12 +697,12 @@ private struct RunState {
         skipped: run.context?.skips ?? [])
     case .control(let command):
       now = run.elapsed
-      handle(command, at: now, of: run)
+      handle(command, at: now, of: run, ensured: &handler.ensured)
     case .finished(let token, let outcome, let began):
       now = run.elapsed
       if let began { scheduler.attemptBegan(token: token, at: began) }
       let liveStep = scheduler.step(forLiveToken: token)
-      if let step = liveStep, tasks[step]?.token == token { tasks[step] = nil }
+      if let step = liveStep { handler.effects.append(.forget(step: step, token: token)) }
       let result: LaunchScheduler.AttemptResult
       switch outcome {
       case .succeeded: result = .succeeded
@@ -564,29 +717,31 @@ private struct RunState {
           || scheduler.records[step].refreshState == .succeeded
       {
         run.outputs.withLock { $0[step] = value }
-        run.hooks.onOutput?(run.plan.steps[step].id, value)
-        run.context?.stepSucceeded(step)
         // A fallback's output is no better than what the next launch's step would make.
-        if run.plan.steps[step].cacheKey != nil, !scheduler.records[step].usedFallback {
-          run.save(value, of: step)
+        let saves = run.plan.steps[step].cacheKey != nil && !scheduler.records[step].usedFallback
+        if saves || run.hooks.onOutput != nil || run.context != nil {
+          handler.effects.append(.output(step: step, value: value, saves: saves))
         }
       }
     case .report(let token, let message):
       now = run.elapsed
       scheduler.stepReported(token: token, message: message, at: now)
     case .timer(let deadline):
-      if armedDeadline == deadline { armedDeadline = nil }
+      if handler.armedDeadline == deadline { handler.armedDeadline = nil }
       now = max(run.elapsed, deadline)
       scheduler.advance(to: now)
     case .cancel:
       now = run.elapsed
       scheduler.cancel(at: now)
     }
-    carryOut(at: now, of: run)
+    collectActions(at: now, into: &handler.effects)
   }
 
   /// Applies what the app said through its control.
-  private mutating func handle(_ command: ControlCommand, at now: Duration, of run: LaunchRun) {
+  private mutating func handle(
+    _ command: ControlCommand, at now: Duration, of run: LaunchRun,
+    ensured: inout [(String, Result<(any Sendable)?, LaunchFailure>)]
+  ) {
     switch command {
     case .pause: scheduler.pause(at: now)
     case .resume(let pausedFor): scheduler.resume(at: now, pausedFor: pausedFor)
@@ -627,87 +782,23 @@ private struct RunState {
     }
   }
 
-  /// Starts and cancels the attempts the scheduler asked for.
-  private mutating func carryOut(at now: Duration, of run: LaunchRun) {
-    // Moved out for the closure below, which may not reach `self` while `scheduler` (part of
-    // `self`) is being changed; moving an array out and back is two pointer swaps.
-    var tasks = self.tasks
-    self.tasks = []
+  /// Collects the attempts the scheduler asked to start and cancel.
+  private mutating func collectActions(at now: Duration, into effects: inout [RunEffect]) {
     scheduler.drainActions { action in
       switch action {
-      case .start(let attempt):
-        tasks[attempt.step] = (attempt.token, Self.launch(attempt, at: now, of: run))
-      case .cancel(let attempt):
-        if let current = tasks[attempt.step], current.token == attempt.token {
-          current.task.cancel()
-          tasks[attempt.step] = nil
-        }
+      case .start(let attempt): effects.append(.start(attempt, at: now))
+      case .cancel(let attempt): effects.append(.cancel(attempt))
       }
     }
-    self.tasks = tasks
   }
 
   /// Keeps one timer armed for the scheduler's earliest deadline; a later deadline never
   /// replaces an armed earlier one, so steps with timeouts cost no timer each.
-  private mutating func rearmTimer(of run: LaunchRun) {
+  private mutating func rearmTimer(handler: inout RunHandler) {
     guard let next = scheduler.nextDeadline() else { return }
-    if let armedDeadline, armedDeadline <= next { return }
-    timer?.cancel()
-    armedDeadline = next
-    @Sendable func fire() async {
-      do {
-        try await run.clock.sleep(next)
-      } catch {
-        return
-      }
-      run.post(.timer(deadline: next))
-    }
-    if let activity = run.activity {
-      activity.begin()
-      timer = Task(priority: .high) { await activity.run { await fire() } }
-    } else {
-      timer = Task(priority: .high) { await fire() }
-    }
-  }
-
-  private static func launch(
-    _ attempt: LaunchScheduler.Attempt, at now: Duration, of run: LaunchRun
-  ) -> Task<Void, Never> {
-    // The planned step's fields are read in place: a copy of the plan or of the step would
-    // retain every reference they hold, on every attempt.
-    let step = attempt.step
-    let isBlocking =
-      attempt.isFallback
-      ? (run.plan.steps[step].fallbackAction ?? run.plan.steps[step].action).isBlocking
-      : run.plan.steps[step].action.isBlocking
-    let isMain = run.plan.steps[step].isolation == .main
-    let running = RunningAttempt(attempt, start: now, run: run, isMain: isMain)
-    let priority =
-      attempt.isRefresh
-      ? TaskPriority.background : run.plan.steps[step].effectivePriority.taskPriority
-    // Unstructured on purpose: a timeout must let the launch move on even when a plugin
-    // ignores cancellation, and a task group would wait for such a child forever. The run
-    // keeps every handle and cancels it when the attempt times out or the launch ends.
-    if let activity = run.activity {
-      // On a test clock: counted from before the task exists to its end.
-      let executor: (any TaskExecutor)? =
-        isMain ? MainThreadExecutor.shared : isBlocking ? BlockingExecutor.shared : nil
-      activity.begin()
-      return Task(executorPreference: executor, priority: priority) {
-        await activity.run { await running.execute() }
-      }
-    }
-    if isMain {
-      return Task(executorPreference: MainThreadExecutor.shared, priority: priority) {
-        await running.execute()
-      }
-    }
-    if isBlocking {
-      return Task(executorPreference: BlockingExecutor.shared, priority: priority) {
-        await running.execute()
-      }
-    }
-    return Task(priority: priority) { await running.execute() }
+    if let armed = handler.armedDeadline, armed <= next { return }
+    handler.armedDeadline = next
+    handler.effects.append(.arm(next))
   }
 }
 

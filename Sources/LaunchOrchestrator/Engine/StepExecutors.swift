@@ -1,65 +1,191 @@
 import Dispatch
 import Foundation
 
-/// Runs blocking steps on threads of its own, adding a thread whenever every existing one is
-/// busy, so synchronous I/O never occupies Swift's cooperative pool (one thread per core).
+#if canImport(Darwin)
+  import Darwin
+#endif
+
+/// Runs blocking steps on threads of its own, so synchronous I/O never occupies Swift's
+/// cooperative pool (one thread per core): a thread is added whenever every existing one is
+/// busy, up to a bound, and a thread idle for a while exits.
 ///
 /// On Linux a concurrent `DispatchQueue` shares libdispatch's width-limited pool, which is
-/// why this executor owns plain threads instead.
+/// why this executor owns plain threads instead. On Apple platforms each job runs at the
+/// quality of service of its task's priority (``QualityOfService``), so a `critical` store
+/// open is not scheduled like a `background` cleanup.
 final class BlockingExecutor: TaskExecutor {
-  /// The executor every launch shares; its threads live as long as the process.
-  static let shared = BlockingExecutor(maximumThreads: 256)
+  /// The executor every launch shares.
+  static let shared = BlockingExecutor(
+    maximumThreads: defaultMaximumThreads, idleTimeout: .seconds(2))
 
-  private struct Queue {
+  /// How many threads the shared pool keeps at most: 64. Blocking steps wait on the disk or
+  /// the network, not the processor, so the bound is not a multiple of the cores (four per
+  /// core would be eight on a two-core machine, and the bench's 50 concurrent 10 ms blocking
+  /// steps would take about seven times as long); it is there so that a launch of many
+  /// blocking steps, or of steps that hang ignoring cancellation, cannot grow the process
+  /// without limit (the bound was 256, each thread with its stack). Jobs beyond it wait for
+  /// a thread; a step's timeout still fires on time, since timers run on the cooperative
+  /// pool.
+  static let defaultMaximumThreads = 64
+
+  /// The quality of service a blocking job runs at on Apple platforms, from its priority.
+  enum QualityOfService: Equatable, CaseIterable {
+    case userInitiated, `default`, utility, background
+
+    /// The class of a task of `priority`: each of Swift's priorities is the class of the
+    /// same number (`high` and `userInitiated` 25, `medium` 21, `low` and `utility` 17,
+    /// `background` 9), and a raw value between two is rounded down to the lower class.
+    /// `userInteractive` is left to the main thread: a blocking job never needs it. A job
+    /// without a priority (0) runs at the default class.
+    init(_ priority: TaskPriority) {
+      switch priority.rawValue {
+      case TaskPriority.high.rawValue...: self = .userInitiated
+      case TaskPriority.medium.rawValue...: self = .default
+      case TaskPriority.low.rawValue...: self = .utility
+      case 1...: self = .background
+      default: self = .default
+      }
+    }
+
+    /// The class a step of `priority` runs at: `critical` and `high` user-initiated,
+    /// `normal` default, `low` utility, `background` background. The engine gives the
+    /// step's task ``StepPriority/taskPriority``, and the job carries it here.
+    init(_ priority: StepPriority) {
+      self.init(priority.taskPriority)
+    }
+
+    #if canImport(Darwin)
+      /// The Darwin class.
+      var qosClass: qos_class_t {
+        switch self {
+        case .userInitiated: QOS_CLASS_USER_INITIATED
+        case .default: QOS_CLASS_DEFAULT
+        case .utility: QOS_CLASS_UTILITY
+        case .background: QOS_CLASS_BACKGROUND
+        }
+      }
+    #endif
+  }
+
+  private struct Pool {
     var jobs: [UnownedJob] = []
     var head = 0
-    var idleThreads = 0
+    /// The idle threads' wake-ups, the most recently idle last: it is woken first, so under
+    /// a light load the same few threads take the work and the rest time out and exit.
+    var idle: [DispatchSemaphore] = []
     var threadCount = 0
+    /// The most threads alive at once, for tests.
+    var peakThreadCount = 0
 
     var isEmpty: Bool { head == jobs.count }
+
+    mutating func takeJob() -> UnownedJob? {
+      guard !isEmpty else { return nil }
+      let job = jobs[head]
+      head += 1
+      if isEmpty {
+        jobs.removeAll(keepingCapacity: true)
+        head = 0
+      }
+      return job
+    }
   }
 
-  private let maximumThreads: Int
-  private let queue = Locked(Queue())
+  private enum Wake {
+    case none, spawn
+    case idle(DispatchSemaphore)
+  }
 
-  init(maximumThreads: Int) {
+  let maximumThreads: Int
+  /// How long a thread waits for a job before it exits.
+  let idleTimeout: Duration
+  private let pool = Locked(Pool())
+
+  init(maximumThreads: Int, idleTimeout: Duration) {
+    precondition(maximumThreads > 0, "a pool needs a thread")
     self.maximumThreads = maximumThreads
+    self.idleTimeout = idleTimeout
   }
+
+  /// How many threads are alive now, idle ones included.
+  var threadCount: Int { pool.withLock(\.threadCount) }
+
+  /// The most threads that were alive at once.
+  var peakThreadCount: Int { pool.withLock(\.peakThreadCount) }
 
   func enqueue(_ job: consuming ExecutorJob) {
     let job = UnownedJob(job)
-    let spawn = queue.withLock { queue in
-      queue.jobs.append(job)
-      let spawn =
-        queue.jobs.count - queue.head > queue.idleThreads && queue.threadCount < maximumThreads
-      if spawn { queue.threadCount += 1 }
-      return spawn
+    let wake = pool.withLock { pool -> Wake in
+      pool.jobs.append(job)
+      // Each job queued while threads are idle takes one of them: a woken thread always
+      // finds a job, and no job waits while a thread sleeps.
+      if let idle = pool.idle.popLast() { return .idle(idle) }
+      guard pool.threadCount < maximumThreads else { return .none }
+      pool.threadCount += 1
+      pool.peakThreadCount = max(pool.peakThreadCount, pool.threadCount)
+      return .spawn
     }
-    queue.signal()
-    if spawn {
+    switch wake {
+    case .none: break
+    case .idle(let thread): thread.signal()
+    case .spawn:
       let thread = Thread { [self] in work() }
       thread.name = "launch-blocking"
       thread.start()
     }
   }
 
+  /// A thread's life: jobs while there are any, then a wait for the next, until one idle
+  /// timeout passes without a job.
   private func work() {
+    // A semaphore per thread, not one condition for all: a condition wakes any waiter, so
+    // a trickle of jobs would keep every thread alive; this wakes the last to go idle.
+    let wakeUp = DispatchSemaphore(value: 0)
+    #if canImport(Darwin)
+      var current: QualityOfService?
+    #endif
     while true {
-      queue.withLock { $0.idleThreads += 1 }
-      let job = queue.withLock(
-        when: { !$0.isEmpty },
-        { queue in
-          queue.idleThreads -= 1
-          let job = queue.jobs[queue.head]
-          queue.head += 1
-          if queue.isEmpty {
-            queue.jobs.removeAll(keepingCapacity: true)
-            queue.head = 0
+      let next = pool.withLock { pool -> UnownedJob? in
+        if let job = pool.takeJob() { return job }
+        pool.idle.append(wakeUp)
+        return nil
+      }
+      guard let job = next else {
+        if wakeUp.wait(timeout: .now() + .nanoseconds(Self.nanoseconds(idleTimeout)))
+          == .timedOut
+        {
+          let exits = pool.withLock { pool in
+            // Still idle: no job was handed to this thread, so it may go.
+            guard let index = pool.idle.firstIndex(where: { $0 === wakeUp }) else {
+              return false
+            }
+            pool.idle.remove(at: index)
+            pool.threadCount -= 1
+            return true
           }
-          return job
-        })
+          if exits { return }
+          // A job was handed over just as the wait ran out: take the wake-up that comes
+          // with it, so the semaphore is balanced for the next wait.
+          wakeUp.wait()
+        }
+        continue
+      }
+      #if canImport(Darwin)
+        // The job's priority is its task's, escalation included; the class is set only when
+        // it changes, a system call saved for runs of jobs of one priority.
+        let quality = QualityOfService(TaskPriority(rawValue: job.priority.rawValue))
+        if quality != current {
+          pthread_set_qos_class_self_np(quality.qosClass, 0)
+          current = quality
+        }
+      #endif
       job.runSynchronously(on: asUnownedTaskExecutor())
     }
+  }
+
+  private static func nanoseconds(_ duration: Duration) -> Int {
+    let (seconds, attoseconds) = duration.components
+    return Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
   }
 }
 
