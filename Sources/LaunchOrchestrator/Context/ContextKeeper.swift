@@ -259,7 +259,8 @@ final class ContextKeeper: Sendable {
       record.release(process: process, launch: number)
     }
     var notes = state.withLock(\.notes)
-    for write in state.withLock(\.writes) { notes += await write.value }
+    // Each write hands on the notes of those before it: the last has them all.
+    if let last = state.withLock(\.writes.last) { notes += await last.value }
     let number = await launchNumber()
     if number > 0, let file {
       _ = Self.running.withLock { $0.remove("\(number) \(file.url.path)") }
@@ -284,13 +285,19 @@ final class ContextKeeper: Sendable {
   ) {
     guard let file else { return }
     let isBusy = isBusy
-    let task = Task(executorPreference: BlockingExecutor.shared, priority: .utility) {
-      let number = await self.launchNumber()
-      guard number > 0 || evenUncounted else { return [String]() }
-      let update = file.update(waiting: Self.updateWait) { change(&$0, number) }
-      // A launch that found the record locked at its start said so once already.
-      return isBusy && update.wasBusy ? [] : update.notes
+    // In the order they were asked for: a step's success is recorded before the launch's
+    // end lets go of its claims, so no launch starting in between runs the step again.
+    state.withLock { state in
+      let previous = state.writes.last
+      let task = Task(executorPreference: BlockingExecutor.shared, priority: .utility) {
+        let notes = await previous?.value ?? []
+        let number = await self.launchNumber()
+        guard number > 0 || evenUncounted else { return notes }
+        let update = file.update(waiting: Self.updateWait) { change(&$0, number) }
+        // A launch that found the record locked at its start said so once already.
+        return notes + (isBusy && update.wasBusy ? [] : update.notes)
+      }
+      state.writes.append(task)
     }
-    state.withLock { $0.writes.append(task) }
   }
 }
