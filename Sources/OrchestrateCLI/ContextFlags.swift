@@ -19,6 +19,27 @@ struct ContextFlags {
   /// Whether any flag was given: the launch is then rehearsed, and the record left alone.
   var isRehearsal: Bool { reason != nil || prewarmed || firstLaunch || afterUpgrade || safeMode }
 
+  /// A warning when `--reason` names a reason a letter or a case away from a known one.
+  var reasonWarning: String? {
+    guard let reason, let known = LaunchContext.Reason.nearKnown(reason) else { return nil }
+    return
+      "Warning: '--reason \(reason)' is not a known launch reason; did you mean '\(known)'? (Other names are allowed, for reasons the app hands on itself.)"
+  }
+
+  /// Refuses flags that together describe a launch no record can give: a first launch has
+  /// no launch before it, so it is never the first after an upgrade.
+  func validate(
+    firstLaunch firstOption: ArgumentDeclaration, afterUpgrade afterOption: ArgumentDeclaration
+  )
+    throws(CLIError)
+  {
+    if firstLaunch, afterUpgrade {
+      throw .invalidValue(
+        "'\(firstOption.name)' and '\(afterOption.name)' cannot be used together: the first launch after install has no earlier version to upgrade from. Rehearse one of them."
+      )
+    }
+  }
+
   /// The context the flags rehearse: the one the record gives the next launch of `plan`
   /// (read, never written), each flag given over it; notes say what was wrong with the record.
   func context(for plan: LaunchPlan, version: String?) -> (LaunchContext, notes: [String]) {

@@ -8,13 +8,16 @@ struct PlanCommand: Command {
   let console: Console
 
   func execute() async throws(CLIError) -> ExitCode {
-    let plan = try ManifestLoading(registry: registry, console: console).load(options.manifest)
+    let plan = try ManifestLoading(registry: registry, console: console).load(
+      options.manifest,
+      dataDirectory: try DataFolder.checked(options.dataDirectory, option: options.$dataDirectory))
     var (earlier, origin, isHistory) = try readDurations(of: plan.name)
     if isHistory, let median = earlier { earlier = fitted(median, to: plan) }
     if let earlier, let path = options.durations {
       try check(earlier, from: path, against: plan, isHistory: isHistory)
     }
     let flags = options.contextFlags
+    if let warning = flags.reasonWarning { console.err(warning) }
     let version = (options.appVersion ?? plan.manifest.app)?.version
     let context = flags.context(for: plan, version: version)
     for note in context.notes { console.err("Note: \(note).") }

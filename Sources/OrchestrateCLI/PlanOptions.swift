@@ -33,6 +33,9 @@ package struct PlanOptions: CommandOptions {
     parse: .appInfo)
   package var appVersion: AppInfo?
 
+  @Option("--data-dir", valueName: "folder", help: DataFolder.help, parse: .path)
+  package var dataDirectory: String?
+
   @Option("--reason", valueName: "name", help: ContextFlags.reasonHelp)
   package var reason: String?
 
@@ -49,6 +52,10 @@ package struct PlanOptions: CommandOptions {
   package var safeMode: Bool
 
   package init() {}
+
+  package func validate() throws(CLIError) {
+    try contextFlags.validate(firstLaunch: $firstLaunch, afterUpgrade: $afterUpgrade)
+  }
 
   /// The launch-context flags.
   var contextFlags: ContextFlags {

@@ -7,6 +7,7 @@ extension RunCommand {
   func launchRecordUse(for plan: LaunchPlan, environment: LaunchEnvironment) -> LaunchRecordUse {
     let flags = options.contextFlags
     guard flags.isRehearsal else { return .automatic }
+    if let warning = flags.reasonWarning { console.err(warning) }
     let version = (environment[AppInfo.self] ?? plan.manifest.app)?.version
     let (context, notes) = flags.context(for: plan, version: version)
     for note in notes { console.err("Note: \(note).") }

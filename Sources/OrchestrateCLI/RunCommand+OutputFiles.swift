@@ -249,8 +249,10 @@ extension RunCommand {
 
     /// Refuses, before the launch runs, an output that names a file the launch reads or
     /// writes: a path any step's parameters give (a store with its `-wal`, `-shm` and
-    /// `-journal`, a queue, a state file, a file in a migrations or images folder), the
-    /// cache's folder, and the `--history` folder.
+    /// `-journal`, a queue, a state file, a file in a migrations or images folder) and the
+    /// `.lock` file beside each that the app and the launch lock to write it, the cache's
+    /// folder, the launch record with its lock and folder, and the `--history` folder. This
+    /// is the one list of the files a launch uses.
     /// - Throws: a usage ``CLIError`` naming the output and the step's parameter.
     func refuseFiles(of plan: LaunchPlan, registry: PluginRegistry, history: String?)
       throws(CLIError)
@@ -264,13 +266,22 @@ extension RunCommand {
           else { continue }
           let owner = "'\(parameter.name)' of step '\(plan.manifest.steps[index].id)'"
           for base in [plan.dataDirectory, plan.manifestDirectory] {
-            let resolved = StepContext.resolve(value, against: base).path
-            used.append((resolved, owner))
-            for suffix in Self.companionSuffixes { used.append((resolved + suffix, owner)) }
+            let resolved = StepContext.resolve(value, against: base)
+            used.append((resolved.path, owner))
+            for suffix in Self.companionSuffixes { used.append((resolved.path + suffix, owner)) }
+            // The lock the app and the launch take to write a shared file: replacing it
+            // would give the two of them different locks.
+            used.append((SharedFile(url: resolved).lockURL.path, owner))
           }
         }
       }
-      used.append((plan.cacheDirectory.path, "the launch's cache"))
+      let record = LaunchRecordFile(dataDirectory: plan.dataDirectory, manifestName: plan.name)
+      used += [
+        (plan.cacheDirectory.path, "the launch's cache"),
+        (record.folder.path, "the launch records"),
+        (record.url.path, "the launch record"),
+        (record.lockURL.path, "the launch record's lock"),
+      ]
       if let history { used.append((history, "'--history'")) }
       for (path, owner) in used {
         guard let usedIdentity = FileIdentity(path: path) else { continue }

@@ -99,20 +99,8 @@ extension RunCommand {
       exitCode: missing.allSatisfy { $0.typeName == appInfo } ? .usage : .failure)
   }
 
-  /// `--data-dir`, which must be an existing folder: data written elsewhere than asked would
-  /// be lost to the user.
+  /// `--data-dir`, which must be an existing folder.
   func checkedDataDirectory() throws(CLIError) -> String? {
-    guard let folder = options.dataDirectory else { return nil }
-    var isFolder: ObjCBool = false
-    let exists = FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder)
-    guard exists, isFolder.boolValue else {
-      let problem =
-        exists ? "is a file, not a folder; name a folder" : "does not exist; create it first"
-      throw CLIError(
-        message:
-          "The data folder '\(folder)' given to '\(options.$dataDirectory.name)' \(problem).",
-        exitCode: .missingInput)
-    }
-    return folder
+    try DataFolder.checked(options.dataDirectory, option: options.$dataDirectory)
   }
 }

@@ -94,8 +94,7 @@ package struct RunOptions: CommandOptions {
 
   @Option(
     "--data-dir", valueName: "folder",
-    help: "Resolve relative data paths in params against this folder, not the manifest's.",
-    parse: .path)
+    help: DataFolder.help, parse: .path)
   package var dataDirectory: String?
 
   @RepeatedOption(
@@ -136,6 +135,7 @@ package struct RunOptions: CommandOptions {
       throw .invalidValue(
         "'\(name)' works on the runs in a history folder; give '\($history.synopsis)' too.")
     }
+    try contextFlags.validate(firstLaunch: $firstLaunch, afterUpgrade: $afterUpgrade)
   }
 
   /// Whether the run prints no event lines: `--quiet` and `--json` print only at the end.

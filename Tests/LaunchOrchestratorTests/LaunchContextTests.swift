@@ -125,11 +125,12 @@ struct LaunchContextTests {
 
   @Test func theSessionSaysItRunsInSafeModeAfterLaunchesThatDied() async throws {
     let folder = try DataFolder()
-    // Two launches that started and never reached the first screen, in processes gone.
+    // Two launches that started and never reached the first screen, in a process that cannot
+    // be running (above any system's highest process number).
     var record = LaunchRecord()
-    _ = record.begin(version: "1.0", process: -1)
-    _ = record.begin(version: "1.0", process: -1)
-    _ = folder.record.update { $0 = record }
+    _ = record.begin(version: "1.0", process: Int32.max)
+    _ = record.begin(version: "1.0", process: Int32.max)
+    _ = folder.record.update(waiting: .seconds(1)) { $0 = record }
     let json = """
       { "version": 1, "safeMode": { "after": 2 }, "milestones": { "interactive": ["store"] },
         "steps": [
@@ -144,7 +145,7 @@ struct LaunchContextTests {
     #expect(await session.context?.launchNumber == 3)
     #expect(report.step("refresh")?.error == "safe mode")
     // Reaching the first screen ends safe mode for the next launch.
-    #expect(folder.record.read().record.recent.last?.state == .firstScreen)
+    #expect(folder.record.read().record?.recent.last?.state == .firstScreen)
     let next = await LaunchSession()
     let again = await next.run(
       try folder.plan(json), on: LaunchEngine(), environment: environment())
@@ -154,9 +155,9 @@ struct LaunchContextTests {
 
   @Test func aLaunchThatEndsOnARouteIsNotOneThatDied() {
     var record = LaunchRecord()
-    let first = record.begin(version: nil, process: -1)
+    let first = record.begin(version: nil, process: Int32.max)
     record.mark(first, .ended)
-    _ = record.begin(version: nil, process: -1)
+    _ = record.begin(version: nil, process: Int32.max)
     let facts = record.facts(
       for: LaunchContext(), version: nil, safeModeAfter: 2, process: 1
     ) { _ in false }
@@ -166,7 +167,7 @@ struct LaunchContextTests {
   @Test func theRecordStaysBoundedWhateverTheAppsAge() {
     var record = LaunchRecord()
     for number in 1...1000 {
-      _ = record.begin(version: "1.\(number)", process: -1)
+      _ = record.begin(version: "1.\(number)", process: Int32.max)
       record.recordOnce("migrate", version: "1.\(number)")
       record.recordOnce("gone\(number % 3)", version: "1.\(number)")
     }
@@ -194,7 +195,7 @@ struct LaunchContextTests {
     #expect(report.contextNotes.first?.contains("moved aside") == true)
     let names = try FileManager.default.contentsOfDirectory(atPath: records.path)
     #expect(names.contains { $0.hasPrefix("test.json.damaged-") })
-    #expect(folder.record.read().record.launchCount == 1)
+    #expect(folder.record.read().record?.launchCount == 1)
   }
 
   @Test func aLaunchTiedToNoContextTouchesNoFile() async throws {

@@ -127,22 +127,40 @@ struct LaunchContextCommandTests {
     #expect(!ordinary.stdout.contains("skipped  feed"))
   }
 
-  @Test func twentyProcessesLaunchingAtOnceLeaveARecordCountingTwenty() async throws {
-    let folder = try folder()
+  @Test func twentyProcessesLaunchingAtOnceLeaveARecordCountingTwentyAndRunOnceStepsOnce()
+    async throws
+  {
+    let folder = try TemporaryFolder()
+    try folder.write(
+      "app.json",
+      Self.manifest.replacingOccurrences(of: "%HANG%", with: "0s").replacingOccurrences(
+        of: #"{ "id": "feed""#,
+        with: #"{ "id": "setup", "plugin": "simulate", "once": "perInstall" }, { "id": "feed""#))
     let url = folder.url
-    try await withThrowingTaskGroup(of: Int32.self) { group in
-      for _ in 0..<20 {
+    let reports = try await withThrowingTaskGroup(of: LaunchReport.self) { group in
+      for index in 0..<20 {
         group.addTask {
-          try await Orchestrate.run(["run", "app.json", "--quiet"], in: url).status
+          let result = try await Orchestrate.run(
+            ["run", "app.json", "--quiet", "--report", "r\(index).json"], in: url)
+          #expect(result.status == 0, "\(result.stderr)")
+          return try LaunchReport(
+            jsonText: String(
+              contentsOf: url.appendingPathComponent("r\(index).json"), encoding: .utf8))
         }
       }
-      for try await status in group { #expect(status == 0) }
+      return try await group.reduce(into: []) { $0.append($1) }
     }
-    let record = LaunchRecordFile(dataDirectory: folder.url, manifestName: "Ctx").read()
-    #expect(record.notes.isEmpty)
-    #expect(record.record.launchCount == 20)
-    #expect(Set(record.record.recent.map(\.number)).count == LaunchRecord.recentLimit)
-    #expect(record.record.recent.allSatisfy { $0.state == .firstScreen })
+    // Each run-once step was claimed under the record's lock by one launch: it ran once.
+    #expect(reports.filter { $0.step("setup")?.state == .succeeded }.count == 1)
+    #expect(reports.filter { $0.step("migrate")?.state == .succeeded }.count == 1)
+    let read = LaunchRecordFile(dataDirectory: folder.url, manifestName: "Ctx").read()
+    #expect(read.notes.isEmpty)
+    let record = try #require(read.record)
+    #expect(record.launchCount == 20)
+    #expect(Set(record.recent.map(\.number)).count == LaunchRecord.recentLimit)
+    #expect(record.recent.allSatisfy { $0.state == .firstScreen })
+    // Every claim on a run-once step was let go, and the step ran in one launch of the 20.
+    #expect(record.claims == nil)
   }
 
   @Test func aDamagedRecordIsMovedAsideWithANoteAndTheLaunchGoesOn() async throws {
@@ -172,5 +190,194 @@ struct LaunchContextCommandTests {
       compared.stderr.contains(
         "'r.json' and 'first.json' are of different kinds of launch (ordinary; first launch), which are not timed alike; compare runs of the same kind."
       ))
+  }
+
+  // MARK: - Issue #22
+
+  /// Writes `json` as the record of manifest `Ctx` in `folder`.
+  private func writeRecord(_ json: String, in folder: TemporaryFolder) throws {
+    try FileManager.default.createDirectory(
+      at: folder.url.appendingPathComponent(".orchestrate-launches"),
+      withIntermediateDirectories: true)
+    try folder.write(".orchestrate-launches/Ctx.json", json)
+  }
+
+  @Test func anOutputNamingTheLaunchRecordItsLockOrASharedFilesLockIsRefusedBeforeTheLaunch()
+    async throws
+  {
+    let folder = try folder()
+    _ = try await run(folder)
+    try FileManager.default.createDirectory(
+      at: folder.url.appendingPathComponent(".data"), withIntermediateDirectories: true)
+    try folder.write(
+      "queue.json",
+      #"""
+      { "version": 1, "name": "Ctx",
+        "steps": [
+          { "id": "store", "plugin": "store.init", "params": { "path": ".data/library.sqlite" } },
+          { "id": "queue", "plugin": "queue.validate", "dependsOn": ["store"],
+            "params": { "path": ".data/enrichment-queue.json" } } ] }
+      """#)
+    let record = try Data(
+      contentsOf: folder.url.appendingPathComponent(".orchestrate-launches/Ctx.json"))
+    for (manifest, option, target) in [
+      ("app.json", "--report", ".orchestrate-launches/Ctx.json"),
+      ("app.json", "--trace", ".orchestrate-launches/.Ctx.json.lock"),
+      ("app.json", "--otlp", ".orchestrate-launches/other.json"),
+      ("queue.json", "--report", ".data/.enrichment-queue.json.lock"),
+    ] {
+      let result = try await Orchestrate.run(["run", manifest, option, target], in: folder.url)
+      #expect(result.status == 64, "\(option) \(target): \(result.stderr)")
+      #expect(result.stderr.contains("which the launch uses"), "\(result.stderr)")
+      #expect(!result.stdout.contains("start"))
+    }
+    let after = try Data(
+      contentsOf: folder.url.appendingPathComponent(".orchestrate-launches/Ctx.json"))
+    #expect(after == record)
+  }
+
+  @Test(arguments: [String(Int.max), "-1", "9223372036854775806"])
+  func aRecordWithAnAbsurdCountIsSetAsideInRunAndReadAsEmptyInPlan(_ count: String) async throws {
+    let folder = try folder()
+    try writeRecord(
+      #"{ "format": 1, "launchCount": \#(count), "once": {}, "recent": [] }"#, in: folder)
+    let plan = try await Orchestrate.run(["plan", "app.json"], in: folder.url)
+    #expect(plan.status == 0, "\(plan.stderr)")
+    #expect(plan.stderr.contains("the launch record is damaged (it counts"), "\(plan.stderr)")
+    let (report, result) = try await run(folder)
+    #expect(report.context?.isFirstLaunch == true)
+    #expect(report.context?.launchNumber == 1)
+    #expect(result.stderr.contains("moved aside to 'Ctx.json.damaged-"), "\(result.stderr)")
+  }
+
+  @Test func aRecordLockedByAnotherProcessDoesNotHoldUpTheLaunch() async throws {
+    let folder = try folder()
+    _ = try await run(folder)
+    try folder.write(
+      "slow.json",
+      Self.manifest.replacingOccurrences(of: "%HANG%", with: "0s").replacingOccurrences(
+        of: #""version": 1,"#, with: #""version": 1, "maxConcurrency": 1,"#))
+    let record = folder.path(".orchestrate-launches/Ctx.json")
+    var launch: CommandResult?
+    let holder = try await Orchestrate.run(
+      ["hold-lock", record, "30"], binary: "orchestrate-test-helper"
+    ) { process, stdout in
+      while !((try? String(contentsOf: stdout, encoding: .utf8)) ?? "").contains("locked") {
+        try await Task.sleep(for: .milliseconds(10))
+      }
+      launch = try await Orchestrate.run(
+        ["run", "slow.json", "--report", "r.json", "--quiet", "--app-version", "2.0"],
+        in: folder.url)
+      kill(process.processIdentifier, SIGKILL)
+    }
+    _ = holder
+    let result = try #require(launch)
+    #expect(result.status == 0, "\(result.stderr)")
+    let report = try LaunchReport(
+      jsonText: String(contentsOf: folder.url.appendingPathComponent("r.json"), encoding: .utf8))
+    // The lock is held for 30 s; the launch's first step starts in well under a second of
+    // its active time, whatever the machine's load.
+    let first = try #require(report.steps.compactMap(\.start).min())
+    #expect(first < .seconds(1))
+    #expect(report.context?.isFirstLaunch == false)
+    #expect(report.step("migrate")?.error == "launch record locked; left to a later launch")
+    let notes = result.stderr.components(separatedBy: "stayed locked by another process").count - 1
+    #expect(notes == 1, "\(result.stderr)")
+  }
+
+  @Test func planReadsTheRecordInTheDataFolderItIsGiven() async throws {
+    let folder = try folder()
+    try FileManager.default.createDirectory(
+      at: folder.url.appendingPathComponent("d1"), withIntermediateDirectories: true)
+    _ = try await run(folder, ["--data-dir", "d1"])
+    let plan = try await Orchestrate.run(["plan", "app.json", "--data-dir", "d1"], in: folder.url)
+    #expect(plan.status == 0, "\(plan.stderr)")
+    #expect(plan.stdout.contains("context: reason userTap, launch 2 (the next launch"))
+    let missing = try await Orchestrate.run(
+      ["plan", "app.json", "--data-dir", "nowhere"], in: folder.url)
+    #expect(missing.status == 66)
+  }
+
+  @Test func firstLaunchAndAfterUpgradeTogetherAreRefused() async throws {
+    let folder = try folder()
+    for command in ["run", "plan"] {
+      let result = try await Orchestrate.run(
+        [command, "app.json", "--first-launch", "--after-upgrade"], in: folder.url)
+      #expect(result.status == 64)
+      #expect(
+        result.stderr.contains(
+          "'--first-launch' and '--after-upgrade' cannot be used together"), "\(result.stderr)")
+    }
+  }
+
+  @Test(arguments: [false, true])
+  func aFileOrALinkWhereTheRecordsFolderGoesIsOneNoteInWords(_ isLink: Bool) async throws {
+    let folder = try folder()
+    let records = folder.url.appendingPathComponent(".orchestrate-launches")
+    let elsewhere = folder.url.appendingPathComponent("elsewhere")
+    if isLink {
+      try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+      try FileManager.default.createSymbolicLink(at: records, withDestinationURL: elsewhere)
+    } else {
+      try folder.write(".orchestrate-launches", "not a folder")
+    }
+    let (report, result) = try await run(folder)
+    #expect(report.outcome == .succeeded)
+    let what = isLink ? "a symbolic link, which is not followed" : "a file"
+    #expect(
+      report.contextNotes == [
+        "the launch record's folder '\(records.path)' is \(what); the record was not kept (move it away to keep launch records)"
+      ])
+    #expect(!result.stderr.contains("Error Domain"))
+    #expect(report.context?.isFirstLaunch == false)
+    if isLink {
+      #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path).isEmpty)
+    }
+  }
+
+  @Test func reasonsNearAKnownOneAreWarnedOfInValidateAndOnTheCommandLine() async throws {
+    let folder = try TemporaryFolder()
+    try folder.write(
+      "app.json",
+      #"""
+      { "version": 1, "name": "Ctx", "steps": [
+        { "id": "a", "plugin": "simulate", "when": { "reason": ["usertap", "notifcation", "watch"] } } ] }
+      """#)
+    let validate = try await Orchestrate.run(["validate", "app.json"], in: folder.url)
+    #expect(validate.status == 0, "\(validate.stderr)")
+    #expect(
+      validate.stdout.contains("'usertap' is not a known launch reason; did you mean 'userTap'?"))
+    #expect(
+      validate.stdout.contains(
+        "'notifcation' is not a known launch reason; did you mean 'notification'?"))
+    #expect(!validate.stdout.contains("'watch'"))
+    #expect(validate.stdout.contains("0 errors, 2 warnings"), "\(validate.stdout)")
+    let plan = try await Orchestrate.run(
+      ["plan", "app.json", "--reason", "UserTap"], in: folder.url)
+    #expect(plan.status == 0)
+    #expect(
+      plan.stderr.contains(
+        "Warning: '--reason UserTap' is not a known launch reason; did you mean 'userTap'?"))
+  }
+
+  @Test func versionsCompareByTheirNumbersAndADowngradeIsNoUpgrade() async throws {
+    let folder = try folder()
+    var seen: [String] = []
+    for version in ["1.0", "1.0.0", "2.0", "1.0", "1.10", "1.9"] {
+      let (report, result) = try await run(folder, ["--app-version", version])
+      let downgrade = result.stderr.contains("the app was downgraded")
+      seen.append(
+        "\(version) upgrade=\(report.context?.isFirstLaunchAfterUpgrade == true) downgrade=\(downgrade) migrate=\(report.step("migrate")?.state.rawValue ?? "-")"
+      )
+    }
+    #expect(
+      seen == [
+        "1.0 upgrade=false downgrade=false migrate=succeeded",
+        "1.0.0 upgrade=false downgrade=false migrate=skipped",
+        "2.0 upgrade=true downgrade=false migrate=succeeded",
+        "1.0 upgrade=false downgrade=true migrate=skipped",
+        "1.10 upgrade=true downgrade=false migrate=succeeded",
+        "1.9 upgrade=false downgrade=true migrate=succeeded",
+      ])
   }
 }

@@ -18,6 +18,7 @@ import StoreInitPlugin
 ///     orchestrate-test-helper recover <manifest> <point>
 ///     orchestrate-test-helper cache-launches <manifest> <count>
 ///     orchestrate-test-helper store-append <folder> <first> <count> <maxReports>
+///     orchestrate-test-helper hold-lock <file> <seconds>
 struct Entry: Encodable {
   var workId: Int64
   var n: Int
@@ -80,6 +81,19 @@ case ("recover", 3):
     let plan = try ManifestLoader(registry: registry).load(path: values[0])
     let report = await LaunchEngine().run(plan)
     print(report.outcome)
+  } catch {
+    fail("\(error)")
+  }
+case ("hold-lock", 3):
+  // Holds a shared file's write lock, as another process writing it would, until killed or
+  // `seconds` have passed.
+  let values = Array(arguments.dropFirst())
+  guard let seconds = UInt32(values[1]) else { fail("bad seconds") }
+  do {
+    try SharedFile(url: URL(fileURLWithPath: values[0])).withWriteLock {
+      FileHandle.standardOutput.write(Data("locked\n".utf8))
+      sleep(seconds)
+    }
   } catch {
     fail("\(error)")
   }

@@ -25,8 +25,16 @@ final class ContextKeeper: Sendable {
   private let plan: LaunchPlan
   /// The record to update; `nil` for a rehearsal.
   private let file: LaunchRecordFile?
+  /// The launch's number in the record, known at its start; 0 when it is counted later
+  /// (``counting``) or not at all.
   private let number: Int
+  /// The launch being counted off the launch's path, for a launch that found the record
+  /// locked at its start: its number once counted, 0 when it could not be.
+  private let counting: Task<Int, Never>?
   private let version: String?
+  /// Whether the record was locked or unusable at the start: its end writes only what the
+  /// record must keep (run-once steps that succeeded), and says nothing more about the lock.
+  private let isBusy: Bool
   private let state: Locked<State>
 
   private struct State {
@@ -37,8 +45,11 @@ final class ContextKeeper: Sendable {
 
   private init(
     context: LaunchContext, skips: [ContextSkip], plan: LaunchPlan, file: LaunchRecordFile?,
-    number: Int, version: String?, notes: [String]
+    number: Int, version: String?, notes: [String], isBusy: Bool = false,
+    counting: Task<Int, Never>? = nil
   ) {
+    self.isBusy = isBusy
+    self.counting = counting
     self.context = context
     self.skips = skips
     self.plan = plan
@@ -50,9 +61,21 @@ final class ContextKeeper: Sendable {
     state = Locked(State(notes: notes))
   }
 
+  /// The longest a launch waits for the record's lock at its start: longer, and the launch
+  /// goes on with the record read without the lock, uncounted. Many launches starting at once
+  /// take their turns well within it, since each holds the lock for a read and a write.
+  static let startWait = Duration.milliseconds(250)
+  /// The longest each of the record's updates during and at the end of a launch waits for the
+  /// lock, off the launch's path: it delays only the launch's return, never its steps.
+  static let updateWait = Duration.seconds(2)
+
+  /// The launches of this process that are running, by record and number: their claims on
+  /// run-once steps hold; a claim of a launch of this process that is over holds nothing.
+  private static let running = Locked<Set<String>>([])
+
   /// Starts the context of a launch of `plan`: begins the launch in the record (or, for a
-  /// retry, goes on with the `previous` run's context), and judges the context's steps.
-  /// `nil` when the launch keeps no record.
+  /// retry, goes on with the `previous` run's context), claims the run-once steps it will
+  /// run, and judges the context's steps. `nil` when the launch keeps no record.
   static func start(
     plan: LaunchPlan, environment: LaunchEnvironment, use: LaunchRecordUse,
     previous: LaunchContext?
@@ -68,34 +91,119 @@ final class ContextKeeper: Sendable {
     case .rehearsed(let context):
       let (record, notes) = context.isFirstLaunch ? (LaunchRecord(), []) : file.read()
       return ContextKeeper(
-        context: context, skips: skips(of: plan, in: context, record: record, version: version),
+        context: context,
+        skips: skips(of: plan, in: context, record: record ?? LaunchRecord(), version: version),
         plan: plan, file: nil, number: context.launchNumber, version: version, notes: notes)
     case .automatic, .kept:
       if let previous {
         let (record, notes) = file.read()
         return ContextKeeper(
           context: previous,
-          skips: skips(of: plan, in: previous, record: record, version: version), plan: plan,
-          file: file, number: previous.launchNumber, version: version, notes: notes)
+          skips: skips(
+            of: plan, in: previous, record: record ?? LaunchRecord(), version: version),
+          plan: plan, file: file, number: previous.launchNumber, version: version, notes: notes)
       }
       let process = getpid()
-      let onceSteps = Set(
-        plan.contextSteps.filter { plan.manifest.steps[$0].once != nil }.map {
-          plan.steps[$0].id
-        })
-      let (started, notes) = file.update { record in
+      let onceSteps = plan.contextSteps.filter { plan.manifest.steps[$0].once != nil }
+      let onceIDs = Set(onceSteps.map { plan.steps[$0].id })
+      let started = file.update(waiting: startWait) { record in
         let facts = record.facts(
           for: given ?? LaunchContext(), version: version,
           safeModeAfter: plan.manifest.safeMode?.after, process: process)
-        let skips = skips(of: plan, in: facts, record: record, version: version)
-        _ = record.begin(version: version, process: process)
-        record.keepOnce(only: onceSteps)
-        return (facts, skips)
+        let downgrade = record.downgrade(to: version)
+        var skips = Self.skips(of: plan, in: facts, record: record, version: version)
+        let number = record.begin(version: version, process: process)
+        record.keepOnce(only: onceIDs)
+        running.withLock { _ = $0.insert("\(number) \(file.url.path)") }
+        // Each run-once step this launch will run is claimed first: a launch starting
+        // meanwhile leaves a step claimed by a live launch to it.
+        let skipped = Set(skips.map(\.step))
+        for index in onceSteps where !skipped.contains(index) {
+          guard let once = plan.manifest.steps[index].once else { continue }
+          let id = plan.steps[index].id
+          if let claimant = record.claimant(
+            of: id, once, version: version, process: process, launch: number,
+            isRunning: { isRunning($0, file: file) })
+          {
+            skips.append(
+              ContextSkip(
+                step: index,
+                reason: "run by another launch now (process \(claimant.process))",
+                keepsDependents: true))
+          } else {
+            record.claim(id, version: version, process: process, launch: number)
+          }
+        }
+        skips.sort { $0.step < $1.step }
+        var started = facts
+        started.launchNumber = number
+        return (started, skips, downgrade)
       }
+      if let (context, skips, downgrade) = started.value {
+        let notes =
+          started.notes
+          + (downgrade.map { [LaunchContext.downgradeNote(from: $0, to: version)] } ?? [])
+        return ContextKeeper(
+          context: context, skips: skips, plan: plan, file: file, number: context.launchNumber,
+          version: version, notes: notes)
+      }
+      // The record is locked by another process, or cannot be kept: the launch goes on at
+      // once. A locked record is read without the lock for the launch's facts, and the launch
+      // is counted off its path once the lock is free; run-once steps not done yet are left
+      // to a later launch, since only a claim made holding the lock keeps two launches from
+      // both running one. A record that cannot be kept gives unknown facts.
+      let given = given ?? LaunchContext()
+      let (record, readNotes) = started.wasBusy ? file.read() : (nil, [])
+      var context = LaunchContext.unknown(given)
+      var notes = started.notes
+      var skips: [ContextSkip] = []
+      var counting: Task<Int, Never>?
+      if let record {
+        context = record.facts(
+          for: given, version: version, safeModeAfter: plan.manifest.safeMode?.after,
+          process: process)
+        context.launchNumber = 0
+        skips = Self.skips(of: plan, in: context, record: record, version: version)
+        let skipped = Set(skips.map(\.step))
+        for index in onceSteps where !skipped.contains(index) {
+          skips.append(
+            ContextSkip(
+              step: index, reason: "launch record locked; left to a later launch",
+              keepsDependents: false))
+        }
+        skips.sort { $0.step < $1.step }
+        notes[0] +=
+          "; this launch read it without the lock and went on (run-once steps not done yet are left to a later launch)"
+        let key = file.url.path
+        counting = Task(executorPreference: BlockingExecutor.shared, priority: .utility) {
+          let update = file.update(waiting: updateWait) { record in
+            let number = record.begin(version: version, process: process)
+            running.withLock { _ = $0.insert("\(number) \(key)") }
+            return number
+          }
+          return update.value ?? 0
+        }
+      } else if started.wasBusy {
+        notes[0] +=
+          "; this launch went on without its facts (not the first launch, not after an upgrade, not in safe mode)"
+        skips = Self.skips(of: plan, in: context, record: LaunchRecord(), version: version)
+      } else {
+        skips = Self.skips(of: plan, in: context, record: LaunchRecord(), version: version)
+      }
+      notes += readNotes
       return ContextKeeper(
-        context: started.0, skips: started.1, plan: plan, file: file,
-        number: started.0.launchNumber, version: version, notes: notes)
+        context: context, skips: skips, plan: plan, file: record == nil ? nil : file,
+        number: 0, version: version, notes: notes, isBusy: true, counting: counting)
     }
+  }
+
+  /// Whether the launch holding `claim` is running: in another process that lives, or in
+  /// this one and not over.
+  private static func isRunning(_ claim: LaunchRecord.Claim, file: LaunchRecordFile) -> Bool {
+    if claim.process == getpid() {
+      return running.withLock { $0.contains("\(claim.launch) \(file.url.path)") }
+    }
+    return LaunchRecord.isAlive(claim.process)
   }
 
   /// The steps `context` keeps out of a launch of `plan`, in manifest order.
@@ -123,14 +231,18 @@ final class ContextKeeper: Sendable {
       defer { state.markedScreen = true }
       return !state.markedScreen
     }
-    if first { write { $0.mark(self.number, .firstScreen) } }
+    if first { write { record, number in record.mark(number, .firstScreen) } }
   }
 
-  /// Step `step` succeeded: a run-once step is recorded as done.
+  /// Step `step` succeeded: a run-once step is recorded as done, and its claim let go.
   func stepSucceeded(_ step: Int) {
     guard plan.manifest.steps[step].once != nil else { return }
     let id = plan.steps[step].id
-    write { $0.recordOnce(id, version: self.version) }
+    let (process, version) = (getpid(), version)
+    write(evenUncounted: true) { record, number in
+      record.recordOnce(id, version: version)
+      record.release(process: process, launch: number, steps: [id])
+    }
   }
 
   /// The launch is over with `outcome`: one that did not reach its first screen ended
@@ -138,22 +250,54 @@ final class ContextKeeper: Sendable {
   /// record's writes are done.
   func finish(outcome: LaunchOutcome) async -> [String] {
     let marked = state.withLock(\.markedScreen)
-    if !marked {
-      let reached = firstScreen == nil && (outcome == .succeeded || outcome == .degraded)
-      write { $0.mark(self.number, reached ? .firstScreen : .ended) }
+    let reached = firstScreen == nil && (outcome == .succeeded || outcome == .degraded)
+    let process = getpid()
+    // Claims on run-once steps that did not succeed (failed, skipped, cancelled) are let
+    // go, so that a later launch runs them.
+    write { record, number in
+      if !marked { record.mark(number, reached ? .firstScreen : .ended) }
+      record.release(process: process, launch: number)
     }
     var notes = state.withLock(\.notes)
-    for write in state.withLock(\.writes) { notes += await write.value }
-    return notes
+    // Each write hands on the notes of those before it: the last has them all.
+    if let last = state.withLock(\.writes.last) { notes += await last.value }
+    let number = await launchNumber()
+    if number > 0, let file {
+      _ = Self.running.withLock { $0.remove("\(number) \(file.url.path)") }
+    }
+    // One note for one problem, however many updates met it.
+    var seen = Set<String>()
+    return notes.filter { seen.insert($0).inserted }
   }
 
-  /// Changes the record on a thread of its own: never on the engine's handler, which starts
-  /// the next steps.
-  private func write(_ change: @escaping @Sendable (inout LaunchRecord) -> Void) {
+  /// The launch's number in the record, once it is counted; 0 when it is not.
+  private func launchNumber() async -> Int {
+    if let counting { return await counting.value }
+    return number
+  }
+
+  /// Changes the record on a thread of its own, after the launch is counted: never on the
+  /// engine's handler, which starts the next steps. `change` gets the launch's number; it
+  /// runs only for a counted launch, unless `evenUncounted`.
+  private func write(
+    evenUncounted: Bool = false,
+    _ change: @escaping @Sendable (inout LaunchRecord, Int) -> Void
+  ) {
     guard let file else { return }
-    let task = Task(executorPreference: BlockingExecutor.shared, priority: .utility) {
-      file.update(change).notes
+    let isBusy = isBusy
+    // In the order they were asked for: a step's success is recorded before the launch's
+    // end lets go of its claims, so no launch starting in between runs the step again.
+    state.withLock { state in
+      let previous = state.writes.last
+      let task = Task(executorPreference: BlockingExecutor.shared, priority: .utility) {
+        let notes = await previous?.value ?? []
+        let number = await self.launchNumber()
+        guard number > 0 || evenUncounted else { return notes }
+        let update = file.update(waiting: Self.updateWait) { change(&$0, number) }
+        // A launch that found the record locked at its start said so once already.
+        return notes + (isBusy && update.wasBusy ? [] : update.notes)
+      }
+      state.writes.append(task)
     }
-    state.withLock { $0.writes.append(task) }
   }
 }

@@ -39,6 +39,19 @@ public struct LaunchContext: Sendable, Equatable {
 
     /// The name.
     public var description: String { rawValue }
+
+    /// The reasons this package names.
+    package static let known: [Reason] = [
+      .userTap, .notification, .url, .shortcut, .backgroundTask, .extension,
+    ]
+
+    /// The known reason `name` is likely a typo of: one that differs from it only by case, or
+    /// by a few letters; `nil` for a known reason or a name unlike any.
+    package static func nearKnown(_ name: String) -> String? {
+      let names = known.map(\.rawValue)
+      guard !names.contains(name) else { return nil }
+      return Suggestions.closest(to: name, in: names)
+    }
   }
 
   /// Why the app launched.
@@ -101,16 +114,36 @@ extension LaunchPlan {
   package var usesContext: Bool { !contextSteps.isEmpty || manifest.safeMode != nil }
 
   /// The context the next launch would have by the record in the data folder, read without
-  /// changing it, for the app's part `context` and `version`.
+  /// changing it, for the app's part `context` and `version`; a record that cannot be used
+  /// gives the facts of a launch whose record is unknown (``LaunchContext/unknown(_:)``).
   package func nextContext(_ context: LaunchContext, version: String?) -> (
     context: LaunchContext, notes: [String]
   ) {
     let (record, notes) = LaunchRecordFile(dataDirectory: dataDirectory, manifestName: name).read()
+    guard let record else { return (LaunchContext.unknown(context), notes) }
     return (
       record.facts(
         for: context, version: version, safeModeAfter: manifest.safeMode?.after,
         process: getpid()),
       notes
+        + (record.downgrade(to: version).map {
+          [LaunchContext.downgradeNote(from: $0, to: version)]
+        } ?? [])
     )
+  }
+}
+
+extension LaunchContext {
+  /// The facts of a launch whose record could not be used (its folder is a file, it cannot
+  /// be read): not the first launch, not after an upgrade, launch 0, not in safe mode. The
+  /// safe side: a step for the first launch or an upgrade does not run on a guess, and
+  /// nothing is skipped for safe mode.
+  package static func unknown(_ given: LaunchContext) -> LaunchContext {
+    LaunchContext(reason: given.reason, isPrewarmed: given.isPrewarmed)
+  }
+
+  /// The note for a launch of an older version than the last launch's.
+  package static func downgradeNote(from last: String, to version: String?) -> String {
+    "the app was downgraded from \(last) to \(version ?? "?"); this is not an upgrade, and run-once steps already done in \(version ?? "?") are not run again"
   }
 }

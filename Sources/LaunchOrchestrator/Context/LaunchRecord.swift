@@ -50,8 +50,75 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
   /// For each run-once step that succeeded, the versions it succeeded in, oldest first (`""`
   /// when the app gave none).
   package var once: [String: [String]] = [:]
+  /// The run-once steps a launch is running now, claimed before it started them so that a
+  /// launch starting meanwhile leaves them to it; released when the step succeeded, failed or
+  /// was not run, and ignored once the claiming process has died. Absent in records written
+  /// before claims.
+  package var claims: [String: Claim]?
+
+  /// A launch's claim on a run-once step.
+  package struct Claim: Codable, Equatable, Sendable {
+    /// The process running the step.
+    package var process: Int32
+    /// The launch, in that process, that runs it.
+    package var launch: Int
+    /// The app version it runs in (`""` when the app gave none).
+    package var version: String
+  }
+
+  /// The most launches a record counts, far beyond any app's: a larger count is damage.
+  package static let countLimit = 1_000_000_000
+  /// The most run-once steps a record keeps, far beyond any manifest's.
+  package static let onceLimit = 10_000
+  /// The longest version a record keeps.
+  package static let versionLength = 256
 
   package init() {}
+
+  /// What is out of range in a record read from a file, which nothing this package writes
+  /// produces: `nil` when every number and list is in range.
+  package var damage: String? {
+    guard (0...Self.countLimit).contains(launchCount) else {
+      return "counts \(launchCount) launches, outside 0...\(Self.countLimit)"
+    }
+    guard recent.count <= Self.recentLimit else {
+      return "lists \(recent.count) recent launches, more than \(Self.recentLimit)"
+    }
+    for launch in recent {
+      guard (1...max(1, launchCount)).contains(launch.number) else {
+        return "holds launch number \(launch.number), outside 1...\(launchCount)"
+      }
+      if let process = launch.process, process <= 0 {
+        return "holds process \(process) for launch \(launch.number)"
+      }
+      if let version = launch.version, version.utf8.count > Self.versionLength {
+        return "holds a version longer than \(Self.versionLength) bytes"
+      }
+    }
+    guard once.count <= Self.onceLimit else {
+      return "lists \(once.count) run-once steps, more than \(Self.onceLimit)"
+    }
+    for (step, versions) in once {
+      guard versions.count <= Self.versionLimit else {
+        return "lists \(versions.count) versions for step '\(step)', more than \(Self.versionLimit)"
+      }
+      guard versions.allSatisfy({ $0.utf8.count <= Self.versionLength }) else {
+        return "holds a version longer than \(Self.versionLength) bytes"
+      }
+    }
+    guard (claims?.count ?? 0) <= Self.onceLimit else {
+      return "lists \(claims?.count ?? 0) claims, more than \(Self.onceLimit)"
+    }
+    for (step, claim) in claims ?? [:] {
+      guard claim.process > 0, (1...max(1, launchCount)).contains(claim.launch) else {
+        return "holds a claim on step '\(step)' by process \(claim.process), launch \(claim.launch)"
+      }
+      guard claim.version.utf8.count <= Self.versionLength else {
+        return "holds a version longer than \(Self.versionLength) bytes"
+      }
+    }
+    return nil
+  }
 
   /// The facts of the launch that would start now with `version`: `context` with the
   /// record's part filled in. `process` is the running process, whose own launches are not
@@ -62,11 +129,14 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
   ) -> LaunchContext {
     var facts = context
     facts.isFirstLaunch = launchCount == 0
-    let last = recent.last?.version
-    facts.isFirstLaunchAfterUpgrade =
-      !facts.isFirstLaunch && version != nil && last != nil
-      && last != version
-    facts.launchNumber = launchCount + 1
+    // Higher only: the same version spelled otherwise (`1.0`, `1.0.0`) or an older one (a
+    // downgrade, see ``isDowngrade(to:)``) is no upgrade.
+    if !facts.isFirstLaunch, let version, let last = recent.last?.version {
+      facts.isFirstLaunchAfterUpgrade = VersionOrder.compare(version, last) > 0
+    }
+    // A record read from a file is in range (``damage``); one built in memory may not be.
+    let (next, overflow) = launchCount.addingReportingOverflow(1)
+    facts.launchNumber = overflow ? 0 : next
     if let after = safeModeAfter, after > 0, recent.count >= after {
       facts.isSafeMode = recent.suffix(after).allSatisfy { launch in
         guard launch.state == .started else { return false }
@@ -79,9 +149,17 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
     return facts
   }
 
+  /// The version the last launch ran when `version` is older than it: the app was
+  /// downgraded. `nil` otherwise.
+  package func downgrade(to version: String?) -> String? {
+    guard let version, let last = recent.last?.version, VersionOrder.compare(version, last) < 0
+    else { return nil }
+    return last
+  }
+
   /// Adds a started launch and returns its number.
   package mutating func begin(version: String?, process: Int32) -> Int {
-    launchCount += 1
+    launchCount = min(launchCount, Self.countLimit - 1) + 1
     recent.append(Launch(number: launchCount, version: version, process: process, state: .started))
     if recent.count > Self.recentLimit { recent.removeFirst(recent.count - Self.recentLimit) }
     return launchCount
@@ -101,15 +179,45 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
     case .perInstall: return .some(first.isEmpty ? nil : first)
     case .perVersion:
       let current = version ?? ""
-      return versions.contains(current) ? .some(version) : nil
+      return versions.contains { VersionOrder.same($0, current) } ? .some(version) : nil
     }
+  }
+
+  /// The launch that holds a live claim on run-once step `step` in `version`, other than
+  /// launch `launch` of process `process`: a claim of a dead process, or of a launch of this
+  /// process that is over, holds nothing.
+  package func claimant(
+    of step: String, _ once: RunOnce, version: String?, process: Int32, launch: Int,
+    isRunning: (Claim) -> Bool
+  ) -> Claim? {
+    guard let claim = claims?[step] else { return nil }
+    if claim.process == process, claim.launch == launch { return nil }
+    if once == .perVersion, !VersionOrder.same(claim.version, version ?? "") { return nil }
+    return isRunning(claim) ? claim : nil
+  }
+
+  /// Claims run-once step `step` for launch `launch` of process `process`.
+  package mutating func claim(_ step: String, version: String?, process: Int32, launch: Int) {
+    var all = claims ?? [:]
+    all[step] = Claim(process: process, launch: launch, version: version ?? "")
+    claims = all
+  }
+
+  /// Releases the claims of launch `launch` of process `process` on `steps` (every step when
+  /// `nil`).
+  package mutating func release(process: Int32, launch: Int, steps: Set<String>? = nil) {
+    guard var all = claims else { return }
+    all = all.filter { step, claim in
+      !(claim.process == process && claim.launch == launch && (steps?.contains(step) ?? true))
+    }
+    claims = all.isEmpty ? nil : all
   }
 
   /// Records that run-once step `step` succeeded with `version`.
   package mutating func recordOnce(_ step: String, version: String?) {
     var versions = once[step] ?? []
     let current = version ?? ""
-    versions.removeAll { $0 == current }
+    versions.removeAll { VersionOrder.same($0, current) }
     versions.append(current)
     if versions.count > Self.versionLimit {
       versions.removeFirst(versions.count - Self.versionLimit)
@@ -121,6 +229,10 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
   /// manifest, not by its history.
   package mutating func keepOnce(only steps: Set<String>) {
     once = once.filter { steps.contains($0.key) }
+    if let all = claims {
+      let kept = all.filter { steps.contains($0.key) }
+      claims = kept.isEmpty ? nil : kept
+    }
   }
 
   /// Whether process `process` is running.
@@ -153,33 +265,58 @@ package struct LaunchRecordFile: Sendable {
       .appendingPathComponent(OutputCache.fileName(manifestName) + ".json", isDirectory: false)
   }
 
-  /// The record as it is, without changing anything: a missing one is empty, and a damaged
-  /// one reads as empty with a note saying so.
-  package func read() -> (record: LaunchRecord, notes: [String]) {
+  /// The folder the record is in.
+  package var folder: URL { url.deletingLastPathComponent() }
+
+  /// The lock file writers of the record hold.
+  package var lockURL: URL { SharedFile(url: url).lockURL }
+
+  /// The record as it is, without changing anything and without its lock (a record is only
+  /// ever replaced whole, so a read sees one whole record): a missing one is empty, and a
+  /// damaged one reads as empty with a note saying so; `record` is `nil` when the record
+  /// cannot be used at all (its folder is a file or a symbolic link, or it cannot be read).
+  package func read() -> (record: LaunchRecord?, notes: [String]) {
+    if let problem = folderProblem() { return (nil, [problem]) }
     switch load() {
     case .success(let record): return (record ?? LaunchRecord(), [])
-    case .failure(let problem): return (LaunchRecord(), ["the launch record \(problem)"])
+    case .failure(let problem) where problem.isDamage:
+      return (LaunchRecord(), ["the launch record \(problem); it reads as empty"])
+    case .failure(let problem): return (nil, ["the launch record \(problem)"])
     }
   }
 
+  /// What an ``update(waiting:_:)`` did.
+  package struct Update<T> {
+    /// What `change` returned; `nil` when it did not run: the record was locked for all of
+    /// the wait, or cannot be kept.
+    package var value: T?
+    /// What went wrong, as sentences without their end.
+    package var notes: [String]
+    /// Whether the record stayed locked by another process for all of the wait.
+    package var wasBusy = false
+  }
+
   /// Reads the record holding its lock, lets `change` change it, and writes it back
-  /// atomically; returns what `change` returned and notes about what went wrong, which never
-  /// stop the launch: a damaged record is moved aside and `change` starts from an empty one.
-  package func update<T>(_ change: (inout LaunchRecord) -> T) -> (T, notes: [String]) {
+  /// atomically. Waits at most `wait` for the lock, so that the record never holds up a
+  /// launch; `change` does not run when the lock stayed taken, or the record cannot be kept
+  /// (its folder is a file or a symbolic link). A damaged record is moved aside and `change`
+  /// starts from an empty one. Nothing here throws: what went wrong is in the notes.
+  package func update<T>(waiting wait: Duration, _ change: (inout LaunchRecord) -> T) -> Update<T> {
     var notes: [String] = []
-    let folder = url.deletingLastPathComponent()
+    if let problem = folderProblem() { return Update(value: nil, notes: [problem]) }
     do {
       try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     } catch {
-      notes.append(
-        "the launch record could not be kept: cannot create '\(folder.path)' (\(error.localizedDescription))"
-      )
+      return Update(
+        value: nil,
+        notes: [
+          "the launch record's folder '\(folder.path)' cannot be created (\(Self.describe(error))); the record was not kept"
+        ])
     }
+    if let problem = folderProblem() { return Update(value: nil, notes: [problem]) }
     var result: T?
     do {
-      // Long enough for many processes launching at once to take their turns; a record
-      // still locked after it is left alone rather than hold up the launch further.
-      try SharedFile(url: url).withWriteLock(timeout: .seconds(10)) {
+      try SharedFile(url: url).withWriteLock(timeout: wait) {
         var record: LaunchRecord
         switch load() {
         case .success(let found):
@@ -188,17 +325,57 @@ package struct LaunchRecordFile: Sendable {
           record = LaunchRecord()
           notes.append(setAside(because: problem.description))
         }
-        result = change(&record)
-        try write(record)
+        let value = change(&record)
+        do {
+          try write(record)
+        } catch {
+          notes.append(
+            "the launch record '\(url.path)' could not be written (\(Self.describe(error)))")
+        }
+        result = value
       }
     } catch {
-      notes.append("the launch record was not updated: \(error)")
+      return Update(
+        value: nil,
+        notes: [
+          "the launch record '\(url.path)' stayed locked by another process for \(DurationText.format(wait))"
+        ], wasBusy: true)
     }
-    if let result { return (result, notes) }
-    // The lock or the write failed before `change` ran: it runs on the record as read, so
-    // the launch still gets its facts.
-    var record = read().record
-    return (change(&record), notes)
+    return Update(value: result, notes: notes)
+  }
+
+  /// Why the record's folder cannot hold it: it is a file, or a symbolic link (not followed:
+  /// the record stays in the data folder); `nil` when it is a folder or missing.
+  private func folderProblem() -> String? {
+    var info = stat()
+    guard lstat(folder.path, &info) == 0 else { return nil }
+    let type = info.st_mode & mode_t(S_IFMT)
+    if type == mode_t(S_IFDIR) { return nil }
+    let what = type == mode_t(S_IFLNK) ? "a symbolic link, which is not followed" : "a file"
+    return
+      "the launch record's folder '\(folder.path)' is \(what); the record was not kept (move it away to keep launch records)"
+  }
+
+  /// An error in words: the system's message for a file error, never a dump of its fields.
+  package static func describe(_ error: any Error) -> String {
+    let error = error as NSError
+    if let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError,
+      underlying.domain == NSPOSIXErrorDomain
+    {
+      return String(cString: strerror(Int32(underlying.code)))
+    }
+    if error.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(error.code))) }
+    if error.domain == NSCocoaErrorDomain {
+      switch CocoaError.Code(rawValue: error.code) {
+      case .fileWriteOutOfSpace: return "the disk is full"
+      case .fileWriteNoPermission, .fileReadNoPermission: return "permission denied"
+      case .fileWriteVolumeReadOnly: return "the volume is read-only"
+      case .fileNoSuchFile, .fileReadNoSuchFile: return "no such file or folder"
+      case .fileWriteFileExists: return "a file is in the way"
+      default: return "the file system refused (code \(error.code))"
+      }
+    }
+    return "\(error.localizedDescription)"
   }
 
   private func write(_ record: LaunchRecord) throws {
@@ -216,7 +393,7 @@ package struct LaunchRecordFile: Sendable {
         "the launch record \(problem); it was moved aside to '\(moved.lastPathComponent)' and started afresh"
     } catch {
       return
-        "the launch record \(problem), and could not be moved aside (\(error)); it was started afresh"
+        "the launch record \(problem), and could not be moved aside (\(Self.describe(error))); it was started afresh"
     }
   }
 
@@ -226,7 +403,7 @@ package struct LaunchRecordFile: Sendable {
     do {
       snapshot = try SharedFile(url: url).read(limit: Self.maximumSize)
     } catch {
-      return .failure(RecordProblem("cannot be read (\(error))"))
+      return .failure(RecordProblem("'\(url.path)' cannot be read (\(error))", isDamage: false))
     }
     guard snapshot.exists else { return .success(nil) }
     guard let bytes = snapshot.bytes else {
@@ -241,11 +418,20 @@ package struct LaunchRecordFile: Sendable {
           "has another layout (format \(record.format), this build reads \(LaunchRecord.currentFormat))"
         ))
     }
+    if let damage = record.damage {
+      return .failure(RecordProblem("is damaged (it \(damage))"))
+    }
     return .success(record)
   }
 
   private struct RecordProblem: Error, CustomStringConvertible {
     var description: String
-    init(_ description: String) { self.description = description }
+    /// Whether the record's content is wrong (set aside and started afresh), rather than the
+    /// file unreadable.
+    var isDamage = true
+    init(_ description: String, isDamage: Bool = true) {
+      self.description = description
+      self.isDamage = isDamage
+    }
   }
 }

@@ -235,7 +235,21 @@ enum ManifestFields {
     .value(
       "reason", .names, default: "any", "the launch reasons it runs for (`userTap`, `url`, ...)",
       into: \.reasons
-    ) { $0.stringArray($1, at: $2(), what: "launch reasons") },
+    ) { reader, value, path in
+      guard let reasons = reader.stringArray(value, at: path(), what: "launch reasons") else {
+        return nil
+      }
+      // Any name is a reason an app may use; one a letter or a case away from a known one is
+      // more likely a typo, and a step that never runs because of it is hard to notice.
+      for (index, reason) in reasons.enumerated() {
+        if let known = LaunchContext.Reason.nearKnown(reason) {
+          reader.diagnostics.report(
+            "'\(reason)' is not a known launch reason; did you mean '\(known)'? (Other names are allowed, for reasons the app hands on itself.)",
+            at: path().appending(index), severity: .warning)
+        }
+      }
+      return reasons
+    },
     .value(
       "firstLaunch", .boolean, default: "either",
       "`true`: only on the first launch; `false`: never on it", into: \.firstLaunch

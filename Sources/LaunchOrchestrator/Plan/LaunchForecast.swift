@@ -73,7 +73,7 @@ package enum LaunchForecast {
           context.isFirstLaunch
           ? LaunchRecord()
           : LaunchRecordFile(dataDirectory: plan.dataDirectory, manifestName: plan.name).read()
-            .record
+            .record ?? LaunchRecord()
         return ContextKeeper.skips(of: plan, in: context, record: record, version: version)
       } ?? []
     scheduler.start(at: .zero, skipped: skipped)
