@@ -131,7 +131,8 @@ struct FieldToolsSafetyTests {
     #expect(result.stdout.hasPrefix("<?xml"))
     #expect(result.stderr.hasPrefix("1 report from 1 file."))
     #expect(!FileManager.default.fileExists(atPath: folder.path("-")))
-    let both = try await Orchestrate.run(["stats", input, "--svg", "-", "--json"])
+    let both = try await Orchestrate.run(
+      ["stats", input, "--svg", "-", "--json"], in: folder.url)
     #expect(both.status == 64)
     #expect(both.stderr.hasPrefix("Error: '--svg -' and '--json' both print on standard output"))
   }
