@@ -146,8 +146,8 @@ struct CompareCommand: Command {
   private func entryName(of report: String, in folder: HistoryFolder) -> String? {
     let name = URL(fileURLWithPath: report).lastPathComponent
     guard folder.entries.contains(where: { $0.name == name }),
-      let identity = RunCommand.FileIdentity(path: report),
-      identity == RunCommand.FileIdentity(path: folder.file(name))
+      let identity = FileIdentity(path: report),
+      identity == FileIdentity(path: folder.file(name))
     else { return nil }
     return name
   }

@@ -61,7 +61,10 @@ extension ExitCode {
       "the manifest is invalid (every problem is listed), or a report given to `compare`, `blame` or `plan --durations` is not one of it"
     ),
     (.missingInput, "the manifest is missing or unreadable, or the `--data-dir` folder is missing"),
-    (.cannotCreate, "a report, trace or history target cannot be written or may not be replaced"),
+    (
+      .cannotCreate,
+      "a report, trace, history, `stats --svg` or `export -o` target cannot be written or may not be replaced"
+    ),
     (.outputFailed, "standard output could not be written (a full disk; not a closed pipe)"),
     (.hangUp, "the launch was cancelled by SIGHUP (the terminal closed)"),
     (.interrupted, "the launch was interrupted by Ctrl-C (SIGINT)"),

@@ -1,352 +1,83 @@
 import Foundation
 import LaunchOrchestrator
 
-#if canImport(Darwin)
-  import Darwin
-#elseif canImport(Glibc)
-  import Glibc
-#endif
-
-extension RunCommand {
-  /// The files `run` writes after the launch (`--report`, `--trace`), checked before it
-  /// starts so that a launch never runs only to find that its results cannot be kept, or
-  /// that keeping them would destroy something.
-  ///
-  /// A target is refused when it is the manifest or any other file the launch reads or
-  /// writes (``refuseFiles(of:registry:)``), the other output (however spelled: `..`,
-  /// symbolic links, hard links), a regular file the user may not write (by its permission
-  /// bits, as the shell judges them, also for root), a folder, a block device or a socket,
-  /// or a link to nothing. A symbolic link to a regular file is written through (the link
-  /// stays). `-` is standard output, and so is any name of the file standard output already
-  /// is (`/dev/stdout`, `/dev/fd/1`); a terminal, another character device or a FIFO is
-  /// written in place, never renamed over. A regular file is written with
-  /// ``SafeFiles/writeAtomically(_:to:)``: atomic, keeping the file's permissions.
-  struct OutputFiles {
-    /// Where one output goes.
-    enum Target {
-      case standardOutput
-      /// `url` as given; `linkTarget` when it is a symbolic link, the file written.
-      case file(URL, linkTarget: URL?)
-      /// A file this process already writes through `descriptor` (1 or 2): written there.
-      case stream(Int32)
-      /// A terminal, another character device or a FIFO: opened and written in place.
-      case inPlace(URL)
-    }
-
-    /// What is written.
-    enum Kind: String {
-      case report, trace
-      case otlp = "OpenTelemetry trace"
-    }
-
-    /// One file asked for, as given and where it goes.
-    struct Output {
-      var kind: Kind
-      var option: ArgumentDeclaration
-      var path: String
-      var target: Target
-    }
-
-    /// The outputs asked for, `--report` first.
-    private(set) var outputs: [Output] = []
-    /// The file each output writes, to compare with the files the launch uses.
-    private var claimed: [(output: Output, identity: FileIdentity)] = []
-
-    /// Checks the `--report` and `--trace` targets against each other and the manifest.
-    /// - Throws: a ``CLIError`` naming the target and why it is refused.
-    init(_ options: RunOptions) throws(CLIError) {
-      let asked = [
-        (Kind.report, options.report, options.$report), (.trace, options.trace, options.$trace),
+extension OutputFiles {
+  /// The `--report`, `--trace` and `--otlp` targets of `run`, checked against each other
+  /// and the manifest.
+  /// - Throws: a ``CLIError`` naming the target and why it is refused.
+  init(_ options: RunOptions) throws(CLIError) {
+    try self.init(
+      [
+        (.report, options.report, options.$report), (.trace, options.trace, options.$trace),
         (.otlp, options.otlp, options.$otlp),
-      ].compactMap { kind, path, option in path.map { (kind, $0, option) } }
-      let toStandardOutput = asked.filter { $0.1 == "-" }.map(\.2.name)
-      if toStandardOutput.count > 1 {
-        throw .usage(
-          "'\(toStandardOutput.joined(separator: " -' and '")) -' both ask for standard output; send one of them to a file.",
-          command: RunOptions.spec)
-      }
-      if let option = toStandardOutput.first, options.json {
-        throw .usage(
-          "'\(option) -' and '\(options.$json.name)' both print on standard output; use one of them.",
-          command: RunOptions.spec)
-      }
-      let manifest = FileIdentity(path: options.manifest)
-      for (kind, path, option) in asked {
-        guard path != "-" else {
-          outputs.append(Output(kind: kind, option: option, path: path, target: .standardOutput))
-          continue
-        }
-        let (target, written) = try Self.check(path, for: option)
-        let output = Output(kind: kind, option: option, path: path, target: target)
-        outputs.append(output)
-        if case .stream = target { continue }
-        // Its folder was there a moment ago; if it has gone, the write will say so.
-        guard let identity = FileIdentity(path: written.path) else { continue }
-        if let manifest, identity == manifest {
-          throw .usage(
-            "'\(option.name) \(path)' is the manifest '\(options.manifest)'; writing there would destroy it. Name another file.",
-            command: RunOptions.spec)
-        }
-        if let other = claimed.first(where: { $0.identity == identity })?.output {
-          throw .usage(
-            "'\(option.name) \(path)' is the same file as '\(other.option.name) \(other.path)'; one would overwrite the other. Name two different files.",
-            command: RunOptions.spec)
-        }
-        claimed.append((output, identity))
-      }
-    }
-
-    /// What people should know before the launch: the links that are written through.
-    var notes: [String] {
-      outputs.compactMap { output in
-        guard case .file(_, .some(let written)) = output.target else { return nil }
-        return
-          "Note: '\(output.option.name) \(output.path)' is a symbolic link; its target '\(written.path)' will be written, and the link kept."
-      }
-    }
-
-    /// Writes the report and the trace that were asked for; both are tried even when one
-    /// fails.
-    func write(_ report: LaunchReport, console: Console) throws(CLIError) {
-      var failure: CLIError?
-      for output in outputs {
-        let text =
-          switch output.kind {
-          case .report: report.jsonText
-          case .trace: JSONWriter.prettyPrinted(report.chromeTrace)
-          case .otlp:
-            JSONWriter.compact(
-              OTLPTrace.request([OTLPTrace.Launch(report: report, fallbackStart: Date())])) + "\n"
-          }
-        switch output.target {
-        // Both are JSON: names that must not reach a terminal raw get JSON's escapes.
-        case .standardOutput: console.data(Data(TerminalText.escapedJSON(text).utf8))
-        case .file(let url, _):
-          do {
-            try SafeFiles.writeAtomically(Data(text.utf8), to: url)
-          } catch {
-            failure =
-              failure
-              ?? CLIError(
-                message: "Cannot write the \(output.kind.rawValue) to '\(output.path)': \(error)",
-                exitCode: .cannotCreate)
-          }
-        case .stream(let descriptor):
-          if let problem = Self.write(text, to: descriptor) {
-            failure =
-              failure
-              ?? CLIError(
-                message:
-                  "Cannot write the \(output.kind.rawValue) to '\(output.path)': \(problem).",
-                exitCode: .cannotCreate)
-          }
-        case .inPlace(let url):
-          // Opened as the shell opens `>`, without creating or truncating a file that is not
-          // one: a FIFO waits for its reader, as it would for the shell.
-          let descriptor = open(url.path, O_WRONLY | O_NOCTTY | O_CLOEXEC)
-          let problem =
-            descriptor < 0
-            ? String(cString: strerror(errno)) : Self.write(text, to: descriptor)
-          if descriptor >= 0 { close(descriptor) }
-          if let problem {
-            failure =
-              failure
-              ?? CLIError(
-                message:
-                  "Cannot write the \(output.kind.rawValue) to '\(output.path)': \(problem).",
-                exitCode: .cannotCreate)
-          }
-        }
-      }
-      if let failure { throw failure }
-    }
-
-    /// Writes `text` whole to `descriptor`, escaped as JSON escapes control characters when
-    /// it is a terminal; the reason it could not, if it could not.
-    private static func write(_ text: String, to descriptor: Int32) -> String? {
-      let bytes = Array((isatty(descriptor) != 0 ? TerminalText.escapedJSON(text) : text).utf8)
-      var offset = 0
-      while offset < bytes.count {
-        let count = bytes[offset...].withUnsafeBytes {
-          systemWrite(descriptor, $0.baseAddress, $0.count)
-        }
-        if count < 0 {
-          if errno == EINTR { continue }
-          return String(cString: strerror(errno))
-        }
-        offset += count
-      }
-      return nil
-    }
-
-    /// The target of `path`, and the file that will be written: the final target of a link.
-    private static func check(
-      _ path: String, for option: ArgumentDeclaration
-    ) throws(CLIError) -> (Target, written: URL) {
-      let url = URL(fileURLWithPath: path)
-      let folder = url.deletingLastPathComponent().path
-      var isDirectory: ObjCBool = false
-      guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory),
-        isDirectory.boolValue
-      else {
-        throw .usage(
-          "The folder for '\(option.name) \(path)' does not exist; create '\(folder)' first.",
-          command: RunOptions.spec)
-      }
-      var info = stat()
-      if stat(path, &info) == 0 {
-        // A name of what this process already writes to (`/dev/stdout`, or the file stdout
-        // was sent to): written through that descriptor, after what was printed, never
-        // opened anew from its start or renamed over.
-        for descriptor: Int32 in [1, 2] {
-          var stream = stat()
-          if fstat(descriptor, &stream) == 0, stream.st_dev == info.st_dev,
-            stream.st_ino == info.st_ino
-          {
-            return (.stream(descriptor), url)
-          }
-        }
-        let type = info.st_mode & mode_t(S_IFMT)
-        if type == mode_t(S_IFCHR) || type == mode_t(S_IFIFO) { return (.inPlace(url), url) }
-        if type == mode_t(S_IFREG), !isWritableByItsMode(info) {
-          throw CLIError(
-            message:
-              "Refusing '\(option.name) \(path)' before the launch: it is write-protected (mode \(modeText(info.st_mode))), and the shell would not replace it either; make it writable or name another file.",
-            exitCode: .cannotCreate)
-        }
-      }
-      let written: URL
-      do {
-        written = try SafeFiles.checkReplaceable(url)
-      } catch {
-        throw CLIError(
-          message: "Refusing '\(option.name) \(path)' before the launch: \(error).",
-          exitCode: .cannotCreate)
-      }
-      let isLink = written.standardizedFileURL.path != url.standardizedFileURL.path
-      return (.file(url, linkTarget: isLink ? written : nil), written)
-    }
-
-    /// Whether the permission bits that apply to this process (the owner's when it owns the
-    /// file, else the group's when it is in the file's group, else everyone's) allow writing.
-    /// Root is held to them too: a file someone made read-only is not replaced by a report.
-    private static func isWritableByItsMode(_ info: stat) -> Bool {
-      if info.st_uid == geteuid() { return info.st_mode & mode_t(S_IWUSR) != 0 }
-      var groups = [gid_t](repeating: 0, count: Int(NGROUPS_MAX) + 1)
-      let count = getgroups(Int32(groups.count), &groups)
-      if info.st_gid == getegid() || groups.prefix(max(0, Int(count))).contains(info.st_gid) {
-        return info.st_mode & mode_t(S_IWGRP) != 0
-      }
-      return info.st_mode & mode_t(S_IWOTH) != 0
-    }
-
-    /// `r--r--r--`.
-    private static func modeText(_ mode: mode_t) -> String {
-      let letters = Array("rwxrwxrwx")
-      return String(
-        (0..<9).map { index in mode & mode_t(1 << (8 - index)) != 0 ? letters[index] : "-" })
-    }
-
-    /// Refuses, before the launch runs, an output that names a file the launch reads or
-    /// writes: a path any step's parameters give (a store with its `-wal`, `-shm` and
-    /// `-journal`, a queue, a state file, a file in a migrations or images folder) and the
-    /// `.lock` file beside each that the app and the launch lock to write it, the cache's
-    /// folder, the launch record with its lock and folder, and the `--history` folder. This
-    /// is the one list of the files a launch uses.
-    /// - Throws: a usage ``CLIError`` naming the output and the step's parameter.
-    func refuseFiles(of plan: LaunchPlan, registry: PluginRegistry, history: String?)
-      throws(CLIError)
+      ], json: options.json ? options.$json : nil, command: RunOptions.spec,
+      moment: "before the launch")
+    if let manifest = FileIdentity(path: options.manifest),
+      let output = claimed.first(where: { $0.identity == manifest })?.output
     {
-      guard !claimed.isEmpty else { return }
-      var used: [(path: String, owner: String)] = []
-      for (index, step) in plan.manifest.steps.enumerated() {
-        guard let descriptor = registry.descriptor(for: step.plugin) else { continue }
-        for parameter in descriptor.parameters where parameter.type == .path {
-          guard let value = step.params?[parameter.name]?.stringValue ?? parameter.defaultValue
-          else { continue }
-          let owner = "'\(parameter.name)' of step '\(plan.manifest.steps[index].id)'"
-          for base in [plan.dataDirectory, plan.manifestDirectory] {
-            let resolved = StepContext.resolve(value, against: base)
-            used.append((resolved.path, owner))
-            for suffix in Self.companionSuffixes { used.append((resolved.path + suffix, owner)) }
-            // The lock the app and the launch take to write a shared file: replacing it
-            // would give the two of them different locks.
-            used.append((SharedFile(url: resolved).lockURL.path, owner))
-          }
+      throw .usage(
+        "'\(output.option.name) \(output.path)' is the manifest '\(options.manifest)'; writing there would destroy it. Name another file.",
+        command: RunOptions.spec)
+    }
+  }
+
+  /// Writes the report and the traces that were asked for; all are tried even when one
+  /// fails.
+  func write(_ report: LaunchReport, console: Console) throws(CLIError) {
+    try write(
+      { output in
+        switch output.kind {
+        case .report: report.jsonText
+        case .trace: JSONWriter.prettyPrinted(report.chromeTrace)
+        case .otlp:
+          JSONWriter.compact(
+            OTLPTrace.request([OTLPTrace.Launch(report: report, fallbackStart: Date())])) + "\n"
+        case .chart: ""
         }
-      }
-      let record = LaunchRecordFile(dataDirectory: plan.dataDirectory, manifestName: plan.name)
-      used += [
-        (plan.cacheDirectory.path, "the launch's cache"),
-        (record.folder.path, "the launch records"),
-        (record.url.path, "the launch record"),
-        (record.lockURL.path, "the launch record's lock"),
-      ]
-      if let history { used.append((history, "'--history'")) }
-      for (path, owner) in used {
-        guard let usedIdentity = FileIdentity(path: path) else { continue }
-        var isFolder: ObjCBool = false
-        let folder =
-          FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue
-        for (output, identity) in claimed
-        where identity == usedIdentity
-          || (folder && identity.canonicalPath.hasPrefix(usedIdentity.canonicalPath + "/"))
-        {
-          throw .usage(
-            "'\(output.option.name) \(output.path)' is \(folder ? "in" : "the file") '\(path)', which the launch uses (\(owner)); writing there would destroy it. Name another file.",
-            command: RunOptions.spec)
+      }, console: console)
+  }
+
+  /// Refuses, before the launch runs, an output that names a file the launch reads or
+  /// writes: a path any step's parameters give (a store with its `-wal`, `-shm` and
+  /// `-journal`, a queue, a state file, a file in a migrations or images folder) and the
+  /// `.lock` file beside each that the app and the launch lock to write it, the cache's
+  /// folder, the launch record with its lock and folder, and the `--history` folder. This is
+  /// the one list of the files a launch uses.
+  /// - Throws: a usage ``CLIError`` naming the output and the step's parameter.
+  func refuseFiles(of plan: LaunchPlan, registry: PluginRegistry, history: String?)
+    throws(CLIError)
+  {
+    guard !claimed.isEmpty else { return }
+    var used: [(path: String, owner: String)] = []
+    for (index, step) in plan.manifest.steps.enumerated() {
+      guard let descriptor = registry.descriptor(for: step.plugin) else { continue }
+      for parameter in descriptor.parameters where parameter.type == .path {
+        guard let value = step.params?[parameter.name]?.stringValue ?? parameter.defaultValue
+        else { continue }
+        let owner = "'\(parameter.name)' of step '\(plan.manifest.steps[index].id)'"
+        for base in [plan.dataDirectory, plan.manifestDirectory] {
+          let resolved = StepContext.resolve(value, against: base)
+          used.append((resolved.path, owner))
+          for suffix in Self.companionSuffixes { used.append((resolved.path + suffix, owner)) }
+          // The lock the app and the launch take to write a shared file: replacing it would
+          // give the two of them different locks.
+          used.append((SharedFile(url: resolved).lockURL.path, owner))
         }
       }
     }
-
-    /// The files SQLite and the plugins keep beside a file they use.
-    private static let companionSuffixes = [
-      "-wal", "-shm", "-journal", ".damaged", ".recovering", ".bak",
+    let record = LaunchRecordFile(dataDirectory: plan.dataDirectory, manifestName: plan.name)
+    used += [
+      (plan.cacheDirectory.path, "the launch's cache"),
+      (record.folder.path, "the launch records"),
+      (record.url.path, "the launch record"),
+      (record.lockURL.path, "the launch record's lock"),
     ]
+    if let history { used.append((history, "'--history'")) }
+    try refuse(used.map { ($0.path, "which the launch uses (\($0.owner))") })
   }
 
-  /// Which file a path names, however it is spelled: the canonical path of its folder and
-  /// its name, and the device and inode when it exists (which also catches hard links).
-  struct FileIdentity: Equatable {
-    var canonicalPath: String
-    var node: Node?
-
-    struct Node: Equatable {
-      var device: UInt64
-      var inode: UInt64
-    }
-
-    /// `nil` when the folder of `path` does not exist.
-    init?(path: String) {
-      let url = URL(fileURLWithPath: path).standardizedFileURL
-      var info = stat()
-      if stat(url.path, &info) == 0, let resolved = Self.realPath(url.path) {
-        canonicalPath = resolved
-        node = Node(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
-        return
-      }
-      guard let folder = Self.realPath(url.deletingLastPathComponent().path) else { return nil }
-      canonicalPath = folder + "/" + url.lastPathComponent
-    }
-
-    static func == (lhs: Self, rhs: Self) -> Bool {
-      if let left = lhs.node, let right = rhs.node { return left == right }
-      return lhs.canonicalPath == rhs.canonicalPath
-    }
-
-    private static func realPath(_ path: String) -> String? {
-      guard let resolved = realpath(path, nil) else { return nil }
-      defer { free(resolved) }
-      return String(cString: resolved)
-    }
-  }
-}
-
-/// `write(2)`, named apart from the methods called `write`.
-private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
-  #if canImport(Darwin)
-    Darwin.write(descriptor, buffer, count)
-  #else
-    Glibc.write(descriptor, buffer, count)
-  #endif
+  /// The files SQLite and the plugins keep beside a file they use.
+  private static let companionSuffixes = [
+    "-wal", "-shm", "-journal", ".damaged", ".recovering", ".bak",
+  ]
 }

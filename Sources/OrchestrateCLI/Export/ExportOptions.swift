@@ -12,8 +12,8 @@ package struct ExportOptions: CommandOptions {
       refresh), milestones and pauses as events, attributes for the outcome, state, \
       priority, plugin, context and app version. Reads report files, history entries, \
       JSON Lines files and folders of them. Exits 0 when it wrote; 64 for a wrong command \
-      line; 65 when no report could be read; 66 when a path does not exist; 73 when the \
-      output cannot be written.
+      line or an output that is an input; 65 when no report could be read; 66 when a path \
+      does not exist; 73 when the output cannot be written or may not be replaced.
       """)
 
   @Argument("format", help: "The format: 'otlp'.")
@@ -23,7 +23,7 @@ package struct ExportOptions: CommandOptions {
   package var reports: [String]
 
   @Option(
-    "--output", valueName: "file", help: "Write to this file instead of standard output.",
+    "--output", valueName: "file", help: "Write to this file instead of standard output ('-').",
     short: "o")
   package var output: String?
 

@@ -10,12 +10,27 @@ import LaunchOrchestrator
 /// attempt of each step and of each cached step's refresh. Milestones, pauses and steps
 /// served from their cache are events of the root span. Report times are active time; they
 /// are placed on the wall clock from the report's `startedAt`, each pause adding its length.
-/// Ids are derived from the report's text, so exporting a report twice gives the same trace.
+/// Ids are derived from the report's text, so exporting a report twice gives the same trace
+/// (and `export` sends a report given twice once).
 enum OTLPTrace {
   /// One report, and when its launch started when the report does not say.
   struct Launch {
     var report: LaunchReport
     var fallbackStart: Date
+  }
+
+  /// The trace id of `report`: 16 bytes of the SHA-256 of its text, in hexadecimal.
+  static func traceID(of report: LaunchReport) -> String {
+    String(SHA256.hex(of: Array(report.jsonText.utf8)).prefix(32))
+  }
+
+  /// Why `report` cannot be a trace, if it cannot: a `startedAt` at 1970's first second or
+  /// before is nanosecond 0, which OTLP reads as "unset", and a collector drops or misplaces
+  /// the spans.
+  static func refusal(of report: LaunchReport) -> String? {
+    guard let start = report.startedAt, start.timeIntervalSince1970 < 1 else { return nil }
+    return
+      "its 'startedAt' is '\(ReportDate.text(start))', which OTLP would read as an unset time (nanosecond 0); fix the device's clock or remove 'startedAt'"
   }
 
   static func request(_ launches: [Launch]) -> JSONValue {
@@ -25,7 +40,7 @@ enum OTLPTrace {
   private static func resourceSpans(_ launch: Launch) -> JSONValue {
     let report = launch.report
     let start = report.startedAt ?? launch.fallbackStart
-    let traceID = String(SHA256.hex(of: Array(report.jsonText.utf8)).prefix(32))
+    let traceID = traceID(of: report)
     let rootID = spanID(traceID, "launch")
     var resource = [attribute("service.name", report.name)]
     if let app = report.app { resource.append(attribute("service.version", app.version)) }
@@ -205,9 +220,11 @@ enum OTLPTrace {
     return start.addingTimeInterval((time + paused).seconds)
   }
 
-  /// Nanoseconds since 1970, as a decimal string (OTLP's `fixed64` in JSON).
+  /// Nanoseconds since 1970, as a decimal string (OTLP's `fixed64` in JSON). Reports are
+  /// bounded where they are read (``ReportScanner/latestStart``); the clamp keeps a time
+  /// from elsewhere (a machine's clock) from trapping.
   private static func nanoseconds(_ date: Date) -> String {
-    let seconds = date.timeIntervalSince1970
+    let seconds = min(max(date.timeIntervalSince1970, 0), 1.8e10)
     let whole = seconds.rounded(.down)
     let fraction = UInt64(((seconds - whole) * 1e9).rounded())
     return String(UInt64(whole) * 1_000_000_000 + min(fraction, 999_999_999))

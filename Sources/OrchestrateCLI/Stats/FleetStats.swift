@@ -4,7 +4,7 @@ import LaunchOrchestrator
 package enum StatsGrouping: String, CaseIterable, Sendable {
   case version, reason, arm, device, firstLaunch
 
-  /// The group of `report`; `unknown` when the report does not say.
+  /// The group of `report`; `unknown` when the report does not say (or says `""`).
   func key(of report: ScannedReport) -> String {
     let key: String? =
       switch self {
@@ -14,7 +14,8 @@ package enum StatsGrouping: String, CaseIterable, Sendable {
       case .device: report.device
       case .firstLaunch: report.firstLaunch.map { $0 ? "first" : "later" }
       }
-    return key ?? StatsGroup.unknown
+    guard let key, !key.isEmpty else { return StatsGroup.unknown }
+    return key
   }
 
   /// Sorts group names: versions by their numbers (`1.10` after `1.9`), others by name,

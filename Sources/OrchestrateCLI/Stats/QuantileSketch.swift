@@ -75,6 +75,8 @@ struct QuantileSketch: Sendable {
   func value(atPercentile percentile: Double) -> Double? {
     guard count > 0 else { return nil }
     let rank = Swift.min(count, Swift.max(1, Int((percentile / 100 * Double(count)).rounded(.up))))
+    // The last rank is the maximum, kept exactly: a bucket's middle is not.
+    if rank == count { return max }
     if buckets.isEmpty {
       return values.sorted()[rank - 1]
     }

@@ -41,12 +41,21 @@ struct ReportScanner {
   private let bytes: UnsafeBufferPointer<UInt8>
   private var index: Int
 
+  /// The longest time a report may hold, in seconds (11 days): a launch is never that long,
+  /// so a larger one is a damaged or foreign report, and bounding it here keeps every later
+  /// `Duration` and nanosecond count from overflowing.
+  static let longestTime = 1e6
+  /// The latest `startedAt` a report may hold, in seconds since 1970 (the year 2255): its
+  /// nanoseconds still fit OTLP's 64 bits, with room for the launch.
+  static let latestStart = 9e9
+
   /// Reads the report in `bytes`.
   static func scan(_ bytes: UnsafeBufferPointer<UInt8>) throws(Refusal) -> ScannedReport {
     var scanner = ReportScanner(bytes: bytes, index: 0)
     scanner.skipWhitespace()
     guard scanner.peek == UInt8(ascii: "{") else {
-      throw Refusal(reason: scanner.atEnd ? "it is empty" : "it is not a JSON object")
+      throw scanner.atEnd
+        ? Refusal(reason: "it is empty") : scanner.refusal("expected a JSON object, '{',")
     }
     let (report, nested) = try scanner.scanObject(topLevel: true)
     scanner.skipWhitespace()
@@ -77,17 +86,31 @@ struct ReportScanner {
       case "outcome":
         report.outcome = try scanner.string().flatMap(LaunchOutcome.init(rawValue:))
       case "version":
-        report.formatVersion = try scanner.number().map { Int($0) }
+        report.formatVersion = try scanner.number().map { Int(exactly: $0.rounded(.down)) ?? 0 }
       case "milestones":
         report.hasMilestones = true
         try scanner.members { scanner, name throws(Refusal) in
-          report.milestones.append((name, try scanner.number()))
+          report.milestones.append((name, try scanner.time("milestones.\(name)")))
         }
       case "steps":
         report.hasSteps = true
         try scanner.elements { scanner throws(Refusal) in
-          report.steps.append(try scanner.step())
+          report.steps.append(try scanner.step(report.steps.count))
         }
+      case "duration", "wallDuration":
+        _ = try scanner.time(key)
+      case "pauses":
+        try scanner.elements { scanner throws(Refusal) in
+          try scanner.members { scanner, key throws(Refusal) in
+            if key == "at" || key == "duration" {
+              _ = try scanner.time("pauses[].\(key)")
+            } else {
+              try scanner.skipValue()
+            }
+          }
+        }
+      case "startedAt":
+        try scanner.startedAt()
       case "context":
         try scanner.members { scanner, key throws(Refusal) in
           switch key {
@@ -121,7 +144,7 @@ struct ReportScanner {
     return (report, nested)
   }
 
-  private mutating func step() throws(Refusal) -> ScannedReport.Step {
+  private mutating func step(_ index: Int) throws(Refusal) -> ScannedReport.Step {
     var step = ScannedReport.Step(id: "")
     var hasID = false
     try members { scanner, key throws(Refusal) in
@@ -130,9 +153,11 @@ struct ReportScanner {
         step.id = try scanner.string() ?? ""
         hasID = true
       case "state": step.state = try scanner.string().flatMap(StepState.init(rawValue:))
-      case "start": step.start = try scanner.number()
-      case "end": step.end = try scanner.number()
-      case "ready": step.ready = try scanner.number()
+      case "start": step.start = try scanner.time("steps[\(index)].start")
+      case "end": step.end = try scanner.time("steps[\(index)].end")
+      case "ready": step.ready = try scanner.time("steps[\(index)].ready")
+      case "work", "refresh":
+        try scanner.times(in: "steps[\(index)].\(key)")
       case "deferUntil": step.isDeferred = try scanner.string() != nil
       default: try scanner.skipValue()
       }
@@ -143,13 +168,73 @@ struct ReportScanner {
     return step
   }
 
+  /// A time in seconds, or `nil` for `null` (a milestone never reached); anything else, or a
+  /// time outside 0 to ``longestTime`` (negative, infinite, absurd), refuses the report,
+  /// naming `key`.
+  private mutating func time(_ key: String) throws(Refusal) -> Double? {
+    if try literalNull() { return nil }
+    guard let first = peek, first == UInt8(ascii: "-") || (first >= 0x30 && first <= 0x39) else {
+      throw Refusal(reason: "its '\(key)' is not a number of seconds")
+    }
+    let value = try numberValue()
+    guard value.isFinite, value >= 0, value <= Self.longestTime else {
+      throw Refusal(
+        reason:
+          "its '\(key)' is \(value.isFinite ? String(format: "%g", value) : "out of range"), not a time from 0 to \(Int(Self.longestTime)) s"
+      )
+    }
+    return value
+  }
+
+  /// Checks the times of every `start`, `end`, `ready`, `at` and `duration` inside the value
+  /// at the scanner (a step's attempts, its refresh), which `export` places on the clock.
+  private mutating func times(in key: String) throws(Refusal) {
+    skipWhitespace()
+    switch peek {
+    case UInt8(ascii: "["):
+      try elements { scanner throws(Refusal) in try scanner.times(in: key) }
+    case UInt8(ascii: "{"):
+      try members { scanner, member throws(Refusal) in
+        switch member {
+        case "start", "end", "ready", "at", "duration": _ = try scanner.time("\(key).\(member)")
+        default: try scanner.times(in: "\(key).\(member)")
+        }
+      }
+    default:
+      try skipValue()
+    }
+  }
+
+  /// Checks `startedAt`: a report's time in its form, from 1970 to ``latestStart``.
+  private mutating func startedAt() throws(Refusal) {
+    skipWhitespace()
+    if try literalNull() { return }
+    guard let text = try stringValue(), let date = ReportDate.date(text) else {
+      throw Refusal(reason: "its 'startedAt' is not a time like '2026-11-23T13:57:26Z'")
+    }
+    let seconds = date.timeIntervalSince1970
+    guard seconds >= 0, seconds <= Self.latestStart else {
+      throw Refusal(
+        reason: "its 'startedAt' is '\(text)', outside 1970 to 2255")
+    }
+  }
+
   // MARK: - JSON
 
   private var atEnd: Bool { index >= bytes.count }
   private var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
 
+  /// A syntax error, placed by line and column as an editor shows them.
   private func refusal(_ what: String) -> Refusal {
-    Refusal(reason: "it is not valid JSON (\(what) at byte \(index + 1))")
+    let end = Swift.min(index, bytes.count)
+    var line = 1
+    var lineStart = 0
+    for offset in 0..<end where bytes[offset] == 0x0A {
+      line += 1
+      lineStart = offset + 1
+    }
+    return Refusal(
+      reason: "it is not valid JSON (\(what) at line \(line), column \(end - lineStart + 1))")
   }
 
   private mutating func skipWhitespace() {
@@ -387,7 +472,8 @@ struct ReportScanner {
     case UInt8(ascii: "t"): try literal("true")
     case UInt8(ascii: "f"): try literal("false")
     case UInt8(ascii: "n"): try literal("null")
-    default: _ = try numberValue()
+    case UInt8(ascii: "-"), 0x30...0x39: _ = try numberValue()
+    default: throw refusal("an unexpected '\(Character(UnicodeScalar(first)))'")
     }
   }
 

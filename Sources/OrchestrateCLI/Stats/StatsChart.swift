@@ -58,7 +58,7 @@ struct StatsChart {
     let axisTop = y + 10
     for (name, boxes) in panels {
       y += 26
-      body += Self.text(name, x: 16, y: y, size: 14, weight: "bold")
+      body += Self.text(Self.shortened(name, to: 100), x: 16, y: y, size: 14, weight: "bold")
       y += 8
       if boxes.isEmpty {
         y += Self.rowHeight
@@ -70,12 +70,13 @@ struct StatsChart {
             % Self.palette.count]
         let middle = y + Self.rowHeight / 2
         let v = box.values.map(x)
-        body += Self.text(box.label, x: 28, y: middle + 4, size: 12)
+        // The label column is 190 points wide: a longer label is cut, whole in the tooltip.
+        body += Self.text(Self.shortened(box.label), x: 28, y: middle + 4, size: 12)
         body += Self.line(v[0], middle, v[4], middle, stroke: color)
         body += Self.line(v[0], middle - 6, v[0], middle + 6, stroke: color)
         body += Self.line(v[4], middle - 6, v[4], middle + 6, stroke: color)
         body +=
-          "<rect x=\"\(Self.f(v[1]))\" y=\"\(Self.f(middle - 8))\" width=\"\(Self.f(max(1, v[3] - v[1])))\" height=\"16\" fill=\"\(color)\" fill-opacity=\"0.35\" stroke=\"\(color)\"><title>\(Self.escaped(box.label)): p10 \(Self.seconds(box.values[0])), p25 \(Self.seconds(box.values[1])), p50 \(Self.seconds(box.values[2])), p75 \(Self.seconds(box.values[3])), p90 \(Self.seconds(box.values[4])), p99 \(Self.seconds(box.values[5]))</title></rect>\n"
+          "<rect x=\"\(Self.f(v[1]))\" y=\"\(Self.f(middle - 8))\" width=\"\(Self.f(max(1, v[3] - v[1])))\" height=\"16\" fill=\"\(color)\" fill-opacity=\"0.35\" stroke=\"\(color)\"><title>\(Self.escaped(Self.shortened(box.label, to: 200))): p10 \(Self.seconds(box.values[0])), p25 \(Self.seconds(box.values[1])), p50 \(Self.seconds(box.values[2])), p75 \(Self.seconds(box.values[3])), p90 \(Self.seconds(box.values[4])), p99 \(Self.seconds(box.values[5]))</title></rect>\n"
         body += Self.line(v[2], middle - 8, v[2], middle + 8, stroke: "#222", width: 2.5)
         body +=
           "<circle cx=\"\(Self.f(v[5]))\" cy=\"\(Self.f(middle))\" r=\"3\" fill=\"\(color)\" stroke=\"#222\" stroke-width=\"0.5\"/>\n"
@@ -120,6 +121,11 @@ struct StatsChart {
 
   private static func seconds(_ value: Double, decimals: Int = 3) -> String {
     String(format: "%.\(decimals)fs", value)
+  }
+
+  /// `text`, cut to `limit` characters with an ellipsis.
+  static func shortened(_ text: String, to limit: Int = 24) -> String {
+    text.count <= limit ? text : String(text.prefix(limit - 1)) + "…"
   }
 
   private static func f(_ value: Double) -> String { String(format: "%.1f", value) }

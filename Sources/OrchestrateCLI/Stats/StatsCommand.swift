@@ -8,12 +8,20 @@ struct StatsCommand: Command {
   let console: Console
 
   func execute() async throws(CLIError) -> ExitCode {
-    let (items, others) = try StatsReader.items(for: options.paths)
+    // The chart's target is judged before any report is read: a million reports are not
+    // read only to find that the chart cannot be kept, or would replace one of them.
+    let outputs = try OutputFiles(
+      [(.chart, options.svg, options.$svg)], json: options.json ? options.$json : nil,
+      command: StatsOptions.spec, moment: "before reading any report")
+    // With `--svg -` the chart is standard output's only content; the figures go to stderr.
+    let console = outputs.usesStandardOutput ? console.outputOnStandardError : console
+    let (items, passedOver) = try StatsReader.items(for: options.paths)
+    try outputs.refuse(options.paths.map { ($0, "which 'stats' reads") })
+    try outputs.refuseHardLinks(to: StatsReader.files(items), owner: "which 'stats' reads")
+    for note in outputs.notes { console.err(note) }
     var stats = StatsReader(grouping: options.grouping).read(items)
-    for (index, other) in others.enumerated() {
-      stats.skip(
-        "'\(other)': not a .json or .jsonl file",
-        at: FirstSeen(item: items.count + index, offset: 0, position: 0))
+    for (index, other) in passedOver.enumerated() {
+      stats.skip(other, at: FirstSeen(item: items.count + index, offset: 0, position: 0))
     }
     let summary = StatsSummary(stats: stats, grouping: options.grouping)
     let broken = try check(summary)
@@ -22,17 +30,20 @@ struct StatsCommand: Command {
     } else {
       console.out(lines: StatsText.lines(summary))
     }
-    if let svg = options.svg {
+    // A chart that cannot be written does not hide the broken limits: they are printed, and
+    // the exit code is the chart's (73), which ExitCode.meanings orders after a broken
+    // limit's (3): the run did not do all it was asked.
+    var chartFailure: CLIError?
+    if options.svg != nil {
       do {
-        try SafeFiles.writeAtomically(
-          Data(StatsChart(summary: summary).svg.utf8), to: URL(fileURLWithPath: svg))
+        try outputs.write({ _ in StatsChart(summary: summary).svg }, console: console)
+        if !options.json, let svg = options.svg, svg != "-" { console.out("chart: \(svg)") }
       } catch {
-        throw CLIError(
-          message: "Cannot write the chart to '\(svg)': \(error).", exitCode: .cannotCreate)
+        chartFailure = error
       }
-      if !options.json { console.out("chart: \(svg)") }
     }
     for line in broken { console.err("Error: \(line)") }
+    if let chartFailure { throw chartFailure }
     return broken.isEmpty ? .success : .budgetExceeded
   }
 

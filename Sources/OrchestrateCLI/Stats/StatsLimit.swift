@@ -104,11 +104,18 @@ extension ValueParser where Value == StatsLimit {
       }
       let left = String(text[..<operatorIndex])
       let right = String(text[text.index(after: operatorIndex)...])
+      // Only `>` and `<`: at six decimals a figure is never exactly its limit, so `>=` would
+      // add nothing but a second way to write the same limit.
+      if right.hasPrefix("=") {
+        throw .invalidValue(
+          "The limit '\(text)' for '\(option.name)' uses '\(text[operatorIndex])=': only '>' (broken above the value) and '<' (broken below it) are supported; write '\(left)\(text[operatorIndex])\(right.dropFirst())'."
+        )
+      }
       let breaksAbove = text[operatorIndex] == ">"
       if let rate = StatsLimit.Rate(rawValue: left) {
         guard let share = shareValue(right) else {
           throw .invalidValue(
-            "The share '\(right)' in '\(option.name) \(text)' is not one; write it like '0.1%' or '0.001'."
+            "The share '\(right)' in '\(option.name) \(text)' is not one from 0 to 100%; write it like '0.1%' or '0.001'."
           )
         }
         return StatsLimit(text: text, subject: .rate(rate), breaksAbove: breaksAbove, limit: share)
@@ -144,7 +151,7 @@ extension ValueParser where Value == StatsLimit {
   /// `0.1%` or `0.001`.
   private static func shareValue(_ text: String) -> Double? {
     if text.hasSuffix("%") {
-      return Double(text.dropLast()).flatMap { $0 >= 0 ? $0 / 100 : nil }
+      return Double(text.dropLast()).flatMap { $0 >= 0 && $0 <= 100 ? $0 / 100 : nil }
     }
     return Double(text).flatMap { $0 >= 0 && $0 <= 1 ? $0 : nil }
   }

@@ -28,11 +28,15 @@ struct StatsReader {
   var grouping: StatsGrouping?
 
   /// The work for `paths`: files as given, folders' files (not hidden ones) sorted, through
-  /// subfolders.
+  /// subfolders; and what was passed over in folders, each with why.
+  ///
+  /// A symbolic link named on the command line is followed, as `ls` and `find -H` do: the
+  /// user chose it. A link met inside a folder is not (it may lead out of the folder, or
+  /// round in a loop); it is passed over and counted.
   /// - Throws: a ``CLIError`` (exit 66) for a path that does not exist.
-  static func items(for paths: [String]) throws(CLIError) -> (items: [Item], other: [String]) {
+  static func items(for paths: [String]) throws(CLIError) -> (items: [Item], skipped: [String]) {
     var items: [Item] = []
-    var other: [String] = []
+    var skipped: [String] = []
     for path in paths {
       var isFolder: ObjCBool = false
       guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
@@ -44,28 +48,53 @@ struct StatsReader {
         items += fileItems(path)
         continue
       }
+      // The folder itself, when `path` is a link to it: listing the link lists nothing.
+      let folder =
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) != nil
+        ? URL(fileURLWithPath: path).resolvingSymlinksInPath().path : path
       let files =
-        (FileManager.default.enumerator(atPath: path)?.compactMap { $0 as? String } ?? [])
+        (FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String } ?? [])
         .filter { relative in !relative.split(separator: "/").contains { $0.hasPrefix(".") } }
         .sorted()
       for relative in files {
         let file = (path as NSString).appendingPathComponent(relative)
-        var isSubfolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: file, isDirectory: &isSubfolder),
-          !isSubfolder.boolValue
-        else { continue }
-        if file.hasSuffix(".json") || file.hasSuffix(".jsonl") {
+        let type =
+          (try? FileManager.default.attributesOfItem(atPath: file))?[.type] as? FileAttributeType
+        if type == .typeSymbolicLink {
+          skipped.append("'\(file)': a symbolic link inside a folder, not followed")
+          continue
+        }
+        guard type == .typeRegular else { continue }
+        if isJSONLines(file) || file.hasSuffix(".json") {
           items += fileItems(file)
         } else {
-          other.append(file)
+          skipped.append("'\(file)': not a .json, .jsonl or .ndjson file")
         }
       }
     }
-    return (items, other)
+    return (items, skipped)
+  }
+
+  /// Whether `path` holds one report per line: `.jsonl`, or `.ndjson` as some tools name
+  /// the same format.
+  static func isJSONLines(_ path: String) -> Bool {
+    path.hasSuffix(".jsonl") || path.hasSuffix(".ndjson")
+  }
+
+  /// The paths of `items`, each once.
+  static func files(_ items: [Item]) -> [String] {
+    var files: [String] = []
+    for item in items {
+      switch item {
+      case .document(let path): files.append(path)
+      case .lines(let path, _): if files.last != path { files.append(path) }
+      }
+    }
+    return files
   }
 
   private static func fileItems(_ path: String) -> [Item] {
-    guard path.hasSuffix(".jsonl") else { return [.document(path: path)] }
+    guard isJSONLines(path) else { return [.document(path: path)] }
     var info = stat()
     let size = stat(path, &info) == 0 ? Int(info.st_size) : 0
     guard size > chunkSize else { return [.lines(path: path, range: 0..<max(size, 1))] }

@@ -5,14 +5,18 @@ import LaunchOrchestrator
 enum StatsText {
   static func lines(_ summary: StatsSummary) -> [String] {
     let stats = summary.stats
+    // Shares of nothing would read "0.0% succeeded": say plainly that there was nothing.
+    let files = Grammar.count(stats.filesRead, "file")
     var lines = [
-      "\(Grammar.count(stats.all.reports, "report")) from \(Grammar.count(stats.filesRead, "file"))"
+      (stats.all.reports > 0
+        ? "\(Grammar.count(stats.all.reports, "report")) from \(files)" : "No reports in \(files)")
         + (stats.skipped > 0 ? "; \(stats.skipped) skipped (not reports):" : ".")
     ]
     lines += stats.skippedExamples.map { "  \($0)" }
     if stats.skipped > stats.skippedExamples.count {
       lines.append("  ... and \(stats.skipped - stats.skippedExamples.count) more")
     }
+    guard stats.all.reports > 0 else { return lines }
     var estimated = false
     for (label, group) in summary.labelledGroups {
       lines.append("")

@@ -1,0 +1,304 @@
+import Foundation
+import LaunchOrchestrator
+import Testing
+
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#endif
+
+/// The faults found in `stats` and `export otlp` (#23), through the built binary: their
+/// output files follow `run --report`'s rules, impossible numbers are skipped and named, never
+/// fatal, and the messages say what to do.
+@Suite("orchestrate stats and export: files, bounds and messages", .timeLimit(.minutes(10)))
+struct FieldToolsSafetyTests {
+  /// A report's compact JSON, changed by `change` (keys as the report writes them).
+  private static func report(
+    version: String = "1.0.0", interactive: Double = 0.5,
+    startedAt: Date? = Date(timeIntervalSince1970: 1_790_000_000),
+    _ change: (inout [String: Any]) -> Void = { _ in }
+  ) throws -> String {
+    var report = LaunchReport(
+      manifest: "app.json", name: "App", outcome: .succeeded, route: nil, duration: .seconds(1),
+      milestones: [.init(name: "interactive", time: .microseconds(Int64(interactive * 1e6)))],
+      criticalPath: ["store"],
+      steps: [
+        LaunchReport.Step(
+          id: "store", plugin: "simulate", state: .succeeded, start: .zero,
+          end: .milliseconds(100), attempts: 1, usedFallback: false, error: nil, ready: .zero)
+      ])
+    report.app = AppInfo(version: version)
+    report.startedAt = startedAt
+    var object = try #require(
+      try JSONSerialization.jsonObject(with: Data(JSONWriter.compact(report.json).utf8))
+        as? [String: Any])
+    change(&object)
+    return String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+  }
+
+  /// Runs `command` in `sh`, for pipes the test process cannot give `Orchestrate.run`.
+  private static func shell(_ command: String) async throws -> (status: Int32, stdout: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    process.arguments = ["-c", command]
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    let (exited, exit) = AsyncStream.makeStream(of: Void.self)
+    process.terminationHandler = { _ in exit.finish() }
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    for await _ in exited {}
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+  }
+
+  private static var binary: String {
+    Orchestrate.buildFolder.appendingPathComponent("orchestrate").path
+  }
+
+  // MARK: - 1. Output files
+
+  @Test func refusesEveryInputAsTheChartOrTheTraceHoweverSpelledBeforeReading() async throws {
+    let folder = try TemporaryFolder()
+    let input = try folder.write("in7.json", try Self.report())
+    try FileManager.default.createDirectory(
+      at: folder.url.appendingPathComponent("dir"), withIntermediateDirectories: true)
+    let inside = try folder.write("dir/report-1.json", try Self.report())
+    try FileManager.default.linkItem(atPath: inside, toPath: folder.path("hard.json"))
+    try FileManager.default.createSymbolicLink(
+      atPath: folder.path("soft.json"), withDestinationPath: inside)
+    let before = try String(contentsOfFile: inside, encoding: .utf8)
+    let cases: [[String]] = [
+      ["export", "otlp", input, "-o", input],
+      ["export", "otlp", input, "-o", folder.path("dir/../in7.json")],
+      ["stats", folder.path("dir"), "--svg", inside],
+      ["stats", folder.path("dir"), "--svg", folder.path("dir/new.svg")],
+      ["stats", folder.path("dir"), "--svg", folder.path("hard.json")],
+      ["stats", folder.path("dir"), "--svg", folder.path("soft.json")],
+      ["export", "otlp", folder.path("dir"), "-o", folder.path("hard.json")],
+    ]
+    for arguments in cases {
+      let result = try await Orchestrate.run(arguments)
+      #expect(result.status == 64, "\(arguments): \(result.stderr)")
+      #expect(result.stderr.contains("writing there would destroy it"), "\(result.stderr)")
+      #expect(result.stdout.isEmpty, "\(arguments): nothing is read or printed first")
+    }
+    #expect(try String(contentsOfFile: inside, encoding: .utf8) == before)
+    #expect(try String(contentsOfFile: input, encoding: .utf8).contains("\"outcome\""))
+    #expect(!FileManager.default.fileExists(atPath: folder.path("dir/new.svg")))
+  }
+
+  @Test func refusesAWriteProtectedFileAndAFolderAtOnceEvenAsRoot() async throws {
+    let folder = try TemporaryFolder()
+    let input = try folder.write("r.json", try Self.report())
+    let kept = try folder.write("kept.svg", "keep")
+    try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: kept)
+    for arguments in [
+      ["stats", input, "--svg", kept], ["export", "otlp", input, "-o", kept],
+      ["stats", input, "--svg", folder.path("")], ["export", "otlp", input, "-o", folder.url.path],
+    ] {
+      let result = try await Orchestrate.run(arguments)
+      #expect(result.status == 73, "\(arguments): \(result.stderr)")
+      #expect(result.stderr.hasPrefix("Error: Refusing '"), "\(result.stderr)")
+      #expect(result.stderr.contains("before reading any report"), "\(result.stderr)")
+      #expect(result.stdout.isEmpty)
+    }
+    #expect(try String(contentsOfFile: kept, encoding: .utf8) == "keep")
+  }
+
+  @Test func aChartToDevStdoutFollowsTheSummaryInAFileAndInAPipe() async throws {
+    let folder = try TemporaryFolder()
+    let input = try folder.write("r.json", try Self.report())
+    // The test's standard output is a file, as with `> out.txt`.
+    let result = try await Orchestrate.run(["stats", input, "--svg", "/dev/stdout"])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.hasPrefix("1 report from 1 file."), "the summary is kept")
+    #expect(result.stdout.contains("<svg"))
+    let piped = try await Self.shell("'\(Self.binary)' stats '\(input)' --svg /dev/stdout | cat")
+    #expect(piped.status == 0)
+    #expect(piped.stdout.hasPrefix("1 report from 1 file.") && piped.stdout.contains("</svg>"))
+    let trace = try await Self.shell("'\(Self.binary)' export otlp '\(input)' -o /dev/stdout | cat")
+    #expect(trace.status == 0)
+    #expect(trace.stdout.hasPrefix("{\"resourceSpans\""))
+  }
+
+  @Test func aDashSendsTheChartToStandardOutputAndTheFiguresToStandardError() async throws {
+    let folder = try TemporaryFolder()
+    let input = try folder.write("r.json", try Self.report())
+    let result = try await Orchestrate.run(["stats", input, "--svg", "-"], in: folder.url)
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.hasPrefix("<?xml"))
+    #expect(result.stderr.hasPrefix("1 report from 1 file."))
+    #expect(!FileManager.default.fileExists(atPath: folder.path("-")))
+    let both = try await Orchestrate.run(
+      ["stats", input, "--svg", "-", "--json"], in: folder.url)
+    #expect(both.status == 64)
+    #expect(both.stderr.hasPrefix("Error: '--svg -' and '--json' both print on standard output"))
+  }
+
+  // MARK: - 2 and 3. Numbers bounded where they are read
+
+  @Test func impossibleTimesAndWrongTypesSkipAReportNamingItsKeyNeverCrash() async throws {
+    let folder = try TemporaryFolder()
+    try FileManager.default.createDirectory(
+      at: folder.url.appendingPathComponent("in"), withIntermediateDirectories: true)
+    try folder.write("in/good.json", try Self.report())
+    let bad: [(name: String, key: String, text: String)] = [
+      (
+        "huge", "milestones.interactive",
+        try Self.report { $0["milestones"] = ["interactive": 1e308] }
+      ),
+      (
+        "end", "steps[0].end",
+        try Self.report {
+          var steps = $0["steps"] as! [[String: Any]]
+          steps[0]["end"] = 1e300
+          $0["steps"] = steps
+        }
+      ),
+      (
+        "negative", "milestones.interactive",
+        try Self.report { $0["milestones"] = ["interactive": -1] }
+      ),
+      (
+        "string", "milestones.interactive",
+        try Self.report { $0["milestones"] = ["interactive": "2s"] }
+      ),
+      ("future", "startedAt", try Self.report { $0["startedAt"] = "9999-12-31T23:59:59Z" }),
+    ]
+    for (name, _, text) in bad { try folder.write("in/\(name).json", text) }
+    let stats = try await Orchestrate.run(["stats", folder.path("in"), "--json"])
+    #expect(stats.status == 0, "\(stats.stderr)")
+    let summary = try #require(
+      try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any])
+    #expect(summary["reports"] as? Int == 1)
+    #expect(summary["skipped"] as? Int == bad.count)
+    let milestone = try #require(
+      ((summary["all"] as? [String: Any])?["milestones"] as? [[String: Any]])?.first)
+    #expect(milestone["missed"] as? Int == 0, "a string is not a missed milestone")
+    #expect(milestone["max"] as? Double == 0.5)
+    for (name, key, _) in bad {
+      let file = folder.path("in/\(name).json")
+      let export = try await Orchestrate.run(["export", "otlp", file])
+      #expect(export.status == 65, "\(name): \(export.stderr)")
+      #expect(export.stderr.contains("'\(file)': its '\(key)'"), "\(name): \(export.stderr)")
+    }
+  }
+
+  @Test func theMaximumStaysExactWhenPercentilesAreEstimated() async throws {
+    let folder = try TemporaryFolder()
+    // More values than are kept exactly, the largest not at any bucket's middle.
+    var lines: [String] = []
+    for index in 0..<16_500 {
+      lines.append(
+        try Self.report(interactive: index == 7 ? 123.456789 : 0.5 + Double(index) / 1e5))
+    }
+    let file = try folder.write("many.ndjson", lines.joined(separator: "\n") + "\n")
+    let result = try await Orchestrate.run(["stats", file, "--json"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let summary = try #require(
+      try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+    #expect(summary["reports"] as? Int == 16_500, "'.ndjson' is JSON Lines")
+    let milestone = try #require(
+      ((summary["all"] as? [String: Any])?["milestones"] as? [[String: Any]])?.first)
+    #expect(milestone["estimated"] as? Bool == true)
+    #expect(milestone["max"] as? Double == 123.456789)
+  }
+
+  // MARK: - 4. Links
+
+  @Test func followsALinkNamedOnTheCommandLineButNotOneInsideAFolder() async throws {
+    let folder = try TemporaryFolder()
+    try FileManager.default.createDirectory(
+      at: folder.url.appendingPathComponent("reports"), withIntermediateDirectories: true)
+    try folder.write("reports/a.json", try Self.report())
+    let outside = try folder.write("outside.json", try Self.report())
+    try FileManager.default.createSymbolicLink(
+      atPath: folder.path("reports/b.json"), withDestinationPath: outside)
+    try FileManager.default.createSymbolicLink(
+      atPath: folder.path("link"), withDestinationPath: folder.path("reports"))
+    let result = try await Orchestrate.run(["stats", folder.path("link")])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.hasPrefix("1 report from 1 file; 1 skipped (not reports):"))
+    #expect(result.stdout.contains("b.json': a symbolic link inside a folder, not followed"))
+  }
+
+  // MARK: - 5. OTLP
+
+  @Test func exportNotesAMissingStartRefusesNineteenSeventyAndSendsADuplicateOnce() async throws {
+    let folder = try TemporaryFolder()
+    let report = try folder.write("r.json", try Self.report())
+    let copy = try folder.write("copy.json", try Self.report())
+    let undated = try folder.write("undated.json", try Self.report(startedAt: nil))
+    let epoch = try folder.write(
+      "epoch.json", try Self.report(startedAt: Date(timeIntervalSince1970: 0)))
+    let result = try await Orchestrate.run(["export", "otlp", report, copy, undated, epoch])
+    #expect(result.status == 0, "\(result.stderr)")
+    let request = try #require(
+      try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+    #expect((request["resourceSpans"] as? [Any])?.count == 2)
+    #expect(
+      result.stderr.contains("'\(copy)' is the same launch as '\(report)'; it is exported once."))
+    #expect(result.stderr.contains("'\(undated)' has no 'startedAt'"))
+    #expect(result.stderr.contains("'\(epoch)': its 'startedAt' is '1970-01-01T00:00:00.000000Z'"))
+    #expect(!result.stdout.contains("\"startTimeUnixNano\":\"0\""))
+  }
+
+  // MARK: - 6. Messages
+
+  @Test func messagesNameTheFileLineAndColumnAndTheSupportedOperators() async throws {
+    let folder = try TemporaryFolder()
+    let garbage = try folder.write("g.json", "{\n  \"outcome\": oops\n}\n")
+    let export = try await Orchestrate.run(["export", "otlp", garbage])
+    #expect(export.status == 65)
+    #expect(
+      export.stderr.contains(
+        "'\(garbage)': it is not valid JSON (an unexpected 'o' at line 2, column 14)"),
+      "\(export.stderr)")
+    #expect(!export.stderr.contains("JSONSyntaxError"))
+    let input = try folder.write("r.json", try Self.report())
+    let inclusive = try await Orchestrate.run(["stats", input, "--fail-if", "interactive.p90>=2s"])
+    #expect(inclusive.status == 64)
+    #expect(
+      inclusive.stderr.contains(
+        "only '>' (broken above the value) and '<' (broken below it) are supported; write 'interactive.p90>2s'"
+      ), "\(inclusive.stderr)")
+    let percent = try await Orchestrate.run(["stats", input, "--fail-if", "failureRate>150%"])
+    #expect(percent.status == 64)
+    #expect(percent.stderr.contains("is not one from 0 to 100%"), "\(percent.stderr)")
+  }
+
+  @Test func aChartThatCannotBeWrittenStillPrintsTheBrokenLimits() async throws {
+    // `/dev/full` takes no byte: a write that fails after the check, as a full disk does.
+    guard FileManager.default.fileExists(atPath: "/dev/full") else { return }
+    let folder = try TemporaryFolder()
+    let input = try folder.write("r.json", try Self.report())
+    let result = try await Orchestrate.run(
+      ["stats", input, "--svg", "/dev/full", "--fail-if", "interactive.p90>100ms"])
+    #expect(result.status == 73, "the chart's failure outranks a broken limit")
+    #expect(result.stderr.contains("Error: 'interactive.p90>100ms' is broken"), "\(result.stderr)")
+    #expect(result.stderr.contains("Error: Cannot write the chart to '/dev/full'"))
+  }
+
+  // MARK: - 7. Texts
+
+  @Test func anEmptyVersionIsUnknownALongLabelIsCutAndNoReportsSaysSo() async throws {
+    let folder = try TemporaryFolder()
+    let long = String(repeating: "x", count: 5_000)
+    let empty = try folder.write("empty.json", try Self.report(version: ""))
+    let longer = try folder.write("long.json", try Self.report(version: long))
+    let result = try await Orchestrate.run(
+      ["stats", empty, longer, "--by", "version", "--svg", folder.path("c.svg")])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.contains("version unknown: 1 report"))
+    #expect(!result.stdout.contains("version : 1 report"))
+    let svg = try String(contentsOfFile: folder.path("c.svg"), encoding: .utf8)
+    #expect(svg.contains(String(repeating: "x", count: 23) + "…</text>"))
+    #expect(!svg.contains(String(repeating: "x", count: 201)), "cut in the tooltip too")
+    let none = try await Orchestrate.run(["stats", folder.path("c.svg")])
+    #expect(none.status == 0)
+    #expect(none.stdout.hasPrefix("No reports in 1 file; 1 skipped (not reports):"))
+    #expect(!none.stdout.contains("0.0% succeeded"))
+  }
+}
