@@ -97,7 +97,11 @@ struct QueueSharedWithTheAppTests {
     var launches = 0
     while writer.isRunning || launches == 0 {
       let report = try await launch(manifest, in: folder, plugins: plugins).report
-      #expect(report.outcome == .succeeded)
+      // Launches back to back can keep the app's writer waiting, and the writer the launch: on
+      // a loaded machine either may give up on the lock, which leaves the queue as it was.
+      // What must never happen is an entry lost, checked below.
+      let queueError = report.step("queue")?.error ?? ""
+      #expect(report.outcome == .succeeded || queueError.contains("stayed locked"), "\(queueError)")
       launches += 1
     }
     writer.waitUntilExit()

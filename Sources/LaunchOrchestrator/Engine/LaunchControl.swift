@@ -19,6 +19,9 @@ public final class LaunchControl: Sendable {
     var isCancelled = false
     var isFinished = false
     var holds = 0
+    /// The holds the run was told of at its start; those taken or let go between then and
+    /// ``attach(_:)`` are replayed there.
+    var holdsAtStart = 0
     var signals: [String] = []
     var activations: [String] = []
     /// Callers of ``ensure(_:as:)`` waiting for each step's end.
@@ -122,8 +125,13 @@ public final class LaunchControl: Sendable {
     clock?.heartbeat()
   }
 
-  /// How many holds were taken before a run took the control.
-  var holdsBeforeStart: Int { state.withLock(\.holds) }
+  /// How many holds were taken before a run took the control; the run starts with them.
+  func takeHoldsBeforeStart() -> Int {
+    state.withLock { state in
+      state.holdsAtStart = state.holds
+      return state.holds
+    }
+  }
 
   /// Runs the on-demand step `step` (`"trigger": "onDemand"`) with its on-demand
   /// dependencies that have not run, during the launch or after it, and returns its output.
@@ -204,6 +212,9 @@ public final class LaunchControl: Sendable {
       var commands: [ControlCommand] = []
       commands += state.signals.map(ControlCommand.signal)
       commands += state.activations.map(ControlCommand.activate)
+      // A hold taken (or let go) after the run counted them at its start, before this.
+      let change = state.holds - state.holdsAtStart
+      commands += Array(repeating: change > 0 ? .hold : .release, count: abs(change))
       state.activations = []
       if state.isFinished { commands.append(.finish) }
       if state.isCancelled { commands.append(.cancel) }

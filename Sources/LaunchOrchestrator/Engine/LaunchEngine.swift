@@ -227,7 +227,7 @@ private final class LaunchRun: ControlledRun {
     post(
       .begin(
         serveFromCache(), paused: activeClock.isPaused, signalled: signalled,
-        holds: control?.holdsBeforeStart ?? 0))
+        holds: control?.takeHoldsBeforeStart() ?? 0))
     // After the start: what the app said before it is replayed as messages that follow it.
     control?.attach(self)
     // The first steps are counted on their own now: a test's task that started the launch
