@@ -260,7 +260,8 @@ struct LaunchContextCommandTests {
     let record = folder.path(".orchestrate-launches/Ctx.json")
     var launch: CommandResult?
     let holder = try await Orchestrate.run(
-      ["hold-lock", record, "30"], binary: "orchestrate-test-helper"
+      // Held far longer than any launch takes, even slowed down by a sanitizer; killed below.
+      ["hold-lock", record, "3600"], binary: "orchestrate-test-helper"
     ) { process, stdout in
       while !((try? String(contentsOf: stdout, encoding: .utf8)) ?? "").contains("locked") {
         try await Task.sleep(for: .milliseconds(10))
@@ -275,7 +276,7 @@ struct LaunchContextCommandTests {
     #expect(result.status == 0, "\(result.stderr)")
     let report = try LaunchReport(
       jsonText: String(contentsOf: folder.url.appendingPathComponent("r.json"), encoding: .utf8))
-    // The lock is held for 30 s; the launch's first step starts in well under a second of
+    // The lock is held all along; the launch's first step starts in well under a second of
     // its active time, whatever the machine's load.
     let first = try #require(report.steps.compactMap(\.start).min())
     #expect(first < .seconds(1))
