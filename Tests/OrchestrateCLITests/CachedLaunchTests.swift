@@ -130,7 +130,9 @@ struct CachedLaunchTests {
     }
     #expect(launches.status == 0, "\(launches.stderr)")
     #expect(launches.stdout.hasSuffix("launched 400\n"))
-    #expect(clears.count > 1)
+    // At least one clear ran while the launches saved; how many depends on the machine (under
+    // a sanitizer, starting `orchestrate` can outlast all 400 launches).
+    #expect(!clears.isEmpty)
     for clear in clears {
       #expect(clear.status == 0, "\(clear.stderr)")
       #expect(clear.stdout.hasPrefix("Removed "))
