@@ -22,7 +22,8 @@ public enum LaunchTest {
     environment: LaunchEnvironment = LaunchEnvironment(), clock: ManualClock = ManualClock(),
     dataDirectory: URL? = nil
   ) async throws(LaunchFailure) -> LaunchReport {
-    let plan = try load(manifest, registry: registry, dataDirectory: dataDirectory)
+    let (plan, madeFolder) = try load(manifest, registry: registry, dataDirectory: dataDirectory)
+    defer { madeFolder.map { try? FileManager.default.removeItem(at: $0) } }
     let engine = LaunchEngine(clock: clock)
     return await clock.run { await engine.run(plan, environment: environment) }
   }
@@ -54,7 +55,8 @@ public enum LaunchTest {
     )
     let manifest =
       #"{ "version": 1, "name": "\#(Plugin.kind)", "steps": [\#(steps.joined(separator: ", "))] }"#
-    let plan = try load(manifest, registry: registry, dataDirectory: dataDirectory)
+    let (plan, madeFolder) = try load(manifest, registry: registry, dataDirectory: dataDirectory)
+    defer { madeFolder.map { try? FileManager.default.removeItem(at: $0) } }
     let engine = LaunchEngine(clock: clock)
     let control = LaunchControl()
     _ = await clock.run { await engine.run(plan, environment: environment, control: control) }
@@ -70,19 +72,23 @@ public enum LaunchTest {
     return try result.get()
   }
 
+  /// The plan, and the temporary data folder made for it when none was given (removed once
+  /// the run is over).
   private static func load(
     _ manifest: String, registry: PluginRegistry, dataDirectory: URL?
-  ) throws(LaunchFailure) -> LaunchPlan {
+  ) throws(LaunchFailure) -> (LaunchPlan, madeFolder: URL?) {
     let folder =
       dataDirectory
       ?? FileManager.default.temporaryDirectory.appendingPathComponent(
         "launchtest-\(UUID().uuidString)")
     do {
       try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-      return try ManifestLoader(registry: registry).load(
+      let plan = try ManifestLoader(registry: registry).load(
         bytes: Array(manifest.utf8), file: "manifest.json", directory: folder,
         dataDirectory: folder)
+      return (plan, dataDirectory == nil ? folder : nil)
     } catch {
+      if dataDirectory == nil { try? FileManager.default.removeItem(at: folder) }
       throw LaunchFailure(kind: .invalidPlan, message: "\(error)")
     }
   }

@@ -13,7 +13,9 @@ import LaunchOrchestrator
 /// ``advance(by:)`` moves time to each deadline in turn and waits until the launches on this
 /// clock have nothing left to do at that time (every step asleep on the clock, ended, or
 /// waiting for what only the test can give: a signal, a resume) before moving on. A step
-/// that waits for something else (the network) holds the clock until it is done.
+/// that waits for something else (the network) holds the clock until it is done, and so does
+/// one that sleeps in a child task it waits for (a task group): only a step's own task, the
+/// engine's timer and a session's splash timer and events are counted.
 public final class ManualClock: Clock, Sendable, ActivityTrackingClock {
   /// A point in the clock's time: how long after its start.
   public struct Instant: InstantProtocol, Sendable {
@@ -130,7 +132,8 @@ public final class ManualClock: Clock, Sendable, ActivityTrackingClock {
   /// timer due by then has run: each time the clock reaches a deadline, the sleepers due wake
   /// and the launches run until they have nothing left to do at that time.
   public func advance(by duration: Duration) async {
-    let target = now.advanced(by: duration)
+    // Time never goes back: a launch's deadlines assume it.
+    let target = now.advanced(by: max(duration, .zero))
     await settle()
     while true {
       let due: [Sleeper] = state.withLock { state in

@@ -382,6 +382,25 @@ struct LaunchEngineTests {
     #expect(error?.diagnostics.first?.path.description == "steps[0].isolation")
   }
 
+  @Test func aStepWhoseFallbackDeclaresTheMainActorRunsThere() async throws {
+    var registry = PluginRegistry.testKinds
+    registry.register(MainActorPlugin.self)
+    registry.register(kind: "fails") { _ -> Int in throw StepFailure("no") }
+    let plan = try loadPlan(
+      #"{ "version": 1, "steps": [ { "id": "ui", "plugin": "fails", "fallback": { "plugin": "ui.main" } } ] }"#,
+      registry: registry)
+    #expect(plan.steps[0].isolation == .main)
+    let report = await LaunchEngine().run(plan)
+    #expect(report.step("ui")?.usedFallback == true)
+    #expect(report.output(of: "ui", as: Int.self) == 42)
+    #expect(
+      diagnostics(
+        of:
+          #"{ "version": 1, "steps": [ { "id": "ui", "plugin": "fails", "isolation": "default", "fallback": { "plugin": "ui.main" } } ] }"#,
+        registry: registry
+      ).count == 1)
+  }
+
   @Test func honoursTheConcurrencyLimitWithRealTasks() async throws {
     let clock = ManualClock()
     let running = Locked((now: 0, peak: 0))

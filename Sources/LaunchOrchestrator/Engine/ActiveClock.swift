@@ -154,17 +154,14 @@ final class ActiveClock: Sendable {
     }
     await withTaskCancellationHandler {
       await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-        // A test clock's count leaves out a task waiting for the launch to resume.
-        let participation = Participation.suspend()
         let resumesNow = state.withLock { state in
           if state.pausedSince == nil || state.cancelledWaiters.remove(id) != nil { return true }
-          state.resumeWaiters[id] = (continuation, participation)
+          // A test clock's count leaves out a task waiting for the launch to resume; only once
+          // it waits, so a resume racing in cannot let the clock move while it goes on.
+          state.resumeWaiters[id] = (continuation, Participation.suspend())
           return false
         }
-        if resumesNow {
-          participation?.rejoin()
-          continuation.resume()
-        }
+        if resumesNow { continuation.resume() }
       }
     } onCancel: {
       let waiter = state.withLock { state in

@@ -101,6 +101,11 @@ private final class Channel: Sendable {
     var buffer: [LaunchEvent] = []
     var isFinished = false
     var waiter: CheckedContinuation<[LaunchEvent], Never>?
+    /// On a test clock, the count of running tasks: the consumer is one of them from the
+    /// burst it is handed to its next wait, so the clock does not move before it applied
+    /// the events (a session's screen). Learnt from the first producer counted on it.
+    var activity: LaunchActivity?
+    var consumerCounted = false
   }
 
   private let state = Locked(State())
@@ -118,16 +123,25 @@ private final class Channel: Sendable {
   }
 
   private func append(_ add: (inout [LaunchEvent]) -> Void) {
-    let handOff: (CheckedContinuation<[LaunchEvent], Never>, [LaunchEvent])? = state.withLock {
-      state in
-      guard !state.isFinished else { return nil }
-      add(&state.buffer)
-      guard let waiter = state.waiter else { return nil }
-      state.waiter = nil
-      defer { state.buffer = [] }
-      return (waiter, state.buffer)
+    let producerActivity = Participation.current?.activity
+    let handOff:
+      (CheckedContinuation<[LaunchEvent], Never>, [LaunchEvent], counts: LaunchActivity?)? =
+        state.withLock { state in
+          guard !state.isFinished else { return nil }
+          if state.activity == nil { state.activity = producerActivity }
+          add(&state.buffer)
+          guard let waiter = state.waiter else { return nil }
+          state.waiter = nil
+          defer { state.buffer = [] }
+          let counts = state.consumerCounted ? nil : state.activity
+          if counts != nil { state.consumerCounted = true }
+          return (waiter, state.buffer, counts)
+        }
+    if let (waiter, burst, counts) = handOff {
+      // Counted before it wakes: the count must not reach zero in between.
+      counts?.begin()
+      waiter.resume(returning: burst)
     }
-    if let (waiter, burst) = handOff { waiter.resume(returning: burst) }
   }
 
   func finish() {
@@ -142,16 +156,20 @@ private final class Channel: Sendable {
   /// Everything buffered, waiting for at least one event; empty once finished.
   func takeBurst() async -> [LaunchEvent] {
     await withCheckedContinuation { continuation in
-      let burst: [LaunchEvent]? = state.withLock { state in
+      let (burst, leaves): ([LaunchEvent]?, LaunchActivity?) = state.withLock { state in
         if !state.buffer.isEmpty {
           defer { state.buffer = [] }
-          return state.buffer
+          return (state.buffer, nil)
         }
-        if state.isFinished { return [] }
+        // Waiting, or at the end: a counted consumer leaves the count.
+        let leaves = state.consumerCounted ? state.activity : nil
+        state.consumerCounted = false
+        if state.isFinished { return ([], leaves) }
         precondition(state.waiter == nil, "LaunchEvents supports one consumer at a time")
         state.waiter = continuation
-        return nil
+        return (nil, leaves)
       }
+      leaves?.end()
       if let burst { continuation.resume(returning: burst) }
     }
   }

@@ -457,6 +457,16 @@ struct PlanBuilder {
     guard let fallbackDescriptor = descriptor(kind, at: fallbackPath.appending("plugin")) else {
       return (action, nil)
     }
+    // Attempts of the step and of its fallback run where the step does: on the main actor
+    // when either plugin needs it.
+    if fallbackDescriptor.isolation == .main, !mainActorSteps.contains(index) {
+      mainActorSteps.insert(index)
+      if step.isolation == .default {
+        diagnostics.report(
+          "the fallback '\(kind)' runs on the main actor, as its plugin declares; remove \"isolation\" or set it to \"main\".",
+          at: path.appending("isolation"))
+      }
+    }
     if fallbackDescriptor.outputType != primary.outputType {
       diagnostics.report(
         "the fallback '\(kind)' outputs \(fallbackDescriptor.outputTypeName), but '\(step.plugin)' outputs \(primary.outputTypeName); dependents receive the fallback's output, so both must output the same type.",

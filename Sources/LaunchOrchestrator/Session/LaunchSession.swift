@@ -273,9 +273,18 @@ public final class LaunchSession {
     generation += 1
     let run = generation
     let heard = heard
-    let timer = Task {
+    @Sendable func timeSplash() async {
       guard let policy = plan.manifest.splash else { return }
       await Self.timeSplash(policy, clock: clock, session: self, run: run)
+    }
+    let timer: Task<Void, Never>
+    if let activity = Participation.current?.activity {
+      // On a test clock the splash's timer is counted like the engine's, so the clock does not
+      // move past its moments before the screen changed.
+      activity.begin()
+      timer = Task { await activity.run(timeSplash) }
+    } else {
+      timer = Task { await timeSplash() }
     }
     let (events, continuation) = LaunchEvents.makeStream()
     let hooks = RunHooks(
