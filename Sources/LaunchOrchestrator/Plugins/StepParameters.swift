@@ -138,30 +138,18 @@ extension Parameter {
     // a default is made by `init(_:)` (no fallback) unless its type is optional, when the
     // initializer for optionals gives it `nil`.
     let isRequired = !declaration.hasDefault && fallback == nil
-    var type = ParameterShape.type(of: Value.self)
-    if declaration.isPath || declaration.values != nil {
-      precondition(type == .string(), "'\(name)' is declared as text, so it must be a String")
-    }
-    if let values = declaration.values {
-      type = .oneOf(values)
-    } else if declaration.isPath {
-      type = .path
-    } else if declaration.isNonEmpty {
-      precondition(
-        type == .string() || type == .strings(),
-        "'\(name)' is declared non-empty, so it must be a String or [String]")
-      type = type == .string() ? .string(nonEmpty: true) : .strings(nonEmpty: true)
-    }
-    if let bounds = declaration.bounds {
-      type = .integer(minimum: bounds.minimum, maximum: bounds.maximum)
-    }
-    let describe: @Sendable () -> ParameterDescription = { [type] in
+    // What the declaration says is known without asking the type at run time: such a cast
+    // searches the process's conformances, on the launch's cold path. The type's own shape
+    // is asked only to describe it, or to explain a value it refused.
+    let declared = declaredType(name: name, declaration)
+    let describe: @Sendable () -> ParameterDescription = {
       let isOptional = Value.self is any OptionalParameterValue.Type
       var givenDefault = declaration.hasDefault ? fallback : nil
       // An optional declared `= nil` has no default to show.
       if isOptional, givenDefault.map(ParameterShape.text(of:)) == "" { givenDefault = nil }
       return ParameterDescription(
-        name, type, required: !declaration.hasDefault && !isOptional,
+        name, declared ?? ParameterShape.type(of: Value.self),
+        required: !declaration.hasDefault && !isOptional,
         default: declaration.defaultDescription ?? givenDefault.map(ParameterShape.text(of:)),
         json: declaration.defaultDescription == nil
           ? givenDefault.flatMap(ParameterShape.json(of:)) : nil,
@@ -169,29 +157,70 @@ extension Parameter {
     }
     return ParameterSchema.Entry(
       key: ParameterKey(name), ordinal: ordinal, isRequired: isRequired,
-      read: checked(read, name: name, type: type, bounds: declaration.bounds, describe: describe),
+      read: checked(
+        read, name: name, type: declared, bounds: declaration.bounds, describe: describe),
       describe: describe)
+  }
+
+  /// The value type the declaration gives (listed values, a path, a non-empty text, bounds);
+  /// `nil` when the type alone says.
+  private static func declaredType(
+    name: String, _ declaration: ParameterDeclaration
+  ) -> ParameterDescription.ValueType? {
+    let isText = Value.self == String.self || Value.self == String?.self
+    let isTexts = Value.self == [String].self || Value.self == [String]?.self
+    if declaration.isPath || declaration.values != nil {
+      precondition(isText, "'\(name)' is declared as text, so it must be a String")
+    }
+    if let bounds = declaration.bounds {
+      return .integer(minimum: bounds.minimum, maximum: bounds.maximum)
+    }
+    if let values = declaration.values { return .oneOf(values) }
+    if declaration.isPath { return .path }
+    if declaration.isNonEmpty {
+      precondition(
+        isText || isTexts, "'\(name)' is declared non-empty, so it must be a String or [String]")
+      return isText ? .string(nonEmpty: true) : .strings(nonEmpty: true)
+    }
+    return nil
   }
 
   /// Reads the value as its type does, then checks it against the declared values, length or
   /// bounds.
   private static func checked(
-    _ read: @escaping ParameterReader, name: String, type: ParameterDescription.ValueType,
+    _ read: @escaping ParameterReader, name: String, type: ParameterDescription.ValueType?,
     bounds: IntegerBounds?, describe: @escaping @Sendable () -> ParameterDescription
   ) -> ParameterReader {
+    /// Refuses `text` when it is not one of `values`, naming the closest.
+    @Sendable func check(_ text: String, among values: [String]) throws {
+      guard !values.contains(text) else { return }
+      throw ParameterError(
+        name,
+        "unknown \(name) '\(text)'.\(Suggestions.didYouMean(text, in: values)) "
+          + "Use one of: \(values.joined(separator: ", ")).")
+    }
     switch type {
     case .oneOf(let values):
       return { container, key in
-        // Checked as text first: an enum would not decode an unknown value at all.
-        if let text = try container.decodeIfPresent(String.self, forKey: key),
-          !values.contains(text)
-        {
-          throw ParameterError(
-            name,
-            "unknown \(name) '\(text)'.\(Suggestions.didYouMean(text, in: values)) "
-              + "Use one of: \(values.joined(separator: ", ")).")
+        if let text = try container.decodeIfPresent(String.self, forKey: key) {
+          try check(text, among: values)
         }
         return try read(container, key)
+      }
+    case nil:
+      return { container, key in
+        do {
+          return try read(container, key)
+        } catch let error as DecodingError {
+          // An enum of strings refuses an unknown value without saying which it knows: its
+          // cases are asked for only now, to say so.
+          if case .oneOf(let values) = ParameterShape.type(of: Value.self),
+            let text = try? container.decodeIfPresent(String.self, forKey: key)
+          {
+            try check(text, among: values)
+          }
+          throw error
+        }
       }
     case .string(nonEmpty: true), .strings(nonEmpty: true), .path:
       return { container, key in
