@@ -224,6 +224,8 @@ private final class LaunchRun: ControlledRun {
       for (step, value) in reused.outputs { hooks.onOutput?(plan.steps[step].id, value) }
     }
     let signalled = (control?.sentSignals ?? []).compactMap { plan.signals.firstIndex(of: $0) }
+    // Before the first events: on a test clock their consumer is counted from the first burst.
+    if let activity { events?.countConsumer(in: activity) }
     post(
       .begin(
         serveFromCache(), paused: activeClock.isPaused, signalled: signalled,
@@ -917,6 +919,11 @@ private enum EventSink: Sendable {
     case .events(let continuation): continuation.finish()
     case .stream(let continuation): continuation.finish()
     }
+  }
+
+  /// On a test clock, counts the consumer while it applies the events it is handed.
+  func countConsumer(in activity: LaunchActivity) {
+    if case .events(let continuation) = self { continuation.countConsumer(in: activity) }
   }
 }
 

@@ -52,6 +52,12 @@ public struct LaunchEvents: AsyncSequence, Sendable {
       producer.channel.append(burst: burst)
     }
 
+    /// On a test clock, counts the consumer as running from each burst it is handed to its
+    /// next wait.
+    func countConsumer(in activity: LaunchActivity) {
+      producer.channel.countConsumer(in: activity)
+    }
+
     /// Ends the sequence after the events already yielded; later yields are dropped.
     package func finish() {
       producer.channel.finish()
@@ -103,7 +109,7 @@ private final class Channel: Sendable {
     var waiter: CheckedContinuation<[LaunchEvent], Never>?
     /// On a test clock, the count of running tasks: the consumer is one of them from the
     /// burst it is handed to its next wait, so the clock does not move before it applied
-    /// the events (a session's screen). Learnt from the first producer counted on it.
+    /// the events (a session's screen). Told by the engine when it runs on a test clock.
     var activity: LaunchActivity?
     var consumerCounted = false
   }
@@ -123,12 +129,10 @@ private final class Channel: Sendable {
   }
 
   private func append(_ add: (inout [LaunchEvent]) -> Void) {
-    let producerActivity = Participation.current?.activity
     let handOff:
       (CheckedContinuation<[LaunchEvent], Never>, [LaunchEvent], counts: LaunchActivity?)? =
         state.withLock { state in
           guard !state.isFinished else { return nil }
-          if state.activity == nil { state.activity = producerActivity }
           add(&state.buffer)
           guard let waiter = state.waiter else { return nil }
           state.waiter = nil
@@ -142,6 +146,10 @@ private final class Channel: Sendable {
       counts?.begin()
       waiter.resume(returning: burst)
     }
+  }
+
+  func countConsumer(in activity: LaunchActivity) {
+    state.withLock { $0.activity = activity }
   }
 
   func finish() {
