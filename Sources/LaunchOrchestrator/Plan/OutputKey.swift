@@ -23,7 +23,9 @@ public struct OutputKey<Value: Sendable>: Sendable, Hashable, CustomStringConver
 }
 
 extension LaunchPlan {
-  /// Checks that `key` names a step of the plan whose plugin outputs a `Value`.
+  /// Checks that `key` names a step of the plan whose plugin outputs a `Value`: exactly that
+  /// type (a key typed by a protocol the output conforms to reads the output, but is not
+  /// checked here).
   ///
   /// - Throws: ``LaunchFailure`` of kind ``LaunchFailure/Kind/unknownStep`` (with the ids
   ///   closest to it) or ``LaunchFailure/Kind/wrongOutputType`` (naming the step, its plugin
