@@ -169,7 +169,7 @@ package struct FallbackDeclaration: Sendable {
 }
 
 /// How urgent a step is: `critical` > `high` > `normal` > `low` > `background`.
-public enum StepPriority: Int, Sendable, Comparable, CaseIterable, CustomStringConvertible {
+package enum StepPriority: Int, Sendable, Comparable, CaseIterable, CustomStringConvertible {
   /// Work in the way of anything else; runs as background work.
   case background
   /// Work that can wait.
@@ -188,7 +188,7 @@ public enum StepPriority: Int, Sendable, Comparable, CaseIterable, CustomStringC
   }
 
   /// The manifest name.
-  public var description: String {
+  package var description: String {
     switch self {
     case .background: "background"
     case .low: "low"
@@ -209,7 +209,7 @@ public enum StepPriority: Int, Sendable, Comparable, CaseIterable, CustomStringC
   }
 
   /// Orders by urgency.
-  public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+  package static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 /// What a step's final failure does to the launch.
