@@ -80,7 +80,8 @@ struct LaunchContextCommandTests {
   }
 
   @Test func twoLaunchesKilledBeforeTheirFirstScreenMakeTheThirdRunInSafeMode() async throws {
-    let folder = try folder(hang: "60s")
+    // Hangs far longer than a loaded machine takes to see it start; killed below.
+    let folder = try folder(hang: "1h")
     for _ in 0..<2 {
       let killed = try await Orchestrate.run(["run", "app.json"], in: folder.url) {
         process, stdout in

@@ -277,7 +277,7 @@ struct StateRestoreTests {
     saver.executableURL = URL(fileURLWithPath: "/bin/sh")
     saver.arguments = [
       "-c",
-      #"printf '{ "scrollAnchor": "result-9' > "$1/.launch-state.json.writing-$$-ab"; exec sleep 60"#,
+      #"printf '{ "scrollAnchor": "result-9' > "$1/.launch-state.json.writing-$$-ab"; exec sleep 3600"#,
       "saver", folder.file(".state").path,
     ]
     try saver.run()
