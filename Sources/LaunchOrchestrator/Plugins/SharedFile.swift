@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 #if canImport(Darwin)
   import Darwin
@@ -136,7 +135,7 @@ public struct SharedFile: Sendable {
 
   /// For tests: work to run when a writer of the file at a path is about to take its lock,
   /// the moment a step has judged the file and is about to act on it.
-  package static let beforeLocking = Mutex<[String: @Sendable () -> Void]>([:])
+  package static let beforeLocking = Locked<[String: @Sendable () -> Void]>([:])
 
   private static func modification(_ info: stat) -> Int64 {
     #if canImport(Darwin)
