@@ -29,7 +29,7 @@ struct ExitCodeTableTests {
       "README's exit codes are stale; rerun with RECORD_SNAPSHOTS=1")
   }
 
-  @Test func aMissingAppValueIs1AndAMissingAppVersionIs64() async throws {
+  @Test func aStepNeedingAnAppVersionTheRunLacksIs64() async throws {
     let folder = try TemporaryFolder()
     let version = try folder.write(
       "version.json",

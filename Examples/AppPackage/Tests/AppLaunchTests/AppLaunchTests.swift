@@ -102,6 +102,31 @@ struct AppLaunchTests {
     #expect(session[.feed] == Feed(items: ["welcome"]))
   }
 
+  @Test func theSessionKeepsItsLaunchesInABoundedStoreForUpload() async throws {
+    let plan = try ManifestLoader(registry: Self.registry).load(
+      bytes: Array(Self.manifest(offline: false).utf8), file: "app.json",
+      directory: FileManager.default.temporaryDirectory)
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("app-reports-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let store = LaunchReportStore(folder: folder, maxReports: 2)
+    var labelled = LaunchEnvironment()
+    labelled[LaunchLabels.self] = LaunchLabels(arm: "b", device: "phone")
+    let environment = labelled
+    for _ in 0..<3 {
+      let clock = ManualClock()
+      let session = LaunchSession(reportStore: store)
+      _ = await clock.run {
+        await session.run(plan, on: LaunchEngine(clock: clock), environment: environment)
+      }
+    }
+    let kept = try store.reports()
+    #expect(kept.count == 2)
+    #expect(kept.allSatisfy { $0.outcome == .succeeded && $0.labels?.arm == "b" })
+    try store.removeAll()
+    #expect(try store.reports().isEmpty)
+  }
+
   @Test func onePluginAlone() async throws {
     let feed = try await LaunchTest.run(FeedStep.self, params: #"{ "duration": "2s" }"#)
     #expect(feed == Feed(items: ["welcome"]))
