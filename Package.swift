@@ -7,6 +7,9 @@ let package = Package(
   platforms: [.iOS(.v18), .macOS(.v15), .tvOS(.v18), .visionOS(.v2)],
   products: [
     .library(name: "LaunchOrchestrator", targets: ["LaunchOrchestrator"]),
+    // For plugins that read the app's JSON files: strict parsing with byte offsets, repeated
+    // keys and exact numbers, so a file can be judged and rewritten without loss.
+    .library(name: "LaunchJSON", targets: ["LaunchJSON"]),
     // For an app's tests: a manual clock and helpers to run a plugin or a manifest.
     .library(name: "LaunchTesting", targets: ["LaunchTesting"]),
     // Every built-in kind an app may use; `simulate` only with its own product.
@@ -29,9 +32,10 @@ let package = Package(
     .executable(name: "orchestrate-bench", targets: ["orchestrate-bench"]),
   ],
   targets: [
-    .target(name: "LaunchOrchestrator"),
+    .target(name: "LaunchJSON"),
+    .target(name: "LaunchOrchestrator", dependencies: ["LaunchJSON"]),
     .target(name: "LaunchTesting", dependencies: ["LaunchOrchestrator"]),
-    .target(name: "OrchestrateCLI", dependencies: ["LaunchOrchestrator"]),
+    .target(name: "OrchestrateCLI", dependencies: ["LaunchOrchestrator", "LaunchJSON"]),
     .executableTarget(
       name: "orchestrate", dependencies: ["OrchestrateCLI", "LaunchPlugins", "SimulatePlugin"]),
     .executableTarget(
@@ -43,7 +47,7 @@ let package = Package(
     // Reports as a fleet would upload them, for trying `orchestrate stats` (docs/field.md).
     .executableTarget(
       name: "field-reports",
-      dependencies: ["LaunchOrchestrator"],
+      dependencies: ["LaunchOrchestrator", "LaunchJSON"],
       path: "manifests/simulated/field-reports"
     ),
     .executableTarget(
@@ -73,7 +77,7 @@ let package = Package(
     ),
     .target(
       name: "QueueValidationPlugin",
-      dependencies: ["LaunchOrchestrator", "SQLiteStore"],
+      dependencies: ["LaunchOrchestrator", "SQLiteStore", "LaunchJSON"],
       path: "Plugins/QueueValidation"
     ),
     .target(
@@ -98,7 +102,7 @@ let package = Package(
     ),
     .target(
       name: "LaunchGatesPlugin",
-      dependencies: ["LaunchOrchestrator"],
+      dependencies: ["LaunchOrchestrator", "LaunchJSON"],
       path: "Plugins/LaunchGates"
     ),
     .target(
@@ -108,7 +112,7 @@ let package = Package(
     ),
     .target(
       name: "StateRestorePlugin",
-      dependencies: ["LaunchOrchestrator"],
+      dependencies: ["LaunchOrchestrator", "LaunchJSON"],
       path: "Plugins/StateRestore"
     ),
     .target(
@@ -121,13 +125,13 @@ let package = Package(
       path: "Plugins/LaunchPlugins"
     ),
     .target(
-      name: "ManifestFuzzing", dependencies: ["LaunchOrchestrator"],
+      name: "ManifestFuzzing", dependencies: ["LaunchOrchestrator", "LaunchJSON"],
       path: "Benchmarks/ManifestFuzzing"),
     .executableTarget(
       name: "orchestrate-bench",
       dependencies: [
         "LaunchOrchestrator", "ManifestFuzzing", "SQLiteStore", "SimulatePlugin", "StoreInitPlugin",
-        "MusicLibraryPlugin", "SampleDataPlugin", "LaunchPlugins",
+        "MusicLibraryPlugin", "SampleDataPlugin", "LaunchPlugins", "LaunchJSON",
       ],
       path: "Benchmarks/OrchestrateBench"
     ),
@@ -141,7 +145,8 @@ let package = Package(
       path: "Tests/TestHelper"
     ),
     .testTarget(
-      name: "LaunchOrchestratorTests", dependencies: ["LaunchOrchestrator", "PluginTestSupport"]),
+      name: "LaunchOrchestratorTests",
+      dependencies: ["LaunchOrchestrator", "PluginTestSupport", "LaunchJSON"]),
     .testTarget(name: "LaunchTestingTests", dependencies: ["LaunchTesting", "LaunchOrchestrator"]),
     .testTarget(
       name: "ManifestFuzzingTests",
@@ -157,7 +162,7 @@ let package = Package(
       name: "QueueValidationTests",
       dependencies: [
         "QueueValidationPlugin", "StoreInitPlugin", "SQLiteStore", "LaunchOrchestrator",
-        "PluginTestSupport",
+        "PluginTestSupport", "LaunchJSON",
       ]
     ),
     .testTarget(
@@ -202,7 +207,7 @@ let package = Package(
     ),
     .testTarget(
       name: "OrchestrateCLITests",
-      dependencies: ["OrchestrateCLI", "LaunchOrchestrator", "SQLiteStore"],
+      dependencies: ["OrchestrateCLI", "LaunchOrchestrator", "SQLiteStore", "LaunchJSON"],
       exclude: ["Golden"]
     ),
   ],

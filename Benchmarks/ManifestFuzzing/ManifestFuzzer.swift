@@ -1,4 +1,5 @@
 import Foundation
+import LaunchJSON
 import LaunchOrchestrator
 
 /// Makes hostile manifests from valid ones, deterministically from a seed: byte flips,

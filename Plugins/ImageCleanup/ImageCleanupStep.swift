@@ -133,11 +133,11 @@ public struct ImageCleanupStep: StepPlugin {
     }
 
     var cleaner = ImageCleaner(
-      cutoff: Date().timeIntervalSince1970 - maxAge.seconds, dryRun: dryRun,
+      cutoff: Date().timeIntervalSince1970 - maxAge / .seconds(1), dryRun: dryRun,
       reviewed: reviewed, referenced: referenced,
       // A read-only store cannot forget a removed image, so its scans' images stay.
       keepsReviewed: store?.isReadOnly ?? false, log: { context.log($0) })
-    cleaner.checkCancellation = { try context.checkCancellation() }
+    cleaner.checkCancellation = { try Task.checkCancellation() }
     try cleaner.clean(folder)
 
     if let store, !dryRun, !cleaner.clearedScans.isEmpty, !store.isReadOnly {

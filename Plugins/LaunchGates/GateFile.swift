@@ -1,4 +1,5 @@
 import Foundation
+import LaunchJSON
 import LaunchOrchestrator
 
 /// A JSON file a gate reads (app metadata, session, profile), with errors that name the file

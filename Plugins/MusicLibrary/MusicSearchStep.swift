@@ -15,7 +15,7 @@ public struct MusicSearchStep: StepPlugin {
   public struct Parameters: StepParameters {
     @Parameter("Words to find; each matches as a prefix.", nonEmpty: true) var term: String
     @Parameter("Songs per page.", in: 1...500) var limit = 25
-    @Parameter("Songs before the page.", minimum: 0) var offset = 0
+    @Parameter("Songs before the page.", in: 0...) var offset = 0
 
     /// No term yet: a manifest must give one.
     public init() {}

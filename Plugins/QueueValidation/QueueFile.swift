@@ -1,4 +1,5 @@
 import Foundation
+import LaunchJSON
 import LaunchOrchestrator
 
 /// The app's side of the queue file that `queue.validate` validates: writes it the way a

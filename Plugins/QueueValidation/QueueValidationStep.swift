@@ -1,4 +1,5 @@
 import Foundation
+import LaunchJSON
 import LaunchOrchestrator
 import SQLiteStore
 
@@ -66,7 +67,7 @@ public struct QueueValidationStep: StepPlugin {
     let shared = SharedFile(url: file)
     let store = try context.input(StoreHandle.self)
     for _ in 0..<Self.maximumReads {
-      try context.checkCancellation()
+      try Task.checkCancellation()
       if let result = try validate(shared, shownAs: url, against: store, context) {
         return result
       }

@@ -15,7 +15,7 @@ private let pageSizes = 1...1000
 /// listing, so that their parameters, their schema and the cursors they accept agree.
 public struct ListingParameters<Order: PageOrder>: StepParameters {
   @Parameter("\(Order.itemsTitle) per page.", in: pageSizes) package var limit = 50
-  @Parameter("\(Order.itemsTitle) before the page.", minimum: 0) package var offset = 0
+  @Parameter("\(Order.itemsTitle) before the page.", in: 0...) package var offset = 0
   @Parameter("The order of the \(Order.itemsName).") package var sort = Order.defaultOrder
 
   /// The first page of 50 items in the default order.

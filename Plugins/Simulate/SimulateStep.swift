@@ -19,7 +19,7 @@ public struct SimulateStep: StepPlugin {
   public struct Parameters: StepParameters {
     @Parameter("How long each attempt takes.") var duration = Duration.zero
     @Parameter("Every attempt fails.") var fail = false
-    @Parameter("The first N attempts fail, later ones succeed.", minimum: 0) var failAttempts = 0
+    @Parameter("The first N attempts fail, later ones succeed.", in: 0...) var failAttempts = 0
     @Parameter("Keep running when cancelled, like a plugin that never checks cancellation.")
     var ignoresCancellation = false
     @Parameter("Hold a thread for the duration, like synchronous I/O.") var blocking = false
@@ -58,7 +58,7 @@ public struct SimulateStep: StepPlugin {
     } else {
       try await context.sleep(until: deadline)
     }
-    if !ignoresCancellation { try context.checkCancellation() }
+    if !ignoresCancellation { try Task.checkCancellation() }
     if fails || context.attempt <= failAttempts {
       throw StepFailure("simulated failure (attempt \(context.attempt))")
     }

@@ -1,4 +1,5 @@
 import Foundation
+import LaunchJSON
 import LaunchOrchestrator
 
 /// The small JSON file in the launch's data folder where an app saves where the user was, for

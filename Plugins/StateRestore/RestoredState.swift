@@ -1,4 +1,5 @@
 import Foundation
+import LaunchJSON
 import LaunchOrchestrator
 
 /// The values an app saved last session (the scrolled-to result, the selected tab), as

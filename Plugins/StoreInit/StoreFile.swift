@@ -133,8 +133,8 @@ package enum StoreFile: Equatable {
     let text: String
     do {
       guard
-        let data = try SafeFiles.contentsOfRegularFile(
-          followingLinksAt: marker, limit: 4096)
+        // The marker is this plugin's own file, never a link: one is refused, not followed.
+        let data = try SafeFiles.contentsOfRegularFile(at: marker, limit: 4096)
       else { return nil }
       text = String(decoding: data, as: UTF8.self)
     } catch {

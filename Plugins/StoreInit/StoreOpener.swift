@@ -303,7 +303,7 @@ struct StoreOpener {
         }
       }
       for (index, migration) in pending.enumerated() {
-        try context.checkCancellation()
+        try Task.checkCancellation()
         context.reportProgress(
           Double(index) / Double(pending.count),
           "Migrating to version \(migration.version): \(migration.summary)...")
@@ -433,7 +433,7 @@ struct StoreOpener {
   private func explain(_ error: SQLiteError) -> any Error {
     if error.isBusy {
       return StepFailure(
-        "the store '\(url.path)' stayed locked by another connection for all of 'busyTimeout' (\(DurationText.format(busyTimeout))); close the other writer, or raise 'busyTimeout'"
+        "the store '\(url.path)' stayed locked by another connection for all of 'busyTimeout' (\(busyTimeout.manifestText)); close the other writer, or raise 'busyTimeout'"
       )
     }
     guard let problem = SafeFiles.writeProblem(in: url.deletingLastPathComponent()) else {

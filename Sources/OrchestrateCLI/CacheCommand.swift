@@ -1,4 +1,5 @@
 import Foundation
+import LaunchJSON
 import LaunchOrchestrator
 
 /// `orchestrate cache clear <manifest>`: removes the saved outputs of the manifest's steps.

@@ -1,3 +1,4 @@
+import LaunchJSON
 import LaunchOrchestrator
 
 /// `orchestrate schema`: the manifest JSON Schema, including each plugin's params.

@@ -1,4 +1,5 @@
 import Foundation
+import LaunchJSON
 import LaunchOrchestrator
 
 /// `orchestrate validate <manifest>...`: checks manifests without running anything.

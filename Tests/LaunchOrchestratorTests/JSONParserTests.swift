@@ -1,5 +1,6 @@
 import Testing
 
+@testable import LaunchJSON
 @testable import LaunchOrchestrator
 
 @Suite("JSON")

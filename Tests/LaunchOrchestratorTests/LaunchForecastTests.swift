@@ -1,3 +1,4 @@
+import LaunchJSON
 import Testing
 
 @testable import LaunchOrchestrator

@@ -1,4 +1,5 @@
 import Foundation
+import LaunchJSON
 import PluginTestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import LaunchJSON
 import Synchronization
 import Testing
 
@@ -255,7 +256,7 @@ private struct FetchStep: StepPlugin {
     @Parameter("Pages to fetch.", in: 1...100) var pages = 10
     /// Not a parameter: declarations around it keep their order.
     var fetchedAt = 0
-    @Parameter("Items to skip.", minimum: 0) var skip = 0
+    @Parameter("Items to skip.", in: 0...) var skip = 0
     @Parameter("Which items first.") var order = Order.newest
     @Parameter("How long to wait.") var timeout = Duration.seconds(2)
     @Parameter("A share.") var ratio = 0.5
@@ -289,7 +290,7 @@ private struct CheckedStep: StepPlugin {
     @Parameter("A label.", nonEmpty: true) var label: String
     @Parameter("Where to write.", isPath: true) var folder = "out"
     @Parameter("A route.", nonEmpty: true) var route: String?
-    @Parameter("At most this many.", minimum: 0) var cap: Int?
+    @Parameter("At most this many.", in: 0...) var cap: Int?
     @Parameter("A share.", in: 1...100) var percent: Int?
     @Parameter("A code.") var code = "1"
     @Parameter("Whether to retry.", defaultDescription: "true unless cap is 0") var retry: Bool?

@@ -1,4 +1,5 @@
 import Dispatch
+import LaunchJSON
 import Testing
 
 @testable import LaunchOrchestrator

@@ -46,7 +46,7 @@ struct SimulateStepTests {
     let report = try await run(
       #"{ "id": "gate", "plugin": "simulate", "params": { "route": "updateRequired" } }"#)
     #expect(report.outcome == .routed)
-    #expect(report.route == .updateRequired)
+    #expect(report.route == LaunchRoute("updateRequired"))
   }
 
   @Test func timesOutEvenWhenItIgnoresCancellation() async throws {

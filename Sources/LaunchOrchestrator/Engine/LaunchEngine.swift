@@ -31,7 +31,7 @@ public struct LaunchOptions: Sendable {
 /// concurrency limit allow, in priority order, with timeouts that hold.
 ///
 /// ```swift
-/// let (events, continuation) = LaunchEvents.makeStream()
+/// let (events, continuation) = AsyncStream.makeStream(of: LaunchEvent.self)
 /// async let report = LaunchEngine().run(plan, events: continuation)
 /// for await event in events { print(event) }
 /// print(await report.outcome)
@@ -55,40 +55,30 @@ public struct LaunchEngine<C: Clock>: Sendable where C.Duration == Duration {
   /// the report's outcome is `failed`, with ``LaunchReport/error`` naming the step, its kind
   /// and the type. Each step's output is in the report (``LaunchReport/output(of:as:)``).
   ///
+  /// The app's `control`, when given, pauses, resumes, cancels and signals the launch, and
+  /// ensures its on-demand steps, during the launch and after it. Times in the report and the
+  /// events are active time: time spent paused is left out, and listed in
+  /// ``LaunchReport/pauses``. While steps wait for signals, the launch goes on until they
+  /// come or ``LaunchControl/finish()`` says none will.
+  ///
   /// Events are delivered to `events` in order, and the continuation is finished when the
-  /// launch is. They are handed over as soon as the engine has nothing else to do; while
-  /// steps finish back to back, in bursts of at most 256. Cancelling the calling task cancels
-  /// the launch: running steps are cancelled, the rest skipped, and the report's outcome is
-  /// `cancelled`.
+  /// launch is. Cancelling the calling task cancels the launch: running steps are cancelled,
+  /// the rest skipped, and the report's outcome is `cancelled`.
   public func run(
     _ plan: LaunchPlan, environment: LaunchEnvironment = LaunchEnvironment(),
-    events: LaunchEvents.Continuation
+    control: LaunchControl? = nil, events: AsyncStream<LaunchEvent>.Continuation? = nil
   ) async -> LaunchReport {
-    await run(plan, environment: environment, sink: .events(events))
+    await run(plan, environment: environment, sink: events.map(EventSink.stream), control: control)
   }
 
-  /// Runs `plan` to its end under the app's `control`, which pauses, resumes, cancels and
-  /// signals it, and ensures its on-demand steps, during the launch and after it.
-  ///
-  /// Times in the report and the events are active time: time spent paused is left out, and
-  /// listed in ``LaunchReport/pauses``. While steps wait for signals, the launch goes on
-  /// until they come or ``LaunchControl/finish()`` says none will.
-  public func run(
+  /// Runs `plan` as ``run(_:environment:control:events:)`` does, delivering events to the
+  /// package's own channel: it hands over each burst of events at once (at most 256 while
+  /// steps finish back to back), about 8 µs less per step than an `AsyncStream`.
+  package func run(
     _ plan: LaunchPlan, environment: LaunchEnvironment = LaunchEnvironment(),
-    control: LaunchControl, events: LaunchEvents.Continuation? = nil
+    control: LaunchControl? = nil, events: LaunchEvents.Continuation
   ) async -> LaunchReport {
-    await run(plan, environment: environment, sink: events.map(EventSink.events), control: control)
-  }
-
-  /// Runs `plan` to its end and reports what happened, delivering events to an `AsyncStream`.
-  ///
-  /// The same as ``run(_:environment:events:)-(_,_,LaunchEvents.Continuation)``;
-  /// ``LaunchEvents`` costs less per event.
-  public func run(
-    _ plan: LaunchPlan, environment: LaunchEnvironment = LaunchEnvironment(),
-    events: AsyncStream<LaunchEvent>.Continuation? = nil
-  ) async -> LaunchReport {
-    await run(plan, environment: environment, sink: events.map(EventSink.stream))
+    await run(plan, environment: environment, sink: .events(events), control: control)
   }
 
   /// Runs `plan` from `start`, telling `hooks` of outputs and milestones as they happen,

@@ -5,35 +5,29 @@
 /// instead of one event per suspension. On this package's 2-core benchmark machine that is
 /// about 8 µs less per step than an `AsyncStream<LaunchEvent>`.
 ///
-/// ```swift
-/// let (events, continuation) = LaunchEvents.makeStream()
-/// async let report = LaunchEngine().run(plan, events: continuation)
-/// for await event in events { print(event) }
-/// ```
-///
 /// Unlike `AsyncStream`, iteration does not stop when the consuming task is cancelled: the
 /// events that a cancelled launch still emits (each step's `cancelled` or `skipped`, then
 /// `finished`) are part of its story. The sequence ends when the continuation finishes or is
 /// dropped.
-public struct LaunchEvents: AsyncSequence, Sendable {
+package struct LaunchEvents: AsyncSequence, Sendable {
   /// The type of element the sequence produces.
-  public typealias Element = LaunchEvent
+  package typealias Element = LaunchEvent
 
   private let channel: Channel
 
   /// A new sequence and the continuation that feeds it.
-  public static func makeStream() -> (events: LaunchEvents, continuation: Continuation) {
+  package static func makeStream() -> (events: LaunchEvents, continuation: Continuation) {
     let channel = Channel()
     return (LaunchEvents(channel: channel), Continuation(producer: Producer(channel: channel)))
   }
 
   /// An iterator over the events; only one may consume a sequence.
-  public func makeAsyncIterator() -> AsyncIterator {
+  package func makeAsyncIterator() -> AsyncIterator {
     AsyncIterator(channel: channel)
   }
 
   /// Feeds events to the sequence.
-  public struct Continuation: Sendable {
+  package struct Continuation: Sendable {
     fileprivate let producer: Producer
 
     /// Appends `event`, waking the consumer if it waits.
@@ -65,7 +59,7 @@ public struct LaunchEvents: AsyncSequence, Sendable {
   }
 
   /// Takes events from the sequence a burst at a time.
-  public struct AsyncIterator: AsyncIteratorProtocol {
+  package struct AsyncIterator: AsyncIteratorProtocol {
     private let channel: Channel
     private var burst: [LaunchEvent] = []
     private var position = 0
@@ -75,7 +69,7 @@ public struct LaunchEvents: AsyncSequence, Sendable {
     }
 
     /// The next event, or `nil` once the sequence has finished.
-    public mutating func next() async -> LaunchEvent? {
+    package mutating func next() async -> LaunchEvent? {
       if position == burst.count {
         burst = await channel.takeBurst()
         position = 0

@@ -14,7 +14,7 @@ public struct LaunchFailure: Error, Sendable, Equatable, CustomStringConvertible
     public let name: String
 
     /// A kind named `name`.
-    public init(_ name: String) {
+    package init(_ name: String) {
       self.name = name
     }
 

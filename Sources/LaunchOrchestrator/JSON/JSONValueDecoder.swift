@@ -1,4 +1,5 @@
 import Foundation
+import LaunchJSON
 
 /// Decodes `Decodable` types straight from a ``JSONValue`` tree, remembering which object keys
 /// the type read so that keys it does not know can be reported.

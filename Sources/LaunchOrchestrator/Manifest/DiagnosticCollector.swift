@@ -1,3 +1,5 @@
+import LaunchJSON
+
 /// Collects diagnostics for one manifest file, locating each by its JSON path.
 struct DiagnosticCollector {
   let file: String

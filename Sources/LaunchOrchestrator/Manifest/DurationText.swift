@@ -1,3 +1,5 @@
+import LaunchJSON
+
 /// Parses and prints durations the way manifests write them: `"250ms"`, `"2s"`, `"1.5m"`,
 /// `"24h"`, or a plain number of seconds.
 package enum DurationText {
@@ -67,6 +69,10 @@ package enum DurationText {
 }
 
 extension Duration {
+  /// The duration as a manifest writes it, with the largest unit that keeps it short
+  /// (`250ms`, `1.5s`, `2m`, `24h`): for messages that quote a duration parameter back.
+  public var manifestText: String { DurationText.format(self) }
+
   /// The duration in seconds, as a floating-point number.
   package var seconds: Double {
     let parts = components

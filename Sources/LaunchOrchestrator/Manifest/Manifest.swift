@@ -1,3 +1,5 @@
+import LaunchJSON
+
 /// A launch manifest (format version 1), as read from JSON and checked field by field.
 ///
 /// A manifest is data: ``ManifestLoader`` turns it into a ``LaunchPlan`` once every step's

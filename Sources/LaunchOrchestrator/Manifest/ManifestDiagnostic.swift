@@ -1,3 +1,5 @@
+import LaunchJSON
+
 /// One problem found in a manifest, located as precisely as the input allows.
 public struct ManifestDiagnostic: Sendable, Hashable, CustomStringConvertible {
   /// Whether the problem stops the manifest from loading.
@@ -51,17 +53,17 @@ public struct ManifestDiagnostic: Sendable, Hashable, CustomStringConvertible {
 
 /// The error thrown when a manifest cannot be loaded: every problem found, not just the first.
 public struct ManifestError: Error, Sendable, CustomStringConvertible {
-  /// What kind of failure this is.
-  public struct Code: Sendable, Hashable {
+  /// What kind of failure this is, for the CLI's exit status; an app shows the diagnostics.
+  package struct Code: Sendable, Hashable {
     fileprivate let name: String
     /// The file does not exist or cannot be read.
-    public static let unreadable = Code(name: "unreadable")
+    package static let unreadable = Code(name: "unreadable")
     /// The file was read but is not a valid manifest.
-    public static let invalid = Code(name: "invalid")
+    package static let invalid = Code(name: "invalid")
   }
 
   /// Whether the file could not be read or was invalid.
-  public var code: Code
+  package var code: Code
   /// The problems found, errors and warnings, in document order.
   public var diagnostics: [ManifestDiagnostic]
 
@@ -72,7 +74,7 @@ public struct ManifestError: Error, Sendable, CustomStringConvertible {
   }
 
   /// The errors among the diagnostics.
-  public var errors: [ManifestDiagnostic] { diagnostics.filter { $0.severity == .error } }
+  package var errors: [ManifestDiagnostic] { diagnostics.filter { $0.severity == .error } }
 
   /// Every diagnostic, one per line.
   public var description: String {

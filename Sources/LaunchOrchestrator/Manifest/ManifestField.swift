@@ -1,3 +1,5 @@
+import LaunchJSON
+
 /// One key of a manifest object, declared once: how it is read into the Swift value, its
 /// JSON Schema, and its row in the field reference of docs/manifest.md all come from here.
 ///

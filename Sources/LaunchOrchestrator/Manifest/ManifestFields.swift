@@ -1,3 +1,5 @@
+import LaunchJSON
+
 /// Every key a manifest may hold, each declared once.
 ///
 /// ``ManifestReader`` reads manifests through these tables, ``ManifestSchema`` builds the JSON

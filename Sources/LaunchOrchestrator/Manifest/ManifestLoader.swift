@@ -1,4 +1,5 @@
 import Foundation
+import LaunchJSON
 
 /// Reads manifest files and validates them into plans, reporting every problem at once.
 public struct ManifestLoader: Sendable {
@@ -19,7 +20,7 @@ public struct ManifestLoader: Sendable {
   /// folder when it is `nil` (what the CLI does unless given `--data-dir`).
   /// - Throws: ``ManifestError`` with code `.unreadable` when the file cannot be read, or
   ///   `.invalid` with every problem found.
-  public func load(path: String, dataDirectory: URL? = nil) throws(ManifestError) -> LaunchPlan {
+  package func load(path: String, dataDirectory: URL? = nil) throws(ManifestError) -> LaunchPlan {
     try load(url: URL(fileURLWithPath: path), dataDirectory: dataDirectory, name: path)
   }
 
@@ -31,7 +32,7 @@ public struct ManifestLoader: Sendable {
   /// let data = URL.applicationSupportDirectory.appending(path: "Launch")
   /// let plan = try ManifestLoader(registry: .builtIn).load(url: manifest, dataDirectory: data)
   /// ```
-  /// - Throws: ``ManifestError`` as ``load(path:dataDirectory:)`` does.
+  /// - Throws: ``ManifestError`` with every problem found, or that the file cannot be read.
   public func load(url: URL, dataDirectory: URL) throws(ManifestError) -> LaunchPlan {
     try load(url: url, dataDirectory: dataDirectory, name: url.path)
   }

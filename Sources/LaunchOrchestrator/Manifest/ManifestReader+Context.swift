@@ -1,3 +1,5 @@
+import LaunchJSON
+
 extension ManifestReader {
   mutating func boolean(_ value: JSONValue, at path: @autoclosure () -> JSONPath) -> Bool? {
     guard case .bool(let flag) = value.kind else {

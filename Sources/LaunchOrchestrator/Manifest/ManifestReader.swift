@@ -1,3 +1,5 @@
+import LaunchJSON
+
 /// Reads a ``Manifest`` out of a parsed JSON document, reporting every field that is missing,
 /// unknown or of the wrong shape.
 struct ManifestReader {

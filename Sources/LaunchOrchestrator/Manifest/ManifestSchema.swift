@@ -1,3 +1,5 @@
+import LaunchJSON
+
 /// A JSON Schema (draft 2020-12) for manifests, including each registered plugin's params, so
 /// editors can complete and check manifests as they are written.
 package enum ManifestSchema {

@@ -43,7 +43,7 @@ public struct LaunchPlan: Sendable {
 
   /// The folder holding the cached outputs of this manifest's steps that have a `cache`:
   /// `.orchestrate-cache/<manifest name>/` in the data folder.
-  public var cacheDirectory: URL {
+  package var cacheDirectory: URL {
     OutputCache(dataDirectory: dataDirectory, manifestName: name).folder
   }
 
@@ -61,7 +61,7 @@ public struct LaunchPlan: Sendable {
   /// `dataDirectory`, as ``clearCache()`` does, without a plan: for a manifest that no
   /// longer loads (a kind renamed by an update).
   @discardableResult
-  public static func clearCache(manifestName: String, dataDirectory: URL) throws -> Int {
+  package static func clearCache(manifestName: String, dataDirectory: URL) throws -> Int {
     try OutputCache(dataDirectory: dataDirectory, manifestName: manifestName).clear()
   }
 

@@ -1,3 +1,5 @@
+import LaunchJSON
+
 extension PlanBuilder {
   /// Reports `when` and `once` settings that cannot work: on an on-demand step (the app
   /// asks for it, whatever the launch), `once` with a `cache`, a `when.reason` that lists no

@@ -1,4 +1,5 @@
 import Foundation
+import LaunchJSON
 
 /// Turns a field-checked ``Manifest`` into a ``LaunchPlan``: resolves references, decodes every
 /// step's params through its plugin, checks the graph, and reports every problem it finds.

@@ -1,3 +1,5 @@
+import LaunchJSON
+
 /// One parameter of a step plugin, declared once: its key is the property's name, its type
 /// the property's type, and it is required unless it has a default value or is optional.
 ///
@@ -71,47 +73,25 @@ public struct Parameter<Value: ParameterValue>: Sendable {
         defaultDescription: defaultDescription))
   }
 
-  /// A whole-number parameter with a default, from `bounds.lowerBound` to `bounds.upperBound`.
+  /// A whole-number parameter with a default, within `bounds`: `in: 1...1000`, or `in: 0...`
+  /// for no maximum.
   @inlinable
   public init(
-    wrappedValue: Value, _ summary: String, key: String? = nil, in bounds: ClosedRange<Int>
+    wrappedValue: Value, _ summary: String, key: String? = nil, in bounds: some RangeExpression<Int>
   ) where Value: BinaryInteger {
     self.init(
       wrappedValue,
       ParameterDeclaration(
-        summary: summary, key: key, hasDefault: true,
-        bounds: IntegerBounds(Value.self, bounds.lowerBound, bounds.upperBound)))
+        summary: summary, key: key, hasDefault: true, bounds: IntegerBounds(Value.self, bounds)))
   }
 
-  /// A required whole-number parameter, from `bounds.lowerBound` to `bounds.upperBound`.
+  /// A required whole-number parameter, within `bounds` (`in: 1...1000`, `in: 0...`).
   @inlinable
-  public init(_ summary: String, key: String? = nil, in bounds: ClosedRange<Int>)
+  public init(_ summary: String, key: String? = nil, in bounds: some RangeExpression<Int>)
   where Value: BinaryInteger {
     self.init(
       nil,
-      ParameterDeclaration(
-        summary: summary, key: key,
-        bounds: IntegerBounds(Value.self, bounds.lowerBound, bounds.upperBound)))
-  }
-
-  /// A whole-number parameter with a default, `minimum` or more.
-  @inlinable
-  public init(wrappedValue: Value, _ summary: String, key: String? = nil, minimum: Int)
-  where Value: BinaryInteger {
-    self.init(
-      wrappedValue,
-      ParameterDeclaration(
-        summary: summary, key: key, hasDefault: true,
-        bounds: IntegerBounds(Value.self, minimum, nil)))
-  }
-
-  /// A required whole-number parameter, `minimum` or more.
-  @inlinable
-  public init(_ summary: String, key: String? = nil, minimum: Int) where Value: BinaryInteger {
-    self.init(
-      nil,
-      ParameterDeclaration(
-        summary: summary, key: key, bounds: IntegerBounds(Value.self, minimum, nil)))
+      ParameterDeclaration(summary: summary, key: key, bounds: IntegerBounds(Value.self, bounds)))
   }
 
   /// Takes the decoded value, when these parameters are being decoded, over `fallback`; hands
@@ -152,28 +132,15 @@ extension Parameter where Value: ExpressibleByNilLiteral {
         defaultDescription: defaultDescription))
   }
 
-  /// An optional whole-number parameter, `nil` unless a manifest gives it, from
-  /// `bounds.lowerBound` to `bounds.upperBound`.
+  /// An optional whole-number parameter, `nil` unless a manifest gives it, within `bounds`
+  /// (`in: 1...1000`, `in: 0...`).
   @inlinable
   public init<Number: BinaryInteger & ParameterValue>(
-    _ summary: String, key: String? = nil, in bounds: ClosedRange<Int>
+    _ summary: String, key: String? = nil, in bounds: some RangeExpression<Int>
   ) where Value == Number? {
     self.init(
       Value(nilLiteral: ()),
-      ParameterDeclaration(
-        summary: summary, key: key,
-        bounds: IntegerBounds(Number.self, bounds.lowerBound, bounds.upperBound)))
-  }
-
-  /// An optional whole-number parameter, `nil` unless a manifest gives it, `minimum` or more.
-  @inlinable
-  public init<Number: BinaryInteger & ParameterValue>(
-    _ summary: String, key: String? = nil, minimum: Int
-  ) where Value == Number? {
-    self.init(
-      Value(nilLiteral: ()),
-      ParameterDeclaration(
-        summary: summary, key: key, bounds: IntegerBounds(Number.self, minimum, nil)))
+      ParameterDeclaration(summary: summary, key: key, bounds: IntegerBounds(Number.self, bounds)))
   }
 }
 
@@ -184,6 +151,16 @@ struct IntegerBounds: Sendable {
   @usableFromInline var maximum: Int?
   /// The value as its type prints it, when it is a number outside the bounds; `nil` otherwise.
   @usableFromInline var outside: @Sendable (any Sendable) -> String?
+
+  /// Bounds for values of type `Number` within `range`: `1...1000`, `0...`, `..<10`. A range
+  /// open at the top has no maximum; one open at the bottom starts at `Int.min`.
+  @inlinable
+  init<Number: BinaryInteger & Sendable>(_ type: Number.Type, _ range: some RangeExpression<Int>) {
+    // Every range an `Int` range expression names, as a half-open range of `Int`s: the top
+    // of `Int.min..<Int.max` stands for "no maximum".
+    let range = range.relative(to: Int.min..<Int.max)
+    self.init(type, range.lowerBound, range.upperBound == .max ? nil : range.upperBound - 1)
+  }
 
   /// Bounds for values of type `Number` (or `Number?`, which casts to it when present).
   @inlinable

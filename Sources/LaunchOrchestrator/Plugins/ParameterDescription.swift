@@ -1,3 +1,5 @@
+import LaunchJSON
+
 /// One parameter of a step plugin, described for people (`orchestrate plugins`) and editors
 /// (the manifest JSON Schema); derived from the plugin's ``Parameter`` declarations.
 package struct ParameterDescription: Sendable, Equatable {

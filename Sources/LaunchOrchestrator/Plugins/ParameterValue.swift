@@ -1,4 +1,5 @@
 import Foundation
+import LaunchJSON
 
 /// A type a ``Parameter`` can hold: any `Decodable` value.
 ///

@@ -1,3 +1,5 @@
+import LaunchJSON
+
 /// The step kinds a launch can use, by kind name.
 ///
 /// ```swift

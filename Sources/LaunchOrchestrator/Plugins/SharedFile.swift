@@ -41,11 +41,11 @@ public struct SharedFile: Sendable {
   /// What a read found: which file it was and its bytes.
   public struct Snapshot: Sendable, Equatable {
     /// The file's device and inode; `nil` when no file was there.
-    public var identity: [UInt64]?
+    package var identity: [UInt64]?
     /// Its size in bytes.
     public var size: Int64
     /// Its last modification, in nanoseconds since 1970.
-    public var modified: Int64
+    package var modified: Int64
     /// Its bytes; `nil` when no file was there, or it was larger than the limit read.
     public var bytes: Data?
 

@@ -98,14 +98,6 @@ public struct StepContext: Sendable {
     host.report(.log(message))
   }
 
-  /// Whether the step has been cancelled: the launch ended or its attempt timed out.
-  public var isCancelled: Bool { Task.isCancelled }
-
-  /// Throws `CancellationError` when the step has been cancelled.
-  public func checkCancellation() throws {
-    try Task.checkCancellation()
-  }
-
   /// The time since the launch started, on the launch's clock.
   public var now: Duration { clock.now() }
 
@@ -136,7 +128,7 @@ public struct StepContext: Sendable {
 
   /// `path` as a file URL: absolute paths stay, relative ones resolve against `folder`. For
   /// plugin code that has a folder but no context (parameter decoding, the app's own files).
-  package static func resolve(_ path: String, against folder: URL) -> URL {
+  public static func resolve(_ path: String, against folder: URL) -> URL {
     if path.hasPrefix("/") { return URL(fileURLWithPath: path).standardizedFileURL }
     return folder.appendingPathComponent(path).standardizedFileURL
   }

@@ -1,4 +1,5 @@
 import Foundation
+import LaunchJSON
 import Synchronization
 
 /// A plugin's parameters: a struct whose ``Parameter`` properties declare, once, what a
@@ -6,7 +7,7 @@ import Synchronization
 ///
 /// ```swift
 /// struct Parameters: StepParameters {
-///   @Parameter("How many items to load.", minimum: 1) var count = 20
+///   @Parameter("How many items to load.", in: 1...) var count = 20
 ///   @Parameter("Where to load them from.", isPath: true) var file: String
 /// }
 /// ```

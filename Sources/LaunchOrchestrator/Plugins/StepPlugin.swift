@@ -5,7 +5,7 @@
 ///   static let kind = "cache.warm"
 ///   static let summary = "Loads the most recent items into memory."
 ///   struct Parameters: StepParameters {
-///     @Parameter("How many items to load.", minimum: 1) var count = 20
+///     @Parameter("How many items to load.", in: 1...) var count = 20
 ///   }
 ///   let parameters: Parameters
 ///   init(parameters: Parameters) { self.parameters = parameters }

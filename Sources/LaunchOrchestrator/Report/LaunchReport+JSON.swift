@@ -1,4 +1,5 @@
 import Foundation
+import LaunchJSON
 
 #if canImport(Darwin)
   import Darwin

@@ -1,3 +1,5 @@
+import LaunchJSON
+
 /// The report as Chrome trace-event JSON, which Perfetto and chrome://tracing open.
 extension LaunchReport {
   /// Complete (`"ph": "X"`) events, one lane per concurrently running step, each step's waits

@@ -1,4 +1,5 @@
 import Foundation
+import LaunchJSON
 import LaunchOrchestrator
 
 /// `orchestrate export otlp REPORT... [-o FILE]`: launches as OpenTelemetry traces.

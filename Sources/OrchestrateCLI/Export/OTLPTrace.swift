@@ -1,4 +1,5 @@
 import Foundation
+import LaunchJSON
 import LaunchOrchestrator
 
 /// Launch reports as OpenTelemetry traces: an OTLP/JSON `ExportTraceServiceRequest`, as any

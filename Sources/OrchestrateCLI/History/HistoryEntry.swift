@@ -1,4 +1,5 @@
 import Foundation
+import LaunchJSON
 import LaunchOrchestrator
 
 /// One run kept in a history folder: the report, wrapped with what the report itself does

@@ -1,4 +1,5 @@
 import Foundation
+import LaunchJSON
 import LaunchOrchestrator
 
 /// Where `compare` and `plan --durations` take times from: one report (a `--report` file or

@@ -1,4 +1,5 @@
 import Foundation
+import LaunchJSON
 import LaunchOrchestrator
 
 /// What `stats` reads of one report: the keys it groups by and the times it summarises.

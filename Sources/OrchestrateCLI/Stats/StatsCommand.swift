@@ -1,4 +1,5 @@
 import Foundation
+import LaunchJSON
 import LaunchOrchestrator
 
 /// `orchestrate stats FILES-OR-FOLDERS...`: the figures of a fleet's launches.

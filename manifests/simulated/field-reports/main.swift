@@ -1,4 +1,5 @@
 import Foundation
+import LaunchJSON
 import LaunchOrchestrator
 
 /// Generates launch reports as a fleet of BookTrack installs would upload them
@@ -136,7 +137,7 @@ struct Generator {
     var report = LaunchReport(
       manifest: "booktrack.json", name: "BookTrack (orchestrated)",
       outcome: outcome == .succeeded && degraded ? .degraded : outcome,
-      route: outcome == .routed ? .maintenance : nil, duration: seconds(end),
+      route: outcome == .routed ? LaunchRoute("maintenance") : nil, duration: seconds(end),
       milestones: milestones, criticalPath: ["store", "queue"], steps: steps)
     report.app = AppInfo(version: version, build: String(100 + number % 7))
     // Spread over the 30 days before 2026-11-23.

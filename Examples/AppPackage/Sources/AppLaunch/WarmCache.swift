@@ -9,7 +9,7 @@ struct WarmCache: StepPlugin {
   static let inputs: [StepInput] = [.required(StoreHandle.self)]
 
   struct Parameters: StepParameters {
-    @Parameter("How many of the most played songs to keep in memory.", minimum: 1) var count = 20
+    @Parameter("How many of the most played songs to keep in memory.", in: 1...) var count = 20
   }
   let count: Int
 

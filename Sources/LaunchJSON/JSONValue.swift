@@ -2,9 +2,9 @@
 ///
 /// Objects keep their keys in source order, so reports and diagnostics read the way the
 /// manifest was written.
-package struct JSONValue: Sendable, Equatable {
+public struct JSONValue: Sendable, Equatable {
   /// The shape and content of a JSON value.
-  package enum Kind: Sendable, Equatable {
+  public enum Kind: Sendable, Equatable {
     /// `null`.
     case null
     /// `true` or `false`.
@@ -21,51 +21,51 @@ package struct JSONValue: Sendable, Equatable {
   }
 
   /// The value itself.
-  package var kind: Kind
+  public var kind: Kind
   /// The UTF-8 byte offset of the value's first character in its source, if it was parsed.
-  package var offset: Int?
+  public var offset: Int?
   /// A parsed number's text exactly as written (`"9007199254740993"`, `"1e-7"`), which a
   /// `Double` cannot always hold; `nil` for other kinds and for values built in code.
-  package var numberText: String?
+  public var numberText: String?
 
   /// Creates a value, optionally at a source offset.
-  package init(_ kind: Kind, offset: Int? = nil) {
+  public init(_ kind: Kind, offset: Int? = nil) {
     self.kind = kind
     self.offset = offset
   }
 
   /// Creates a whole number, exact however large: written and read back as its digits.
-  package init<T: BinaryInteger>(integer: T, offset: Int? = nil) {
+  public init<T: BinaryInteger>(integer: T, offset: Int? = nil) {
     self.init(number: Double(integer), text: String(integer), offset: offset)
   }
 
   /// Creates a parsed number: its nearest `Double` and its text as written.
-  package init(number: Double, text: String, offset: Int? = nil) {
+  public init(number: Double, text: String, offset: Int? = nil) {
     self.kind = .number(number)
     self.offset = offset
     self.numberText = text
   }
 
   /// The members of an object, or `nil` for any other kind.
-  package var members: [JSONMember]? {
+  public var members: [JSONMember]? {
     if case .object(let members) = kind { return members }
     return nil
   }
 
   /// The elements of an array, or `nil` for any other kind.
-  package var elements: [JSONValue]? {
+  public var elements: [JSONValue]? {
     if case .array(let elements) = kind { return elements }
     return nil
   }
 
   /// The string, or `nil` for any other kind.
-  package var stringValue: String? {
+  public var stringValue: String? {
     if case .string(let string) = kind { return string }
     return nil
   }
 
   /// The value of the member named `key`, when this is an object that has one.
-  package subscript(key: String) -> JSONValue? {
+  public subscript(key: String) -> JSONValue? {
     // The bytes of the key, not its Unicode-normalised text: a document may hold both.
     members?.first { $0.key.hasSameBytes(as: key) }?.value
   }
@@ -74,13 +74,13 @@ package struct JSONValue: Sendable, Equatable {
   ///
   /// A parsed number is read from its text, so integers beyond 2^53 keep every digit;
   /// `1.0`, `1e2` and `2.5e1` count as whole numbers.
-  package func exactInteger<T: FixedWidthInteger>(_ type: T.Type = T.self) -> T? {
+  public func exactInteger<T: FixedWidthInteger>(_ type: T.Type = T.self) -> T? {
     if case .exact(let integer) = integer(T.self) { return integer }
     return nil
   }
 
   /// The number read as a `T`: exactly, or why it is not one; `nil` when this is not a number.
-  package func integer<T: FixedWidthInteger>(_ type: T.Type) -> IntegerReading<T>? {
+  public func integer<T: FixedWidthInteger>(_ type: T.Type) -> IntegerReading<T>? {
     guard case .number(let number) = kind else { return nil }
     if let numberText { return IntegerReading(jsonNumber: numberText) }
     // Built in code, the Double is all there is; beyond 2^53 it stands for several
@@ -93,7 +93,7 @@ package struct JSONValue: Sendable, Equatable {
   }
 
   /// The value found by following `path` from this value.
-  package func value(at path: JSONPath) -> JSONValue? {
+  public func value(at path: JSONPath) -> JSONValue? {
     var current = self
     for component in path.components {
       switch component {
@@ -111,12 +111,12 @@ package struct JSONValue: Sendable, Equatable {
   }
 
   /// Values are equal when their content is; where they came from does not matter.
-  package static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+  public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
     lhs.kind == rhs.kind
   }
 
   /// A short name for the value's type, as used in error messages ("a string", "an array").
-  package var typeDescription: String {
+  public var typeDescription: String {
     switch kind {
     case .null: "null"
     case .bool: "a boolean"
@@ -129,23 +129,23 @@ package struct JSONValue: Sendable, Equatable {
 }
 
 /// One `"key": value` pair of a JSON object.
-package struct JSONMember: Sendable, Equatable {
+public struct JSONMember: Sendable, Equatable {
   /// The member's key.
-  package var key: String
+  public var key: String
   /// The UTF-8 byte offset of the key's opening quote, if it was parsed.
-  package var keyOffset: Int?
+  public var keyOffset: Int?
   /// The member's value.
-  package var value: JSONValue
+  public var value: JSONValue
 
   /// Creates a member.
-  package init(key: String, keyOffset: Int? = nil, value: JSONValue) {
+  public init(key: String, keyOffset: Int? = nil, value: JSONValue) {
     self.key = key
     self.keyOffset = keyOffset
     self.value = value
   }
 
   /// Members are equal when their keys and values are, wherever they came from.
-  package static func == (lhs: JSONMember, rhs: JSONMember) -> Bool {
+  public static func == (lhs: JSONMember, rhs: JSONMember) -> Bool {
     lhs.key.hasSameBytes(as: rhs.key) && lhs.value == rhs.value
   }
 }
@@ -154,7 +154,7 @@ extension String {
   /// Whether the two are the same UTF-8 bytes: Swift's `==` also equates strings that only
   /// Unicode normalisation makes equal, which JSON keys are not. Compared through the
   /// strings' own storage, lengths first: a report's reader looks keys up millions of times.
-  package func hasSameBytes(as other: String) -> Bool {
+  func hasSameBytes(as other: String) -> Bool {
     let (mine, theirs) = (utf8, other.utf8)
     guard mine.count == theirs.count else { return false }
     let contiguous = mine.withContiguousStorageIfAvailable { mine in
@@ -170,25 +170,25 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
   ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
 {
   /// Creates a string value.
-  package init(stringLiteral value: String) { self.init(.string(value)) }
+  public init(stringLiteral value: String) { self.init(.string(value)) }
   /// Creates a number value.
-  package init(integerLiteral value: Int) { self.init(integer: value) }
+  public init(integerLiteral value: Int) { self.init(integer: value) }
   /// Creates a number value.
-  package init(floatLiteral value: Double) { self.init(.number(value)) }
+  public init(floatLiteral value: Double) { self.init(.number(value)) }
   /// Creates a boolean value.
-  package init(booleanLiteral value: Bool) { self.init(.bool(value)) }
+  public init(booleanLiteral value: Bool) { self.init(.bool(value)) }
   /// Creates `null`.
-  package init(nilLiteral: ()) { self.init(.null) }
+  public init(nilLiteral: ()) { self.init(.null) }
   /// Creates an array value.
-  package init(arrayLiteral elements: JSONValue...) { self.init(.array(elements)) }
+  public init(arrayLiteral elements: JSONValue...) { self.init(.array(elements)) }
   /// Creates an object value, members in the literal's order.
-  package init(dictionaryLiteral elements: (String, JSONValue)...) {
+  public init(dictionaryLiteral elements: (String, JSONValue)...) {
     self.init(.object(elements.map { JSONMember(key: $0.0, value: $0.1) }))
   }
 }
 
 /// How a JSON number reads as an integer of type `T`.
-package enum IntegerReading<T: FixedWidthInteger>: Equatable {
+public enum IntegerReading<T: FixedWidthInteger>: Equatable {
   /// It is this integer, exactly.
   case exact(T)
   /// It has a fractional part (`1.5`, `1e-3`).

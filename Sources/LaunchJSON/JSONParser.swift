@@ -1,27 +1,27 @@
 /// A JSON syntax error at a byte offset of its source.
-package struct JSONSyntaxError: Error, Sendable, Equatable {
+public struct JSONSyntaxError: Error, Sendable, Equatable {
   /// The UTF-8 byte offset where the problem was found.
-  package var offset: Int
+  public var offset: Int
   /// What is wrong, as a sentence fragment ("expected ',' or '}' after an object member").
-  package var message: String
+  public var message: String
 }
 
 /// A parsed JSON document: its root value and the duplicate keys met on the way.
-package struct JSONDocument: Sendable {
+public struct JSONDocument: Sendable {
   /// A key that appeared twice in one object.
-  package struct DuplicateKey: Sendable, Equatable {
+  public struct DuplicateKey: Sendable, Equatable {
     /// The repeated key.
-    package var key: String
+    public var key: String
     /// Where the object holding it sits.
-    package var path: JSONPath
+    public var path: JSONPath
     /// The byte offset of the repeated occurrence.
-    package var offset: Int
+    public var offset: Int
   }
 
   /// The root value.
-  package var root: JSONValue
+  public var root: JSONValue
   /// Keys repeated within one object; the first occurrence is the one kept in `root`.
-  package var duplicateKeys: [DuplicateKey]
+  public var duplicateKeys: [DuplicateKey]
 }
 
 /// A strict RFC 8259 JSON parser that records where every value starts.
@@ -29,9 +29,9 @@ package struct JSONDocument: Sendable {
 /// A UTF-8 byte-order mark at the start is skipped, as RFC 8259 allows and Foundation's
 /// `JSONDecoder` does: editors on Windows add one, and it changes nothing about the text.
 /// Nesting is limited to ``maximumDepth`` levels so hostile input cannot overflow the stack.
-package struct JSONParser {
+public struct JSONParser {
   /// The deepest nesting of arrays and objects accepted.
-  package static let maximumDepth = 256
+  public static let maximumDepth = 256
   /// The UTF-8 encoding of U+FEFF, which some editors write at the start of a file.
   package static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
@@ -42,7 +42,7 @@ package struct JSONParser {
   private var path: [JSONPath.Component] = []
 
   /// Parses a whole document.
-  package static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONDocument {
+  public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONDocument {
     var parser = JSONParser(bytes: bytes)
     if bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE]) {
       throw JSONSyntaxError(

@@ -1,7 +1,7 @@
 /// A path from the root of a JSON document to one value, written like `steps[3].dependsOn[0]`.
-package struct JSONPath: Sendable, Hashable, CustomStringConvertible {
+public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
   /// One step of a path: an object key or an array index.
-  package enum Component: Sendable, Hashable {
+  public enum Component: Sendable, Hashable {
     /// A member of an object.
     case key(String)
     /// An element of an array.
@@ -9,23 +9,23 @@ package struct JSONPath: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// The components, from the root down.
-  package var components: [Component]
+  public var components: [Component]
 
   /// The path to the document's root.
-  package static let root = JSONPath(components: [])
+  public static let root = JSONPath(components: [])
 
   /// Creates a path from its components.
-  package init(components: [Component]) {
+  public init(components: [Component]) {
     self.components = components
   }
 
   /// The path to member `key` of the value at this path.
-  package func appending(_ key: String) -> JSONPath {
+  public func appending(_ key: String) -> JSONPath {
     appending(.key(key))
   }
 
   /// The path to element `index` of the array at this path.
-  package func appending(_ index: Int) -> JSONPath {
+  public func appending(_ index: Int) -> JSONPath {
     appending(.index(index))
   }
 
@@ -36,7 +36,7 @@ package struct JSONPath: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// The path as people write it: `steps[3].params.limit`, or `(root)` for the root.
-  package var description: String {
+  public var description: String {
     var text = ""
     for component in components {
       switch component {

@@ -1,7 +1,7 @@
 /// Writes ``JSONValue`` trees as text, pretty-printed with two-space indentation.
-package enum JSONWriter {
+public enum JSONWriter {
   /// The text of `value`, pretty-printed, ending in a newline.
-  package static func prettyPrinted(_ value: JSONValue) -> String {
+  public static func prettyPrinted(_ value: JSONValue) -> String {
     var output = ""
     write(value, indent: 0, into: &output)
     output += "\n"
@@ -9,7 +9,7 @@ package enum JSONWriter {
   }
 
   /// The text of `value` on one line.
-  package static func compact(_ value: JSONValue) -> String {
+  public static func compact(_ value: JSONValue) -> String {
     var output = ""
     write(value, indent: nil, into: &output)
     return output

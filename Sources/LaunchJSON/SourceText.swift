@@ -1,11 +1,11 @@
 /// The text of a source file, able to turn byte offsets into line and column numbers.
-package struct SourceText: Sendable {
+public struct SourceText: Sendable {
   /// The file's bytes.
-  package let bytes: [UInt8]
+  public let bytes: [UInt8]
   private let lineStarts: [Int]
 
   /// Wraps the bytes of a file.
-  package init(bytes: [UInt8]) {
+  public init(bytes: [UInt8]) {
     self.bytes = bytes
     var starts = [0]
     for (index, byte) in bytes.enumerated() where byte == UInt8(ascii: "\n") {
@@ -15,7 +15,7 @@ package struct SourceText: Sendable {
   }
 
   /// The 1-based line and column (counted in characters) of a byte offset.
-  package func position(of offset: Int) -> SourcePosition {
+  public func position(of offset: Int) -> SourcePosition {
     let clamped = min(max(offset, 0), bytes.count)
     var low = 0
     var high = lineStarts.count - 1
@@ -31,18 +31,18 @@ package struct SourceText: Sendable {
 }
 
 /// A 1-based line and column in a source file.
-package struct SourcePosition: Sendable, Hashable, CustomStringConvertible {
+public struct SourcePosition: Sendable, Hashable, CustomStringConvertible {
   /// The line, from 1.
-  package var line: Int
+  public var line: Int
   /// The column in characters, from 1.
-  package var column: Int
+  public var column: Int
 
   /// Creates a position.
-  package init(line: Int, column: Int) {
+  public init(line: Int, column: Int) {
     self.line = line
     self.column = column
   }
 
   /// `line:column`.
-  package var description: String { "\(line):\(column)" }
+  public var description: String { "\(line):\(column)" }
 }
