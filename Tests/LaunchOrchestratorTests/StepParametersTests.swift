@@ -240,6 +240,69 @@ struct StepParametersTests {
     parameters.source = "code.json"
     #expect(parameters.source == "code.json")
   }
+
+  @Test func describesEveryIntegerAndFloatingPointTypeAndArraysByTheirElements() throws {
+    let plugin = try #require(PluginRegistry.widerKinds.descriptor(for: "wider"))
+    #expect(
+      plugin.parameters.map { "\($0.name) \($0.type) \($0.defaultValue ?? "-")" } == [
+        "small integer 0...255 7", "large integer 12", "unsigned integer >= 0 -",
+        "share number 0.25", "sizes [integer] [1, 2]", "waits [duration] [\"1s\", \"250ms\"]",
+        "orders [newest|oldest] -",
+      ])
+    let schema = ManifestSchema.json(for: .widerKinds)
+    let properties = try #require(
+      schema.value(
+        at: JSONPath.root.appending("$defs").appending("params.wider").appending("properties")))
+    #expect(properties["small"]?["maximum"]?.kind == .number(255))
+    #expect(properties["sizes"]?["items"]?["type"]?.stringValue == "integer")
+    #expect(properties["waits"]?["items"]?["$ref"]?.stringValue == "#/$defs/duration")
+    #expect(
+      properties["waits"]?["default"]?.elements?.compactMap(\.stringValue) == ["1s", "250ms"])
+  }
+
+  @Test func decodesDurationsInAnArrayAsManifestsWriteThem() throws {
+    _ = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "w", "plugin": "wider", "params": { "small": 200, "waits": ["2s", 0.5, "1.5m"],
+          "orders": ["oldest"] } }
+      ] }
+      """, registry: .widerKinds)
+    #expect(WiderStep.made.withLock { $0 } == ["200 12 2.0 0.5 90.0 oldest"])
+    #expect(
+      diagnostics(
+        of: """
+          { "version": 1, "steps": [
+            { "id": "w", "plugin": "wider", "params": { "small": 256 } }
+          ] }
+          """, registry: .widerKinds
+      ).contains { $0.contains("small") })
+  }
+}
+
+/// A plugin with parameter types beyond the common ones, recording its durations.
+private struct WiderStep: StepPlugin {
+  static let kind = "wider"
+  static let made = Mutex<[String]>([])
+
+  struct Parameters: StepParameters {
+    @Parameter("A byte.") var small: UInt8 = 7
+    @Parameter("A large count.") var large: Int64 = 12
+    @Parameter("An unsigned count.") var unsigned: UInt?
+    @Parameter("A share.") var share: Float = 0.25
+    @Parameter("Sizes.") var sizes = [1, 2]
+    @Parameter("Waits.") var waits = [Duration.seconds(1), .milliseconds(250)]
+    @Parameter("Orders.") var orders: [FetchStep.Order]?
+  }
+
+  init(parameters: Parameters) {
+    let fields =
+      ["\(parameters.small)", "\(parameters.large)"] + parameters.waits.map { "\($0.seconds)" }
+      + (parameters.orders ?? []).map(\.rawValue)
+    Self.made.withLock { $0.append(fields.joined(separator: " ")) }
+  }
+
+  func run(_ context: StepContext) async throws {}
 }
 
 /// A plugin with one parameter of each kind, recording what it was made with.
@@ -335,6 +398,8 @@ extension PluginRegistry {
   }
 
   fileprivate static var checkedKinds: PluginRegistry { PluginRegistry().adding(CheckedStep.self) }
+
+  fileprivate static var widerKinds: PluginRegistry { PluginRegistry().adding(WiderStep.self) }
 
   fileprivate func adding<Plugin: StepPlugin>(_ plugin: Plugin.Type) -> PluginRegistry {
     var registry = self

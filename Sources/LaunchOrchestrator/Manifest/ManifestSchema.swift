@@ -174,6 +174,7 @@ package enum ManifestSchema {
       object(
         [("type", "array"), ("items", object([("type", "string")]))]
           + (nonEmpty ? [("minItems", 1)] : []))
+    case .array(let element): object([("type", "array"), ("items", valueSchema(element))])
     case .object: object([("type", "object")])
     }
   }

@@ -22,6 +22,8 @@ package struct ParameterDescription: Sendable, Equatable {
     case oneOf([String])
     /// An array of strings; with `nonEmpty`, of one string or more.
     case strings(nonEmpty: Bool = false)
+    /// An array of other values (`[Int]`, `[Duration]`).
+    indirect case array(of: ValueType)
     /// A JSON object, decoded by a `Decodable` type of the plugin's.
     case object
 
@@ -42,6 +44,7 @@ package struct ParameterDescription: Sendable, Equatable {
       case .path: "path"
       case .oneOf(let values): values.joined(separator: "|")
       case .strings(let nonEmpty): nonEmpty ? "non-empty [string]" : "[string]"
+      case .array(let element): "[\(element)]"
       case .object: "object"
       }
     }

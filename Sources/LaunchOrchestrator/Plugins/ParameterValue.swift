@@ -3,10 +3,11 @@ import LaunchJSON
 
 /// A type a ``Parameter`` can hold: any `Decodable` value.
 ///
-/// `String`, `Int`, `Double`, `Bool`, `Duration` (written `"250ms"`, `"2s"`, `"24h"`),
-/// `[String]` and their optionals are shown by name in `orchestrate plugins` and the schema;
-/// an enum of strings (`enum Order: String, CaseIterable, Decodable`) by its cases, which
-/// become the values a manifest may write; any other `Decodable` type as a JSON object.
+/// `String`, every integer and floating-point type (a narrow one with its range: `UInt8` is
+/// `integer 0...255`), `Bool`, `Duration` (written `"250ms"`, `"2s"`, `"24h"`), arrays of
+/// these and their optionals are shown by name in `orchestrate plugins` and the schema; an
+/// enum of strings (`enum Order: String, CaseIterable, Decodable`) by its cases, which become
+/// the values a manifest may write; any other `Decodable` type as a JSON object.
 public typealias ParameterValue = Decodable & Sendable
 
 /// A parameter type `orchestrate plugins` and the schema know by name.
@@ -50,17 +51,35 @@ extension Array: DescribedParameterValue where Element == String {
   var parameterJSON: JSONValue? { JSONValue(.array(map { JSONValue(.string($0)) })) }
 }
 
+/// An array parameter type, described by its elements.
+protocol ArrayParameterValue {
+  /// The type of its elements.
+  static var elementType: Any.Type { get }
+  /// Its elements.
+  var elements: [Any] { get }
+}
+
+extension Array: ArrayParameterValue {
+  static var elementType: Any.Type { Element.self }
+  var elements: [Any] { map { $0 as Any } }
+}
+
 /// How a parameter of type `type` is shown, and its values written: by name for the types
 /// above, by cases for an enum of strings, as an object otherwise; an optional as what it
-/// wraps.
+/// wraps, an array by its elements.
 enum ParameterShape {
   static func type(of type: Any.Type) -> ParameterDescription.ValueType {
     if let optional = type as? any OptionalParameterValue.Type {
       return self.type(of: optional.wrappedType)
     }
     if let described = type as? any DescribedParameterValue.Type { return described.parameterType }
+    if let integer = type as? any FixedWidthInteger.Type { return integerType(integer) }
+    if type is any BinaryFloatingPoint.Type { return .number }
     if let choices = type as? any (CaseIterable & RawRepresentable<String>).Type {
       return .oneOf(rawValues(of: choices))
+    }
+    if let array = type as? any ArrayParameterValue.Type {
+      return .array(of: self.type(of: array.elementType))
     }
     return .object
   }
@@ -69,10 +88,31 @@ enum ParameterShape {
   static func json(of value: Any) -> JSONValue? {
     if let optional = value as? any OptionalParameterValue { return optional.wrapped.flatMap(json) }
     if let described = value as? any DescribedParameterValue { return described.parameterJSON }
+    if let integer = value as? any BinaryInteger { return JSONValue(integer: integer) }
+    if let number = value as? any BinaryFloatingPoint {
+      return Double(exactly: number).map { JSONValue(.number($0)) }
+    }
     if let choice = value as? any RawRepresentable<String> {
       return JSONValue(.string(choice.rawValue))
     }
+    if let array = value as? any ArrayParameterValue {
+      var elements: [JSONValue] = []
+      for element in array.elements {
+        guard let json = json(of: element) else { return nil }
+        elements.append(json)
+      }
+      return JSONValue(.array(elements))
+    }
     return nil
+  }
+
+  /// An integer type's range, when an `Int` can state it and it is narrower than `Int`'s own.
+  private static func integerType<T: FixedWidthInteger>(_ type: T.Type)
+    -> ParameterDescription.ValueType
+  {
+    let minimum = T.min == 0 || T.bitWidth < Int.bitWidth ? Int(exactly: T.min) : nil
+    let maximum = T.bitWidth < Int.bitWidth ? Int(exactly: T.max) : nil
+    return .integer(minimum: minimum, maximum: maximum)
   }
 
   /// `value` as people read it: a string as it is, other JSON as a manifest writes it, or as
@@ -110,6 +150,11 @@ extension Parameter {
         try readDuration(container, key, isRequired: isRequired).map { $0 as! Value }
       }
     }
+    if Value.self == [Duration].self || Value.self == [Duration]?.self {
+      return { container, key in
+        try readDurations(container, key, isRequired: isRequired).map { $0 as! Value }
+      }
+    }
     if isRequired {
       return { container, key in try container.decode(Value.self, forKey: key) }
     }
@@ -124,6 +169,17 @@ func readDuration(
 ) throws -> Duration? {
   if isRequired { return try container.decode(DurationParameter.self, forKey: key).duration }
   return try container.decodeIfPresent(DurationParameter.self, forKey: key)?.duration
+}
+
+/// Durations as manifests write them, each `"250ms"`, `"2s"` or seconds.
+@usableFromInline
+func readDurations(
+  _ container: KeyedDecodingContainer<ParameterKey>, _ key: ParameterKey, isRequired: Bool
+) throws -> [Duration]? {
+  if isRequired {
+    return try container.decode([DurationParameter].self, forKey: key).map(\.duration)
+  }
+  return try container.decodeIfPresent([DurationParameter].self, forKey: key)?.map(\.duration)
 }
 
 /// An optional parameter type: one a manifest may leave out.
