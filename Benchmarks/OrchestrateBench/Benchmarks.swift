@@ -52,7 +52,9 @@ struct Benchmarks {
       let dag = LayeredDAG(nodes: size, width: 100)
       let plain = try plan(dag.manifest(kind: "noop"))
       let timed = try plan(dag.manifest(kind: "noop", defaults: #"{ "timeout": "30s" }"#))
-      let repetitions = size >= 100_000 ? (quick ? 1 : 5) : (quick ? 5 : 15)
+      // A 1,000-step launch takes a few milliseconds: more rounds to steady its median.
+      let repetitions =
+        size >= 100_000 ? (quick ? 1 : 5) : size <= 1_000 ? (quick ? 15 : 31) : (quick ? 5 : 15)
       var contenders: [(name: String, run: () async throws -> Double)] = [
         ("engine", { await seconds { _ = await runEngine(plain) } }),
         ("engineWithTimeouts", { await seconds { _ = await runEngine(timed) } }),
@@ -102,7 +104,32 @@ struct Benchmarks {
           micros("engine") / micros("floor"),
           micros("engineWithTimeouts") / micros("floor"), queue / micros("engine")))
     }
+    try await fixedCost(into: &result)
     return result
+  }
+
+  /// The fixed cost of a launch (`fixedMicros`): the engine on a one-step plan, events and
+  /// the report on, against the floor on the same step, alternating; each launch alone after
+  /// the pause, as an app launches once from a quiet process.
+  private func fixedCost(into result: inout Result) async throws {
+    let dag = LayeredDAG(nodes: 1, width: 100)
+    let plain = try plan(dag.manifest(kind: "noop"))
+    let repetitions = quick ? 41 : 101
+    let samples = try await interleaved(
+      repetitions: repetitions,
+      [
+        ("engine", { await seconds { _ = await runEngine(plain) } }),
+        ("floor", { await seconds { await dag.runFloor() } }),
+      ])
+    let engine = (samples["engine"]?.median ?? .nan) * 1e6
+    let floor = (samples["floor"]?.median ?? .nan) * 1e6
+    result.field("fixedMicros", engine)
+    result.field("floorFixedMicros", floor)
+    result.lines.append("a one-step launch, µs (median [min-max] of \(repetitions)):")
+    for name in ["engine", "floor"] {
+      let text = samples[name]?.text(scale: 1e6, unit: "µs") ?? "-"
+      result.lines.append("  \(name.padding(toLength: 22, withPad: " ", startingAt: 0)) \(text)")
+    }
   }
 
   /// The seconds of the engine alone on the noopDAG graph of `steps` steps, `runs` times.

@@ -4,7 +4,7 @@ import LaunchOrchestrator
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let usage =
-  "usage: orchestrate-bench [--quick] [--json] | only BENCHMARK [--quick] | engine [STEPS] [--timeouts] [--no-events | --async-stream] | fuzz [--cases N] [--seed S] | music-page LIBRARY | music-launch DATA_FOLDER"
+  "usage: orchestrate-bench [--quick] [--json] | only BENCHMARK [--quick] [--json] | engine [STEPS] [--timeouts] [--no-events | --async-stream] | fuzz [--cases N] [--seed S] | music-page LIBRARY | music-launch DATA_FOLDER"
 
 func emit(_ text: String, json: Bool) {
   // With --json, stdout carries only the JSON object; progress goes to stderr.
@@ -47,7 +47,8 @@ do {
     let benchmarks = Benchmarks(quick: arguments.contains("--quick"))
     let chosen: [String: (Benchmarks) async throws -> Result] = [
       "coldStart": { try await $0.coldStart() },
-      "noopDAG": { try await $0.noopDAG(sizes: [10_000]) }, "sleepDAG": { try await $0.sleepDAG() },
+      "noopDAG": { try await $0.noopDAG(sizes: [1_000, 10_000]) },
+      "sleepDAG": { try await $0.sleepDAG() },
       "manifest": { try await $0.manifest() }, "seedReplay": { try await $0.seedReplay() },
       "cliStart": { try await $0.cliStart() }, "cli": { try await $0.cli() },
       "musicPage": { try await $0.musicPage() },
@@ -56,7 +57,14 @@ do {
     guard arguments.count >= 2, let benchmark = chosen[arguments[1]] else {
       throw BenchmarkError("name one of: \(chosen.keys.sorted().joined(separator: ", ")); \(usage)")
     }
-    for line in try await benchmark(benchmarks).lines { print(line) }
+    let result = try await benchmark(benchmarks)
+    for line in result.lines { emit(line, json: arguments.contains("--json")) }
+    if arguments.contains("--json") {
+      let fields = result.fields.map { JSONMember(key: $0.0, value: $0.1) }
+      let object = JSONValue(
+        .object([JSONMember(key: result.name, value: JSONValue(.object(fields)))]))
+      print(JSONWriter.prettyPrinted(object), terminator: "")
+    }
   default:
     let unknown = arguments.filter { !["--quick", "--json"].contains($0) }
     guard unknown.isEmpty else {
