@@ -83,11 +83,11 @@ final class ContextKeeper: Sendable {
     let given = environment[LaunchContext.self]
     let usesContext =
       !plan.contextSteps.isEmpty || plan.manifest.safeMode != nil || given != nil
+    // Before anything else: most launches keep no record, and pay for nothing of it.
+    if case .automatic = use, !usesContext { return nil }
     let version = environment[AppInfo.self]?.version
     let file = LaunchRecordFile(dataDirectory: plan.dataDirectory, manifestName: plan.name)
     switch use {
-    case .automatic where !usesContext:
-      return nil
     case .rehearsed(let context):
       let (record, notes) = context.isFirstLaunch ? (LaunchRecord(), []) : file.read()
       return ContextKeeper(

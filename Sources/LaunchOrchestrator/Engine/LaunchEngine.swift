@@ -392,8 +392,13 @@ private final class LaunchRun: ControlledRun {
           return goesOn
         }
         perform(&handler)
-        // No lull comes after the last batch: the ensure callers hear now.
-        if !goesOn { handOverEnsured(&handler) }
+        if !goesOn {
+          // No lull comes after the last batch: the ensure callers hear now. The events end
+          // with the last burst, published above: the consumer wakes once for both, not
+          // again when `execute()` has made the report.
+          handOverEnsured(&handler)
+          events?.finish()
+        }
         return goesOn
       },
       whenIdle: { handler in

@@ -57,7 +57,7 @@ package enum ProcessStart {
           + .microseconds(Int64(now.tv_usec) - Int64(start.tv_usec))
         return elapsed >= .zero ? elapsed : nil
       #else
-        guard let ticks = ProcessStart.startTicks() else { return nil }
+        guard let ticks = ProcessStart.processStartTicks else { return nil }
         let perSecond = sysconf(Int32(_SC_CLK_TCK))
         guard perSecond > 0 else { return nil }
         let sinceBoot =
@@ -72,6 +72,10 @@ package enum ProcessStart {
   }
 
   #if !canImport(Darwin)
+    /// The process's ``startTicks()``, read once: it never moves, and every launch's report
+    /// is stamped with it (a file read and parse each time, before).
+    private static let processStartTicks = startTicks()
+
     /// Field 22 of `/proc/self/stat`, `starttime`: clock ticks from boot to the process's
     /// start. The fields are counted after the command's closing parenthesis, since the
     /// command itself may hold spaces and parentheses.
