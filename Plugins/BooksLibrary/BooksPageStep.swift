@@ -55,7 +55,7 @@ public struct BooksPageStep: StepPlugin, PagedListing {
     }
 
     /// The sort key and id of the order.
-    package var keyset: KeysetOrder {
+    public var keyset: KeysetOrder {
       switch self {
       case .recentlyAdded:
         KeysetOrder(
@@ -69,17 +69,17 @@ public struct BooksPageStep: StepPlugin, PagedListing {
     }
 
     /// The tables of a page in this order.
-    package var tables: String { "\(from) LEFT JOIN authors ON authors.id = works.author_id" }
+    public var tables: String { "\(from) LEFT JOIN authors ON authors.id = works.author_id" }
   }
 
   /// A books store.
-  package static let schema = StoreSchema.books
+  public static let schema = StoreSchema.books
   /// The columns of a book.
-  package static let columns =
+  public static let columns =
     "library_entries.id, works.title, authors.name, library_entries.status"
 
   /// A book from a row of ``columns``.
-  package static func item(_ row: SQLiteStatement) -> LibraryBook {
+  public static func item(_ row: SQLiteStatement) -> LibraryBook {
     LibraryBook(
       id: row.integer(0), title: row.text(1) ?? "", author: row.text(2),
       status: row.text(3) ?? "")

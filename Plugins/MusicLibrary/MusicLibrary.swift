@@ -33,10 +33,10 @@ public enum SongOrder: String, CaseIterable, ParameterValue, ListingOrder {
   public static let itemsName = "songs"
 
   /// Songs are listed from their own table in every order.
-  package var tables: String { "songs" }
+  public var tables: String { "songs" }
 
   /// The sort key and id of the order.
-  package var keyset: KeysetOrder {
+  public var keyset: KeysetOrder {
     switch self {
     case .mostPlayed:
       KeysetOrder(name: rawValue, key: "songs.play_count", descending: true, id: "songs.id")

@@ -24,14 +24,14 @@ public struct MusicPageStep: StepPlugin, PagedListing {
   public var isBlocking: Bool { true }
 
   /// Songs are listed in these orders.
-  package typealias Order = SongOrder
+  public typealias Order = SongOrder
   /// A music store.
-  package static let schema = StoreSchema.music
+  public static let schema = StoreSchema.music
   /// The columns of a song.
-  package static let columns = MusicStore.columns
+  public static let columns = MusicStore.columns
 
   /// A song from a row of ``columns``.
-  package static func item(_ row: SQLiteStatement) -> Song { MusicStore.song(row) }
+  public static func item(_ row: SQLiteStatement) -> Song { MusicStore.song(row) }
 
   /// Loads the page.
   public func run(_ context: StepContext) async throws -> Page<Song> {

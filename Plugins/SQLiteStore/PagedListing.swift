@@ -14,9 +14,12 @@ private let pageSizes = 1...1000
 /// What a manifest gives a paging step (`books.page`, `music.page`): declared once for every
 /// listing, so that their parameters, their schema and the cursors they accept agree.
 public struct ListingParameters<Order: PageOrder>: StepParameters {
-  @Parameter("\(Order.itemsTitle) per page.", in: pageSizes) package var limit = 50
-  @Parameter("\(Order.itemsTitle) before the page.", in: 0...) package var offset = 0
-  @Parameter("The order of the \(Order.itemsName).") package var sort = Order.defaultOrder
+  /// Items per page, from 1 to 1,000.
+  @Parameter("\(Order.itemsTitle) per page.", in: pageSizes) public var limit = 50
+  /// Items before the page.
+  @Parameter("\(Order.itemsTitle) before the page.", in: 0...) public var offset = 0
+  /// The order of the items.
+  @Parameter("The order of the \(Order.itemsName).") public var sort = Order.defaultOrder
 
   /// The first page of 50 items in the default order.
   public init() {}
@@ -31,7 +34,7 @@ extension PageOrder {
 
 /// An order a library is listed in: its key (with the index that serves it) and the tables a
 /// page reads, driven from that index's table.
-package protocol ListingOrder: PageOrder, Sendable {
+public protocol ListingOrder: PageOrder, Sendable {
   /// The sort key and id the pages walk.
   var keyset: KeysetOrder { get }
   /// The `FROM` clause of a page in this order.
@@ -41,7 +44,7 @@ package protocol ListingOrder: PageOrder, Sendable {
 /// A library listed one page at a time, each page found through its order's index: what a
 /// paging step (`books.page`, `music.page`) needs to say, so that its parameters, the paging
 /// itself, the store check and the cursor handling are written once.
-package protocol PagedListing {
+public protocol PagedListing {
   associatedtype Item: Sendable & Equatable
   associatedtype Order: ListingOrder
   /// The step kind, for messages.
@@ -59,7 +62,7 @@ extension PagedListing {
   /// in the step's log.
   /// - Throws: ``StepFailure`` for a store of another schema; the store's failure when it
   ///   cannot be read.
-  package static func page(_ parameters: ListingParameters<Order>, in context: StepContext)
+  public static func page(_ parameters: ListingParameters<Order>, in context: StepContext)
     throws -> Page<Item>
   {
     let page = try page(
@@ -74,7 +77,7 @@ extension PagedListing {
   /// The page at `window` (or after `cursor`) in `order` from `store`.
   /// - Throws: ``StepFailure`` for a store of another schema; the store's failure for an
   ///   ``SQLiteError`` (damage is recorded for the next launch).
-  package static func page(
+  public static func page(
     _ order: Order, window: PageWindow, after cursor: PageCursor? = nil, in store: StoreHandle
   ) throws -> Page<Item> {
     guard store.schema == schema else {
@@ -96,7 +99,7 @@ extension PagedListing {
   /// - Throws: ``StepFailure`` for a cursor of another listing, or with a size or offset the
   ///   listing's parameters do not allow; for a store of another schema; the store's failure
   ///   when it cannot be read.
-  package static func listingPage(after cursor: PageCursor, in store: StoreHandle) throws
+  public static func listingPage(after cursor: PageCursor, in store: StoreHandle) throws
     -> Page<Item>
   {
     guard let order = Order(rawValue: cursor.order) else {

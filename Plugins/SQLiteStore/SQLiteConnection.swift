@@ -357,7 +357,7 @@ public final class SQLiteConnection {
   /// store does that, and a WAL read snapshot gone stale does too (`SQLITE_BUSY_SNAPSHOT`).
   /// The way out is to let go of the read lock and start again, so `body` must leave no
   /// transaction open when it throws. Each try waits only for what is left of the timeout.
-  package func retryingWhenBusy<Result>(_ body: () throws -> Result) throws -> Result {
+  public func retryingWhenBusy<Result>(_ body: () throws -> Result) throws -> Result {
     let clock = ContinuousClock()
     let deadline = clock.now.advanced(by: busyTimeout)
     defer { waitWhenBusy(for: busyTimeout) }

@@ -89,7 +89,7 @@ extension StoreSchema {
   /// The text of a `.sql` file shipped with a manifest, which `noun` names in messages ("the
   /// migration"). A link to nothing, a folder, a FIFO (which would hold the launch waiting for a
   /// writer) or bytes that are not UTF-8 are named as such.
-  package static func sqlText(of url: URL, noun: String) throws(StepFailure) -> String {
+  public static func sqlText(of url: URL, noun: String) throws(StepFailure) -> String {
     var info = stat()
     guard stat(url.path, &info) == 0 else {
       let code = errno

@@ -41,11 +41,12 @@ struct LaunchFailureTests {
     #expect(failure.plugin == "feed.load")
     #expect(failure.underlying as? OfflineError == OfflineError(retryAfter: 30))
     #expect(failure.userMessage == "You're offline. Connect and try again.")
-    #expect(
-      failure.message == "'feed' failed: OfflineError: You're offline. Connect and try again.")
+    // For developers: the value with its fields, then its words for users.
+    let developers = "OfflineError(retryAfter: 30): You're offline. Connect and try again."
+    #expect(failure.message == "'feed' failed: \(developers)")
     #expect(session.screen == .failed(failure))
     // The report keeps strings.
-    #expect(report.step("feed")?.error == "OfflineError: You're offline. Connect and try again.")
+    #expect(report.step("feed")?.error == developers)
   }
 
   @Test func anErrorWithNoUserMessageGetsASentenceWithoutPathsOrIDs() async throws {

@@ -34,55 +34,99 @@ struct PublicAPITests {
   /// The public and open declarations of a Swift file, attributes before them left out
   /// (`@discardableResult public func` is as public as `public func`), with the cases of a
   /// public enum and the requirements of a public protocol, which are public without saying so
-  /// (a new case breaks an app's `switch`; a new requirement, a conformance).
+  /// (a new case breaks an app's `switch`; a new requirement, a conformance). A declaration
+  /// inside a type or extension is prefixed with it (`[LaunchReport.Step] public var id`), and
+  /// one written over several lines is joined whole, up to its body: its `throws` and return
+  /// type on a line of their own too.
   static func declarations(in text: String) -> [String] {
+    let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map {
+      $0.trimmingCharacters(in: .whitespaces)
+    }
     var declarations: [String] = []
-    var pending: (text: String, depth: Int)?
+    var pending: (text: String, depth: Int, context: String)?
     /// The braces open before the current line.
     var braces = 0
     /// The public enums and protocols whose bodies are open: their kind, and the brace depth
     /// of their members.
     var bodies: [(isProtocol: Bool, depth: Int)] = []
     var expectsBody: Bool?
-    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-      let code = line.trimmingCharacters(in: .whitespaces)
+    /// The types and extensions whose bodies are open, and the one whose `{` is still to come.
+    var scopes: [(name: String, depth: Int)] = []
+    var openingScope: String?
+    for (index, code) in lines.enumerated() {
       let lineBraces = braceBalance(of: code)
+      let context = scopes.isEmpty ? "" : "[\(scopes.map(\.name).joined(separator: "."))] "
+      let continues = index + 1 < lines.count && continuesDeclaration(lines[index + 1])
       defer {
         if let isProtocol = expectsBody, code.contains("{") {
           bodies.append((isProtocol, braces + 1))
           expectsBody = nil
         }
+        if let name = scopeName(declaredBy: code) ?? openingScope {
+          if code.contains("{") {
+            scopes.append((name, braces + 1))
+            openingScope = nil
+          } else {
+            openingScope = name
+          }
+        }
         braces += lineBraces
         while let last = bodies.last, braces < last.depth { bodies.removeLast() }
+        while let last = scopes.last, braces < last.depth { scopes.removeLast() }
       }
       if let open = pending {
         let joined = open.text + (open.text.hasSuffix("(") ? "" : " ") + code
         let depth = open.depth + parenthesisBalance(of: code)
-        if depth <= 0 {
-          declarations.append(upToBody(joined))
+        if depth <= 0 && (joined.contains("{") || !continues) {
+          declarations.append(open.context + upToBody(joined))
           pending = nil
         } else {
-          pending = (joined, depth)
+          pending = (joined, depth, open.context)
         }
         continue
       }
       let declaration = withoutAttributes(code)
       if let body = bodies.last, body.depth == braces, isImplicitlyPublic(declaration, body) {
         // A requirement has no body: its `{ get }` says what it asks for.
-        declarations.append(body.isProtocol ? declaration : upToBody(declaration))
+        declarations.append(context + (body.isProtocol ? declaration : upToBody(declaration)))
         continue
       }
       guard declaration.hasPrefix("public ") || declaration.hasPrefix("open ") else { continue }
       if declaration.contains(" enum ") { expectsBody = false }
       if declaration.contains(" protocol ") { expectsBody = true }
       let depth = parenthesisBalance(of: declaration)
-      if depth > 0 {
-        pending = (declaration, depth)
+      if depth > 0 || (!declaration.contains("{") && continues) {
+        pending = (declaration, depth, context)
       } else {
-        declarations.append(upToBody(declaration))
+        declarations.append(context + upToBody(declaration))
       }
     }
     return declarations
+  }
+
+  /// Whether `line` goes on with the declaration above it: its effects, return type, generic
+  /// constraints or conformances.
+  private static func continuesDeclaration(_ line: String) -> Bool {
+    ["->", "throws", "rethrows", "async", "where ", "&", ",", ")"].contains { line.hasPrefix($0) }
+  }
+
+  /// The name of the type a line declares, or what an extension extends (with its conformances
+  /// and constraints, which tell same-named members apart); `nil` for other lines.
+  private static func scopeName(declaredBy code: String) -> String? {
+    let modifiers: Set = [
+      "public", "package", "internal", "fileprivate", "private", "open", "final", "indirect",
+    ]
+    var words = withoutAttributes(code).split(separator: " ")[...]
+    while let first = words.first, modifiers.contains(String(first)) { words = words.dropFirst() }
+    guard let keyword = words.first, words.count > 1 else { return nil }
+    let rest = words.dropFirst().joined(separator: " ")
+    let header = rest.split(separator: "{", maxSplits: 1).first.map(String.init) ?? rest
+    switch keyword {
+    case "extension": return header.trimmingCharacters(in: .whitespaces)
+    case "struct", "class", "enum", "protocol", "actor":
+      return String(header.prefix { $0.isLetter || $0.isNumber || $0 == "_" })
+    default: return nil
+    }
   }
 
   /// Whether `declaration`, a member of a public enum or protocol, is public without saying so.
@@ -153,11 +197,27 @@ struct PublicAPITests {
       @MainActor @available(iOS 18, *) public var screen: Screen
       package func hidden()
       public init(_ value: Int) { self.value = value }
+      public func withLock<T>(_ body: () throws -> T) throws
+        -> T
+      {
+      public struct Outer {
+        public struct Inner: Sendable
+        {
+          public var value: Int
+        }
+        public var after: Int
+      }
+      extension Outer where Value: Equatable {
+        public init(same: Int) {}
+      }
       """
     #expect(
       Self.declarations(in: text) == [
         "public func run(_ plan: LaunchPlan, events: Int? = nil, date: @escaping () -> Date = { Date() } ) async -> Report",
         "public var screen: Screen", "public init(_ value: Int)",
+        "public func withLock<T>(_ body: () throws -> T) throws -> T", "public struct Outer",
+        "[Outer] public struct Inner: Sendable", "[Outer.Inner] public var value: Int",
+        "[Outer] public var after: Int", "[Outer where Value: Equatable] public init(same: Int)",
       ])
   }
 
@@ -183,10 +243,12 @@ struct PublicAPITests {
       """
     #expect(
       Self.declarations(in: text) == [
-        "public enum Screen: Sendable", "case splash", "case failed(LaunchFailure)",
-        "public protocol Step: Sendable", "associatedtype Output",
-        "static var kind: String { get }",
-        "func run(_ context: Context) async throws -> Output", "public static var kind: String",
+        "public enum Screen: Sendable", "[Screen] case splash",
+        "[Screen] case failed(LaunchFailure)",
+        "public protocol Step: Sendable", "[Step] associatedtype Output",
+        "[Step] static var kind: String { get }",
+        "[Step] func run(_ context: Context) async throws -> Output",
+        "[Step] public static var kind: String",
       ])
   }
 

@@ -245,7 +245,8 @@ struct StepParametersTests {
     let plugin = try #require(PluginRegistry.widerKinds.descriptor(for: "wider"))
     #expect(
       plugin.parameters.map { "\($0.name) \($0.type) \($0.defaultValue ?? "-")" } == [
-        "small integer 0...255 7", "large integer 12", "unsigned integer >= 0 -",
+        "small integer 0...255 7", "level integer 1...255 -", "large integer 12",
+        "unsigned integer >= 0 -",
         "share number 0.25", "sizes [integer] [1, 2]", "waits [duration] [\"1s\", \"250ms\"]",
         "orders [newest|oldest] -",
       ])
@@ -287,6 +288,7 @@ private struct WiderStep: StepPlugin {
 
   struct Parameters: StepParameters {
     @Parameter("A byte.") var small: UInt8 = 7
+    @Parameter("A bounded byte.", in: 1...) var level: UInt8?
     @Parameter("A large count.") var large: Int64 = 12
     @Parameter("An unsigned count.") var unsigned: UInt?
     @Parameter("A share.") var share: Float = 0.25

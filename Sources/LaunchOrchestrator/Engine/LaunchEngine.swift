@@ -884,15 +884,20 @@ private final class RunningAttempt: StepHost {
     run.post(.report(token: attempt.token, message: message))
   }
 
+  /// The error in developers' words: its own description (Foundation's errors have one,
+  /// naming the file), a `LocalizedError`'s, or else the value as Swift writes it with its
+  /// fields (`OfflineError(host: "api.example.com")`), followed by its words for users when it
+  /// has some; never Foundation's "The operation could not be completed" that names nothing.
   private static func describe(_ error: any Error) -> String {
     switch error {
     case let failure as StepFailure: failure.message
     case is CancellationError: "cancelled"
     case let error as any CustomStringConvertible: error.description
-    // Its type names it for developers; its words for users say what happened.
-    case let error as any UserFacingError:
-      "\(String(describing: type(of: error))): \(error.userMessage)"
-    default: error.localizedDescription
+    case let error as any LocalizedError where error.errorDescription != nil:
+      error.localizedDescription
+    // Its value names it for developers; its words for users say what happened.
+    case let error as any UserFacingError: "\(String(describing: error)): \(error.userMessage)"
+    default: String(describing: error)
     }
   }
 }

@@ -10,8 +10,8 @@
 public struct LaunchFailure: Error, Sendable, Equatable, CustomStringConvertible {
   /// What went wrong, as a value that can grow: compare with the static values.
   public struct Kind: Sendable, Hashable, CustomStringConvertible {
-    /// The kind's name.
-    public let name: String
+    /// The kind's name, which ``description`` gives.
+    package let name: String
 
     /// A kind named `name`.
     package init(_ name: String) {

@@ -53,17 +53,17 @@ public struct ManifestDiagnostic: Sendable, Hashable, CustomStringConvertible {
 
 /// The error thrown when a manifest cannot be loaded: every problem found, not just the first.
 public struct ManifestError: Error, Sendable, CustomStringConvertible {
-  /// What kind of failure this is, for the CLI's exit status; an app shows the diagnostics.
-  package struct Code: Sendable, Hashable {
+  /// What kind of failure this is.
+  public struct Code: Sendable, Hashable {
     fileprivate let name: String
     /// The file does not exist or cannot be read.
-    package static let unreadable = Code(name: "unreadable")
+    public static let unreadable = Code(name: "unreadable")
     /// The file was read but is not a valid manifest.
-    package static let invalid = Code(name: "invalid")
+    public static let invalid = Code(name: "invalid")
   }
 
   /// Whether the file could not be read or was invalid.
-  package var code: Code
+  public var code: Code
   /// The problems found, errors and warnings, in document order.
   public var diagnostics: [ManifestDiagnostic]
 

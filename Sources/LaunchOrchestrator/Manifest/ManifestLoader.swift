@@ -32,7 +32,8 @@ public struct ManifestLoader: Sendable {
   /// let data = URL.applicationSupportDirectory.appending(path: "Launch")
   /// let plan = try ManifestLoader(registry: .builtIn).load(url: manifest, dataDirectory: data)
   /// ```
-  /// - Throws: ``ManifestError`` with every problem found, or that the file cannot be read.
+  /// - Throws: ``ManifestError`` with code `.unreadable` when the file cannot be read, or
+  ///   `.invalid` with every problem found.
   public func load(url: URL, dataDirectory: URL) throws(ManifestError) -> LaunchPlan {
     try load(url: url, dataDirectory: dataDirectory, name: url.path)
   }

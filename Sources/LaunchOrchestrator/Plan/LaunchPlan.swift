@@ -50,8 +50,8 @@ public struct LaunchPlan: Sendable {
   /// Removes the cached outputs of this manifest's steps (after a sign-out, say), so that the
   /// next launch runs every step; returns how many there were.
   ///
-  /// - Throws: ``StepFailure`` when an entry cannot be removed, or ``cacheDirectory`` is not
-  ///   a folder.
+  /// - Throws: ``StepFailure`` when an entry cannot be removed, or the cache's folder (in the
+  ///   data folder) is not a folder.
   @discardableResult
   public func clearCache() throws -> Int {
     try Self.clearCache(manifestName: name, dataDirectory: dataDirectory)

@@ -159,7 +159,25 @@ struct IntegerBounds: Sendable {
     // Every range an `Int` range expression names, as a half-open range of `Int`s: the top
     // of `Int.min..<Int.max` stands for "no maximum".
     let range = range.relative(to: Int.min..<Int.max)
-    self.init(type, range.lowerBound, range.upperBound == .max ? nil : range.upperBound - 1)
+    var minimum = range.lowerBound
+    var maximum = range.upperBound == .max ? nil : range.upperBound - 1
+    // Within the type's own range too: a `UInt8` declared `in: 0...` still stops at 255.
+    if let fixed = Number.self as? any FixedWidthInteger.Type {
+      let limits = Self.limits(of: fixed)
+      if let lowest = limits.minimum { minimum = Swift.max(minimum, lowest) }
+      if let highest = limits.maximum { maximum = Swift.min(maximum ?? highest, highest) }
+    }
+    self.init(type, minimum, maximum)
+  }
+
+  /// The smallest and largest values of `type`, where they are within `Int`'s own: `nil`
+  /// says no more than an `Int` does.
+  @usableFromInline
+  static func limits<T: FixedWidthInteger>(of type: T.Type) -> (minimum: Int?, maximum: Int?) {
+    (
+      Int(exactly: T.min).flatMap { $0 == .min ? nil : $0 },
+      Int(exactly: T.max).flatMap { $0 == .max ? nil : $0 }
+    )
   }
 
   /// Bounds for values of type `Number` (or `Number?`, which casts to it when present).

@@ -29,7 +29,8 @@ public struct StepContext: Sendable {
   var clock: LaunchClock { host.clock }
   private let host: any StepHost
 
-  /// Creates a context; the engine makes one per attempt, tests may make their own.
+  /// Creates a context; the engine makes one per attempt (`LaunchTest.run` in `LaunchTesting`
+  /// runs a plugin with one).
   ///
   /// `outputs` returns the hard dependencies' outputs, nearest first.
   /// `dataDirectory` defaults to `manifestDirectory`.

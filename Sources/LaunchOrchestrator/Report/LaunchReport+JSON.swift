@@ -53,7 +53,7 @@ extension LaunchReport {
   public var jsonText: String { JSONWriter.prettyPrinted(json) }
 
   /// Reads a report written by ``jsonText``.
-  /// - Throws: ``ReportFormatError`` naming the first field that is missing or malformed.
+  /// - Throws: an error whose description names the first field that is missing or malformed.
   public init(jsonText: String) throws {
     try self.init(reader: try FieldReader(reportText: jsonText))
   }

@@ -1,5 +1,6 @@
-/// What the app shows while it launches, by the manifest's `splash` rule
-/// (``SplashPolicy``): the splash, a skeleton, the content, a route's screen or a failure.
+/// What the app shows while it launches, by the manifest's `splash` rule (`minimum`,
+/// `skeletonAfter`, `dismissOn`): the splash, a skeleton, the content, a route's screen, a
+/// failure, or nothing after the app cancelled the launch.
 public enum LaunchScreen: Sendable, Equatable {
   /// The splash screen.
   case splash
@@ -16,7 +17,7 @@ public enum LaunchScreen: Sendable, Equatable {
   case cancelled
 
   /// Whether the splash is gone for good: content, a route or a failure.
-  public var isSettled: Bool {
+  package var isSettled: Bool {
     switch self {
     case .splash, .skeleton: false
     case .content, .routed, .failed, .cancelled: true

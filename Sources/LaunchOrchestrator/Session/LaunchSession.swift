@@ -119,6 +119,16 @@ public final class LaunchSession {
   /// Where each finished launch's report is appended; `nil` keeps none.
   private let reportStore: LaunchReportStore?
 
+  /// Called on the main actor with each event of the session's launches (a retry's too), in
+  /// order, once the session has applied it: for signposts, MetricKit or the app's own log.
+  ///
+  /// ```swift
+  /// launch.onEvent = { event in
+  ///   if case .milestone("interactive") = event.kind { logger.log("interactive at \(event.time)") }
+  /// }
+  /// ```
+  @ObservationIgnored public var onEvent: (@MainActor (LaunchEvent) -> Void)?
+
   /// A session that has not started; with a `reportStore`, each launch that finishes (a
   /// retry too) is appended to it, off the main actor, before ``run(_:on:environment:)``
   /// returns. A store that cannot take it loses that report, never the launch.
@@ -227,7 +237,7 @@ public final class LaunchSession {
   ///
   /// It runs once, with its timeout and retries: concurrent callers share that run, and later
   /// calls return the output at once. Its events, output and report line appear like any
-  /// step's (after the launch, in ``outputs`` and ``report``).
+  /// step's (after the launch, in ``output(of:as:)`` and ``report``).
   ///
   /// - Throws: ``LaunchFailure`` when the step failed (it may be ensured again), does not
   ///   exist, is not on demand, outputs another type, or no launch has started.
@@ -303,6 +313,7 @@ public final class LaunchSession {
         context = heard.withLock(\.context)
       }
       apply(event)
+      onEvent?(event)
     }
     let finished = await report
     let joined = joiners
@@ -356,14 +367,14 @@ public final class LaunchSession {
     await session.passSkeletonDeadline(run: run)
   }
 
-  /// Resets the session for a launch of `plan` whose events the app applies itself with
-  /// ``apply(_:)``.
+  /// Resets the session for a launch of `plan` whose events are applied one by one with
+  /// ``apply(_:)``: the package's tests of the screen rules.
   ///
   /// ``progress`` then counts the steps the splash's dismiss milestone waits for, and the
   /// screen leaves the splash for the content (or a route, or a failure) as soon as the
   /// events bring it: the splash's `minimum` and `skeletonAfter` need a clock, which
   /// ``run(_:on:environment:)`` has and events alone do not.
-  public func start(plan: LaunchPlan) {
+  package func start(plan: LaunchPlan) {
     start(plan: plan, timesSplash: false)
   }
 
@@ -436,8 +447,8 @@ public final class LaunchSession {
     if let next = splash.screen(current: screen), next != screen { screen = next }
   }
 
-  /// Updates the session with one event; for apps that consume the event stream themselves.
-  public func apply(_ event: LaunchEvent) {
+  /// Updates the session with one event, as ``run(_:on:environment:)`` does with each.
+  package func apply(_ event: LaunchEvent) {
     switch event.kind {
     case .started(let step, _):
       if !runningSteps.contains(step) { runningSteps.append(step) }
