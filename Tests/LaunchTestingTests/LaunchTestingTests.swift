@@ -141,3 +141,126 @@ struct LaunchTestingTests {
     #expect(invalid?.message.contains("unknown parameter 'nam'") == true)
   }
 }
+
+/// Sleeps in child tasks: each of `milliseconds` in a task group's child, then `then` in an
+/// `async let`, recording when each ends.
+private struct Fan: StepPlugin {
+  static let kind = "fan"
+  struct Parameters: StepParameters {
+    @Parameter("How long each child of the group sleeps, in milliseconds.") var milliseconds: [Int]
+    @Parameter("How long the `async let` child sleeps after the group.") var then: Duration?
+  }
+  let parameters: Parameters
+  func run(_ context: StepContext) async throws -> [Duration] {
+    var ends = try await withThrowingTaskGroup(of: Duration.self) { group in
+      for milliseconds in parameters.milliseconds {
+        group.addTask {
+          try await context.sleep(for: .milliseconds(milliseconds))
+          return context.now
+        }
+      }
+      var ends: [Duration] = []
+      for try await end in group { ends.append(end) }
+      return ends
+    }
+    if let then = parameters.then {
+      async let end = { try await context.sleep(for: then) }()
+      try await end
+      ends.append(context.now)
+    }
+    return ends
+  }
+}
+
+/// Waits for something the manual clock cannot see (a real hour), until cancelled.
+private struct Offline: StepPlugin {
+  static let kind = "offline"
+  init(parameters: NoParameters) {}
+  func run(_ context: StepContext) async throws {
+    try await Task.sleep(for: .seconds(3600))
+  }
+}
+
+/// The report of `launch`, cancelling it when the test is cancelled (at its time limit): a
+/// launch the clock cannot move fails the test instead of hanging it.
+private func finished(_ launch: Task<LaunchReport, Never>) async -> LaunchReport {
+  await withTaskCancellationHandler {
+    await launch.value
+  } onCancel: {
+    launch.cancel()
+  }
+}
+
+@Suite("LaunchTesting: child tasks and cancellation", .timeLimit(.minutes(1)))
+struct ManualClockChildTaskTests {
+  private static func plan(_ steps: String) throws -> LaunchPlan {
+    var registry = PluginRegistry()
+    registry.register([Fan.self, Offline.self, Wait.self])
+    return try ManifestLoader(registry: registry).load(
+      bytes: Array(#"{ "version": 1, "steps": [\#(steps)] }"#.utf8), file: "fan.json",
+      directory: FileManager.default.temporaryDirectory)
+  }
+
+  @Test func aStepSleepingInChildTasksLetsTheClockMoveDeadlineByDeadline() async throws {
+    let plan = try Self.plan(
+      #"{ "id": "fan", "plugin": "fan", "params": { "milliseconds": [1000, 2000], "then": "500ms" } }, { "id": "after", "plugin": "wait", "params": { "duration": "1s" }, "dependsOn": ["fan"] }"#
+    )
+    let clock = ManualClock()
+    let launch = clock.start { await LaunchEngine(clock: clock).run(plan) }
+    await clock.advance(by: .seconds(1))
+    // One child done, the other asleep: the step is waiting for it, not running.
+    #expect(clock.sleeperDeadlines == [.seconds(2)])
+    await clock.advance(by: .seconds(1))
+    #expect(clock.sleeperDeadlines == [.milliseconds(2_500)])
+    await clock.advance(by: .milliseconds(500))
+    #expect(clock.sleeperDeadlines == [.milliseconds(3_500)])
+    await clock.advance(by: .seconds(1))
+    let report = await finished(launch)
+    #expect(report.outcome == .succeeded)
+    #expect(
+      report.output(of: "fan", as: [Duration].self)
+        == [.seconds(1), .seconds(2), .milliseconds(2_500)])
+    #expect(report.step("fan")?.end == .milliseconds(2_500))
+    #expect(report.step("after")?.end == .milliseconds(3_500))
+  }
+
+  @Test func aStepSleepingInChildTasksRunsToItsEndOnRunWithinItsTimeout() async throws {
+    let plan = try Self.plan(
+      #"{ "id": "fan", "plugin": "fan", "params": { "milliseconds": [3000, 1000, 2000] }, "timeout": "5s" }"#
+    )
+    let clock = ManualClock()
+    let report = await clock.run { await LaunchEngine(clock: clock).run(plan) }
+    #expect(report.outcome == .succeeded)
+    #expect(
+      report.output(of: "fan", as: [Duration].self) == [.seconds(1), .seconds(2), .seconds(3)])
+    #expect(report.step("fan")?.end == .seconds(3))
+    #expect(clock.now.offset == .seconds(3))
+  }
+
+  @Test func aCancelledSettleOrAdvanceReturnsThoughALaunchHoldsTheClock() async throws {
+    let plan = try Self.plan(#"{ "id": "offline", "plugin": "offline" }"#)
+    let clock = ManualClock()
+    let launch = clock.start { await LaunchEngine(clock: clock).run(plan) }
+    let settling = Task { await clock.settle() }
+    settling.cancel()
+    await settling.value
+    let advancing = Task { await clock.advance(by: .seconds(1)) }
+    advancing.cancel()
+    await advancing.value
+    #expect(clock.now.offset == .zero)
+    launch.cancel()
+    #expect(await launch.value.outcome == .cancelled)
+  }
+
+  @Test func aCancelledRunCancelsItsLaunchAndReturnsItsReport() async throws {
+    let plan = try Self.plan(
+      #"{ "id": "offline", "plugin": "offline" }, { "id": "later", "plugin": "wait", "params": { "duration": "1s" }, "dependsOn": ["offline"] }"#
+    )
+    let clock = ManualClock()
+    let running = Task { await clock.run { await LaunchEngine(clock: clock).run(plan) } }
+    running.cancel()
+    let report = await running.value
+    #expect(report.outcome == .cancelled)
+    #expect(report.step("later")?.state == .skipped)
+  }
+}
