@@ -12,7 +12,7 @@ import LaunchOrchestrator
 ///
 /// ``advance(by:)`` moves time to each deadline in turn and waits until the launches on this
 /// clock have nothing left to do at that time (every step asleep on the clock, ended, or
-/// waiting for what only the test can give: a signal, a resume) before
+/// waiting for what only the test can give: a signal, a resume, a ``ManualGate``) before
 /// moving on. A step's child tasks (a task group's, `async let`) count with it: a step
 /// waiting for children asleep on the clock is asleep too. A step that waits for something
 /// else (the network) holds the clock until it is done, unless one of its child tasks sleeps
@@ -160,6 +160,18 @@ public final class ManualClock: Clock, Sendable, ActivityTrackingClock {
       guard wake(until: target) else { break }
       await settle(cancellable: cancellable)
     }
+  }
+
+  /// Moves time to `offset` since the clock's start at once, waking the sleepers due, and
+  /// returns without waiting for the launches on the clock.
+  ///
+  /// For a test that holds up a launch itself while time passes (the main thread kept busy,
+  /// so a step isolated to it cannot start), which ``advance(to:)`` would wait for. A step
+  /// stuck in the test's hands is better held with a ``ManualGate``, which lets
+  /// ``advance(to:)`` work.
+  public func jump(to offset: Duration) {
+    let target = now.advanced(by: max(offset - now.offset, .zero))
+    while wake(until: target) {}
   }
 
   /// Moves time to the earliest deadline due by `target`, or to `target` when none is, and

@@ -191,7 +191,7 @@ private func finished(_ launch: Task<LaunchReport, Never>) async -> LaunchReport
   }
 }
 
-@Suite("LaunchTesting: child tasks and cancellation", .timeLimit(.minutes(1)))
+@Suite("LaunchTesting: child tasks, gates and cancellation", .timeLimit(.minutes(1)))
 struct ManualClockChildTaskTests {
   private static func plan(_ steps: String) throws -> LaunchPlan {
     var registry = PluginRegistry()
@@ -235,6 +235,64 @@ struct ManualClockChildTaskTests {
       report.output(of: "fan", as: [Duration].self) == [.seconds(1), .seconds(2), .seconds(3)])
     #expect(report.step("fan")?.end == .seconds(3))
     #expect(clock.now.offset == .seconds(3))
+  }
+
+  @Test func aStepStuckAtAGateLetsTheClockReachItsTimeout() async throws {
+    let gate = ManualGate()
+    var registry = PluginRegistry()
+    registry.register(kind: "stuck") { _ in gate.wait() }
+    let plan = try ManifestLoader(registry: registry).load(
+      bytes: Array(
+        #"{ "version": 1, "steps": [ { "id": "stuck", "plugin": "stuck", "timeout": "5s", "onFailure": "continue" } ] }"#
+          .utf8), file: "stuck.json", directory: FileManager.default.temporaryDirectory)
+    let clock = ManualClock()
+    let launch = clock.start {
+      await LaunchEngine(clock: clock, options: LaunchOptions(cancellationGracePeriod: .seconds(1)))
+        .run(plan)
+    }
+    await clock.advance(by: .seconds(5))
+    // Timed out, still stuck: the launch waits out the grace period.
+    #expect(clock.sleeperDeadlines == [.seconds(6)])
+    await clock.advance(by: .seconds(1))
+    let report = await finished(launch)
+    gate.open()
+    #expect(report.step("stuck")?.state == .timedOut)
+    #expect(report.step("stuck")?.end == .seconds(5))
+    #expect(report.duration == .seconds(6))
+  }
+
+  @Test func jumpMovesTimeAndWakesSleepersWithoutWaitingForTheLaunch() async throws {
+    let (naps, napped) = AsyncStream.makeStream(of: Duration.self)
+    var registry = PluginRegistry()
+    registry.register(Offline.self)
+    registry.register(kind: "nap") { context in
+      try await context.sleep(for: .seconds(1))
+      napped.yield(context.now)
+    }
+    let plan = try ManifestLoader(registry: registry).load(
+      bytes: Array(
+        #"{ "version": 1, "steps": [ { "id": "offline", "plugin": "offline" }, { "id": "nap", "plugin": "nap" } ] }"#
+          .utf8), file: "jump.json", directory: FileManager.default.temporaryDirectory)
+    let clock = ManualClock()
+    let launch = clock.start { await LaunchEngine(clock: clock).run(plan) }
+    // 'offline' holds the clock, so `advance` would wait; `jump` does not.
+    while clock.sleeperDeadlines != [.seconds(1)] { await Task.yield() }
+    clock.jump(to: .seconds(2))
+    #expect(clock.now.offset == .seconds(2))
+    #expect(clock.sleeperDeadlines.isEmpty)
+    // Woken, the nap goes on while 'offline' still runs.
+    var woke = naps.makeAsyncIterator()
+    #expect(await woke.next() == .seconds(2))
+    launch.cancel()
+    let report = await finished(launch)
+    #expect(report.step("offline")?.state == .cancelled)
+  }
+
+  @Test func aGateOpenedBeforeTheWaitLetsItThrough() {
+    let gate = ManualGate()
+    gate.open(2)
+    gate.wait()
+    gate.wait()
   }
 
   @Test func aCancelledSettleOrAdvanceReturnsThoughALaunchHoldsTheClock() async throws {
