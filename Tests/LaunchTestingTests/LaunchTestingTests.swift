@@ -96,6 +96,26 @@ struct LaunchTestingTests {
     #expect(report.outcome == .succeeded)
   }
 
+  @Test func settleReturnsOnceTheSessionShowsWhatTheLaunchDidAtOnce() async throws {
+    let plan = try ManifestLoader(registry: Self.registry).load(
+      bytes: Array(
+        """
+        { "version": 1, "splash": { "dismissOn": "interactive" },
+          "milestones": { "interactive": ["now"] }, "steps": [
+          { "id": "now", "plugin": "wait", "params": { "duration": 0 } },
+          { "id": "later", "plugin": "wait", "params": { "duration": "1s" } } ] }
+        """.utf8), file: "now.json", directory: FileManager.default.temporaryDirectory)
+    let clock = ManualClock()
+    let session = LaunchSession()
+    let launch = clock.start { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.settle()
+    #expect(session.isReached("interactive"))
+    #expect(session.screen == .content)
+    #expect(session.runningSteps == ["later"])
+    await clock.advance(by: .seconds(1))
+    #expect(await launch.value.outcome == .succeeded)
+  }
+
   @Test func aPausedLaunchHoldsNoDeadlineUntilItResumes() async throws {
     let plan = try ManifestLoader(registry: Self.registry).load(
       bytes: Array(
