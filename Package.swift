@@ -141,7 +141,8 @@ let package = Package(
       path: "Tests/TestHelper"
     ),
     .testTarget(
-      name: "LaunchOrchestratorTests", dependencies: ["LaunchOrchestrator", "PluginTestSupport"]),
+      name: "LaunchOrchestratorTests",
+      dependencies: ["LaunchOrchestrator", "LaunchTesting", "PluginTestSupport"]),
     .testTarget(name: "LaunchTestingTests", dependencies: ["LaunchTesting", "LaunchOrchestrator"]),
     .testTarget(
       name: "ManifestFuzzingTests",

@@ -1,4 +1,5 @@
 import Foundation
+import LaunchTesting
 import Testing
 
 @testable import LaunchOrchestrator
@@ -78,9 +79,11 @@ struct LaunchFailureTests {
       """)
     let clock = ManualClock()
     let session = LaunchSession()
-    let run = Task { await session.run(plan, on: LaunchEngine(clock: clock)) }
-    await clock.waitForSleepers(2)
-    clock.advance(to: .seconds(1))
+    let run = clock.start { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.settle()
+    // The step's sleep and its timeout.
+    #expect(clock.sleeperDeadlines == [.seconds(1), .seconds(5)])
+    await clock.advance(to: .seconds(1))
     _ = await run.value
     #expect(session.failure?.kind == .timedOut)
     #expect(session.failure?.step == "slow")
