@@ -229,7 +229,8 @@ final class MainThreadExecutor: TaskExecutor {
 final class CountingExecutor: TaskExecutor {
   /// Where the jobs run.
   enum Threads {
-    /// Threads of the system's pool, as a step's code runs by default.
+    /// Threads of Dispatch's global pool: a job cannot be handed to Swift's cooperative pool
+    /// with a way to tell when it ran, so a test clock's steps run there instead.
     case pool
     /// The main thread, for a step isolated to it.
     case main
@@ -251,10 +252,10 @@ final class CountingExecutor: TaskExecutor {
     // the count could reach zero.
     participation.jobQueued()
     let run: @Sendable () -> Void = { [self] in
-      let previous = RunningJob.participation
-      RunningJob.participation = participation
+      let previous = RunningJob.identity
+      RunningJob.identity = RunningJob.identity(of: participation)
       job.runSynchronously(on: asUnownedTaskExecutor())
-      RunningJob.participation = previous
+      RunningJob.identity = previous
       participation.jobEnded()
     }
     switch threads {
@@ -266,11 +267,12 @@ final class CountingExecutor: TaskExecutor {
 
   /// Whether the current thread is running a job of `participation`'s tasks.
   static func runsJob(of participation: Participation) -> Bool {
-    RunningJob.participation === participation
+    RunningJob.identity == RunningJob.identity(of: participation)
   }
 }
 
-/// The participation whose job the current thread runs, if any: a thread-local value.
+/// Which participation's job the current thread runs, if any: a thread-local address, only
+/// compared, never dereferenced.
 private enum RunningJob {
   private static let key: pthread_key_t = {
     var key = pthread_key_t()
@@ -278,13 +280,12 @@ private enum RunningJob {
     return key
   }()
 
-  static var participation: Participation? {
-    get {
-      pthread_getspecific(key).map { Unmanaged<Participation>.fromOpaque($0).takeUnretainedValue() }
-    }
-    set {
-      // Unretained: set only while the executor, which holds the participation, runs a job.
-      pthread_setspecific(key, newValue.map { Unmanaged.passUnretained($0).toOpaque() })
-    }
+  static var identity: UnsafeMutableRawPointer? {
+    get { pthread_getspecific(key) }
+    set { pthread_setspecific(key, newValue) }
+  }
+
+  static func identity(of participation: Participation) -> UnsafeMutableRawPointer {
+    Unmanaged.passUnretained(participation).toOpaque()
   }
 }
