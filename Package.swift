@@ -146,7 +146,7 @@ let package = Package(
     ),
     .testTarget(
       name: "LaunchOrchestratorTests",
-      dependencies: ["LaunchOrchestrator", "PluginTestSupport", "LaunchJSON"]),
+      dependencies: ["LaunchOrchestrator", "LaunchTesting", "PluginTestSupport", "LaunchJSON"]),
     .testTarget(name: "LaunchTestingTests", dependencies: ["LaunchTesting", "LaunchOrchestrator"]),
     .testTarget(
       name: "ManifestFuzzingTests",

@@ -12,10 +12,12 @@ import LaunchOrchestrator
 ///
 /// ``advance(by:)`` moves time to each deadline in turn and waits until the launches on this
 /// clock have nothing left to do at that time (every step asleep on the clock, ended, or
-/// waiting for what only the test can give: a signal, a resume) before moving on. A step
-/// that waits for something else (the network) holds the clock until it is done, and so does
-/// one that sleeps in a child task it waits for (a task group): only a step's own task, the
-/// engine's timer and a session's splash timer and events are counted.
+/// waiting for what only the test can give: a signal, a resume, a ``ManualGate``) before
+/// moving on. A step's child tasks (a task group's, `async let`) count with it: a step
+/// waiting for children asleep on the clock is asleep too. A step that waits for something
+/// else (the network) holds the clock until it is done, unless one of its child tasks sleeps
+/// on the clock meanwhile, in which case the step counts as waiting for that child. Tasks a
+/// step starts with `Task.detached` are not seen: a step waiting for one holds the clock.
 public final class ManualClock: Clock, Sendable, ActivityTrackingClock {
   /// A point in the clock's time: how long after its start.
   public struct Instant: InstantProtocol, Sendable {
@@ -47,7 +49,7 @@ public final class ManualClock: Clock, Sendable, ActivityTrackingClock {
     let id: Int
     let deadline: Instant
     let continuation: CheckedContinuation<Void, any Error>
-    let participation: Participation?
+    let suspension: Participation.Suspension?
   }
 
   private struct State {
@@ -85,7 +87,7 @@ public final class ManualClock: Clock, Sendable, ActivityTrackingClock {
           state.sleepers.append(
             Sleeper(
               id: id, deadline: deadline, continuation: continuation,
-              participation: Participation.suspend()))
+              suspension: Participation.suspend()))
           return nil
         }
         if let resumeNow { continuation.resume(with: resumeNow) }
@@ -98,7 +100,7 @@ public final class ManualClock: Clock, Sendable, ActivityTrackingClock {
         }
         return state.sleepers.remove(at: index)
       }
-      sleeper?.participation?.rejoin()
+      sleeper?.suspension?.rejoin()
       sleeper?.continuation.resume(throwing: CancellationError())
     }
   }
@@ -113,6 +115,10 @@ public final class ManualClock: Clock, Sendable, ActivityTrackingClock {
 
   /// Runs `operation` (a launch, a session's `run`, an `ensure`) to its end, moving time to
   /// each deadline in turn whenever nothing else is left to do: a 5 s step takes no real time.
+  ///
+  /// When the calling task is cancelled (a test's time limit), `operation` is cancelled, and
+  /// time goes on moving while it ends: a launch ends with its steps cancelled, or abandoned
+  /// after its grace period.
   public func run<T: Sendable>(_ operation: @escaping @Sendable () async -> T) async -> T {
     let done = Locked(false)
     let task = start {
@@ -120,10 +126,15 @@ public final class ManualClock: Clock, Sendable, ActivityTrackingClock {
       done.withLock { $0 = true }
       return result
     }
-    while true {
-      await settle()
-      guard !done.withLock({ $0 }), let next = sleeperDeadlines.first else { break }
-      await advance(to: next)
+    await withTaskCancellationHandler {
+      // Not cancellable here: a cancelled operation still needs time to end.
+      while true {
+        await settle(cancellable: false)
+        guard !done.withLock({ $0 }), let next = sleeperDeadlines.first else { break }
+        await advance(to: Instant(offset: next), cancellable: false)
+      }
+    } onCancel: {
+      task.cancel()
     }
     return await task.value
   }
@@ -131,26 +142,11 @@ public final class ManualClock: Clock, Sendable, ActivityTrackingClock {
   /// Moves time forward by `duration`, deadline by deadline, and returns once every step and
   /// timer due by then has run: each time the clock reaches a deadline, the sleepers due wake
   /// and the launches run until they have nothing left to do at that time.
+  ///
+  /// When the calling task is cancelled, it returns at once, time left where it got to.
   public func advance(by duration: Duration) async {
     // Time never goes back: a launch's deadlines assume it.
-    let target = now.advanced(by: max(duration, .zero))
-    await settle()
-    while true {
-      let due: [Sleeper] = state.withLock { state in
-        let next = state.sleepers.map(\.deadline).filter { $0 <= target }.min()
-        state.now = next ?? target
-        let now = state.now
-        let due = state.sleepers.filter { $0.deadline <= now }
-        state.sleepers.removeAll { $0.deadline <= now }
-        return due.sorted { ($0.deadline, $0.id) < ($1.deadline, $1.id) }
-      }
-      guard !due.isEmpty else { break }
-      for sleeper in due {
-        sleeper.participation?.rejoin()
-        sleeper.continuation.resume()
-      }
-      await settle()
-    }
+    await advance(to: now.advanced(by: max(duration, .zero)), cancellable: true)
   }
 
   /// Moves time forward to `offset` since the clock's start, as ``advance(by:)`` does.
@@ -158,10 +154,54 @@ public final class ManualClock: Clock, Sendable, ActivityTrackingClock {
     await advance(by: offset - now.offset)
   }
 
+  private func advance(to target: Instant, cancellable: Bool) async {
+    await settle(cancellable: cancellable)
+    while !(cancellable && Task.isCancelled) {
+      guard wake(until: target) else { break }
+      await settle(cancellable: cancellable)
+    }
+  }
+
+  /// Moves time to `offset` since the clock's start at once, waking the sleepers due, and
+  /// returns without waiting for the launches on the clock.
+  ///
+  /// For a test that holds up a launch itself while time passes (the main thread kept busy,
+  /// so a step isolated to it cannot start), which ``advance(to:)`` would wait for. A step
+  /// stuck in the test's hands is better held with a ``ManualGate``, which lets
+  /// ``advance(to:)`` work.
+  public func jump(to offset: Duration) {
+    let target = now.advanced(by: max(offset - now.offset, .zero))
+    while wake(until: target) {}
+  }
+
+  /// Moves time to the earliest deadline due by `target`, or to `target` when none is, and
+  /// wakes the sleepers due then; returns whether there were any.
+  private func wake(until target: Instant) -> Bool {
+    let due: [Sleeper] = state.withLock { state in
+      let next = state.sleepers.map(\.deadline).filter { $0 <= target }.min()
+      state.now = max(state.now, next ?? target)
+      let now = state.now
+      let due = state.sleepers.filter { $0.deadline <= now }
+      state.sleepers.removeAll { $0.deadline <= now }
+      return due.sorted { ($0.deadline, $0.id) < ($1.deadline, $1.id) }
+    }
+    for sleeper in due {
+      sleeper.suspension?.rejoin()
+      sleeper.continuation.resume()
+    }
+    return !due.isEmpty
+  }
+
   /// Returns once the launches on this clock have nothing left to do now, and the main actor
-  /// (where a session applies their events) has caught up with them.
+  /// (where a session applies their events) has caught up with them; or at once when the
+  /// calling task is cancelled.
   public func settle() async {
-    await activity.whenIdle()
+    await settle(cancellable: true)
+  }
+
+  private func settle(cancellable: Bool) async {
+    await activity.whenIdle(cancellable: cancellable)
+    if cancellable && Task.isCancelled { return }
     await Self.catchUpOnTheMainActor()
   }
 

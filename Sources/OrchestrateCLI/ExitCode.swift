@@ -8,29 +8,32 @@ public struct ExitCode: Sendable, Hashable {
     self.rawValue = rawValue
   }
 
+  // Each made from its case of ``Code``, where its number and meaning are: a test checks that
+  // every one is, and the table lists every case.
+
   /// The launch succeeded, was degraded, or was routed; or the command did its job.
-  public static let success = ExitCode(0)
+  public static let success = ExitCode(.success)
   /// The launch failed.
-  public static let failure = ExitCode(1)
+  public static let failure = ExitCode(.failure)
   /// A `--budget` or a `--regression` limit was exceeded.
-  public static let budgetExceeded = ExitCode(3)
+  public static let budgetExceeded = ExitCode(.budgetExceeded)
   /// The command line was wrong (EX_USAGE).
-  public static let usage = ExitCode(64)
+  public static let usage = ExitCode(.usage)
   /// A manifest is invalid (EX_DATAERR).
-  public static let invalidManifest = ExitCode(65)
+  public static let invalidManifest = ExitCode(.invalidManifest)
   /// A manifest is missing or unreadable (EX_NOINPUT).
-  public static let missingInput = ExitCode(66)
+  public static let missingInput = ExitCode(.missingInput)
   /// Standard output could not be written, for a reason other than its reader leaving
   /// (EX_IOERR).
-  public static let outputFailed = ExitCode(74)
+  public static let outputFailed = ExitCode(.outputFailed)
   /// A file could not be written, or is not one `orchestrate` may replace (EX_CANTCREAT).
-  public static let cannotCreate = ExitCode(73)
+  public static let cannotCreate = ExitCode(.cannotCreate)
   /// The launch was cancelled by SIGHUP: the terminal was closed.
-  public static let hangUp = ExitCode(129)
+  public static let hangUp = ExitCode(.hangUp)
   /// The launch was interrupted with Ctrl-C (SIGINT).
-  public static let interrupted = ExitCode(130)
+  public static let interrupted = ExitCode(.interrupted)
   /// The launch was cancelled by SIGTERM.
-  public static let terminated = ExitCode(143)
+  public static let terminated = ExitCode(.terminated)
 
   /// The status of a launch cancelled by `signal`, as shells report a death by it: 128 + its
   /// number.
@@ -40,36 +43,56 @@ public struct ExitCode: Sendable, Hashable {
 }
 
 extension ExitCode {
+  /// Every status `orchestrate` exits with, declared once: its number here and its meaning in
+  /// ``meaning``; the statics of ``ExitCode`` and README's table (``meanings``) are made from
+  /// it. In the order README's table lists them.
+  package enum Code: Int32, CaseIterable {
+    case success = 0
+    case failure = 1
+    case budgetExceeded = 3
+    case usage = 64
+    case invalidManifest = 65
+    case missingInput = 66
+    case cannotCreate = 73
+    case outputFailed = 74
+    case hangUp = 129
+    case interrupted = 130
+    case terminated = 143
+
+    /// When `orchestrate` exits with it, as README's table says.
+    package var meaning: String {
+      switch self {
+      case .success:
+        "the launch succeeded, was degraded (with a warning) or routed; or the command did its job"
+      case .failure:
+        "the launch failed, or a step requires a value only an app can give (a custom binary passes it to `Orchestrate.main(registry:environment:)`)"
+      case .budgetExceeded: "a `--budget`, `--regression` or `stats --fail-if` limit was exceeded"
+      case .usage:
+        "the command line is wrong, or a step requires `AppInfo` and neither `--app-version` nor the manifest's `app` gives it"
+      case .invalidManifest:
+        "the manifest is invalid (every problem is listed), or a report given to `compare`, `blame` or `plan --durations` is not one of it"
+      case .missingInput:
+        "the manifest is missing or unreadable, or the `--data-dir` folder is missing"
+      case .cannotCreate:
+        "a report, trace, history, `stats --svg` or `export -o` target cannot be written or may not be replaced"
+      case .outputFailed: "standard output could not be written (a full disk; not a closed pipe)"
+      case .hangUp: "the launch was cancelled by SIGHUP (the terminal closed)"
+      case .interrupted: "the launch was interrupted by Ctrl-C (SIGINT)"
+      case .terminated: "the launch was cancelled by SIGTERM"
+      }
+    }
+  }
+
+  /// The status of `code`.
+  package init(_ code: Code) {
+    self.init(code.rawValue)
+  }
+
   /// Every status `orchestrate` exits with and when, in the order README's table lists them:
   /// the table is made from this list, and a test keeps README's copy in step.
-  package static let meanings: [(code: ExitCode, meaning: String)] = [
-    (
-      .success,
-      "the launch succeeded, was degraded (with a warning) or routed; or the command did its job"
-    ),
-    (
-      .failure,
-      "the launch failed, or a step requires a value only an app can give (a custom binary passes it to `Orchestrate.main(registry:environment:)`)"
-    ),
-    (.budgetExceeded, "a `--budget`, `--regression` or `stats --fail-if` limit was exceeded"),
-    (
-      .usage,
-      "the command line is wrong, or a step requires `AppInfo` and neither `--app-version` nor the manifest's `app` gives it"
-    ),
-    (
-      .invalidManifest,
-      "the manifest is invalid (every problem is listed), or a report given to `compare`, `blame` or `plan --durations` is not one of it"
-    ),
-    (.missingInput, "the manifest is missing or unreadable, or the `--data-dir` folder is missing"),
-    (
-      .cannotCreate,
-      "a report, trace, history, `stats --svg` or `export -o` target cannot be written or may not be replaced"
-    ),
-    (.outputFailed, "standard output could not be written (a full disk; not a closed pipe)"),
-    (.hangUp, "the launch was cancelled by SIGHUP (the terminal closed)"),
-    (.interrupted, "the launch was interrupted by Ctrl-C (SIGINT)"),
-    (.terminated, "the launch was cancelled by SIGTERM"),
-  ]
+  package static let meanings: [(code: ExitCode, meaning: String)] = Code.allCases.map {
+    (ExitCode($0), $0.meaning)
+  }
 
   /// ``meanings`` as README's Markdown table.
   package static var markdownTable: String {

@@ -1,4 +1,5 @@
 import Foundation
+import LaunchTesting
 import Testing
 
 @testable import LaunchOrchestrator
@@ -23,7 +24,9 @@ private struct FetchStep: StepPlugin {
     if let takes = parameters.takes {
       let deadline = context.attemptStart + takes
       if parameters.ignoresCancellation {
-        try await Task.detached { try await context.sleep(until: deadline) }.value
+        // Not cancelled with the attempt: an unstructured task. Not detached, so the manual
+        // clock sees it asleep, and the attempt waiting for it.
+        try await Task { try await context.sleep(until: deadline) }.value
       } else {
         try await context.sleep(until: deadline)
       }
@@ -122,16 +125,15 @@ struct CachedStepTests {
     try Self.prime(plan, with: "old")
     let clock = ManualClock()
     let (events, continuation) = LaunchEvents.makeStream()
-    let run = Task {
+    let run = clock.start {
       await LaunchEngine(clock: clock, options: Self.options()).run(plan, events: continuation)
     }
-    await clock.waitForSleepers(1)
+    await clock.settle()
     #expect(clock.sleeperDeadlines == [.milliseconds(100)])
-    clock.advance(to: .milliseconds(100))
-    await clock.waitForSleepers(1)
+    await clock.advance(to: .milliseconds(100))
     // The refresh started when its dependency ended, not before.
     #expect(clock.sleeperDeadlines == [.milliseconds(300)])
-    clock.advance(to: .milliseconds(300))
+    await clock.advance(to: .milliseconds(300))
     let report = await run.value
     var seen: [LaunchEvent] = []
     for await event in events { seen.append(event) }
@@ -172,13 +174,14 @@ struct CachedStepTests {
         of: #""fails": false"#, with: #""fails": false, "ignoresCancellation": true"#),
       in: folder)
     let clock = ManualClock()
-    let run = Task { await LaunchEngine(clock: clock, options: Self.options()).run(plan) }
-    await clock.waitForSleepers(1)
-    clock.advance(to: .milliseconds(100))
-    await clock.waitForSleepers(2)
-    clock.advance(to: .milliseconds(200))
-    await clock.waitForSleepers(1)
-    clock.advance(to: .milliseconds(300))
+    let run = clock.start { await LaunchEngine(clock: clock, options: Self.options()).run(plan) }
+    await clock.advance(to: .milliseconds(100))
+    // The fetch's sleep and its timeout.
+    #expect(clock.sleeperDeadlines == [.milliseconds(200), .milliseconds(300)])
+    await clock.advance(to: .milliseconds(200))
+    // Timed out, the fetch goes on to end with an output nobody takes; its grace period.
+    #expect(clock.sleeperDeadlines == [.milliseconds(300), .milliseconds(1_200)])
+    await clock.advance(to: .milliseconds(300))
     let report = await run.value
     #expect(report.step("results")?.state == .timedOut)
     #expect(
@@ -206,10 +209,11 @@ struct CachedStepTests {
         now: Self.saved)
     }
     let clock = ManualClock()
-    let run = Task { await LaunchEngine(clock: clock, options: Self.options()).run(plan) }
+    let run = clock.start { await LaunchEngine(clock: clock, options: Self.options()).run(plan) }
     for deadline in [100, 300, 350] {
-      await clock.waitForSleepers(1)
-      clock.advance(to: .milliseconds(deadline))
+      await clock.settle()
+      #expect(clock.sleeperDeadlines == [.milliseconds(deadline)])
+      await clock.advance(to: .milliseconds(deadline))
     }
     let report = await run.value
     #expect(report.step("summary")?.state == .cached)
@@ -225,10 +229,11 @@ struct CachedStepTests {
     try Self.prime(plan, with: "old")
     let before = try Self.entry(of: plan)
     let clock = ManualClock()
-    let run = Task { await LaunchEngine(clock: clock, options: Self.options()).run(plan) }
+    let run = clock.start { await LaunchEngine(clock: clock, options: Self.options()).run(plan) }
     for deadline in [100, 300, 500] {
-      await clock.waitForSleepers(1)
-      clock.advance(to: .milliseconds(deadline))
+      await clock.settle()
+      #expect(clock.sleeperDeadlines == [.milliseconds(deadline)])
+      await clock.advance(to: .milliseconds(deadline))
     }
     let report = await run.value
     #expect(report.outcome == .succeeded)
@@ -259,9 +264,11 @@ struct CachedStepTests {
     let plan = try Self.plan(json, in: folder)
     try Self.prime(plan, with: "old")
     let clock = ManualClock()
-    let run = Task { await LaunchEngine(clock: clock, options: Self.options()).run(plan) }
-    await clock.waitForSleepers(2)
-    clock.advance(to: .milliseconds(50))
+    let run = clock.start { await LaunchEngine(clock: clock, options: Self.options()).run(plan) }
+    await clock.settle()
+    // The store's timeout and its sleep.
+    #expect(clock.sleeperDeadlines == [.milliseconds(50), .milliseconds(100)])
+    await clock.advance(to: .milliseconds(50))
     let report = await run.value
     #expect(report.outcome == .failed)
     let results = try #require(report.step("results"))
@@ -503,22 +510,18 @@ struct CachedStepTests {
     try Self.prime(plan, with: "old")
     let clock = ManualClock()
     let session = LaunchSession()
-    let run = Task {
+    let run = clock.start {
       await session.run(plan, on: LaunchEngine(clock: clock, options: Self.options()))
     }
-    await clock.waitForSleepers(1)
-    for _ in 0..<5_000 where !session.isReached("interactive") {
-      try await Task.sleep(for: .milliseconds(1))
-    }
+    await clock.settle()
     #expect(session.isReached("interactive"))
     #expect(session.output(of: "results", as: Snapshot.self) == Snapshot(value: "old"))
-    for _ in 0..<5_000 where session.screen != .content {
-      try await Task.sleep(for: .milliseconds(1))
-    }
     #expect(session.screen == .content)
-    clock.advance(to: .milliseconds(100))
-    await clock.waitForSleepers(1)
-    clock.advance(to: .milliseconds(300))
+    // The store's sleep, and the splash's timer for the skeleton, which will not show.
+    #expect(clock.sleeperDeadlines == [.milliseconds(100), .milliseconds(150) + .nanoseconds(1)])
+    await clock.advance(to: .milliseconds(100))
+    #expect(clock.sleeperDeadlines == [.milliseconds(150) + .nanoseconds(1), .milliseconds(300)])
+    await clock.advance(to: .milliseconds(300))
     let report = await run.value
     #expect(session.output(of: "results", as: Snapshot.self) == Snapshot(value: "new"))
     // The content came from the cache: no skeleton while the query ran past 150ms.

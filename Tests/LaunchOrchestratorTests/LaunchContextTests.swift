@@ -1,4 +1,5 @@
 import Foundation
+import LaunchTesting
 import Testing
 
 @testable import LaunchOrchestrator
@@ -63,12 +64,11 @@ struct LaunchContextTests {
         { "id": "tidy", "plugin": "noop", "after": ["feed"] }
       ] }
       """)
-    let launch = Task {
+    let launch = clock.start {
       await LaunchEngine(clock: clock).run(
         plan, environment: environment(LaunchContext(reason: .notification)))
     }
-    await clock.waitForSleepers(1)
-    clock.advance(to: .seconds(1))
+    await clock.advance(to: .seconds(1))
     let report = await launch.value
     #expect(report.step("feed")?.state == .skipped)
     #expect(report.step("feed")?.error == "condition: reason is notification")

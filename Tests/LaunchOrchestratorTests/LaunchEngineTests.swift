@@ -1,15 +1,9 @@
 import Foundation
 import LaunchJSON
+import LaunchTesting
 import Testing
 
 @testable import LaunchOrchestrator
-
-/// A gate a test opens to let blocked plugin code continue.
-private final class Gate: Sendable {
-  private let semaphore = DispatchSemaphore(value: 0)
-  func wait() { semaphore.wait() }
-  func open(_ count: Int = 1) { for _ in 0..<count { semaphore.signal() } }
-}
 
 @Suite("Launch engine", .timeLimit(.minutes(10)))
 struct LaunchEngineTests {
@@ -24,11 +18,10 @@ struct LaunchEngineTests {
       """)
     let recorder = EventRecorder()
     let launch = recorder.start(plan, on: LaunchEngine(clock: clock))
-    await clock.waitForSleepers(1)
-    clock.advance(to: .seconds(1))
-    await recorder.waitFor("start b")
-    await clock.waitForSleepers(1)
-    clock.advance(to: .seconds(3))
+    await clock.advance(to: .seconds(1))
+    // 'a' is done and 'b' asleep.
+    #expect(clock.sleeperDeadlines == [.seconds(3)])
+    await clock.advance(to: .seconds(3))
     let report = await launch.value
     await recorder.drained()
     #expect(
@@ -77,7 +70,7 @@ struct LaunchEngineTests {
   }
 
   @Test func timesOutAPluginThatIgnoresCancellationAndMovesOn() async throws {
-    let release = Gate()
+    let release = ManualGate()
     var registry = PluginRegistry.testKinds
     registry.register(kind: "stubborn") { _ in
       // Holds its thread and never checks cancellation.
@@ -93,13 +86,14 @@ struct LaunchEngineTests {
       """, registry: registry)
     let recorder = EventRecorder()
     let launch = recorder.start(plan, on: LaunchEngine(clock: clock))
-    await clock.waitForSleepers(1)
+    await clock.settle()
     #expect(clock.sleeperDeadlines == [.seconds(5)])
-    clock.advance(to: .seconds(5))
+    await clock.advance(to: .seconds(5))
     await recorder.waitFor("done next")
     // The launch is over only when the stubborn attempt has stopped or its grace period
     // (1s) has passed; then it is named as abandoned.
-    clock.advance(to: .seconds(6))
+    #expect(clock.sleeperDeadlines == [.seconds(6)])
+    await clock.advance(to: .seconds(6))
     let report = await launch.value
     await recorder.drained()
     release.open()
@@ -119,7 +113,7 @@ struct LaunchEngineTests {
   }
 
   @Test func aTimedOutAttemptKeepsItsSlotUntilItStopsSoTheLimitHolds() async throws {
-    let release = Gate()
+    let release = ManualGate()
     let running = Locked((now: 0, peak: 0))
     var registry = PluginRegistry.testKinds
     for kind in ["stubborn", "quick"] {
@@ -143,8 +137,7 @@ struct LaunchEngineTests {
       """, registry: registry)
     let recorder = EventRecorder()
     let launch = recorder.start(plan, on: LaunchEngine(clock: clock))
-    await clock.waitForSleepers(1)
-    clock.advance(to: .seconds(1))
+    await clock.advance(to: .seconds(1))
     await recorder.waitFor("retry slow#2 in 0s after: timed out after 1s")
     // Still held by the first attempt: neither the retry nor the other step may start.
     #expect(recorder.lines == ["start slow", "retry slow#2 in 0s after: timed out after 1s"])
@@ -161,7 +154,7 @@ struct LaunchEngineTests {
   }
 
   @Test func blockingStepsNeitherStarveOtherStepsNorTheirOwnTimeouts() async throws {
-    let release = Gate()
+    let release = ManualGate()
     var registry = PluginRegistry.testKinds
     registry.register(kind: "blocker", isBlocking: true) { _ in release.wait() }
     let clock = ManualClock()
@@ -180,12 +173,13 @@ struct LaunchEngineTests {
     // The timer (1s) and the async step's sleep (100ms) must both be waiting while four
     // threads are blocked; on two cooperative threads that only works if blocking steps run
     // elsewhere.
-    await clock.waitForSleepers(2)
-    clock.advance(to: .milliseconds(100))
+    await clock.settle()
+    #expect(clock.sleeperDeadlines == [.milliseconds(100), .seconds(1)])
+    await clock.advance(to: .milliseconds(100))
     await recorder.waitFor("done async")
-    clock.advance(to: .seconds(1))
+    await clock.advance(to: .seconds(1))
     await recorder.waitFor("timeout b4 1s")
-    clock.advance(to: .seconds(2))
+    await clock.advance(to: .seconds(2))
     let report = await launch.value
     await recorder.drained()
     release.open(4)
@@ -228,7 +222,8 @@ struct LaunchEngineTests {
       """)
     let recorder = EventRecorder()
     let launch = recorder.start(plan, on: LaunchEngine(clock: clock))
-    await clock.waitForSleepers(1)
+    await clock.settle()
+    #expect(clock.sleeperDeadlines == [.seconds(10)])
     launch.cancel()
     let report = await launch.value
     await recorder.drained()
@@ -240,7 +235,7 @@ struct LaunchEngineTests {
   }
 
   @Test func leavesBehindACancelledStepThatWillNotStopAfterTheGracePeriod() async throws {
-    let release = Gate()
+    let release = ManualGate()
     var registry = PluginRegistry.testKinds
     registry.register(kind: "stubborn", isBlocking: true) { _ in release.wait() }
     let clock = ManualClock()
@@ -252,9 +247,9 @@ struct LaunchEngineTests {
     let launch = recorder.start(plan, on: engine)
     await recorder.waitFor("start hang")
     launch.cancel()
-    await clock.waitForSleepers(1)
+    await clock.settle()
     #expect(clock.sleeperDeadlines == [.seconds(2)])
-    clock.advance(to: .seconds(2))
+    await clock.advance(to: .seconds(2))
     let report = await launch.value
     await recorder.drained()
     release.open()
@@ -275,13 +270,12 @@ struct LaunchEngineTests {
       registry: registry)
     let recorder = EventRecorder()
     let launch = recorder.start(plan, on: LaunchEngine(clock: clock))
-    await clock.waitForSleepers(1)
+    await clock.settle()
     #expect(clock.sleeperDeadlines == [.seconds(1)])
-    clock.advance(to: .seconds(1))
+    await clock.advance(to: .seconds(1))
     await recorder.waitFor("retry f#3 in 2s after: flake 2")
-    await clock.waitForSleepers(1)
     #expect(clock.sleeperDeadlines == [.seconds(3)])
-    clock.advance(to: .seconds(3))
+    await clock.advance(to: .seconds(3))
     let report = await launch.value
     await recorder.drained()
     #expect(report.step("f")?.attempts == 3)
@@ -417,12 +411,13 @@ struct LaunchEngineTests {
     let steps = (0..<12).map { #"{ "id": "s\#($0)", "plugin": "count" }"# }.joined(separator: ",")
     let plan = try loadPlan(
       #"{ "version": 1, "maxConcurrency": 3, "steps": [\#(steps)] }"#, registry: registry)
-    let launch = Task { await LaunchEngine(clock: clock).run(plan) }
+    let launch = clock.start { await LaunchEngine(clock: clock).run(plan) }
     // Each round, exactly three steps are asleep on the clock; more would break the limit.
-    for _ in 1...4 {
-      await clock.waitForSleepers(3)
+    for round in 1...4 {
+      await clock.settle()
+      #expect(clock.sleeperDeadlines == Array(repeating: .milliseconds(5 * round), count: 3))
       #expect(running.withLock { $0.now } == 3)
-      clock.advance(by: .milliseconds(5))
+      await clock.advance(by: .milliseconds(5))
     }
     let report = await launch.value
     #expect(report.outcome == .succeeded)

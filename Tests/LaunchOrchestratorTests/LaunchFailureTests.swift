@@ -1,4 +1,5 @@
 import Foundation
+import LaunchTesting
 import Testing
 
 @testable import LaunchOrchestrator
@@ -79,9 +80,11 @@ struct LaunchFailureTests {
       """)
     let clock = ManualClock()
     let session = LaunchSession()
-    let run = Task { await session.run(plan, on: LaunchEngine(clock: clock)) }
-    await clock.waitForSleepers(2)
-    clock.advance(to: .seconds(1))
+    let run = clock.start { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.settle()
+    // The step's sleep and its timeout.
+    #expect(clock.sleeperDeadlines == [.seconds(1), .seconds(5)])
+    await clock.advance(to: .seconds(1))
     _ = await run.value
     #expect(session.failure?.kind == .timedOut)
     #expect(session.failure?.step == "slow")
@@ -135,4 +138,113 @@ struct LaunchFailureTests {
     #expect(
       typo?.message == "OutputKey<Int>(\"answr\") names no step of 'test'. Did you mean 'answer'?")
   }
+
+  private static var castRegistry: PluginRegistry {
+    var registry = PluginRegistry.testKinds
+    registry.register(kind: "page.make") { _ in NotesPage(title: "notes") }
+    registry.register(kind: "store.open") { _ in DiskStore() }
+    registry.register(kind: "store.base") { _ in BaseStore() }
+    return registry
+  }
+
+  private static let castManifest = """
+    { "version": 1, "steps": [
+      { "id": "page", "plugin": "page.make" }, { "id": "store", "plugin": "store.open" },
+      { "id": "base", "plugin": "store.base" } ] }
+    """
+
+  @Test func aKeyTypedByAProtocolOrASuperclassOfTheOutputPassesAndReads() async throws {
+    let plan = try loadPlan(Self.castManifest, registry: Self.castRegistry)
+    let page = OutputKey<any ShownPage>("page")
+    let store = OutputKey<BaseStore>("store")
+    try plan.check(page)
+    try plan.check(OutputKey<any ShownPage & Sendable>("page"))
+    try plan.check(OutputKey<any Sendable>("page"))
+    try plan.check(store)
+    try plan.check(OutputKey<any DataStore>("store"))
+    try plan.check(OutputKey<any BaseStore & DataStore>("store"))
+    try plan.check(OutputKey<any AnyObject & Sendable>("store"))
+    let session = LaunchSession()
+    _ = await session.run(plan, on: LaunchEngine(clock: ManualClock()))
+    #expect(session[page]?.title == "notes")
+    #expect(session[store] is DiskStore)
+  }
+
+  @Test func aKeyTypedByAProtocolOrAClassTheOutputDoesNotCastToIsRefused() throws {
+    let plan = try loadPlan(Self.castManifest, registry: Self.castRegistry)
+    let unrelated = #expect(throws: LaunchFailure.self) {
+      try plan.check(OutputKey<any DataStore>("page"))
+    }
+    #expect(unrelated?.kind == .wrongOutputType)
+    #expect(
+      unrelated?.message
+        == "OutputKey<DataStore>(\"page\") does not match the plan: 'page' (page.make) outputs NotesPage, not DataStore."
+    )
+    // A base class's output is not a subclass, nor a class-bound composition it lacks.
+    #expect(throws: LaunchFailure.self) { try plan.check(OutputKey<DiskStore>("base")) }
+    #expect(throws: LaunchFailure.self) {
+      try plan.check(OutputKey<any BaseStore & DataStore>("base"))
+    }
+    #expect(throws: LaunchFailure.self) {
+      try plan.check(OutputKey<any AnyObject & Sendable>("page"))
+    }
+    #expect(throws: LaunchFailure.self) {
+      try plan.check(OutputKey<any ShownPage & DataStore>("page"))
+    }
+  }
+
+  @Test func typeCastTellsFromTheTypesAloneWhatAValueCastsTo() {
+    #expect(TypeCast.check(NotesPage.self, to: (any ShownPage).self) == .casts)
+    #expect(TypeCast.check(DiskStore.self, to: (any BaseStore & DataStore).self) == .casts)
+    #expect(TypeCast.check(Int.self, to: Any.self) == .casts)
+    #expect(TypeCast.check(Int.self, to: String.self) == .doesNot)
+    #expect(TypeCast.check(BaseStore.self, to: DiskStore.self) == .doesNot)
+    #expect(TypeCast.check(BaseStore.self, to: (any BaseStore & DataStore).self) == .doesNot)
+    #expect(TypeCast.check(NotesPage.self, to: (any AnyObject & Sendable).self) == .doesNot)
+    #expect(TypeCast.check(NotesPage.self, to: (any ShownPage & DataStore).self) == .doesNot)
+    #expect(TypeCast.check(NotesPage.self, to: (any Hidden).self) == .unknown)
+    #expect(TypeCast.check(NotesPage.self, to: (any Shelf<String>).self) == .unknown)
+  }
+
+  @Test func aKeyTypedByAProtocolTheCheckCannotLookUpIsRefusedSayingSo() throws {
+    let plan = try loadPlan(Self.castManifest, registry: Self.castRegistry)
+    for failure in [
+      #expect(throws: LaunchFailure.self) { try plan.check(OutputKey<any Hidden>("page")) },
+      #expect(throws: LaunchFailure.self) { try plan.check(OutputKey<any Shelf<String>>("page")) },
+    ] {
+      #expect(failure?.kind == .wrongOutputType)
+      #expect(
+        failure?.message.contains(
+          "outputs NotesPage, and whether that is ") == true)
+      #expect(
+        failure?.message.hasSuffix(
+          "cannot be told before it runs (a private protocol, or one with primary associated types); type the key by NotesPage or by an internal protocol."
+        ) == true)
+    }
+  }
 }
+
+/// What a page step hands on, through a protocol the app reads it by (internal: the check
+/// looks it up by name).
+protocol ShownPage: Sendable {
+  var title: String { get }
+}
+
+private struct NotesPage: ShownPage, Shelf, Hidden {
+  var title: String
+  typealias Item = String
+}
+
+/// A protocol with a primary associated type.
+protocol Shelf<Item>: Sendable {
+  associatedtype Item
+}
+
+/// A protocol private to this file, which the runtime cannot look up by name.
+private protocol Hidden: Sendable {}
+
+protocol DataStore: AnyObject, Sendable {}
+
+class BaseStore: @unchecked Sendable {}
+
+final class DiskStore: BaseStore, DataStore, @unchecked Sendable {}

@@ -1,5 +1,6 @@
 import Foundation
 import LaunchJSON
+import LaunchTesting
 import Testing
 
 @testable import LaunchOrchestrator
@@ -18,18 +19,20 @@ struct LaunchLifecycleTests {
     let control = LaunchControl()
     let recorder = EventRecorder()
     let launch = recorder.start(plan, on: LaunchEngine(clock: clock), control: control)
+    await clock.settle()
     // The step's sleep and the timeout's timer.
-    await clock.waitForSleepers(2)
-    clock.advance(to: .milliseconds(400))
+    #expect(clock.sleeperDeadlines == [.seconds(1), .seconds(3)])
+    await clock.advance(to: .milliseconds(400))
     control.pause()
     #expect(control.isPaused)
     // Far past both the step's end and its timeout, in real time.
-    clock.advance(to: .seconds(10))
+    await clock.advance(to: .seconds(10))
     await recorder.waitFor("paused")
+    #expect(clock.sleeperDeadlines.isEmpty)
     control.resume()
-    await clock.waitForSleepers(2)
+    await clock.settle()
     #expect(clock.sleeperDeadlines == [.milliseconds(10_600), .milliseconds(12_600)])
-    clock.advance(to: .milliseconds(10_600))
+    await clock.advance(to: .milliseconds(10_600))
     let report = await launch.value
     await recorder.drained()
     #expect(report.outcome == .succeeded)
@@ -65,12 +68,13 @@ struct LaunchLifecycleTests {
     let recorder = EventRecorder()
     let launch = recorder.start(plan, on: LaunchEngine(clock: clock), control: control)
     await recorder.waitFor("paused")
-    clock.advance(to: .seconds(5))
+    await clock.advance(to: .seconds(5))
     // Nothing has started: a's start would come before any sleeper.
     #expect(recorder.lines == ["paused"])
     control.resume()
-    await clock.waitForSleepers(1)
-    clock.advance(to: .seconds(6))
+    await clock.settle()
+    #expect(clock.sleeperDeadlines == [.seconds(6)])
+    await clock.advance(to: .seconds(6))
     let report = await launch.value
     await recorder.drained()
     #expect(
@@ -97,18 +101,20 @@ struct LaunchLifecycleTests {
     let recorder = EventRecorder()
     let launch = recorder.start(plan, on: LaunchEngine(clock: clock), control: control)
     await recorder.waitFor("retry flaky#2 in 2s after: run 1 fails")
-    await clock.waitForSleepers(1)
-    clock.advance(to: .seconds(1))
+    await clock.settle()
+    // The timer, set for the backoff's end.
+    #expect(clock.sleeperDeadlines == [.seconds(2)])
+    await clock.advance(to: .seconds(1))
     control.pause()
-    clock.advance(to: .seconds(11))
+    await clock.advance(to: .seconds(11))
     control.resume()
-    await clock.waitForSleepers(1)
+    await clock.settle()
     // Backoff due at 2s active = 12s real; the delay at 3s active = 13s real.
     #expect(clock.sleeperDeadlines == [.seconds(12)])
-    clock.advance(to: .seconds(12))
+    await clock.advance(to: .seconds(12))
     await recorder.waitFor("done flaky")
-    await clock.waitForSleepers(1)
-    clock.advance(to: .seconds(13))
+    #expect(clock.sleeperDeadlines == [.seconds(13)])
+    await clock.advance(to: .seconds(13))
     let report = await launch.value
     #expect(report.step("flaky")?.end == .seconds(2))
     #expect(report.step("later")?.start == .seconds(3))
@@ -126,8 +132,8 @@ struct LaunchLifecycleTests {
       """)
     let control = LaunchControl()
     let launch = EventRecorder().start(plan, on: LaunchEngine(clock: clock), control: control)
-    await clock.waitForSleepers(1)
-    clock.advance(to: .seconds(1))
+    await clock.advance(to: .seconds(1))
+    #expect(clock.sleeperDeadlines == [.seconds(5)])
     control.cancel()
     let report = await launch.value
     #expect(report.outcome == .cancelled)
@@ -150,14 +156,15 @@ struct LaunchLifecycleTests {
     let control = LaunchControl()
     let recorder = EventRecorder()
     let launch = recorder.start(plan, on: LaunchEngine(clock: clock), control: control)
-    await clock.waitForSleepers(1)
+    await clock.settle()
+    #expect(clock.sleeperDeadlines == [.seconds(1)])
     // Sent before 'sync' could start: it starts at once.
     control.signal("signedIn")
     await recorder.waitFor("done sync")
-    clock.advance(to: .seconds(2))
+    await clock.advance(to: .seconds(2))
     await recorder.waitFor("done store")
     #expect(!recorder.lines.contains("start analytics"))
-    clock.advance(to: .seconds(3))
+    await clock.advance(to: .seconds(3))
     control.signal("consent")
     let report = await launch.value
     await recorder.drained()
@@ -187,7 +194,7 @@ struct LaunchLifecycleTests {
     let launch = recorder.start(plan, on: LaunchEngine(clock: clock), control: control)
     await recorder.waitFor("done store")
     // The launch stays open for the signal.
-    clock.advance(to: .seconds(30))
+    await clock.advance(to: .seconds(30))
     #expect(!recorder.lines.contains("finish succeeded"))
     control.finish()
     let report = await launch.value
@@ -266,11 +273,10 @@ struct LaunchLifecycleTests {
     let control = LaunchControl()
     let recorder = EventRecorder()
     let launch = recorder.start(plan, on: LaunchEngine(clock: clock), control: control)
-    await clock.waitForSleepers(1)
-    clock.advance(to: .seconds(1))
+    await clock.advance(to: .seconds(1))
     let token = try await control.ensure("index", as: Token.self)
     #expect(token == Token(value: "idx"))
-    clock.advance(to: .seconds(2))
+    await clock.advance(to: .seconds(2))
     let report = await launch.value
     await recorder.drained()
     #expect(report.step("index")?.state == .succeeded)

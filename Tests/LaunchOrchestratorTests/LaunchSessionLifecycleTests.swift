@@ -1,4 +1,5 @@
 import Foundation
+import LaunchTesting
 import Testing
 
 @testable import LaunchOrchestrator
@@ -35,10 +36,10 @@ struct LaunchSessionLifecycleTests {
       """)
     let clock = ManualClock()
     let session = LaunchSession()
-    let run = Task { await session.run(plan, on: LaunchEngine(clock: clock)) }
-    await clock.waitForSleepers(1)
-    clock.advance(to: .seconds(1))
+    let run = clock.start { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.advance(to: .seconds(1))
     #expect(session.phase == .running)
+    #expect(clock.sleeperDeadlines == [.seconds(5)])
     session.cancel()
     let report = await run.value
     #expect(report.outcome == .cancelled)
@@ -59,8 +60,9 @@ struct LaunchSessionLifecycleTests {
       """)
     let clock = ManualClock()
     let session = LaunchSession()
-    let run = Task { await session.run(plan, on: LaunchEngine(clock: clock)) }
-    await clock.waitForSleepers(1)
+    let run = clock.start { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.settle()
+    #expect(clock.sleeperDeadlines == [.seconds(5)])
     run.cancel()
     let report = await run.value
     #expect(report.outcome == .cancelled)
@@ -74,10 +76,11 @@ struct LaunchSessionLifecycleTests {
     let plan = try Self.splashPlan(pageTakes: "2s")
     let clock = ManualClock()
     let session = LaunchSession()
-    let run = Task { await session.run(plan, on: LaunchEngine(clock: clock)) }
-    // The page's sleep and the splash's minimum (1s).
-    await clock.waitForSleepers(2)
-    clock.advance(to: .milliseconds(500))
+    let run = clock.start { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.settle()
+    // The splash's minimum (1s) and the page's sleep.
+    #expect(clock.sleeperDeadlines == [.seconds(1), .seconds(2)])
+    await clock.advance(to: .milliseconds(500))
     if paused { session.pause() }
     session.cancel()
     // No time passes: neither the minimum nor a resume is waited for.
@@ -87,7 +90,9 @@ struct LaunchSessionLifecycleTests {
     #expect(session.screen == .cancelled)
     #expect(session.phase == .finished(.cancelled))
     #expect(session.failure == nil)
-    await until({ clock.sleeperDeadlines.isEmpty }, "a splash timer outlived the launch")
+    await clock.settle()
+    // No splash timer outlived the launch.
+    #expect(clock.sleeperDeadlines.isEmpty)
     #expect(clock.now.offset == .milliseconds(500))
   }
 
@@ -123,11 +128,11 @@ struct LaunchSessionLifecycleTests {
       """)
     let clock = ManualClock()
     let session = LaunchSession()
-    let first = Task { await session.run(plan, on: LaunchEngine(clock: clock)) }
-    await clock.waitForSleepers(1)
-    await until(
-      { session.output(of: "store", as: Tally.self) != nil }, "'store' never succeeded")
-    clock.advance(to: .seconds(1))
+    let first = clock.start { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.settle()
+    #expect(session.output(of: "store", as: Tally.self) != nil)
+    #expect(clock.sleeperDeadlines == [.seconds(1)])
+    await clock.advance(to: .seconds(1))
     let failed = await first.value
     #expect(failed.outcome == .failed)
     #expect(failed.step("store")?.state == .succeeded)
@@ -139,12 +144,13 @@ struct LaunchSessionLifecycleTests {
     #expect(runs("session-retry-feed") == 1)
     #expect(runs("session-retry-page") == nil)
 
-    let retry = Task { await session.retry() }
+    let retry = clock.start { await session.retry() }
+    await clock.settle()
     // The retry's 'feed' waits its delay again, from the retry's start.
-    await clock.waitForSleepers(1)
+    #expect(clock.sleeperDeadlines == [.seconds(2)])
     #expect(session.phase == .running)
     #expect(session.screen == .splash)
-    clock.advance(to: .seconds(2))
+    await clock.advance(to: .seconds(2))
     let retried = await retry.value
     #expect(retried.outcome == .succeeded)
     #expect(runs("session-retry-store") == 1)
@@ -190,8 +196,9 @@ struct LaunchSessionLifecycleTests {
     let clock = ManualClock()
     let engine = LaunchEngine(clock: clock)
     let session = LaunchSession()
-    let first = Task { await session.run(plan, on: engine) }
-    await clock.waitForSleepers(1)
+    let first = clock.start { await session.run(plan, on: engine) }
+    await clock.settle()
+    #expect(clock.sleeperDeadlines == [.seconds(1)])
     let called = Locked(false)
     let second = Task {
       called.withLock { $0 = true }
@@ -201,7 +208,7 @@ struct LaunchSessionLifecycleTests {
     // `run` and joined, without letting the main actor go in between.
     await until({ called.withLock { $0 } }, "the second run was never called")
     #expect(session.phase == .running)
-    clock.advance(to: .seconds(1))
+    await clock.advance(to: .seconds(1))
     let firstReport = await first.value
     let secondReport = await second.value
     #expect(firstReport.outcome == .succeeded)
@@ -232,28 +239,27 @@ struct LaunchSessionLifecycleTests {
     let plan = try Self.splashPlan(pageTakes: "300ms")
     let clock = ManualClock()
     let session = LaunchSession()
-    let run = Task { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    let run = clock.start { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.settle()
     // The page's sleep and the splash's minimum.
-    await clock.waitForSleepers(2)
-    clock.advance(to: .milliseconds(300))
-    await until({ session.isReached("interactive") }, "interactive never reached")
-    clock.advance(to: .milliseconds(500))
+    #expect(clock.sleeperDeadlines == [.milliseconds(300), .seconds(1)])
+    await clock.advance(to: .milliseconds(300))
+    #expect(session.isReached("interactive"))
+    await clock.advance(to: .milliseconds(500))
     session.pause()
     #expect(session.isPaused)
     // Far past the minimum in real time; none of it counts.
-    clock.advance(to: .milliseconds(10_500))
-    for _ in 0..<20 { await Task.yield() }
+    await clock.advance(to: .milliseconds(10_500))
     #expect(session.screen == .splash)
     session.resume()
     #expect(!session.isPaused)
+    await clock.settle()
     // 0.5s of the minimum remain: it ends at 1s of active time, 11s of real time.
-    await until(
-      { clock.sleeperDeadlines == [.seconds(11)] }, "the splash's timer did not move by the pause")
+    #expect(clock.sleeperDeadlines == [.seconds(11)])
     #expect(session.screen == .splash)
-    clock.advance(to: .milliseconds(10_999))
-    for _ in 0..<20 { await Task.yield() }
+    await clock.advance(to: .milliseconds(10_999))
     #expect(session.screen == .splash)
-    clock.advance(to: .seconds(11))
+    await clock.advance(to: .seconds(11))
     let report = await run.value
     #expect(session.screen == .content)
     #expect(report.outcome == .succeeded)
@@ -264,30 +270,28 @@ struct LaunchSessionLifecycleTests {
     let plan = try Self.splashPlan(pageTakes: "2s")
     let clock = ManualClock()
     let session = LaunchSession()
-    let run = Task { await session.run(plan, on: LaunchEngine(clock: clock)) }
-    await clock.waitForSleepers(2)
-    clock.advance(to: .milliseconds(500))
+    let run = clock.start { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.settle()
+    #expect(clock.sleeperDeadlines == [.seconds(1), .seconds(2)])
+    await clock.advance(to: .milliseconds(500))
     session.pause()
     // Far past the minimum and the skeleton's deadline (1.15s) in real time.
-    clock.advance(to: .milliseconds(10_500))
-    for _ in 0..<20 { await Task.yield() }
+    await clock.advance(to: .milliseconds(10_500))
     #expect(session.screen == .splash)
     session.resume()
+    await clock.settle()
     // Everything moved by the 10s pause: the minimum to 11s, the page's end to 12s.
-    await until(
-      { clock.sleeperDeadlines == [.seconds(11), .seconds(12)] },
-      "the deadlines did not move by the pause")
+    #expect(clock.sleeperDeadlines == [.seconds(11), .seconds(12)])
     #expect(session.screen == .splash)
-    clock.advance(to: .seconds(11))
+    await clock.advance(to: .seconds(11))
     let skeletonAt = Duration.milliseconds(11_150) + .nanoseconds(1)
-    await until({ clock.sleeperDeadlines.contains(skeletonAt) }, "no skeleton timer")
+    #expect(clock.sleeperDeadlines == [skeletonAt, .seconds(12)])
     #expect(session.screen == .splash)
-    clock.advance(to: .milliseconds(11_150))
-    for _ in 0..<20 { await Task.yield() }
+    await clock.advance(to: .milliseconds(11_150))
     #expect(session.screen == .splash)
-    clock.advance(to: skeletonAt)
-    await until({ session.screen == .skeleton }, "the skeleton never showed")
-    clock.advance(to: .seconds(12))
+    await clock.advance(to: skeletonAt)
+    #expect(session.screen == .skeleton)
+    await clock.advance(to: .seconds(12))
     let report = await run.value
     #expect(session.screen == .content)
     #expect(report.outcome == .succeeded)
@@ -330,12 +334,11 @@ struct LaunchSessionLifecycleTests {
       """)
     let clock = ManualClock()
     let session = LaunchSession()
-    let run = Task { await session.run(plan, on: LaunchEngine(clock: clock)) }
-    await until(
-      { session.output(of: "store", as: Tally.self) != nil }, "'store' never succeeded")
+    let run = clock.start { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.settle()
+    #expect(session.output(of: "store", as: Tally.self) != nil)
     // The launch stays open for the signal, however long it takes.
-    clock.advance(to: .seconds(60))
-    for _ in 0..<20 { await Task.yield() }
+    await clock.advance(to: .seconds(60))
     #expect(session.phase == .running)
     session.finish()
     let report = await run.value

@@ -1,4 +1,5 @@
 import Foundation
+import LaunchTesting
 import Observation
 import Testing
 
@@ -44,14 +45,14 @@ struct LaunchSessionSplashTests {
       splash: #"{ "minimum": "800ms", "skeletonAfter": "150ms" }"#, pageTakes: "100ms")
     let clock = ManualClock()
     let session = LaunchSession()
-    let run = Task { await session.run(plan, on: LaunchEngine(clock: clock)) }
-    await clock.waitForSleepers(2)
+    let run = clock.start { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.settle()
     #expect(clock.sleeperDeadlines == [.milliseconds(100), .milliseconds(800)])
     #expect(session.screen == .splash)
-    clock.advance(to: .milliseconds(100))
-    await until({ session.isReached("interactive") }, "interactive never reached")
+    await clock.advance(to: .milliseconds(100))
+    #expect(session.isReached("interactive"))
     #expect(session.screen == .splash)
-    clock.advance(to: .milliseconds(800))
+    await clock.advance(to: .milliseconds(800))
     let report = await run.value
     #expect(session.screen == .content)
     #expect(report.splash == SplashTiming(contentAt: .milliseconds(800), skeletonFrom: nil))
@@ -62,18 +63,18 @@ struct LaunchSessionSplashTests {
       splash: #"{ "minimum": "200ms", "skeletonAfter": "150ms" }"#, pageTakes: "1s")
     let clock = ManualClock()
     let session = LaunchSession()
-    let run = Task { await session.run(plan, on: LaunchEngine(clock: clock)) }
-    await clock.waitForSleepers(2)
-    clock.advance(to: .milliseconds(200))
+    let run = clock.start { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.settle()
+    #expect(clock.sleeperDeadlines == [.milliseconds(200), .seconds(1)])
+    await clock.advance(to: .milliseconds(200))
     let pastTheDeadline = Duration.milliseconds(350) + .nanoseconds(1)
-    await until({ clock.sleeperDeadlines.contains(pastTheDeadline) }, "no skeleton timer")
+    #expect(clock.sleeperDeadlines == [pastTheDeadline, .seconds(1)])
     #expect(session.screen == .splash)
-    clock.advance(to: .milliseconds(350))
-    await Task.yield()
+    await clock.advance(to: .milliseconds(350))
     #expect(session.screen == .splash)
-    clock.advance(to: pastTheDeadline)
-    await until({ session.screen == .skeleton }, "the skeleton never showed")
-    clock.advance(to: .seconds(1))
+    await clock.advance(to: pastTheDeadline)
+    #expect(session.screen == .skeleton)
+    await clock.advance(to: .seconds(1))
     let report = await run.value
     #expect(session.screen == .content)
     #expect(
@@ -87,12 +88,12 @@ struct LaunchSessionSplashTests {
     let clock = ManualClock()
     let session = LaunchSession()
     let screens = ScreenRecorder(session: session)
-    let run = Task { await session.run(plan, on: LaunchEngine(clock: clock)) }
-    await clock.waitForSleepers(2)
-    clock.advance(to: .milliseconds(200))
-    await until({ clock.sleeperDeadlines.count == 2 }, "no skeleton timer")
+    let run = clock.start { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.advance(to: .milliseconds(200))
     // Both the page and the splash's timer wake at the deadline: the content wins.
-    clock.advance(to: .milliseconds(350))
+    #expect(
+      clock.sleeperDeadlines == [.milliseconds(350), .milliseconds(350) + .nanoseconds(1)])
+    await clock.advance(to: .milliseconds(350))
     let report = await run.value
     await until({ screens.screens.last == .content }, "content never showed")
     #expect(screens.screens == [.splash, .content])
@@ -105,11 +106,11 @@ struct LaunchSessionSplashTests {
       pageTakes: "100ms")
     let clock = ManualClock()
     let session = LaunchSession()
-    let run = Task { await session.run(plan, on: LaunchEngine(clock: clock)) }
-    await clock.waitForSleepers(2)
+    let run = clock.start { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.settle()
     #expect(
       clock.sleeperDeadlines == [.milliseconds(100), .milliseconds(150) + .nanoseconds(1)])
-    clock.advance(to: .milliseconds(100))
+    await clock.advance(to: .milliseconds(100))
     let report = await run.value
     #expect(session.screen == .content)
     #expect(report.splash == SplashTiming(contentAt: .milliseconds(100), skeletonFrom: nil))
@@ -125,15 +126,17 @@ struct LaunchSessionSplashTests {
         """)
     let clock = ManualClock()
     let session = LaunchSession()
-    let run = Task { await session.run(plan, on: LaunchEngine(clock: clock)) }
-    await clock.waitForSleepers(2)
-    await until({ session.progress == 0.5 }, "the token step's end was not counted")
-    clock.advance(to: .milliseconds(100))
-    await until({ session.screen == .content }, "content never showed")
+    let run = clock.start { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.settle()
+    // The token step's end is counted.
+    #expect(session.progress == 0.5)
+    await clock.advance(to: .milliseconds(100))
+    #expect(session.screen == .content)
     #expect(session.progress == 1)
-    await until({ session.runningSteps == ["cleanup"] }, "the deferred step did not start")
+    // The deferred step started.
+    #expect(session.runningSteps == ["cleanup"])
     #expect(session.phase == .running)
-    clock.advance(to: .seconds(6))
+    await clock.advance(to: .seconds(6))
     _ = await run.value
     #expect(session.phase == .finished(.succeeded))
   }
@@ -147,12 +150,13 @@ struct LaunchSessionSplashTests {
         """)
     let clock = ManualClock()
     let session = LaunchSession()
-    let run = Task { await session.run(plan, on: LaunchEngine(clock: clock)) }
-    await clock.waitForSleepers(3)
-    clock.advance(to: .milliseconds(50))
-    await until({ session.route == .maintenance }, "the route never came")
+    let run = clock.start { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.settle()
+    #expect(clock.sleeperDeadlines.count == 3)
+    await clock.advance(to: .milliseconds(50))
+    #expect(session.route == .maintenance)
     #expect(session.screen == .splash)
-    clock.advance(to: .milliseconds(300))
+    await clock.advance(to: .milliseconds(300))
     let report = await run.value
     #expect(session.screen == .routed(.maintenance))
     #expect(report.splash == SplashTiming(contentAt: nil, skeletonFrom: nil))
@@ -168,15 +172,17 @@ struct LaunchSessionSplashTests {
     } onChange: {
       changed.withLock { $0 = true }
     }
-    let run = Task { await session.run(plan, on: LaunchEngine(clock: clock)) }
-    await until({ session.output(of: "token", as: Token.self) != nil }, "no token output")
+    let run = clock.start { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.settle()
+    #expect(session.output(of: "token", as: Token.self) != nil)
     #expect(changed.withLock { $0 })
     #expect(session.output(of: "token", as: Token.self) == Token(value: "first page"))
     #expect(session.output(of: "token", as: Int.self) == nil)
     #expect(session.output(of: "page", as: Token.self) == nil)
-    await until({ session.runningSteps == ["page"] }, "the page step did not start")
+    // The page step started.
+    #expect(session.runningSteps == ["page"])
     #expect(session.output(of: "page", as: Token.self) == nil)
-    clock.advance(to: .seconds(1))
+    await clock.advance(to: .seconds(1))
     let report = await run.value
     #expect(report.output(of: "token", as: Token.self) == Token(value: "first page"))
   }
@@ -199,7 +205,7 @@ struct LaunchSessionSplashTests {
   }
 
   @Test func showsTheAbortingStepsFailureAtOnceNotTheFirstFailure() async throws {
-    let hold = DispatchSemaphore(value: 0)
+    let hold = ManualGate()
     var registry = PluginRegistry.testKinds
     registry.register(kind: "broken") { context in
       try await context.sleep(until: .milliseconds(10))
@@ -220,14 +226,16 @@ struct LaunchSessionSplashTests {
       """, registry: registry)
     let clock = ManualClock()
     let session = LaunchSession()
-    let run = Task { await session.run(plan, on: LaunchEngine(clock: clock)) }
-    await clock.waitForSleepers(2)
-    clock.advance(to: .milliseconds(10))
-    await until({ session.screen.isSettled }, "the failure never showed")
+    let run = clock.start { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.settle()
+    #expect(clock.sleeperDeadlines == [.milliseconds(10), .seconds(1) + .nanoseconds(1)])
+    await clock.advance(to: .milliseconds(10))
+    #expect(session.screen.isSettled)
     #expect(session.screen.failureMessage == "'critical' failed: no disk")
     #expect(session.failure?.message == "'critical' failed: no disk")
+    // 'stuck' holds the launch until it stops or its grace period ends.
     #expect(session.phase == .running)
-    hold.signal()
+    hold.open()
     let report = await run.value
     #expect(report.outcome == .failed)
     #expect(session.screen.failureMessage == "'critical' failed: no disk")
@@ -254,13 +262,14 @@ struct LaunchSessionSplashTests {
       """, registry: registry)
     let clock = ManualClock()
     let session = LaunchSession()
-    let run = Task { await session.run(plan, on: LaunchEngine(clock: clock)) }
-    await clock.waitForSleepers(2)
-    clock.advance(to: .milliseconds(300))
-    await until({ session.phase == .finished(.failed) }, "the launch never ended")
+    let run = clock.start { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.settle()
+    #expect(clock.sleeperDeadlines.count == 2)
+    await clock.advance(to: .milliseconds(300))
+    #expect(session.phase == .finished(.failed))
     #expect(session.screen == .splash)
     #expect(!session.isReached("interactive"))
-    clock.advance(to: .milliseconds(500))
+    await clock.advance(to: .milliseconds(500))
     let report = await run.value
     #expect(session.screen.failureMessage == "'store' failed: no disk")
     #expect(report.milestones.first?.time == nil)
@@ -288,14 +297,15 @@ struct LaunchSessionSplashTests {
       """, registry: registry)
     let clock = ManualClock()
     let session = LaunchSession()
-    let run = Task { await session.run(plan, on: LaunchEngine(clock: clock)) }
-    await clock.waitForSleepers(3)
-    clock.advance(to: .milliseconds(100))
-    await until({ session.isReached("interactive") }, "interactive never reached")
-    clock.advance(to: .milliseconds(300))
-    await until({ session.phase != .running }, "the launch never ended")
+    let run = clock.start { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.settle()
+    #expect(clock.sleeperDeadlines == [.milliseconds(100), .milliseconds(300), .milliseconds(800)])
+    await clock.advance(to: .milliseconds(100))
+    #expect(session.isReached("interactive"))
+    await clock.advance(to: .milliseconds(300))
+    #expect(session.phase != .running)
     #expect(session.screen == .splash)
-    clock.advance(to: .milliseconds(800))
+    await clock.advance(to: .milliseconds(800))
     let report = await run.value
     #expect(
       routes

@@ -1,5 +1,6 @@
 import Dispatch
 import LaunchJSON
+import LaunchTesting
 import Testing
 
 @testable import LaunchOrchestrator
@@ -223,14 +224,18 @@ struct WaitReasonTests {
         release.wait()
       }
     }
-    let launch = Task { await LaunchEngine(clock: clock).run(plan) }
-    // The probe asleep means the launch started both steps at 0s.
-    await clock.waitForSleepers(1)
-    clock.advance(to: .milliseconds(300))
+    let launch = clock.start { await LaunchEngine(clock: clock).run(plan) }
+    // The probe asleep means the launch started both steps at 0s. `settle` would wait for
+    // 'ui', which cannot start while the main queue is held.
+    while clock.sleeperDeadlines != [.milliseconds(300)] {
+      try await Task.sleep(for: .milliseconds(1))
+    }
+    // Time passes while the main queue is held.
+    clock.jump(to: .milliseconds(300))
     release.signal()
-    await clock.waitForSleepers(1)
+    await clock.settle()
     #expect(clock.sleeperDeadlines == [.milliseconds(400)])
-    clock.advance(to: .milliseconds(400))
+    await clock.advance(to: .milliseconds(400))
     let report = await launch.value
     let ui = try #require(report.step("ui"))
     #expect(ui.state == .succeeded)

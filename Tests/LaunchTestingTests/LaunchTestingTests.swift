@@ -96,6 +96,26 @@ struct LaunchTestingTests {
     #expect(report.outcome == .succeeded)
   }
 
+  @Test func settleReturnsOnceTheSessionShowsWhatTheLaunchDidAtOnce() async throws {
+    let plan = try ManifestLoader(registry: Self.registry).load(
+      bytes: Array(
+        """
+        { "version": 1, "splash": { "dismissOn": "interactive" },
+          "milestones": { "interactive": ["now"] }, "steps": [
+          { "id": "now", "plugin": "wait", "params": { "duration": 0 } },
+          { "id": "later", "plugin": "wait", "params": { "duration": "1s" } } ] }
+        """.utf8), file: "now.json", directory: FileManager.default.temporaryDirectory)
+    let clock = ManualClock()
+    let session = LaunchSession()
+    let launch = clock.start { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.settle()
+    #expect(session.isReached("interactive"))
+    #expect(session.screen == .content)
+    #expect(session.runningSteps == ["later"])
+    await clock.advance(by: .seconds(1))
+    #expect(await launch.value.outcome == .succeeded)
+  }
+
   @Test func aPausedLaunchHoldsNoDeadlineUntilItResumes() async throws {
     let plan = try ManifestLoader(registry: Self.registry).load(
       bytes: Array(
@@ -139,5 +159,186 @@ struct LaunchTestingTests {
     }
     #expect(invalid?.kind == .invalidPlan)
     #expect(invalid?.message.contains("unknown parameter 'nam'") == true)
+  }
+}
+
+/// Sleeps in child tasks: each of `milliseconds` in a task group's child, then `then` in an
+/// `async let`, recording when each ends.
+private struct Fan: StepPlugin {
+  static let kind = "fan"
+  struct Parameters: StepParameters {
+    @Parameter("How long each child of the group sleeps, in milliseconds.") var milliseconds: [Int]
+    @Parameter("How long the `async let` child sleeps after the group.") var then: Duration?
+  }
+  let parameters: Parameters
+  func run(_ context: StepContext) async throws -> [Duration] {
+    var ends = try await withThrowingTaskGroup(of: Duration.self) { group in
+      for milliseconds in parameters.milliseconds {
+        group.addTask {
+          try await context.sleep(for: .milliseconds(milliseconds))
+          return context.now
+        }
+      }
+      var ends: [Duration] = []
+      for try await end in group { ends.append(end) }
+      return ends
+    }
+    if let then = parameters.then {
+      async let end = { try await context.sleep(for: then) }()
+      try await end
+      ends.append(context.now)
+    }
+    return ends
+  }
+}
+
+/// Waits for something the manual clock cannot see (a real hour), until cancelled.
+private struct Offline: StepPlugin {
+  static let kind = "offline"
+  init(parameters: NoParameters) {}
+  func run(_ context: StepContext) async throws {
+    try await Task.sleep(for: .seconds(3600))
+  }
+}
+
+/// The report of `launch`, cancelling it when the test is cancelled (at its time limit): a
+/// launch the clock cannot move fails the test instead of hanging it.
+private func finished(_ launch: Task<LaunchReport, Never>) async -> LaunchReport {
+  await withTaskCancellationHandler {
+    await launch.value
+  } onCancel: {
+    launch.cancel()
+  }
+}
+
+@Suite("LaunchTesting: child tasks, gates and cancellation", .timeLimit(.minutes(1)))
+struct ManualClockChildTaskTests {
+  private static func plan(_ steps: String) throws -> LaunchPlan {
+    var registry = PluginRegistry()
+    registry.register([Fan.self, Offline.self, Wait.self])
+    return try ManifestLoader(registry: registry).load(
+      bytes: Array(#"{ "version": 1, "steps": [\#(steps)] }"#.utf8), file: "fan.json",
+      directory: FileManager.default.temporaryDirectory)
+  }
+
+  @Test func aStepSleepingInChildTasksLetsTheClockMoveDeadlineByDeadline() async throws {
+    let plan = try Self.plan(
+      #"{ "id": "fan", "plugin": "fan", "params": { "milliseconds": [1000, 2000], "then": "500ms" } }, { "id": "after", "plugin": "wait", "params": { "duration": "1s" }, "dependsOn": ["fan"] }"#
+    )
+    let clock = ManualClock()
+    let launch = clock.start { await LaunchEngine(clock: clock).run(plan) }
+    await clock.advance(by: .seconds(1))
+    // One child done, the other asleep: the step is waiting for it, not running.
+    #expect(clock.sleeperDeadlines == [.seconds(2)])
+    await clock.advance(by: .seconds(1))
+    #expect(clock.sleeperDeadlines == [.milliseconds(2_500)])
+    await clock.advance(by: .milliseconds(500))
+    #expect(clock.sleeperDeadlines == [.milliseconds(3_500)])
+    await clock.advance(by: .seconds(1))
+    let report = await finished(launch)
+    #expect(report.outcome == .succeeded)
+    #expect(
+      report.output(of: "fan", as: [Duration].self)
+        == [.seconds(1), .seconds(2), .milliseconds(2_500)])
+    #expect(report.step("fan")?.end == .milliseconds(2_500))
+    #expect(report.step("after")?.end == .milliseconds(3_500))
+  }
+
+  @Test func aStepSleepingInChildTasksRunsToItsEndOnRunWithinItsTimeout() async throws {
+    let plan = try Self.plan(
+      #"{ "id": "fan", "plugin": "fan", "params": { "milliseconds": [3000, 1000, 2000] }, "timeout": "5s" }"#
+    )
+    let clock = ManualClock()
+    let report = await clock.run { await LaunchEngine(clock: clock).run(plan) }
+    #expect(report.outcome == .succeeded)
+    #expect(
+      report.output(of: "fan", as: [Duration].self) == [.seconds(1), .seconds(2), .seconds(3)])
+    #expect(report.step("fan")?.end == .seconds(3))
+    #expect(clock.now.offset == .seconds(3))
+  }
+
+  @Test func aStepStuckAtAGateLetsTheClockReachItsTimeout() async throws {
+    let gate = ManualGate()
+    var registry = PluginRegistry()
+    registry.register(kind: "stuck") { _ in gate.wait() }
+    let plan = try ManifestLoader(registry: registry).load(
+      bytes: Array(
+        #"{ "version": 1, "steps": [ { "id": "stuck", "plugin": "stuck", "timeout": "5s", "onFailure": "continue" } ] }"#
+          .utf8), file: "stuck.json", directory: FileManager.default.temporaryDirectory)
+    let clock = ManualClock()
+    let launch = clock.start {
+      await LaunchEngine(clock: clock, options: LaunchOptions(cancellationGracePeriod: .seconds(1)))
+        .run(plan)
+    }
+    await clock.advance(by: .seconds(5))
+    // Timed out, still stuck: the launch waits out the grace period.
+    #expect(clock.sleeperDeadlines == [.seconds(6)])
+    await clock.advance(by: .seconds(1))
+    let report = await finished(launch)
+    gate.open()
+    #expect(report.step("stuck")?.state == .timedOut)
+    #expect(report.step("stuck")?.end == .seconds(5))
+    #expect(report.duration == .seconds(6))
+  }
+
+  @Test func jumpMovesTimeAndWakesSleepersWithoutWaitingForTheLaunch() async throws {
+    let (naps, napped) = AsyncStream.makeStream(of: Duration.self)
+    var registry = PluginRegistry()
+    registry.register(Offline.self)
+    registry.register(kind: "nap") { context in
+      try await context.sleep(for: .seconds(1))
+      napped.yield(context.now)
+    }
+    let plan = try ManifestLoader(registry: registry).load(
+      bytes: Array(
+        #"{ "version": 1, "steps": [ { "id": "offline", "plugin": "offline" }, { "id": "nap", "plugin": "nap" } ] }"#
+          .utf8), file: "jump.json", directory: FileManager.default.temporaryDirectory)
+    let clock = ManualClock()
+    let launch = clock.start { await LaunchEngine(clock: clock).run(plan) }
+    // 'offline' holds the clock, so `advance` would wait; `jump` does not.
+    while clock.sleeperDeadlines != [.seconds(1)] { await Task.yield() }
+    clock.jump(to: .seconds(2))
+    #expect(clock.now.offset == .seconds(2))
+    #expect(clock.sleeperDeadlines.isEmpty)
+    // Woken, the nap goes on while 'offline' still runs.
+    var woke = naps.makeAsyncIterator()
+    #expect(await woke.next() == .seconds(2))
+    launch.cancel()
+    let report = await finished(launch)
+    #expect(report.step("offline")?.state == .cancelled)
+  }
+
+  @Test func aGateOpenedBeforeTheWaitLetsItThrough() {
+    let gate = ManualGate()
+    gate.open(2)
+    gate.wait()
+    gate.wait()
+  }
+
+  @Test func aCancelledSettleOrAdvanceReturnsThoughALaunchHoldsTheClock() async throws {
+    let plan = try Self.plan(#"{ "id": "offline", "plugin": "offline" }"#)
+    let clock = ManualClock()
+    let launch = clock.start { await LaunchEngine(clock: clock).run(plan) }
+    let settling = Task { await clock.settle() }
+    settling.cancel()
+    await settling.value
+    let advancing = Task { await clock.advance(by: .seconds(1)) }
+    advancing.cancel()
+    await advancing.value
+    #expect(clock.now.offset == .zero)
+    launch.cancel()
+    #expect(await launch.value.outcome == .cancelled)
+  }
+
+  @Test func aCancelledRunCancelsItsLaunchAndReturnsItsReport() async throws {
+    let plan = try Self.plan(
+      #"{ "id": "offline", "plugin": "offline" }, { "id": "later", "plugin": "wait", "params": { "duration": "1s" }, "dependsOn": ["offline"] }"#
+    )
+    let clock = ManualClock()
+    let running = Task { await clock.run { await LaunchEngine(clock: clock).run(plan) } }
+    running.cancel()
+    let report = await running.value
+    #expect(report.outcome == .cancelled)
+    #expect(report.step("later")?.state == .skipped)
   }
 }

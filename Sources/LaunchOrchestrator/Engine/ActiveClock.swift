@@ -19,7 +19,7 @@ final class ActiveClock: Sendable {
     /// The latest real time anyone read: a reading much later than it means the process did
     /// not run in between (it was stopped), when suspensions are detected.
     var lastReading = Duration.zero
-    var resumeWaiters: [Int: (CheckedContinuation<Void, Never>, Participation?)] = [:]
+    var resumeWaiters: [Int: (CheckedContinuation<Void, Never>, Participation.Suspension?)] = [:]
     var cancelledWaiters: Set<Int> = []
     var nextWaiter = 0
   }
@@ -95,7 +95,8 @@ final class ActiveClock: Sendable {
   func resume() -> (at: Duration, pausedFor: Duration)? {
     let (result, waiters) = state.withLock {
       state -> (
-        (at: Duration, pausedFor: Duration)?, [(CheckedContinuation<Void, Never>, Participation?)]
+        (at: Duration, pausedFor: Duration)?,
+        [(CheckedContinuation<Void, Never>, Participation.Suspension?)]
       ) in
       guard let since = state.pausedSince else { return (nil, []) }
       let wall = wallNow()
@@ -167,7 +168,7 @@ final class ActiveClock: Sendable {
       let waiter = state.withLock { state in
         guard let waiter = state.resumeWaiters.removeValue(forKey: id) else {
           state.cancelledWaiters.insert(id)
-          return nil as (CheckedContinuation<Void, Never>, Participation?)?
+          return nil as (CheckedContinuation<Void, Never>, Participation.Suspension?)?
         }
         return waiter
       }

@@ -2,14 +2,17 @@
 /// at the current time: how many of the launch's tasks are running rather than asleep.
 ///
 /// A test clock (`LaunchTesting.ManualClock`) owns one. The engine counts each task it starts
-/// (an attempt, its timer) from before the task exists to its end; a task asleep on the test
-/// clock, or waiting for a paused launch to resume, does not count while it waits, and is
-/// counted again by whoever wakes it, before it runs. The count is zero exactly when every
-/// such task is asleep or done, which is when the clock may move on.
+/// (an attempt, its timer) from before the task exists to its end, through a
+/// ``Participation``; a task asleep on the test clock, or waiting for a paused launch to
+/// resume, does not count while it waits, and is counted again by whoever wakes it, before it
+/// runs. The count is zero exactly when every such task is asleep or done, which is when the
+/// clock may move on.
 package final class LaunchActivity: Sendable {
   private struct State {
     var running = 0
-    var idleWaiters: [CheckedContinuation<Void, Never>] = []
+    var idleWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    var nextWaiter = 0
+    var cancelledWaiters: Set<Int> = []
   }
 
   private let state = Locked(State())
@@ -23,83 +26,154 @@ package final class LaunchActivity: Sendable {
 
   /// A task of the launch stopped running: it ended, or went to sleep.
   package func end() {
-    let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-      state.running -= 1
-      guard state.running == 0 else { return [] }
-      defer { state.idleWaiters = [] }
-      return state.idleWaiters
-    }
-    for waiter in waiters { waiter.resume() }
+    for waiter in endTakingWaiters() { waiter.resume() }
   }
 
-  /// Returns once no task of the launch is running.
-  package func whenIdle() async {
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      let idle = state.withLock { state in
-        if state.running == 0 { return true }
-        state.idleWaiters.append(continuation)
-        return false
+  /// Ends one count and takes the idle waiters to resume when the count reaches zero: for a
+  /// caller holding a lock of its own, which resumes them once it let go of it.
+  fileprivate func endTakingWaiters() -> [CheckedContinuation<Void, Never>] {
+    state.withLock { state in
+      state.running -= 1
+      guard state.running == 0 else { return [] }
+      defer { state.idleWaiters = [:] }
+      return Array(state.idleWaiters.values)
+    }
+  }
+
+  /// Returns once no task of the launch is running; when `cancellable`, also as soon as the
+  /// calling task is cancelled.
+  package func whenIdle(cancellable: Bool = false) async {
+    let id = state.withLock { state in
+      defer { state.nextWaiter += 1 }
+      return state.nextWaiter
+    }
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let idle = state.withLock { state in
+          if state.running == 0 || state.cancelledWaiters.remove(id) != nil { return true }
+          state.idleWaiters[id] = continuation
+          return false
+        }
+        if idle { continuation.resume() }
       }
-      if idle { continuation.resume() }
+    } onCancel: {
+      guard cancellable else { return }
+      let waiter = state.withLock { state in
+        guard let waiter = state.idleWaiters.removeValue(forKey: id) else {
+          state.cancelledWaiters.insert(id)
+          return nil as CheckedContinuation<Void, Never>?
+        }
+        return waiter
+      }
+      waiter?.resume()
     }
   }
 
   /// Runs `body` as a counted task, whose ``begin()`` the caller already made: it ends the
   /// count when `body` returns, and sleeps in it leave the count while they wait.
   package func run<T: Sendable>(_ body: () async -> T) async -> T {
-    let participation = Participation(activity: self)
-    let result = await Participation.$current.withValue(participation) { await body() }
-    participation.leave()
-    return result
+    await Participation(activity: self).run(body)
   }
 }
 
 /// One counted task's part in a ``LaunchActivity``: whether it counts now.
 ///
-/// Task-local values pass to the tasks a task starts; only the task that made its
-/// participation may leave or rejoin the count with it, so a task started from a counted one
-/// (a session's splash timer) is not taken for it.
+/// Task-local values pass to the tasks a task starts; only the task that runs the
+/// participation (its owner) leaves or rejoins the count with it as its own, so a task
+/// started from a counted one (a session's splash timer) is not taken for it.
+///
+/// A step's participation also answers for the tasks the step starts (a task group's
+/// children, `async let`): it runs on a ``CountingExecutor``, which the child tasks inherit,
+/// so it knows whether any of the step's tasks has a job queued or running. While one of
+/// those tasks waits on the test clock and none has a job, the step counts as waiting for it,
+/// even though its own task is not asleep: that task is waiting for its children.
 package final class Participation: Sendable {
   /// The counted task running now, if any.
   @TaskLocal package static var current: Participation?
 
+  private struct State {
+    /// The task that runs the participation, once it started.
+    var owner: Int?
+    /// Whether the owner is running: not asleep, not ended.
+    var ownerRuns = true
+    /// Jobs of the participation's tasks queued or running on its executor.
+    var jobs = 0
+    /// The participation's other tasks (a step's children) waiting on the test clock.
+    var waitingChildren = 0
+    /// Whether the participation counts in the activity now.
+    var counted = true
+
+    var isBusy: Bool { jobs > 0 || (ownerRuns && waitingChildren == 0) }
+  }
+
   let activity: LaunchActivity
-  private let owner: Int?
-  private let counted = Locked(true)
+  /// Whether it runs on a ``CountingExecutor`` that reports its jobs.
+  private let tracksJobs: Bool
+  private let state = Locked(State())
 
-  init(activity: LaunchActivity) {
+  /// A participation counted from now: the caller made the activity's ``LaunchActivity/begin()``
+  /// for it. With `tracksJobs`, its tasks run on a ``CountingExecutor`` of it.
+  init(activity: LaunchActivity, tracksJobs: Bool = false) {
     self.activity = activity
-    owner = withUnsafeCurrentTask { $0?.hashValue }
+    self.tracksJobs = tracksJobs
   }
 
-  /// The current task's participation, if it is counted now and this task made it.
-  private static var owned: Participation? {
+  /// Runs `body` as the participation's own task, then leaves the count.
+  package func run<T: Sendable>(_ body: () async -> T) async -> T {
     let task = withUnsafeCurrentTask { $0?.hashValue }
-    guard let current, current.owner == task else { return nil }
-    return current
+    state.withLock { $0.owner = task }
+    let result = await Participation.$current.withValue(self) { await body() }
+    leave()
+    return result
   }
 
-  /// Leaves the count for a wait (a sleep on the test clock, a paused launch); returns what the
-  /// waker hands to ``rejoin()`` before waking the task, or `nil` for a task not counted.
-  package static func suspend() -> Participation? {
-    guard let participation = owned, participation.leaveIfCounted() else { return nil }
-    return participation
-  }
+  /// A wait that left the count, for whoever ends it to ``rejoin()`` before the waiter runs.
+  package struct Suspension: Sendable {
+    fileprivate let participation: Participation
+    fileprivate let isOwner: Bool
+    /// Whether the wait also gave back the job it blocks (a thread held by the test).
+    fileprivate let releasesJob: Bool
 
-  /// Counts the task again, before it is woken: the count must not reach zero between the
-  /// wake-up and the task running.
-  package func rejoin() {
-    let joins = counted.withLock { counted in
-      defer { counted = true }
-      return !counted
+    /// Counts the waiter again, before it is woken: the count must not reach zero between the
+    /// wake-up and the waiter running.
+    package func rejoin() {
+      participation.update { state in
+        if isOwner { state.ownerRuns = true } else { state.waitingChildren -= 1 }
+        if releasesJob { state.jobs += 1 }
+      }
     }
-    if joins { activity.begin() }
+  }
+
+  /// Leaves the count for a wait (a sleep on the test clock, a paused launch); returns what
+  /// the waker hands to ``Suspension/rejoin()`` before waking the task, or `nil` for a task
+  /// not counted.
+  ///
+  /// With `holdingThread`, the wait blocks its thread (a gate the test opens), so the job it
+  /// runs in stops counting too.
+  package static func suspend(holdingThread: Bool = false) -> Suspension? {
+    guard let current else { return nil }
+    let task = withUnsafeCurrentTask { $0?.hashValue }
+    let releasesJob = holdingThread && CountingExecutor.runsJob(of: current)
+    return current.update { state -> Suspension? in
+      let isOwner = task != nil && state.owner == task
+      if isOwner {
+        guard state.ownerRuns else { return nil }
+        state.ownerRuns = false
+      } else {
+        // Another task with the participation in force: a step's child. Only a step's tasks
+        // are seen through their jobs; any other task that was not counted stays so.
+        guard current.tracksJobs else { return nil }
+        state.waitingChildren += 1
+      }
+      if releasesJob { state.jobs -= 1 }
+      return Suspension(participation: current, isOwner: isOwner, releasesJob: releasesJob)
+    }
   }
 
   /// Leaves the count for good (the task ended, or handed its work to tasks counted on their
   /// own); does nothing the second time.
   package func leave() {
-    _ = leaveIfCounted()
+    update { $0.ownerRuns = false }
   }
 
   /// Hands the current task's count over: the engine calls it once the launch's first steps
@@ -110,13 +184,34 @@ package final class Participation: Sendable {
     current?.leave()
   }
 
-  private func leaveIfCounted() -> Bool {
-    let leaves = counted.withLock { counted in
-      defer { counted = false }
-      return counted
+  /// A job of the participation's tasks was queued on its executor.
+  func jobQueued() {
+    update { $0.jobs += 1 }
+  }
+
+  /// A job of the participation's tasks ran.
+  func jobEnded() {
+    update { $0.jobs -= 1 }
+  }
+
+  /// Changes the state and, when that changes whether the participation is busy, the
+  /// activity's count, in the same order as the changes: the activity's lock is taken inside
+  /// this one, and idle waiters are resumed once both are let go of.
+  @discardableResult
+  private func update<T>(_ change: (inout State) -> T) -> T {
+    let (result, waiters) = state.withLock { state -> (T, [CheckedContinuation<Void, Never>]) in
+      let result = change(&state)
+      let busy = state.isBusy
+      guard busy != state.counted else { return (result, []) }
+      state.counted = busy
+      if busy {
+        activity.begin()
+        return (result, [])
+      }
+      return (result, activity.endTakingWaiters())
     }
-    if leaves { activity.end() }
-    return leaves
+    for waiter in waiters { waiter.resume() }
+    return result
   }
 }
 

@@ -499,12 +499,15 @@ private final class LaunchRun: ControlledRun {
     // ignores cancellation, and a task group would wait for such a child forever. The run
     // keeps every handle and cancels it when the attempt times out or the launch ends.
     if let activity {
-      // On a test clock: counted from before the task exists to its end.
-      let executor: (any TaskExecutor)? =
-        isMain ? MainThreadExecutor.shared : isBlocking ? BlockingExecutor.shared : nil
+      // On a test clock: counted from before the task exists to its end, with the tasks it
+      // starts, whose jobs the executor counts (a task group's children asleep on the clock
+      // leave the step waiting for them, not running).
       activity.begin()
+      let participation = Participation(activity: activity, tracksJobs: true)
+      let executor = CountingExecutor(
+        counting: participation, on: isMain ? .main : isBlocking ? .blocking : .pool)
       return Task(executorPreference: executor, priority: priority) {
-        await activity.run { await running.execute() }
+        await participation.run { await running.execute() }
       }
     }
     if isMain {

@@ -52,6 +52,13 @@ package struct LaunchEvents: AsyncSequence, Sendable {
       producer.channel.countConsumer(in: activity)
     }
 
+    /// Says a consumer is on its way (a session's loop): on a test clock it is counted from
+    /// the launch's start to its first wait, so the clock does not move before it took what
+    /// was published meanwhile.
+    func expectConsumer() {
+      producer.channel.expectConsumer()
+    }
+
     /// Ends the sequence after the events already yielded; later yields are dropped.
     package func finish() {
       producer.channel.finish()
@@ -106,6 +113,8 @@ private final class Channel: Sendable {
     /// the events (a session's screen). Told by the engine when it runs on a test clock.
     var activity: LaunchActivity?
     var consumerCounted = false
+    /// A consumer is on its way, counted until it first waits.
+    var consumerExpected = false
   }
 
   private let state = Locked(State())
@@ -143,7 +152,19 @@ private final class Channel: Sendable {
   }
 
   func countConsumer(in activity: LaunchActivity) {
-    state.withLock { $0.activity = activity }
+    let counts = state.withLock { state in
+      state.activity = activity
+      guard state.consumerExpected, state.waiter == nil, !state.consumerCounted else {
+        return false
+      }
+      state.consumerCounted = true
+      return true
+    }
+    if counts { activity.begin() }
+  }
+
+  func expectConsumer() {
+    state.withLock { $0.consumerExpected = true }
   }
 
   func finish() {

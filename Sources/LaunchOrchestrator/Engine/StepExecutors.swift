@@ -67,8 +67,15 @@ final class BlockingExecutor: TaskExecutor {
     #endif
   }
 
+  /// What a thread of the pool runs: a task's job, or a function (a test clock's executor
+  /// running a step's job and counting it).
+  private enum Work {
+    case job(UnownedJob)
+    case function(@Sendable () -> Void)
+  }
+
   private struct Pool {
-    var jobs: [UnownedJob] = []
+    var jobs: [Work] = []
     var head = 0
     /// The idle threads' wake-ups, the most recently idle last: it is woken first, so under
     /// a light load the same few threads take the work and the rest time out and exit.
@@ -79,7 +86,7 @@ final class BlockingExecutor: TaskExecutor {
 
     var isEmpty: Bool { head == jobs.count }
 
-    mutating func takeJob() -> UnownedJob? {
+    mutating func takeJob() -> Work? {
       guard !isEmpty else { return nil }
       let job = jobs[head]
       head += 1
@@ -114,9 +121,17 @@ final class BlockingExecutor: TaskExecutor {
   var peakThreadCount: Int { pool.withLock(\.peakThreadCount) }
 
   func enqueue(_ job: consuming ExecutorJob) {
-    let job = UnownedJob(job)
+    submit(.job(UnownedJob(job)))
+  }
+
+  /// Runs `function` on one of the pool's threads, as it runs jobs.
+  func run(_ function: @escaping @Sendable () -> Void) {
+    submit(.function(function))
+  }
+
+  private func submit(_ next: Work) {
     let wake = pool.withLock { pool -> Wake in
-      pool.jobs.append(job)
+      pool.jobs.append(next)
       // Each job queued while threads are idle takes one of them: a woken thread always
       // finds a job, and no job waits while a thread sleeps.
       if let idle = pool.idle.popLast() { return .idle(idle) }
@@ -145,12 +160,12 @@ final class BlockingExecutor: TaskExecutor {
       var current: QualityOfService?
     #endif
     while true {
-      let next = pool.withLock { pool -> UnownedJob? in
+      let next = pool.withLock { pool -> Work? in
         if let job = pool.takeJob() { return job }
         pool.idle.append(wakeUp)
         return nil
       }
-      guard let job = next else {
+      guard let work = next else {
         if wakeUp.wait(timeout: .now() + .nanoseconds(Self.nanoseconds(idleTimeout)))
           == .timedOut
         {
@@ -170,16 +185,21 @@ final class BlockingExecutor: TaskExecutor {
         }
         continue
       }
-      #if canImport(Darwin)
-        // The job's priority is its task's, escalation included; the class is set only when
-        // it changes, a system call saved for runs of jobs of one priority.
-        let quality = QualityOfService(TaskPriority(rawValue: job.priority.rawValue))
-        if quality != current {
-          pthread_set_qos_class_self_np(quality.qosClass, 0)
-          current = quality
-        }
-      #endif
-      job.runSynchronously(on: asUnownedTaskExecutor())
+      switch work {
+      case .function(let function):
+        function()
+      case .job(let job):
+        #if canImport(Darwin)
+          // The job's priority is its task's, escalation included; the class is set only when
+          // it changes, a system call saved for runs of jobs of one priority.
+          let quality = QualityOfService(TaskPriority(rawValue: job.priority.rawValue))
+          if quality != current {
+            pthread_set_qos_class_self_np(quality.qosClass, 0)
+            current = quality
+          }
+        #endif
+        job.runSynchronously(on: asUnownedTaskExecutor())
+      }
     }
   }
 
@@ -199,5 +219,73 @@ final class MainThreadExecutor: TaskExecutor {
     DispatchQueue.main.async {
       job.runSynchronously(on: self.asUnownedTaskExecutor())
     }
+  }
+}
+
+/// On a test clock, runs a step's tasks where they would run otherwise (the shared pool, the
+/// main thread, the blocking executor) and tells the step's ``Participation`` of each job
+/// queued and each job run, so the clock knows whether any of the step's tasks has work to do.
+/// A step's child tasks (a task group's, `async let`) inherit it as their executor preference.
+final class CountingExecutor: TaskExecutor {
+  /// Where the jobs run.
+  enum Threads {
+    /// Threads of Dispatch's global pool: a job cannot be handed to Swift's cooperative pool
+    /// with a way to tell when it ran, so a test clock's steps run there instead.
+    case pool
+    /// The main thread, for a step isolated to it.
+    case main
+    /// The ``BlockingExecutor``'s threads, for a blocking step.
+    case blocking
+  }
+
+  private let participation: Participation
+  private let threads: Threads
+
+  init(counting participation: Participation, on threads: Threads) {
+    self.participation = participation
+    self.threads = threads
+  }
+
+  func enqueue(_ job: consuming ExecutorJob) {
+    let job = UnownedJob(job)
+    // Counted from now: a task woken on the test clock is queued here by the waker, before
+    // the count could reach zero.
+    participation.jobQueued()
+    let run: @Sendable () -> Void = { [self] in
+      let previous = RunningJob.identity
+      RunningJob.identity = RunningJob.identity(of: participation)
+      job.runSynchronously(on: asUnownedTaskExecutor())
+      RunningJob.identity = previous
+      participation.jobEnded()
+    }
+    switch threads {
+    case .pool: DispatchQueue.global().async(execute: run)
+    case .main: DispatchQueue.main.async(execute: run)
+    case .blocking: BlockingExecutor.shared.run(run)
+    }
+  }
+
+  /// Whether the current thread is running a job of `participation`'s tasks.
+  static func runsJob(of participation: Participation) -> Bool {
+    RunningJob.identity == RunningJob.identity(of: participation)
+  }
+}
+
+/// Which participation's job the current thread runs, if any: a thread-local address, only
+/// compared, never dereferenced.
+private enum RunningJob {
+  private static let key: pthread_key_t = {
+    var key = pthread_key_t()
+    pthread_key_create(&key, nil)
+    return key
+  }()
+
+  static var identity: UnsafeMutableRawPointer? {
+    get { pthread_getspecific(key) }
+    set { pthread_setspecific(key, newValue) }
+  }
+
+  static func identity(of participation: Participation) -> UnsafeMutableRawPointer {
+    Unmanaged.passUnretained(participation).toOpaque()
   }
 }

@@ -104,6 +104,9 @@ package struct PluginDescriptor: Sendable {
   package let isolation: StepIsolation
   /// The identity of the type its steps output.
   package var outputType: ObjectIdentifier { types.value.outputType }
+  /// The type its steps output, to tell what else it casts to (a protocol it conforms to, a
+  /// superclass).
+  package var outputMetatype: any Any.Type { types.value.output }
   /// The name of the type its steps output.
   package var outputTypeName: String { types.value.outputTypeName.value }
   /// Whether its steps hand anything to their dependents.
@@ -166,6 +169,7 @@ package struct PluginDescriptor: Sendable {
 /// step of the kind is prepared or the kind is described.
 struct KindTypes: Sendable {
   let outputType: ObjectIdentifier
+  let output: any Any.Type
   let hasOutput: Bool
   let outputTypeName: Lazy<String>
   let outputCoder: Lazy<OutputCoder?>
@@ -181,6 +185,7 @@ struct KindTypes: Sendable {
     make: @escaping @Sendable (Parameters) throws -> PreparedStep
   ) {
     outputType = ObjectIdentifier(Output.self)
+    self.output = Output.self
     hasOutput = Output.self != Void.self
     outputTypeName = Lazy { String(describing: Output.self) }
     outputCoder = Lazy { OutputCoder(Output.self) }

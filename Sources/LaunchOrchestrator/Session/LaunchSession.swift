@@ -297,6 +297,7 @@ public final class LaunchSession {
       timer = Task { await timeSplash() }
     }
     let (events, continuation) = LaunchEvents.makeStream()
+    continuation.expectConsumer()
     let hooks = RunHooks(
       onOutput: { step, value in heard.withLock { $0.outputs[step] = value } },
       onMilestone: { name, time in heard.withLock { $0.milestones[name] = time } },

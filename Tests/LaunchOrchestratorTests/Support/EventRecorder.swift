@@ -1,4 +1,5 @@
 import Foundation
+import LaunchTesting
 
 @testable import LaunchOrchestrator
 
@@ -10,16 +11,20 @@ final class EventRecorder: Sendable {
   var all: [LaunchEvent] { events.withLock { $0 } }
   var lines: [String] { all.map { SchedulerHarness.describe($0.kind) } }
 
-  /// Starts `plan` on `engine`, recording its events; returns the running launch.
+  /// Starts `plan` on `engine`, recording its events; returns the running launch. On a
+  /// ``ManualClock`` the clock starts it, so that its `advance` waits for the launch's first
+  /// steps.
   func start<C: Clock>(
     _ plan: LaunchPlan, on engine: LaunchEngine<C>, control: LaunchControl? = nil
   ) -> Task<LaunchReport, Never>
   where C.Duration == Duration {
     let (stream, continuation) = LaunchEvents.makeStream()
-    let launch = Task {
+    continuation.expectConsumer()
+    @Sendable func run() async -> LaunchReport {
       if let control { return await engine.run(plan, control: control, events: continuation) }
       return await engine.run(plan, events: continuation)
     }
+    let launch = (engine.clock as? ManualClock)?.start(run) ?? Task { await run() }
     let task = Task {
       for await event in stream { events.withLock { $0.append(event) } }
     }
