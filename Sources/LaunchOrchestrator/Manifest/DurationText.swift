@@ -74,36 +74,35 @@ extension Duration {
   }
 }
 
-/// A duration parameter of a step plugin, decoded from `"250ms"`, `"2s"`, `"1.5m"`, `"24h"`
-/// or a number of seconds.
-struct DurationParameter: Decodable, Sendable, Hashable {
-  /// The duration.
-  var duration: Duration
-
-  /// Decodes a duration string or a number of seconds.
-  init(from decoder: any Decoder) throws {
-    let container = try decoder.singleValueContainer()
-    // Text first: it is how durations are usually written, and a failed attempt costs an error.
-    guard let text = try? container.decode(String.self) else {
-      let seconds = try container.decode(Double.self)
-      guard let duration = DurationText.seconds(seconds) else {
-        // The number as the manifest wrote it: `-1`, not the `-1.0` a Double prints.
-        let written = JSONValueDecoder.value(of: decoder)?.numberText ?? "\(seconds)"
-        throw DecodingError.dataCorruptedError(
-          in: container,
-          debugDescription: seconds < 0
-            ? "a duration cannot be negative, found \(written)"
-            : "a duration must be less than 3200000000 seconds (about a century), found \(written)")
+extension DurationText {
+  /// A duration parameter of a step plugin, read from `"250ms"`, `"2s"`, `"1.5m"`, `"24h"` or
+  /// a number of seconds; `codingPath` locates what is wrong with any other value.
+  static func parameter(_ value: JSONValue, at codingPath: @autoclosure () -> [any CodingKey])
+    throws -> Duration
+  {
+    // Text first: it is how durations are usually written.
+    if case .string(let text) = value.kind {
+      guard let duration = parse(text) else {
+        throw DecodingError.dataCorrupted(
+          .init(
+            codingPath: codingPath(),
+            debugDescription:
+              "'\(text)' is not a duration; write it like \"250ms\", \"2s\", \"1.5m\" or \"24h\""))
       }
-      self.duration = duration
-      return
+      return duration
     }
-    guard let duration = DurationText.parse(text) else {
-      throw DecodingError.dataCorruptedError(
-        in: container,
-        debugDescription:
-          "'\(text)' is not a duration; write it like \"250ms\", \"2s\", \"1.5m\" or \"24h\"")
+    let number = try JSONValueDecoder.number(value, as: Double.self, at: codingPath())
+    guard let duration = seconds(number) else {
+      // The number as the manifest wrote it: `-1`, not the `-1.0` a Double prints.
+      let written = value.numberText ?? "\(number)"
+      throw DecodingError.dataCorrupted(
+        .init(
+          codingPath: codingPath(),
+          debugDescription: number < 0
+            ? "a duration cannot be negative, found \(written)"
+            : "a duration must be less than 3200000000 seconds (about a century), found \(written)"
+        ))
     }
-    self.duration = duration
+    return duration
   }
 }

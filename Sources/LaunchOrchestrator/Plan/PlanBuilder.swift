@@ -269,9 +269,8 @@ struct PlanBuilder {
   private mutating func prepareAllActions() -> [(action: PreparedStep?, fallback: PreparedStep?)] {
     var actions: [(action: PreparedStep?, fallback: PreparedStep?)] = []
     actions.reserveCapacity(manifest.steps.count)
-    let userInfo: [CodingUserInfoKey: any Sendable] = [.manifestDirectory: manifestDirectory]
     for index in manifest.steps.indices {
-      actions.append(prepareActions(at: index, userInfo: userInfo))
+      actions.append(prepareActions(at: index))
     }
     return actions
   }
@@ -416,9 +415,7 @@ struct PlanBuilder {
     return nil
   }
 
-  private mutating func prepareActions(
-    at index: Int, userInfo: [CodingUserInfoKey: any Sendable]
-  ) -> (PreparedStep?, PreparedStep?) {
+  private mutating func prepareActions(at index: Int) -> (PreparedStep?, PreparedStep?) {
     let plugin = manifest.steps[index].plugin
     let source = sourceIndex[index]
     guard let primary = descriptor(plugin, at: Self.stepPath(source: source).appending("plugin"))
@@ -430,7 +427,7 @@ struct PlanBuilder {
       JSONValue(.object([]), offset: root.value(at: Self.stepPath(source: source))?.offset)
     }
     let params = manifest.steps[index].params ?? emptyParams()
-    let action = prepare(primary, params: params, userInfo: userInfo) { _ in
+    let action = prepare(primary, params: params) { _ in
       Self.stepPath(source: source).appending("params")
     }
     if primary.isolation == .main {
@@ -482,7 +479,7 @@ struct PlanBuilder {
       members.append(member)
       merged = JSONValue(.object(members), offset: merged.offset)
     }
-    let fallbackAction = prepare(fallbackDescriptor, params: merged, userInfo: userInfo) { key in
+    let fallbackAction = prepare(fallbackDescriptor, params: merged) { key in
       key.map(overridden.contains) ?? false || fallback.plugin != nil
         ? fallbackPath.appending("params") : path.appending("params")
     }
@@ -492,10 +489,9 @@ struct PlanBuilder {
   /// Decodes `params` for `descriptor`; `base` says which params object a problem belongs to,
   /// given the top-level key it concerns.
   private mutating func prepare(
-    _ descriptor: PluginDescriptor, params: JSONValue, userInfo: [CodingUserInfoKey: any Sendable],
-    base: (String?) -> JSONPath
+    _ descriptor: PluginDescriptor, params: JSONValue, base: (String?) -> JSONPath
   ) -> PreparedStep? {
-    switch descriptor.prepare(params: params, userInfo: userInfo) {
+    switch descriptor.prepare(params: params, manifestDirectory: manifestDirectory) {
     case .success(let step):
       return step
     case .failure(let problems):
