@@ -507,16 +507,24 @@ struct PlanBuilder {
 
   private mutating func checkInputs(dependsOn: [[Int]]) {
     let steps = manifest.steps
+    // Which search saw each step last: one array for every search, not a set for each (a
+    // `Set<Int>` would also look up `Int`'s `Hashable` conformance at run time, on a launch's
+    // cold path).
+    var seenBy: [Int] = []
+    var search = 0
     for (index, step) in steps.enumerated() {
       guard let descriptor = registry.descriptor(for: step.plugin) else { continue }
       for input in descriptor.inputs where input.isRequired {
-        var seen: Set<Int> = [index]
+        if seenBy.isEmpty { seenBy = [Int](repeating: 0, count: steps.count) }
+        search += 1
+        seenBy[index] = search
         var queue = dependsOn[index][...]
         var found = false
         // A run-once provider gives nothing on the launches that skip it.
         var runOnceProvider: Int?
         while let next = queue.popFirst(), !found {
-          guard seen.insert(next).inserted else { continue }
+          guard seenBy[next] != search else { continue }
+          seenBy[next] = search
           let provides = registry.descriptor(for: steps[next].plugin)?.outputType == input.type
           if provides, steps[next].once != nil {
             runOnceProvider = runOnceProvider ?? next
