@@ -16,7 +16,7 @@ package enum DurationText {
       number.allSatisfy({
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: ".")
       }),
-      let value = Double(Substring(number))
+      let value = exactDecimal(number) ?? Double(Substring(number))
     else { return nil }
     let scale: Double
     switch String(Substring(bytes[unitStart...])) {
@@ -29,6 +29,32 @@ package enum DurationText {
     default: return nil
     }
     return seconds(value * scale)
+  }
+
+  /// `digits` (decimal digits, at most one of them a point) read as `Double(_:)` reads them,
+  /// when one division gives that exactly: with 15 digits or fewer, the digits and the power
+  /// of ten are both exact, and the quotient is rounded once (Clinger's fast path). `nil`
+  /// otherwise, for `Double(_:)` to read; a manifest's durations rarely need it.
+  private static func exactDecimal(_ digits: Substring.UTF8View.SubSequence) -> Double? {
+    var mantissa = 0
+    var count = 0
+    // Digits after the point, once there is one.
+    var fractionDigits: Int?
+    for byte in digits {
+      if byte == UInt8(ascii: ".") {
+        guard fractionDigits == nil else { return nil }
+        fractionDigits = 0
+        continue
+      }
+      mantissa = mantissa * 10 + Int(byte - UInt8(ascii: "0"))
+      count += 1
+      guard count <= 15 else { return nil }
+      fractionDigits? += 1
+    }
+    guard count > 0 else { return nil }
+    var scale = 1.0
+    for _ in 0..<(fractionDigits ?? 0) { scale *= 10 }
+    return Double(mantissa) / scale
   }
 
   /// The duration for a number of seconds, or `nil` when it is negative, not finite, or more
