@@ -2,10 +2,16 @@
 /// unknown or of the wrong shape.
 struct ManifestReader {
   var diagnostics: DiagnosticCollector
-  let fallbackName: String
+  /// The manifest's name when it gives none: worked out only then.
+  let fallbackName: () -> String
   /// For each step read, its index in the source's `steps` array: steps that could not be
   /// read are left out of the manifest, and diagnostics must still point at the right element.
   private(set) var stepSourceIndices: [Int] = []
+
+  init(diagnostics: DiagnosticCollector, fallbackName: @escaping @autoclosure () -> String) {
+    self.diagnostics = diagnostics
+    self.fallbackName = fallbackName
+  }
 
   /// Reads the manifest; `nil` only when the root is not an object at all.
   mutating func read() -> Manifest? {
@@ -13,7 +19,7 @@ struct ManifestReader {
     guard readObject(diagnostics.root, at: .root, fields: ManifestFields.topLevel, into: &draft)
     else { return nil }
     var manifest = Manifest(
-      version: draft.version ?? 1, name: draft.name ?? fallbackName,
+      version: draft.version ?? 1, name: draft.name ?? fallbackName(),
       maxConcurrency: draft.maxConcurrency, defaults: draft.defaults,
       milestones: draft.milestones, splash: draft.splash, app: draft.app, signals: draft.signals,
       steps: draft.steps)
