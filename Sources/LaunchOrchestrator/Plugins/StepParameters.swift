@@ -103,7 +103,8 @@ struct ParameterSchema: Sendable {
       // Each declaration recognizes its own wrapper by its exact type, a comparison of
       // metadata: a cast to a protocol would search the conformances of the process for
       // each wrapper type, the first time.
-      guard let made = declared.lazy.compactMap({ $0(field, name) }).first else { return }
+      guard let made = declared.lazy.compactMap({ $0.entry(of: field, named: name) }).first
+      else { return }
       precondition(
         !entries.contains { $0.key.stringValue == made.key.stringValue },
         "\(Parameters.self) declares the parameter '\(made.key.stringValue)' twice")
@@ -355,9 +356,21 @@ final class ParameterRound: Sendable {
   @usableFromInline let values: [(any Sendable)?]
   private let declarations: Locked<[Declaration]>?
 
-  /// A declaration kept while describing a type: the entry of the stored property `field`,
-  /// named `name`, when that is the parameter declared.
-  typealias Declaration = @Sendable (_ field: Field, _ name: String) -> ParameterSchema.Entry?
+  /// A declaration kept while describing a type.
+  struct Declaration: Sendable {
+    /// The wrapper it makes, `Parameter<Value>`: a stored property of another type is not it,
+    /// which is known without making its entry.
+    let wrapper: ObjectIdentifier
+    /// The entry of the stored property `field`, named `name`, when that is the parameter
+    /// declared.
+    let entry: @Sendable (_ field: Field, _ name: String) -> ParameterSchema.Entry?
+
+    /// The entry of `field`, when that is the parameter declared.
+    func entry(of field: Field, named name: String) -> ParameterSchema.Entry? {
+      if case .stored(let type, _) = field, ObjectIdentifier(type) != wrapper { return nil }
+      return entry(field, name)
+    }
+  }
 
   /// A stored property of the parameters being described.
   enum Field {
@@ -412,21 +425,23 @@ final class ParameterRound: Sendable {
     _ ordinal: Int, _ parameter: Parameter<Value>.Type, _ declaration: ParameterDeclaration,
     fallback: Value?
   ) {
+    let wrapper = ObjectIdentifier(Parameter<Value>.self)
     declarations?.withLock {
-      $0.append { field, name in
-        let declared: Parameter<Value>
-        switch field {
-        case .value(let value):
-          guard let parameter = value as? Parameter<Value> else { return nil }
-          declared = parameter
-        case .stored(let type, let storage):
-          guard type == Parameter<Value>.self else { return nil }
-          declared = storage.load(as: Parameter<Value>.self)
-        }
-        guard declared.ordinal == ordinal else { return nil }
-        return parameter.entry(
-          name: name, ordinal: ordinal, declaration: declaration, fallback: fallback)
-      }
+      $0.append(
+        Declaration(wrapper: wrapper) { field, name in
+          let declared: Parameter<Value>
+          switch field {
+          case .value(let value):
+            guard let parameter = value as? Parameter<Value> else { return nil }
+            declared = parameter
+          case .stored(let type, let storage):
+            guard type == Parameter<Value>.self else { return nil }
+            declared = storage.load(as: Parameter<Value>.self)
+          }
+          guard declared.ordinal == ordinal else { return nil }
+          return parameter.entry(
+            name: name, ordinal: ordinal, declaration: declaration, fallback: fallback)
+        })
     }
   }
 
