@@ -289,18 +289,23 @@ extension ParameterSchema {
       throw JSONValueDecoder.mismatch(
         [String: Any].self, params, expected: "an object", at: [])
     }
-    var values = [(any Sendable)?](repeating: nil, count: count)
+    // Filled in place: `Array(repeating:count:)` copies its element through the existential's
+    // value witnesses, one by one.
+    var values = [(any Sendable)?](unsafeUninitializedCapacity: count) { buffer, initialized in
+      for index in buffer.indices { buffer.initializeElement(at: index, to: nil) }
+      initialized = count
+    }
     var problem: ParameterError?
     var nested: [JSONValueDecoder.UnusedKey] = []
     // Keys are unique in both: when every member is some parameter's, none is unknown.
     var known = 0
     for entry in entries {
-      let member = members.first { $0.key == entry.key.stringValue }
+      let member = members.firstIndex { $0.key == entry.key.stringValue }
       if member != nil { known += 1 }
       // A parameter the params leave out keeps its default: no need to ask for it.
       if member == nil, !entry.isRequired { continue }
       do {
-        values[entry.ordinal] = try entry.read(member?.value, entry.key, &nested)
+        values[entry.ordinal] = try entry.read(member.map { members[$0].value }, entry.key, &nested)
       } catch let error as ParameterError {
         problem = problem ?? error
       }
