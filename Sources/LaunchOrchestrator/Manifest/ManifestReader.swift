@@ -40,8 +40,17 @@ struct ManifestReader {
         at: path())
       return false
     }
+    // A table's fields are read in place (a copy would retain each part of it), and their keys
+    // compared with a member's by length first: a step's table has two dozen, most of another
+    // length.
+    var requiredGiven = 0
     for member in members {
-      guard let field = fields.first(where: { $0.key == member.key }) else {
+      let length = member.key.utf8.count
+      guard
+        let index = fields.firstIndex(where: {
+          $0.key.utf8.count == length && $0.key == member.key
+        })
+      else {
         let allowed = fields.map(\.key)
         let hint = Suggestions.closest(to: member.key, in: allowed)
         let advice =
@@ -51,11 +60,15 @@ struct ManifestReader {
           "unknown key '\(member.key)'.\(advice)", at: path().appending(member.key))
         continue
       }
-      field.read(&self, member.value, { path().appending(member.key) }, &target)
+      if fields[index].info.isRequired { requiredGiven += 1 }
+      fields[index].read(&self, member.value, { path().appending(member.key) }, &target)
     }
-    for field in fields {
-      if case .required(let missing) = field.info.requirement,
-        !members.contains(where: { $0.key == field.key })
+    // Keys are unique, so a field matches one member at most: when as many required fields were
+    // given as there are, none is missing.
+    guard requiredGiven < fields.count(where: { $0.info.isRequired }) else { return true }
+    for index in fields.indices {
+      if case .required(let missing) = fields[index].info.requirement,
+        !members.contains(where: { $0.key == fields[index].key })
       {
         diagnostics.report(missing, at: path())
       }
@@ -226,6 +239,7 @@ struct ManifestReader {
       return nil
     }
     var strings: [String] = []
+    strings.reserveCapacity(elements.count)
     for (index, element) in elements.enumerated() {
       if let text = string(element, at: path().appending(index)) { strings.append(text) }
     }

@@ -184,9 +184,12 @@ struct KindTypes: Sendable {
     hasOutput = Output.self != Void.self
     outputTypeName = Lazy { String(describing: Output.self) }
     outputCoder = Lazy { OutputCoder(Output.self) }
-    describeParameters = { Parameters.parameterDescriptions }
+    // Read here, once: a kind's types are worked out when a step of it is first prepared or the
+    // kind described, and both need its parameters.
+    let schema = ParameterSchema.of(Parameters.self)
+    describeParameters = { schema.descriptions.value }
     prepare = { value, manifestDirectory in
-      let (parameters, problem, unused) = try ParameterSchema.of(Parameters.self).decode(
+      let (parameters, problem, unused) = try schema.decode(
         value, as: Parameters.self, manifestDirectory: manifestDirectory)
       if let problem { return (.failure(problem), unused) }
       return (Result { try make(parameters) }, unused)

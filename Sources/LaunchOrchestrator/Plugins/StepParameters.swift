@@ -20,13 +20,6 @@ public protocol StepParameters: Sendable {
   init()
 }
 
-extension StepParameters {
-  /// The parameters as `orchestrate plugins` and the JSON Schema describe them.
-  package static var parameterDescriptions: [ParameterDescription] {
-    ParameterSchema.of(Self.self).descriptions.value
-  }
-}
-
 /// The folder of the manifest that `params` come from, for parameters that check files
 /// shipped with the manifest when it loads: `@ManifestDirectory var manifestDirectory: URL?`.
 /// `nil` for parameters made in code.
