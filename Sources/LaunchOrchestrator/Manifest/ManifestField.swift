@@ -40,7 +40,19 @@ struct ManifestObjectInfo: Sendable {
   let name: String
   /// Whether the schema defines it once under `$defs` instead of inline.
   let isDefinition: Bool
-  let fields: [ManifestFieldInfo]
+  /// Its fields, from its table when the schema or the docs ask: reading a manifest needs
+  /// only the tables, and an object's information is part of its parent's shape.
+  var fields: [ManifestFieldInfo] { makeFields() }
+  private let makeFields: @Sendable () -> [ManifestFieldInfo]
+
+  init(
+    name: String, isDefinition: Bool = false,
+    fields: @escaping @Sendable () -> [ManifestFieldInfo]
+  ) {
+    self.name = name
+    self.isDefinition = isDefinition
+    makeFields = fields
+  }
 
   var keys: [String] { fields.map(\.key) }
 }
@@ -189,8 +201,7 @@ extension ManifestShape {
 
 extension Array {
   /// The declarations' information, for the schema and the docs.
-  func objectInfo<Target>(_ name: String, isDefinition: Bool = false) -> ManifestObjectInfo
-  where Element == ManifestField<Target> {
-    ManifestObjectInfo(name: name, isDefinition: isDefinition, fields: map { $0.info })
+  func infos<Target>() -> [ManifestFieldInfo] where Element == ManifestField<Target> {
+    map { $0.info }
   }
 }

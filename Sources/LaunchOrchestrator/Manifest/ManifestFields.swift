@@ -345,17 +345,19 @@ enum ManifestFields {
   ]
 }
 
+// Each object's fields are described from its table only when asked: a table is built when a
+// manifest first holds its object, not because another table's shape names it.
 extension ManifestObjectInfo {
-  static let defaults = ManifestFields.defaults.objectInfo("defaults")
-  static let step = ManifestFields.step.objectInfo("step", isDefinition: true)
-  static let retry = ManifestFields.retry.objectInfo("retry", isDefinition: true)
-  static let fallback = ManifestFields.fallback.objectInfo("fallback")
-  static let splash = ManifestFields.splash.objectInfo("splash")
-  static let app = ManifestFields.app.objectInfo("app")
-  static let cache = ManifestFields.cache.objectInfo("cache")
-  static let when = ManifestFields.when.objectInfo("when")
-  static let safeMode = ManifestFields.safeMode.objectInfo("safeMode")
-  static let topLevel = ManifestFields.topLevel.objectInfo("manifest")
+  static let defaults = Self(name: "defaults") { ManifestFields.defaults.infos() }
+  static let step = Self(name: "step", isDefinition: true) { ManifestFields.step.infos() }
+  static let retry = Self(name: "retry", isDefinition: true) { ManifestFields.retry.infos() }
+  static let fallback = Self(name: "fallback") { ManifestFields.fallback.infos() }
+  static let splash = Self(name: "splash") { ManifestFields.splash.infos() }
+  static let app = Self(name: "app") { ManifestFields.app.infos() }
+  static let cache = Self(name: "cache") { ManifestFields.cache.infos() }
+  static let when = Self(name: "when") { ManifestFields.when.infos() }
+  static let safeMode = Self(name: "safeMode") { ManifestFields.safeMode.infos() }
+  static let topLevel = Self(name: "manifest") { ManifestFields.topLevel.infos() }
 }
 
 /// A manifest's top level as it is read, before defaults fill what was left out.

@@ -152,7 +152,8 @@ extension Parameter where Value: ParameterValue {
       key: ParameterKey(name), ordinal: ordinal, isRequired: isRequired,
       read: checked(
         reader(isRequired: fallback == nil), name: name, type: declared,
-        bounds: declaration.bounds, mayBeEnum: scalarReader == nil, describe: describe),
+        bounds: declaration.bounds, mayBeEnum: declared == nil && scalarReader == nil,
+        describe: describe),
       describe: describe)
   }
 
@@ -161,8 +162,10 @@ extension Parameter where Value: ParameterValue {
   private static func declaredType(
     name: String, _ declaration: ParameterDeclaration
   ) -> ParameterDescription.ValueType? {
-    let isText = Value.self == String.self || Value.self == String?.self
-    let isTexts = Value.self == [String].self || Value.self == [String]?.self
+    // Worked out only for a declaration that needs them: each type compared is made at run
+    // time the first time.
+    var isText: Bool { Value.self == String.self || Value.self == String?.self }
+    var isTexts: Bool { Value.self == [String].self || Value.self == [String]?.self }
     if declaration.isPath || declaration.values != nil {
       precondition(isText, "'\(name)' is declared as text, so it must be a String")
     }
@@ -172,6 +175,7 @@ extension Parameter where Value: ParameterValue {
     if let values = declaration.values { return .oneOf(values) }
     if declaration.isPath { return .path }
     if declaration.isNonEmpty {
+      let isText = isText
       precondition(
         isText || isTexts, "'\(name)' is declared non-empty, so it must be a String or [String]")
       return isText ? .string(nonEmpty: true) : .strings(nonEmpty: true)
