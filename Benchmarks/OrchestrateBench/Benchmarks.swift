@@ -422,6 +422,8 @@ struct Benchmarks {
       build.arguments =
         ["swift", "build", "-c", "release", "--product", "orchestrate"]
         + (isStatic ? ["--static-swift-stdlib", "--scratch-path", ".build-static"] : [])
+      // The build's progress goes with the bench's: with --json, stdout is the JSON alone.
+      build.standardOutput = FileHandle.standardError
       try build.run()
       build.waitUntilExit()
     }

@@ -1,7 +1,11 @@
 import LaunchOrchestrator
 
 /// One page of a library listing.
-public struct Page<Item: Sendable & Equatable>: Sendable, Equatable {
+///
+/// Equatable when its items are: as a requirement of the type, `Equatable` would be checked
+/// at run time, a search through every conformance the process has loaded, when a launch
+/// first works out a paging step's output type, before its first step.
+public struct Page<Item: Sendable>: Sendable {
   /// The items on the page.
   public var items: [Item]
   /// How many items come before the page.
@@ -75,6 +79,8 @@ public struct Page<Item: Sendable & Equatable>: Sendable, Equatable {
 }
 
 /// A page of `Codable` items is `Codable`, so a step that outputs one can have a `cache`.
+extension Page: Equatable where Item: Equatable {}
+
 extension Page: Codable where Item: Codable {}
 
 /// Where the page after a page starts: the order, and the sort key and id of that page's

@@ -13,16 +13,26 @@ private let pageSizes = 1...1000
 
 /// What a manifest gives a paging step (`books.page`, `music.page`): declared once for every
 /// listing, so that their parameters, their schema and the cursors they accept agree.
-public struct ListingParameters<Order: PageOrder>: StepParameters {
+///
+/// Parameters when `Order` is a ``PageOrder``: as a requirement of the type, `PageOrder` would be
+/// checked at run time, a search through every conformance the process has loaded, when a
+/// launch first works out a paging step's parameter type, before its first step.
+public struct ListingParameters<Order: Sendable>: Sendable {
   /// Items per page, from 1 to 1,000.
-  @Parameter("\(Order.itemsTitle) per page.", in: pageSizes) public var limit = 50
+  @Parameter public var limit: Int
   /// Items before the page.
-  @Parameter("\(Order.itemsTitle) before the page.", in: 0...) public var offset = 0
+  @Parameter public var offset: Int
   /// The order of the items.
-  @Parameter("The order of the \(Order.itemsName).") public var sort = Order.defaultOrder
+  @Parameter public var sort: Order
+}
 
+extension ListingParameters: StepParameters where Order: PageOrder {
   /// The first page of 50 items in the default order.
-  public init() {}
+  public init() {
+    _limit = Parameter(wrappedValue: 50, "\(Order.itemsTitle) per page.", in: pageSizes)
+    _offset = Parameter(wrappedValue: 0, "\(Order.itemsTitle) before the page.", in: 0...)
+    _sort = Parameter(wrappedValue: Order.defaultOrder, "The order of the \(Order.itemsName).")
+  }
 }
 
 extension PageOrder {

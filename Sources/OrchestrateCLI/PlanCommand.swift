@@ -36,17 +36,17 @@ struct PlanCommand: Command {
     )
     console.out("")
 
-    let order = report.steps.indices.sorted {
-      (report.steps[$0].start ?? .zero, $0) < (report.steps[$1].start ?? .zero, $1)
-    }
+    // Steps are read in place, by index: a copy of a report's or a plan's step retains every
+    // part of it, for each comparison of the sort and each row.
+    let starts = report.steps.map { $0.start ?? .zero }
+    let order = starts.indices.sorted { (starts[$0], $0) < (starts[$1], $1) }
     let rows =
       [["start", "end", "step", "priority", "waits for"]]
       + order.map { index in
-        let step = report.steps[index]
-        let planned = plan.steps[index]
-        return [
-          step.start.map(TimeText.seconds) ?? "-", step.end.map(TimeText.seconds) ?? "-", step.id,
-          planned.priority.description, waits(for: planned, in: plan),
+        [
+          report.steps[index].start.map(TimeText.seconds) ?? "-",
+          report.steps[index].end.map(TimeText.seconds) ?? "-", report.steps[index].id,
+          plan.steps[index].priority.description, waits(for: index, in: plan),
         ]
       }
     console.out(lines: Table.render(rows, rightAligned: [0, 1]).lazy.map { "  " + $0 })
@@ -82,15 +82,16 @@ struct PlanCommand: Command {
     return .success
   }
 
-  private func waits(for step: PlannedStep, in plan: LaunchPlan) -> String {
-    var parts = step.dependsOn.map { plan.steps[$0].id }
-    parts += step.after.map { "\(plan.steps[$0].id) (after)" }
-    if let milestone = step.deferUntil {
+  private func waits(for index: Int, in plan: LaunchPlan) -> String {
+    var parts = plan.steps[index].dependsOn.map { plan.steps[$0].id }
+    parts += plan.steps[index].after.map { "\(plan.steps[$0].id) (after)" }
+    if let milestone = plan.steps[index].deferUntil {
       parts.append("\(plan.milestones[milestone].name) (milestone)")
     }
-    if step.delay > .zero { parts.append("+\(DurationText.format(step.delay)) delay") }
-    parts += step.waitFor.map { "signal '\(plan.signals[$0])'" }
-    if step.trigger == .onDemand { parts.append("ensure (on demand)") }
+    let delay = plan.steps[index].delay
+    if delay > .zero { parts.append("+\(DurationText.format(delay)) delay") }
+    parts += plan.steps[index].waitFor.map { "signal '\(plan.signals[$0])'" }
+    if plan.steps[index].trigger == .onDemand { parts.append("ensure (on demand)") }
     return parts.joined(separator: ", ")
   }
 

@@ -13,11 +13,34 @@ enum TimeText {
       return String(format: "%.3fs", value)
     }
     let thousandths = roundedThousandths(value.magnitude)
-    let whole = thousandths / 1000
-    let fraction = thousandths % 1000
-    let digits = fraction < 10 ? "00" : fraction < 100 ? "0" : ""
-    // `%f` keeps the sign of a negative value that rounds to zero: `-0.000`.
-    return "\(value.sign == .minus ? "-" : "")\(whole).\(digits)\(fraction)s"
+    // Bytes written in place, not interpolated: `plan` writes three times for each step.
+    return String(unsafeUninitializedCapacity: 24) { text in
+      var count = 0
+      // `%f` keeps the sign of a negative value that rounds to zero: `-0.000`.
+      if value.sign == .minus {
+        text[count] = UInt8(ascii: "-")
+        count += 1
+      }
+      var digits = 1
+      var power = 10
+      while thousandths / 1000 >= power {
+        digits += 1
+        power *= 10
+      }
+      var whole = thousandths / 1000
+      for position in (count..<count + digits).reversed() {
+        text[position] = UInt8(ascii: "0") + UInt8(whole % 10)
+        whole /= 10
+      }
+      count += digits
+      text[count] = UInt8(ascii: ".")
+      let fraction = thousandths % 1000
+      text[count + 1] = UInt8(ascii: "0") + UInt8(fraction / 100)
+      text[count + 2] = UInt8(ascii: "0") + UInt8(fraction / 10 % 10)
+      text[count + 3] = UInt8(ascii: "0") + UInt8(fraction % 10)
+      text[count + 4] = UInt8(ascii: "s")
+      return count + 5
+    }
   }
 
   /// `value` in thousandths, rounded as `%.3f` rounds: the exact binary value to the nearest,

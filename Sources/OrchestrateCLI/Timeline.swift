@@ -8,11 +8,15 @@ enum Timeline {
   /// The chart's lines; `width` is the number of columns of the time axis.
   /// A cached step is a mark (`◆`) where it was served, its refresh a row of its own below it.
   static func render(_ report: LaunchReport, width: Int = 48) -> [String] {
-    var rows: [LaunchReport.Step] = []
-    rows.reserveCapacity(report.steps.count)
-    for step in report.steps {
-      rows.append(step)
-      if let refresh = step.refreshBar { rows.append(refresh) }
+    // The report's own list when no step has a refresh row: a new one copies every step.
+    var rows = report.steps
+    if rows.contains(where: { $0.refreshBar != nil }) {
+      rows = []
+      rows.reserveCapacity(report.steps.count)
+      for step in report.steps {
+        rows.append(step)
+        if let refresh = step.refreshBar { rows.append(refresh) }
+      }
     }
     let splashEnd = report.splash.flatMap { $0.contentAt ?? $0.skeletonFrom }
     let total = max(
@@ -29,6 +33,15 @@ enum Timeline {
     let axis =
       "0s" + String(repeating: " ", count: max(1, width - 2 - TimeText.seconds(span).count))
     var lines = ["  \(String(repeating: " ", count: nameWidth))  \(axis)\(TimeText.seconds(span))"]
+    lines.reserveCapacity(rows.count + 3)
+    // Each row's cells are marked in one array and written as UTF-8 into one buffer, both
+    // reused: encoding every cell's scalar, 48 a row, cost more than the rest of the chart.
+    var cells = [Cell](repeating: .blank, count: width)
+    var bar: [UInt8] = []
+    bar.reserveCapacity(width * 3)
+    func put(_ glyph: Unicode.Scalar) {
+      for byte in glyph.utf8 { bar.append(byte) }
+    }
     for step in rows {
       let name = padded(step.id, to: nameWidth)
       guard let start = step.start, let end = step.end else {
@@ -43,20 +56,24 @@ enum Timeline {
           first + 1, min(width, Int((to.seconds / total * Double(width)).rounded(.up))))
         return first..<last
       }
-      // Scalars, not characters: every cell is one, and a string decoded from their UTF-8
-      // skips the grapheme work of joining characters, once per row of a 10,000-step chart.
-      let fill: Unicode.Scalar = step.state == .succeeded ? "█" : "▒"
-      var cells = [Unicode.Scalar](repeating: " ", count: width)
+      for index in cells.indices { cells[index] = .blank }
       // Waits first, so a column a wait shares with work shows the work.
       for wait in step.waits {
         let waitFrom = max(0, column(wait.start))
-        for cell in waitFrom..<max(waitFrom, min(width, column(wait.end))) { cells[cell] = "·" }
+        for cell in waitFrom..<max(waitFrom, min(width, column(wait.end))) { cells[cell] = .wait }
       }
-      for span in step.work { for cell in columns(span.start, span.end) { cells[cell] = fill } }
-      if step.state == .cached { cells[columns(start, end).lowerBound] = "◆" }
-      var bar: [UInt8] = []
-      bar.reserveCapacity(width * 3)
-      for cell in cells { bar.append(contentsOf: UTF8.encode(cell)!) }
+      for span in step.work { for cell in columns(span.start, span.end) { cells[cell] = .work } }
+      if step.state == .cached { cells[columns(start, end).lowerBound] = .served }
+      let fill: Unicode.Scalar = step.state == .succeeded ? "█" : "▒"
+      bar.removeAll(keepingCapacity: true)
+      for cell in cells {
+        switch cell {
+        case .blank: put(" ")
+        case .wait: put("·")
+        case .work: put(fill)
+        case .served: put("◆")
+        }
+      }
       lines.append(
         "  \(name)  \(String(decoding: bar, as: UTF8.self))  \(TimeText.seconds(end - start))\(note(for: step))"
       )
@@ -92,6 +109,11 @@ enum Timeline {
 
   /// `text.padding(toLength: length, withPad: " ", startingAt: 0)`, which counts UTF-16 code
   /// units, without a trip through NSString for each row when there is nothing to cut.
+  /// What a column of a step's row shows.
+  private enum Cell {
+    case blank, wait, work, served
+  }
+
   private static func padded(_ text: String, to length: Int) -> String {
     let count = text.utf16.count
     guard count <= length else {

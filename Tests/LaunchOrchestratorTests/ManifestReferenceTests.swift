@@ -43,13 +43,15 @@ struct ManifestReferenceTests {
       var format: Int?
     }
     let fields: [ManifestField<Settings>] = [
-      .value("owner", .string(minLength: 1), "who owns it", into: \.owner) {
-        $0.string($1, at: $2())
-      },
-      .value("count", .integer(minimum: 1, maximum: 10), "how many", into: \.count) {
-        $0.integer($1, at: $2())
-      },
-      .value("format", .constant(2), "the format", into: \.format) { $0.integer($1, at: $2()) },
+      .value(
+        "owner", .string(minLength: 1), "who owns it", into: { $0.owner = $1 },
+        read: { $0.string($1, at: $2()) }),
+      .value(
+        "count", .integer(minimum: 1, maximum: 10), "how many", into: { $0.count = $1 },
+        read: { $0.integer($1, at: $2()) }),
+      .value(
+        "format", .constant(2), "the format", into: { $0.format = $1 },
+        read: { $0.integer($1, at: $2()) }),
     ]
     func read(_ text: String) throws -> (Settings, [String]) {
       let bytes = Array(text.utf8)

@@ -18,38 +18,88 @@ struct JSONValueDecoder {
     var knownKeys: [String]
   }
 
-  /// Decodes `type` from `value`; `unusedKeys` lists keys no container asked for.
+  /// Decodes `type` from `value`; `unusedKeys` lists keys no container asked for. `key` is
+  /// the key of `value` in the object holding it, if any: errors and unused keys are located
+  /// from there.
   static func decode<T: Decodable>(
-    _ type: T.Type, from value: JSONValue, userInfo: [CodingUserInfoKey: any Sendable] = [:]
+    _ type: T.Type, from value: JSONValue, key: (any CodingKey)? = nil,
+    userInfo: [CodingUserInfoKey: any Sendable] = [:]
   ) throws -> (value: T, unusedKeys: [UnusedKey]) {
     let tracker = KeyTracker(recordsAskedKeys: false, userInfo: userInfo)
-    let decoded = try ValueDecoder(value: value, parentPath: [], key: nil, tracker: tracker)
+    let decoded = try ValueDecoder(value: value, parentPath: [], key: key, tracker: tracker)
       .decodeScalar(type)
     guard tracker.hasUnusedKeys else { return (decoded, []) }
     // Suggestions for unknown keys need every key the type asked for, found or not. The fast
     // pass above does not keep them; decoding again is deterministic and only happens for
     // params with a mistake in them.
     let diagnosing = KeyTracker(recordsAskedKeys: true, userInfo: userInfo)
-    _ = try ValueDecoder(value: value, parentPath: [], key: nil, tracker: diagnosing)
+    _ = try ValueDecoder(value: value, parentPath: [], key: key, tracker: diagnosing)
       .decodeScalar(type)
     return (decoded, diagnosing.unusedKeys())
   }
+}
 
-  /// The members of the object `decoder` decodes, so that a type can leave alone the keys it
-  /// lacks instead of asking for each; `nil` when every key the type knows must be asked for
-  /// (while the keys asked are collected for suggestions), or for another decoder.
-  static func membersIfUnasked(of decoder: any Decoder) -> [JSONMember]? {
-    // A class cast: cheaper than asking whether the decoder conforms to a protocol.
-    guard let decoder = decoder as? ValueDecoder, !decoder.tracker.recordsAskedKeys else {
-      return nil
+/// The scalars as decoding reads them, with the same errors, for readers that take a value
+/// straight from the parsed JSON: a step's parameters of these types are read this way, with
+/// no decoder, container or coding key type made for them.
+extension JSONValueDecoder {
+  /// `value` as a string; `codingPath` locates the error when it is not one.
+  static func string(_ value: JSONValue, at codingPath: @autoclosure () -> [any CodingKey])
+    throws -> String
+  {
+    guard case .string(let string) = value.kind else {
+      throw mismatch(String.self, value, expected: "a string", at: codingPath())
     }
-    return decoder.value.members
+    return string
   }
 
-  /// The JSON value `decoder` decodes, for a message that quotes a number as it was written;
-  /// `nil` for another decoder.
-  static func value(of decoder: any Decoder) -> JSONValue? {
-    (decoder as? ValueDecoder)?.value
+  /// `value` as a boolean.
+  static func bool(_ value: JSONValue, at codingPath: @autoclosure () -> [any CodingKey])
+    throws -> Bool
+  {
+    guard case .bool(let bool) = value.kind else {
+      throw mismatch(Bool.self, value, expected: "true or false", at: codingPath())
+    }
+    return bool
+  }
+
+  /// `value` as a number, for a `T` made from it.
+  static func number<T>(
+    _ value: JSONValue, as type: T.Type, at codingPath: @autoclosure () -> [any CodingKey]
+  ) throws -> Double {
+    guard case .number(let number) = value.kind else {
+      throw mismatch(type, value, expected: "a number", at: codingPath())
+    }
+    return number
+  }
+
+  /// `value` as a `T`, read from the number's text, digit by digit: a `Double` would round
+  /// integers beyond 2^53.
+  static func integer<T: FixedWidthInteger>(
+    _ type: T.Type, _ value: JSONValue, at codingPath: @autoclosure () -> [any CodingKey]
+  ) throws -> T {
+    let number = try number(value, as: type, at: codingPath())
+    let problem: String
+    switch value.integer(T.self) {
+    case .exact(let integer): return integer
+    case .fractional: problem = "expected a whole number"
+    case .outOfRange, nil: problem = "expected a whole number between \(T.min) and \(T.max)"
+    }
+    throw DecodingError.dataCorrupted(
+      .init(
+        codingPath: codingPath(),
+        debugDescription: "\(problem), found \(value.numberText ?? "\(number)")"))
+  }
+
+  /// The error for `value` where `expected` was.
+  static func mismatch<T>(
+    _ type: T.Type, _ value: JSONValue, expected: String, at codingPath: [any CodingKey]
+  ) -> DecodingError {
+    .typeMismatch(
+      type,
+      .init(
+        codingPath: codingPath,
+        debugDescription: "expected \(expected), found \(value.typeDescription)"))
   }
 }
 
@@ -220,11 +270,7 @@ private final class ValueDecoder: Decoder {
   }
 
   func mismatch<T>(_ type: T.Type, expected: String) -> DecodingError {
-    .typeMismatch(
-      type,
-      .init(
-        codingPath: codingPath,
-        debugDescription: "expected \(expected), found \(value.typeDescription)"))
+    JSONValueDecoder.mismatch(type, value, expected: expected, at: codingPath)
   }
 
   func decodeScalar<T: Decodable>(_ type: T.Type) throws -> T {
@@ -232,16 +278,10 @@ private final class ValueDecoder: Decoder {
     // code the compiler cannot specialize. The common types come first.
     let id = ObjectIdentifier(type)
     if id == ObjectIdentifier(String.self) {
-      guard case .string(let string) = value.kind else {
-        throw mismatch(type, expected: "a string")
-      }
-      return string as! T
+      return try JSONValueDecoder.string(value, at: codingPath) as! T
     }
     if id == ObjectIdentifier(Bool.self) {
-      guard case .bool(let bool) = value.kind else {
-        throw mismatch(type, expected: "true or false")
-      }
-      return bool as! T
+      return try JSONValueDecoder.bool(value, at: codingPath) as! T
     }
     if id == ObjectIdentifier(Double.self) { return try number(type) as! T }
     if id == ObjectIdentifier(Int.self) { return try integer(Int.self) as! T }
@@ -287,8 +327,7 @@ private final class ValueDecoder: Decoder {
   }
 
   private func number<T>(_ type: T.Type) throws -> Double {
-    guard case .number(let number) = value.kind else { throw mismatch(type, expected: "a number") }
-    return number
+    try JSONValueDecoder.number(value, as: type, at: codingPath)
   }
 
   /// Read from the number's text when there is one: text to `Float` rounds once, text to
@@ -315,17 +354,7 @@ private final class ValueDecoder: Decoder {
   /// Read from the number's text, digit by digit: a `Double` would round integers beyond
   /// 2^53.
   private func integer<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
-    let number = try number(type)
-    let problem: String
-    switch value.integer(T.self) {
-    case .exact(let integer): return integer
-    case .fractional: problem = "expected a whole number"
-    case .outOfRange, nil: problem = "expected a whole number between \(T.min) and \(T.max)"
-    }
-    throw DecodingError.dataCorrupted(
-      .init(
-        codingPath: codingPath,
-        debugDescription: "\(problem), found \(value.numberText ?? "\(number)")"))
+    try JSONValueDecoder.integer(type, value, at: codingPath)
   }
 
   /// As `JSONDecoder` does by default: a base64 string.

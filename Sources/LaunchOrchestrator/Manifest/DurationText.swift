@@ -18,7 +18,7 @@ package enum DurationText {
       number.allSatisfy({
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: ".")
       }),
-      let value = Double(Substring(number))
+      let value = exactDecimal(number) ?? Double(Substring(number))
     else { return nil }
     let scale: Double
     switch String(Substring(bytes[unitStart...])) {
@@ -31,6 +31,32 @@ package enum DurationText {
     default: return nil
     }
     return seconds(value * scale)
+  }
+
+  /// `digits` (decimal digits, at most one of them a point) read as `Double(_:)` reads them,
+  /// when one division gives that exactly: with 15 digits or fewer, the digits and the power
+  /// of ten are both exact, and the quotient is rounded once (Clinger's fast path). `nil`
+  /// otherwise, for `Double(_:)` to read; a manifest's durations rarely need it.
+  private static func exactDecimal(_ digits: Substring.UTF8View.SubSequence) -> Double? {
+    var mantissa = 0
+    var count = 0
+    // Digits after the point, once there is one.
+    var fractionDigits: Int?
+    for byte in digits {
+      if byte == UInt8(ascii: ".") {
+        guard fractionDigits == nil else { return nil }
+        fractionDigits = 0
+        continue
+      }
+      mantissa = mantissa * 10 + Int(byte - UInt8(ascii: "0"))
+      count += 1
+      guard count <= 15 else { return nil }
+      fractionDigits? += 1
+    }
+    guard count > 0 else { return nil }
+    var scale = 1.0
+    for _ in 0..<(fractionDigits ?? 0) { scale *= 10 }
+    return Double(mantissa) / scale
   }
 
   /// The duration for a number of seconds, or `nil` when it is negative, not finite, or more
@@ -80,36 +106,55 @@ extension Duration {
   }
 }
 
-/// A duration parameter of a step plugin, decoded from `"250ms"`, `"2s"`, `"1.5m"`, `"24h"`
-/// or a number of seconds.
-struct DurationParameter: Decodable, Sendable, Hashable {
-  /// The duration.
-  var duration: Duration
-
-  /// Decodes a duration string or a number of seconds.
-  init(from decoder: any Decoder) throws {
-    let container = try decoder.singleValueContainer()
-    // Text first: it is how durations are usually written, and a failed attempt costs an error.
-    guard let text = try? container.decode(String.self) else {
-      let seconds = try container.decode(Double.self)
-      guard let duration = DurationText.seconds(seconds) else {
-        // The number as the manifest wrote it: `-1`, not the `-1.0` a Double prints.
-        let written = JSONValueDecoder.value(of: decoder)?.numberText ?? "\(seconds)"
-        throw DecodingError.dataCorruptedError(
-          in: container,
-          debugDescription: seconds < 0
-            ? "a duration cannot be negative, found \(written)"
-            : "a duration must be less than 3200000000 seconds (about a century), found \(written)")
+extension DurationText {
+  /// A duration parameter of a step plugin, read from `"250ms"`, `"2s"`, `"1.5m"`, `"24h"` or
+  /// a number of seconds; `codingPath` locates what is wrong with any other value.
+  static func parameter(_ value: JSONValue, at codingPath: @autoclosure () -> [any CodingKey])
+    throws -> Duration
+  {
+    // Text first: it is how durations are usually written.
+    if case .string(let text) = value.kind {
+      guard let duration = parse(text) else {
+        throw DecodingError.dataCorrupted(
+          .init(
+            codingPath: codingPath(),
+            debugDescription:
+              "'\(text)' is not a duration; write it like \"250ms\", \"2s\", \"1.5m\" or \"24h\""))
       }
-      self.duration = duration
-      return
+      return duration
     }
-    guard let duration = DurationText.parse(text) else {
-      throw DecodingError.dataCorruptedError(
-        in: container,
-        debugDescription:
-          "'\(text)' is not a duration; write it like \"250ms\", \"2s\", \"1.5m\" or \"24h\"")
+    let number = try JSONValueDecoder.number(value, as: Double.self, at: codingPath())
+    guard let duration = seconds(number) else {
+      // The number as the manifest wrote it: `-1`, not the `-1.0` a Double prints.
+      let written = value.numberText ?? "\(number)"
+      throw DecodingError.dataCorrupted(
+        .init(
+          codingPath: codingPath(),
+          debugDescription: number < 0
+            ? "a duration cannot be negative, found \(written)"
+            : "a duration must be less than 3200000000 seconds (about a century), found \(written)"
+        ))
     }
-    self.duration = duration
+    return duration
   }
+
+  /// Durations as manifests write them (`["1s", "250ms"]`), each read as ``parameter(_:at:)``
+  /// reads one: not Swift's own `Codable` form of a duration.
+  static func parameters(_ value: JSONValue, at key: any CodingKey) throws -> [Duration] {
+    guard let elements = value.elements else {
+      throw JSONValueDecoder.mismatch(
+        [Duration].self, value, expected: "an array of durations", at: [key])
+    }
+    return try elements.enumerated().map { index, element in
+      try parameter(element, at: [key, DurationIndexKey(intValue: index)])
+    }
+  }
+}
+
+/// The place of a duration in an array parameter, for its error.
+private struct DurationIndexKey: CodingKey {
+  var stringValue: String { "Index \(intValue ?? 0)" }
+  var intValue: Int?
+  init(intValue: Int) { self.intValue = intValue }
+  init?(stringValue: String) { nil }
 }

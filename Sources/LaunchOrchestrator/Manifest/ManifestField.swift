@@ -42,7 +42,19 @@ struct ManifestObjectInfo: Sendable {
   let name: String
   /// Whether the schema defines it once under `$defs` instead of inline.
   let isDefinition: Bool
-  let fields: [ManifestFieldInfo]
+  /// Its fields, from its table when the schema or the docs ask: reading a manifest needs
+  /// only the tables, and an object's information is part of its parent's shape.
+  var fields: [ManifestFieldInfo] { makeFields() }
+  private let makeFields: @Sendable () -> [ManifestFieldInfo]
+
+  init(
+    name: String, isDefinition: Bool = false,
+    fields: @escaping @Sendable () -> [ManifestFieldInfo]
+  ) {
+    self.name = name
+    self.isDefinition = isDefinition
+    makeFields = fields
+  }
 
   var keys: [String] { fields.map(\.key) }
 }
@@ -90,8 +102,10 @@ indirect enum ManifestShape: Sendable {
 }
 
 extension ManifestField {
-  /// A field read by `read` into the property at `keyPath`, which keeps its value when the
-  /// field is left out or `read` returns `nil`.
+  /// A field read by `read` into the property `into` sets, which keeps its value when the
+  /// field is left out or `read` returns `nil`. A closure rather than a key path: each key
+  /// path is an object of a generic class made at run time, some 20,000 instructions apiece
+  /// the first time, and these tables are built before a launch's first step.
   ///
   /// A value outside what `shape` allows (a string shorter than its `minLength`, a number out
   /// of its bounds or other than its constant) is reported before `read` sees it, with
@@ -99,11 +113,11 @@ extension ManifestField {
   static func value<Value>(
     _ key: String, _ shape: ManifestShape, default defaultText: String = "", _ summary: String,
     invalid: (@Sendable (String) -> String)? = nil,
-    into keyPath: any WritableKeyPath<Target, Value> & Sendable,
+    into set: @escaping @Sendable (inout Target, Value) -> Void,
     read: @escaping @Sendable (inout ManifestReader, JSONValue, () -> JSONPath) -> Value?
   ) -> Self {
     field(
-      key, shape, .optional(defaultText: defaultText), summary, invalid: invalid, into: keyPath,
+      key, shape, .optional(defaultText: defaultText), summary, invalid: invalid, into: set,
       read: read)
   }
 
@@ -111,23 +125,23 @@ extension ManifestField {
   static func required<Value>(
     _ key: String, _ shape: ManifestShape, _ summary: String, missing: String,
     invalid: (@Sendable (String) -> String)? = nil,
-    into keyPath: any WritableKeyPath<Target, Value> & Sendable,
+    into set: @escaping @Sendable (inout Target, Value) -> Void,
     read: @escaping @Sendable (inout ManifestReader, JSONValue, () -> JSONPath) -> Value?
   ) -> Self {
     field(
-      key, shape, .required(missing: missing), summary, invalid: invalid, into: keyPath, read: read)
+      key, shape, .required(missing: missing), summary, invalid: invalid, into: set, read: read)
   }
 
   private static func field<Value>(
     _ key: String, _ shape: ManifestShape, _ requirement: ManifestFieldInfo.Requirement,
     _ summary: String, invalid: (@Sendable (String) -> String)?,
-    into keyPath: any WritableKeyPath<Target, Value> & Sendable,
+    into set: @escaping @Sendable (inout Target, Value) -> Void,
     read: @escaping @Sendable (inout ManifestReader, JSONValue, () -> JSONPath) -> Value?
   ) -> Self {
     let info = ManifestFieldInfo(key: key, shape: shape, requirement: requirement, summary: summary)
     guard let violation = shape.violation(named: key) else {
       return Self(info: info) { reader, value, path, target in
-        if let read = read(&reader, value, path) { target[keyPath: keyPath] = read }
+        if let read = read(&reader, value, path) { set(&target, read) }
       }
     }
     return Self(info: info) { reader, value, path, target in
@@ -135,7 +149,7 @@ extension ManifestField {
         reader.diagnostics.report(invalid?(found.text) ?? found.message, at: path())
         return
       }
-      if let read = read(&reader, value, path) { target[keyPath: keyPath] = read }
+      if let read = read(&reader, value, path) { set(&target, read) }
     }
   }
 }
@@ -189,8 +203,7 @@ extension ManifestShape {
 
 extension Array {
   /// The declarations' information, for the schema and the docs.
-  func objectInfo<Target>(_ name: String, isDefinition: Bool = false) -> ManifestObjectInfo
-  where Element == ManifestField<Target> {
-    ManifestObjectInfo(name: name, isDefinition: isDefinition, fields: map(\.info))
+  func infos<Target>() -> [ManifestFieldInfo] where Element == ManifestField<Target> {
+    map { $0.info }
   }
 }

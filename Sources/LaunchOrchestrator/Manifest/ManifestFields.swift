@@ -8,88 +8,89 @@ import LaunchJSON
 enum ManifestFields {
   /// The top level of a manifest.
   static let topLevel: [ManifestField<ManifestDraft>] = [
-    .value("$schema", .string(minLength: 0), "ignored; for editors", into: \.schemaReference) {
-      $0.string($1, at: $2())
-    },
+    .value(
+      "$schema", .string(minLength: 0), "ignored; for editors", into: { $0.schemaReference = $1 },
+      read: { $0.string($1, at: $2()) }),
     .required(
       "version", .constant(1), "format version",
       missing: "missing key 'version'; add \"version\": 1.",
       invalid: { "unsupported manifest version \($0); this orchestrator reads version 1." },
-      into: \.version,
+      into: { $0.version = $1 },
       read: { $0.integer($1, at: $2()) }
     ),
-    .value("name", .string(minLength: 0), default: "file name", "shown in reports", into: \.name) {
-      $0.string($1, at: $2())
-    },
+    .value(
+      "name", .string(minLength: 0), default: "file name", "shown in reports",
+      into: { $0.name = $1 },
+      read: { $0.string($1, at: $2()) }),
     .value(
       "maxConcurrency", .integer(minimum: 1, maximum: nil), default: "no limit",
       "steps running at once; `--max-concurrency` overrides it",
       invalid: { _ in "'maxConcurrency' must be at least 1, or left out for no limit." },
-      into: \.maxConcurrency,
+      into: { $0.maxConcurrency = $1 },
       read: { reader, value, path in
         value.kind == .null ? nil : reader.integer(value, at: path())
       }
     ),
     .value(
       "defaults", .object(.defaults), default: "see below",
-      "settings for steps that set none", into: \.defaults
-    ) { reader, value, path in
-      var defaults = StepDefaults()
-      reader.readObject(value, at: path(), fields: ManifestFields.defaults, into: &defaults)
-      return defaults
-    },
+      "settings for steps that set none", into: { $0.defaults = $1 },
+      read: { reader, value, path in
+        var defaults = StepDefaults()
+        reader.readObject(value, at: path(), fields: ManifestFields.defaults, into: &defaults)
+        return defaults
+      }),
     .value(
       "milestones", .milestoneMap, default: "`{}`", "milestone name -> array of step ids",
-      into: \.milestones
-    ) { $0.milestones($1, at: $2()) },
+      into: { $0.milestones = $1 }, read: { $0.milestones($1, at: $2()) }),
     .value(
       "splash", .object(.splash), default: "none",
-      "when the app's splash gives way to content or a skeleton", into: \.splash
-    ) { reader, value, path in
-      var splash = SplashPolicy()
-      return reader.readObject(value, at: path(), fields: ManifestFields.splash, into: &splash)
-        ? splash : nil
-    },
+      "when the app's splash gives way to content or a skeleton", into: { $0.splash = $1 },
+      read: { reader, value, path in
+        var splash = SplashPolicy()
+        return reader.readObject(value, at: path(), fields: ManifestFields.splash, into: &splash)
+          ? splash : nil
+      }),
     .value(
       "app", .object(.app), default: "none",
-      "the app's version for rehearsals; an app's own `AppInfo` wins", into: \.app
-    ) { reader, value, path in
-      var app = AppInfo(version: "")
-      return reader.readObject(value, at: path(), fields: ManifestFields.app, into: &app)
-        ? app : nil
-    },
+      "the app's version for rehearsals; an app's own `AppInfo` wins", into: { $0.app = $1 },
+      read: { reader, value, path in
+        var app = AppInfo(version: "")
+        return reader.readObject(value, at: path(), fields: ManifestFields.app, into: &app)
+          ? app : nil
+      }),
     .value(
       "signals", .signalNames, default: "`[]`",
       "names of the signals the app may send during the launch, which steps wait for",
-      into: \.signals
-    ) { $0.stringArray($1, at: $2(), what: "signal names") },
+      into: { $0.signals = $1 }, read: { $0.stringArray($1, at: $2(), what: "signal names") }),
     .value(
       "safeMode", .object(.safeMode), default: "none",
-      "run in safe mode after launches that never reached the first screen", into: \.safeMode
-    ) { reader, value, path in
-      var policy = SafeModePolicy()
-      return reader.readObject(value, at: path(), fields: ManifestFields.safeMode, into: &policy)
-        ? policy : nil
-    },
+      "run in safe mode after launches that never reached the first screen",
+      into: { $0.safeMode = $1 },
+      read: { reader, value, path in
+        var policy = SafeModePolicy()
+        return reader.readObject(value, at: path(), fields: ManifestFields.safeMode, into: &policy)
+          ? policy : nil
+      }),
     .required(
       "steps", .array(.step), "the steps",
-      missing: "missing key 'steps'; a manifest declares its steps in an array.", into: \.steps
-    ) { $0.steps($1, at: $2()) },
+      missing: "missing key 'steps'; a manifest declares its steps in an array.",
+      into: { $0.steps = $1 }, read: { $0.steps($1, at: $2()) }),
   ]
 
   /// Settings every step takes unless it sets its own.
   static let defaults: [ManifestField<StepDefaults>] = [
-    .value("timeout", .duration, default: "none", "limit per attempt", into: \.timeout) {
-      $0.duration($1, at: $2())
-    },
-    .value("priority", .priority, default: "`normal`", "order among ready steps", into: \.priority)
-    { $0.priority($1, at: $2()) },
+    .value(
+      "timeout", .duration, default: "none", "limit per attempt", into: { $0.timeout = $1 },
+      read: { $0.duration($1, at: $2()) }),
+    .value(
+      "priority", .priority, default: "`normal`", "order among ready steps",
+      into: { $0.priority = $1 }, read: { $0.priority($1, at: $2()) }),
     .value(
       "onFailure", .failurePolicy, default: "`abort`", "what a final failure does",
-      into: \.onFailure
-    ) { $0.failurePolicy($1, at: $2()) },
-    .value("retry", .object(.retry), default: "one attempt", "attempts and backoff", into: \.retry)
-    { $0.retry($1, at: $2()) },
+      into: { $0.onFailure = $1 }, read: { $0.failurePolicy($1, at: $2()) }),
+    .value(
+      "retry", .object(.retry), default: "one attempt", "attempts and backoff",
+      into: { $0.retry = $1 }, read: { $0.retry($1, at: $2()) }),
   ]
 
   /// One step.
@@ -97,179 +98,172 @@ enum ManifestFields {
     .required(
       "id", .string(minLength: 1), "unique id",
       missing: "missing key 'id'; every step needs a unique id.",
-      invalid: { _ in "a step id cannot be empty." }, into: \.id,
+      invalid: { _ in "a step id cannot be empty." }, into: { $0.id = $1 },
       read: { $0.string($1, at: $2()) }
     ),
     .required(
       "plugin", .pluginKind, "the step kind, such as `simulate`",
-      missing: "missing key 'plugin'; say which step kind runs this step.", into: \.plugin
-    ) { $0.string($1, at: $2()) },
+      missing: "missing key 'plugin'; say which step kind runs this step.",
+      into: { $0.plugin = $1 }, read: { $0.string($1, at: $2()) }),
     .value(
       "params", .params, default: "`{}`",
       "the plugin's parameters, decoded and checked when the manifest loads",
-      into: \.declaration.params
-    ) { $0.params($1, at: $2(), allowsNull: true) },
+      into: { $0.declaration.params = $1 }, read: { $0.params($1, at: $2(), allowsNull: true) }),
     .value(
       "priority", .priority, default: "`defaults.priority`",
-      "order among ready steps; also the Swift task priority", into: \.declaration.priority
-    ) { $0.priority($1, at: $2()) },
+      "order among ready steps; also the Swift task priority",
+      into: { $0.declaration.priority = $1 }, read: { $0.priority($1, at: $2()) }),
     .value(
       "dependsOn", .stepIDs, default: "`[]`", "hard dependencies: run only after they succeed",
-      into: \.declaration.dependsOn
-    ) { $0.stringArray($1, at: $2(), what: "step ids") },
+      into: { $0.declaration.dependsOn = $1 },
+      read: { $0.stringArray($1, at: $2(), what: "step ids") }),
     .value(
       "after", .stepIDs, default: "`[]`",
-      "ordering only: wait until they finish, however they end", into: \.declaration.after
-    ) { $0.stringArray($1, at: $2(), what: "step ids") },
+      "ordering only: wait until they finish, however they end",
+      into: { $0.declaration.after = $1 }, read: { $0.stringArray($1, at: $2(), what: "step ids") }),
     .value(
       "timeout", .duration, default: "`defaults.timeout`", "limit per attempt",
-      into: \.declaration.timeout
-    ) { $0.duration($1, at: $2()) },
+      into: { $0.declaration.timeout = $1 }, read: { $0.duration($1, at: $2()) }),
     .value(
       "retry", .object(.retry), default: "`defaults.retry`",
-      "attempts in all (1-100); the backoff doubles each time", into: \.declaration.retry
-    ) { $0.retry($1, at: $2()) },
+      "attempts in all (1-100); the backoff doubles each time", into: { $0.declaration.retry = $1 },
+      read: { $0.retry($1, at: $2()) }),
     .value(
       "onFailure", .failurePolicy, default: "`defaults.onFailure`", "what a final failure does",
-      into: \.declaration.onFailure
-    ) { $0.failurePolicy($1, at: $2()) },
+      into: { $0.declaration.onFailure = $1 }, read: { $0.failurePolicy($1, at: $2()) }),
     .value(
       "fallback", .object(.fallback), default: "none",
-      "what runs after the last failed attempt", into: \.declaration.fallback
-    ) { $0.fallback($1, at: $2()) },
+      "what runs after the last failed attempt", into: { $0.declaration.fallback = $1 },
+      read: { $0.fallback($1, at: $2()) }),
     .value(
       "delay", .duration, default: "0", "wait this long after becoming ready",
-      into: \.declaration.delay
-    ) { $0.duration($1, at: $2()) },
+      into: { $0.declaration.delay = $1 }, read: { $0.duration($1, at: $2()) }),
     .value(
       "deferUntil", .milestoneName, default: "none",
-      "do not start before the milestone is reached", into: \.declaration.deferUntil
-    ) { $0.string($1, at: $2()) },
+      "do not start before the milestone is reached", into: { $0.declaration.deferUntil = $1 },
+      read: { $0.string($1, at: $2()) }),
     .value(
       "isolation", .isolation, default: "the plugin's",
       "`main` runs the step on the main actor (the main dispatch queue); a plugin that declares `main` always runs there",
-      into: \.declaration.isolation
-    ) { reader, value, path in
-      guard let text = reader.string(value, at: path()) else { return nil }
-      if let isolation = StepIsolation(rawValue: text) { return isolation }
-      reader.diagnostics.report(
-        "unknown isolation '\(text)'; use \"main\" to run on the main actor, or leave it out.",
-        at: path())
-      return nil
-    },
+      into: { $0.declaration.isolation = $1 },
+      read: { reader, value, path in
+        guard let text = reader.string(value, at: path()) else { return nil }
+        if let isolation = StepIsolation(rawValue: text) { return isolation }
+        reader.diagnostics.report(
+          "unknown isolation '\(text)'; use \"main\" to run on the main actor, or leave it out.",
+          at: path())
+        return nil
+      }),
     .value(
       "expectedDuration", .duration, default: "none",
-      "planning hint; also breaks priority ties", into: \.declaration.expectedDuration
-    ) { $0.duration($1, at: $2()) },
+      "planning hint; also breaks priority ties", into: { $0.declaration.expectedDuration = $1 },
+      read: { $0.duration($1, at: $2()) }),
     .value(
       "cache", .object(.cache), default: "none",
       "serve the last output at once, then run the step behind it to refresh it",
-      into: \.declaration.cache
-    ) { reader, value, path in
-      var policy = CachePolicy()
-      return reader.readObject(value, at: path(), fields: ManifestFields.cache, into: &policy)
-        ? policy : nil
-    },
+      into: { $0.declaration.cache = $1 },
+      read: { reader, value, path in
+        var policy = CachePolicy()
+        return reader.readObject(value, at: path(), fields: ManifestFields.cache, into: &policy)
+          ? policy : nil
+      }),
     .value(
       "waitFor", .signalNames, default: "`[]`",
       "signals from the app (declared in `signals`) the step also waits for",
-      into: \.declaration.waitFor
-    ) { $0.stringArray($1, at: $2(), what: "signal names") },
+      into: { $0.declaration.waitFor = $1 },
+      read: { $0.stringArray($1, at: $2(), what: "signal names") }),
     .value(
       "trigger", .trigger, default: "`launch`",
       "`onDemand` keeps the step out of the launch until the app ensures it",
-      into: \.declaration.trigger
-    ) { reader, value, path in
-      guard let text = reader.string(value, at: path()) else { return nil }
-      if let trigger = StepTrigger(rawValue: text) { return trigger }
-      reader.diagnostics.report(
-        "unknown trigger '\(text)'; use \"onDemand\" to run the step only when the app asks for it, or leave it out.",
-        at: path())
-      return nil
-    },
+      into: { $0.declaration.trigger = $1 },
+      read: { reader, value, path in
+        guard let text = reader.string(value, at: path()) else { return nil }
+        if let trigger = StepTrigger(rawValue: text) { return trigger }
+        reader.diagnostics.report(
+          "unknown trigger '\(text)'; use \"onDemand\" to run the step only when the app asks for it, or leave it out.",
+          at: path())
+        return nil
+      }),
     .value(
       "when", .object(.when), default: "always",
       "facts of the launch's context that must all hold for the step to run",
-      into: \.declaration.when
-    ) { reader, value, path in
-      var condition = StepCondition()
-      return reader.readObject(value, at: path(), fields: ManifestFields.when, into: &condition)
-        ? condition : nil
-    },
+      into: { $0.declaration.when = $1 },
+      read: { reader, value, path in
+        var condition = StepCondition()
+        return reader.readObject(value, at: path(), fields: ManifestFields.when, into: &condition)
+          ? condition : nil
+      }),
     .value(
       "once", .once, default: "every launch",
       "run only until it succeeds once: `perInstall`, or `perVersion` of the app",
-      into: \.declaration.once
-    ) { reader, value, path in
-      guard let text = reader.string(value, at: path()) else { return nil }
-      if let once = RunOnce(rawValue: text) { return once }
-      let names = RunOnce.allCases.map(\.rawValue)
-      reader.diagnostics.report(
-        "unknown 'once' '\(text)'.\(Suggestions.didYouMean(text, in: names)) Use \"perInstall\" or \"perVersion\".",
-        at: path())
-      return nil
-    },
+      into: { $0.declaration.once = $1 },
+      read: { reader, value, path in
+        guard let text = reader.string(value, at: path()) else { return nil }
+        if let once = RunOnce(rawValue: text) { return once }
+        let names = RunOnce.allCases.map(\.rawValue)
+        reader.diagnostics.report(
+          "unknown 'once' '\(text)'.\(Suggestions.didYouMean(text, in: names)) Use \"perInstall\" or \"perVersion\".",
+          at: path())
+        return nil
+      }),
     .value(
       "description", .string(minLength: 0), default: "none", "free text for people",
-      into: \.description
-    ) { $0.string($1, at: $2()) },
+      into: { $0.description = $1 }, read: { $0.string($1, at: $2()) }),
   ]
 
   /// A step's cache.
   static let cache: [ManifestField<CachePolicy>] = [
     .value(
       "maxAge", .duration, default: "no limit", "an older entry is not served; the step runs",
-      into: \.maxAge
-    ) { reader, value, path in
-      guard let age = reader.duration(value, at: path()) else { return nil }
-      guard age > .zero else {
-        reader.diagnostics.report(
-          "a 'maxAge' of 0 never serves the entry; give how old it may be (\"7d\"), or remove 'cache'.",
-          at: path())
-        return nil
-      }
-      return age
-    }
+      into: { $0.maxAge = $1 },
+      read: { reader, value, path in
+        guard let age = reader.duration(value, at: path()) else { return nil }
+        guard age > .zero else {
+          reader.diagnostics.report(
+            "a 'maxAge' of 0 never serves the entry; give how old it may be (\"7d\"), or remove 'cache'.",
+            at: path())
+          return nil
+        }
+        return age
+      })
   ]
 
   /// A step's condition; every key optional, all must hold.
   static let when: [ManifestField<StepCondition>] = [
     .value(
       "reason", .names, default: "any", "the launch reasons it runs for (`userTap`, `url`, ...)",
-      into: \.reasons
-    ) { reader, value, path in
-      guard let reasons = reader.stringArray(value, at: path(), what: "launch reasons") else {
-        return nil
-      }
-      // Any name is a reason an app may use; one a letter or a case away from a known one is
-      // more likely a typo, and a step that never runs because of it is hard to notice.
-      for (index, reason) in reasons.enumerated() {
-        if let known = LaunchContext.Reason.nearKnown(reason) {
-          reader.diagnostics.report(
-            "'\(reason)' is not a known launch reason; did you mean '\(known)'? (Other names are allowed, for reasons the app hands on itself.)",
-            at: path().appending(index), severity: .warning)
+      into: { $0.reasons = $1 },
+      read: { reader, value, path in
+        guard let reasons = reader.stringArray(value, at: path(), what: "launch reasons") else {
+          return nil
         }
-      }
-      return reasons
-    },
+        // Any name is a reason an app may use; one a letter or a case away from a known one is
+        // more likely a typo, and a step that never runs because of it is hard to notice.
+        for (index, reason) in reasons.enumerated() {
+          if let known = LaunchContext.Reason.nearKnown(reason) {
+            reader.diagnostics.report(
+              "'\(reason)' is not a known launch reason; did you mean '\(known)'? (Other names are allowed, for reasons the app hands on itself.)",
+              at: path().appending(index), severity: .warning)
+          }
+        }
+        return reasons
+      }),
     .value(
       "firstLaunch", .boolean, default: "either",
-      "`true`: only on the first launch; `false`: never on it", into: \.firstLaunch
-    ) { $0.boolean($1, at: $2()) },
+      "`true`: only on the first launch; `false`: never on it", into: { $0.firstLaunch = $1 },
+      read: { $0.boolean($1, at: $2()) }),
     .value(
       "afterUpgrade", .boolean, default: "either",
       "`true`: only on the first launch of a new app version; `false`: never on it",
-      into: \.afterUpgrade
-    ) { $0.boolean($1, at: $2()) },
+      into: { $0.afterUpgrade = $1 }, read: { $0.boolean($1, at: $2()) }),
     .value(
       "prewarmed", .boolean, default: "either",
-      "`true`: only when the system prewarmed the app; `false`: never then", into: \.prewarmed
-    ) { $0.boolean($1, at: $2()) },
+      "`true`: only when the system prewarmed the app; `false`: never then",
+      into: { $0.prewarmed = $1 }, read: { $0.boolean($1, at: $2()) }),
     .value(
       "safeMode", .boolean, default: "either",
       "`false`: skipped in safe mode (reason `safe mode`); `true`: only in safe mode",
-      into: \.safeMode
-    ) { $0.boolean($1, at: $2()) },
+      into: { $0.safeMode = $1 }, read: { $0.boolean($1, at: $2()) }),
   ]
 
   /// When a launch runs in safe mode.
@@ -281,7 +275,7 @@ enum ManifestFields {
         "missing key 'after' in 'safeMode'; say after how many failed launches, like \"after\": 2.",
       invalid: { _ in
         "'after' counts launches that never reached the first screen; use a number from 1 to \(LaunchRecord.recentLimit)."
-      }, into: \.after,
+      }, into: { $0.after = $1 },
       read: { $0.integer($1, at: $2()) }
     )
   ]
@@ -293,42 +287,38 @@ enum ManifestFields {
       missing: "missing key 'attempts' in 'retry'.",
       invalid: { _ in
         "'attempts' counts every attempt including the first; use a number from 1 to 100."
-      }, into: \.attempts,
+      }, into: { $0.attempts = $1 },
       read: { $0.integer($1, at: $2()) }
     ),
     .value(
       "backoff", .duration, default: "0", "the wait before the second attempt; it doubles after",
-      into: \.backoff
-    ) { $0.duration($1, at: $2()) },
+      into: { $0.backoff = $1 }, read: { $0.duration($1, at: $2()) }),
   ]
 
   /// What runs when a step has failed every attempt.
   static let fallback: [ManifestField<FallbackDeclaration>] = [
     .value(
       "params", .params, default: "none", "merged over the step's own, key by key",
-      into: \.params
-    ) { $0.params($1, at: $2(), allowsNull: false) },
+      into: { $0.params = $1 }, read: { $0.params($1, at: $2(), allowsNull: false) }),
     .value(
       "plugin", .pluginKind, default: "the step's own",
-      "another kind to run, with only the fallback's `params`", into: \.plugin
-    ) { $0.string($1, at: $2()) },
+      "another kind to run, with only the fallback's `params`", into: { $0.plugin = $1 },
+      read: { $0.string($1, at: $2()) }),
   ]
 
   /// The splash screen's timing.
   static let splash: [ManifestField<SplashPolicy>] = [
     .value(
       "dismissOn", .milestoneName, default: "`interactive`",
-      "the milestone that brings the content", into: \.dismissOn
-    ) { $0.string($1, at: $2()) },
+      "the milestone that brings the content", into: { $0.dismissOn = $1 },
+      read: { $0.string($1, at: $2()) }),
     .value(
       "minimum", .duration, default: "0", "the splash shows at least this long",
-      into: \.minimum
-    ) { $0.duration($1, at: $2()) },
+      into: { $0.minimum = $1 }, read: { $0.duration($1, at: $2()) }),
     .value(
       "skeletonAfter", .duration, default: "`150ms`",
       "a skeleton replaces the splash when content is this late past `minimum`",
-      into: \.skeletonAfter
-    ) { $0.duration($1, at: $2()) },
+      into: { $0.skeletonAfter = $1 }, read: { $0.duration($1, at: $2()) }),
   ]
 
   /// The app's identity, for rehearsals outside the app.
@@ -336,7 +326,8 @@ enum ManifestFields {
     .required(
       "version", .string(minLength: 1), "the app's version, such as `1.10.0`",
       missing: "missing key 'version' in 'app'; write it like \"1.10.0\".",
-      invalid: { _ in "'version' cannot be empty; write it like \"1.10.0\"." }, into: \.version,
+      invalid: { _ in "'version' cannot be empty; write it like \"1.10.0\"." },
+      into: { $0.version = $1 },
       read: { reader, value, path in
         guard let version = reader.string(value, at: path()) else { return nil }
         guard AppInfo.looksLikeVersion(version) else {
@@ -350,23 +341,25 @@ enum ManifestFields {
     .value(
       "build", .string(minLength: 1), default: "none", "the build number",
       invalid: { _ in "'build' cannot be empty; leave it out or write it like \"41\"." },
-      into: \.build,
+      into: { $0.build = $1 },
       read: { $0.string($1, at: $2()) }
     ),
   ]
 }
 
+// Each object's fields are described from its table only when asked: a table is built when a
+// manifest first holds its object, not because another table's shape names it.
 extension ManifestObjectInfo {
-  static let defaults = ManifestFields.defaults.objectInfo("defaults")
-  static let step = ManifestFields.step.objectInfo("step", isDefinition: true)
-  static let retry = ManifestFields.retry.objectInfo("retry", isDefinition: true)
-  static let fallback = ManifestFields.fallback.objectInfo("fallback")
-  static let splash = ManifestFields.splash.objectInfo("splash")
-  static let app = ManifestFields.app.objectInfo("app")
-  static let cache = ManifestFields.cache.objectInfo("cache")
-  static let when = ManifestFields.when.objectInfo("when")
-  static let safeMode = ManifestFields.safeMode.objectInfo("safeMode")
-  static let topLevel = ManifestFields.topLevel.objectInfo("manifest")
+  static let defaults = Self(name: "defaults") { ManifestFields.defaults.infos() }
+  static let step = Self(name: "step", isDefinition: true) { ManifestFields.step.infos() }
+  static let retry = Self(name: "retry", isDefinition: true) { ManifestFields.retry.infos() }
+  static let fallback = Self(name: "fallback") { ManifestFields.fallback.infos() }
+  static let splash = Self(name: "splash") { ManifestFields.splash.infos() }
+  static let app = Self(name: "app") { ManifestFields.app.infos() }
+  static let cache = Self(name: "cache") { ManifestFields.cache.infos() }
+  static let when = Self(name: "when") { ManifestFields.when.infos() }
+  static let safeMode = Self(name: "safeMode") { ManifestFields.safeMode.infos() }
+  static let topLevel = Self(name: "manifest") { ManifestFields.topLevel.infos() }
 }
 
 /// A manifest's top level as it is read, before defaults fill what was left out.

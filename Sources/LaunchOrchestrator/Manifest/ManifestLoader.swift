@@ -114,8 +114,9 @@ public struct ManifestLoader: Sendable {
         "the key '\(duplicate.key)' appears twice in this object; keep one.",
         at: duplicate.path.appending(duplicate.key), offset: duplicate.offset)
     }
-    let fallbackName = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
-    var reader = ManifestReader(diagnostics: diagnostics, fallbackName: fallbackName)
+    var reader = ManifestReader(
+      diagnostics: diagnostics,
+      fallbackName: URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent)
     guard let manifest = reader.read() else {
       throw ManifestError(code: .invalid, diagnostics: reader.diagnostics.sorted)
     }

@@ -4,10 +4,16 @@ import LaunchJSON
 /// unknown or of the wrong shape.
 struct ManifestReader {
   var diagnostics: DiagnosticCollector
-  let fallbackName: String
+  /// The manifest's name when it gives none: worked out only then.
+  let fallbackName: () -> String
   /// For each step read, its index in the source's `steps` array: steps that could not be
   /// read are left out of the manifest, and diagnostics must still point at the right element.
   private(set) var stepSourceIndices: [Int] = []
+
+  init(diagnostics: DiagnosticCollector, fallbackName: @escaping @autoclosure () -> String) {
+    self.diagnostics = diagnostics
+    self.fallbackName = fallbackName
+  }
 
   /// Reads the manifest; `nil` only when the root is not an object at all.
   mutating func read() -> Manifest? {
@@ -15,7 +21,7 @@ struct ManifestReader {
     guard readObject(diagnostics.root, at: .root, fields: ManifestFields.topLevel, into: &draft)
     else { return nil }
     var manifest = Manifest(
-      version: draft.version ?? 1, name: draft.name ?? fallbackName,
+      version: draft.version ?? 1, name: draft.name ?? fallbackName(),
       maxConcurrency: draft.maxConcurrency, defaults: draft.defaults,
       milestones: draft.milestones, splash: draft.splash, app: draft.app, signals: draft.signals,
       steps: draft.steps)
@@ -36,8 +42,17 @@ struct ManifestReader {
         at: path())
       return false
     }
+    // A table's fields are read in place (a copy would retain each part of it), and their keys
+    // compared with a member's by length first: a step's table has two dozen, most of another
+    // length.
+    var requiredGiven = 0
     for member in members {
-      guard let field = fields.first(where: { $0.key == member.key }) else {
+      let length = member.key.utf8.count
+      guard
+        let index = fields.firstIndex(where: {
+          $0.key.utf8.count == length && $0.key == member.key
+        })
+      else {
         let allowed = fields.map(\.key)
         let hint = Suggestions.closest(to: member.key, in: allowed)
         let advice =
@@ -47,11 +62,15 @@ struct ManifestReader {
           "unknown key '\(member.key)'.\(advice)", at: path().appending(member.key))
         continue
       }
-      field.read(&self, member.value, { path().appending(member.key) }, &target)
+      if fields[index].info.isRequired { requiredGiven += 1 }
+      fields[index].read(&self, member.value, { path().appending(member.key) }, &target)
     }
-    for field in fields {
-      if case .required(let missing) = field.info.requirement,
-        !members.contains(where: { $0.key == field.key })
+    // Keys are unique, so a field matches one member at most: when as many required fields were
+    // given as there are, none is missing.
+    guard requiredGiven < fields.count(where: { $0.info.isRequired }) else { return true }
+    for index in fields.indices {
+      if case .required(let missing) = fields[index].info.requirement,
+        !members.contains(where: { $0.key == fields[index].key })
       {
         diagnostics.report(missing, at: path())
       }
@@ -222,6 +241,7 @@ struct ManifestReader {
       return nil
     }
     var strings: [String] = []
+    strings.reserveCapacity(elements.count)
     for (index, element) in elements.enumerated() {
       if let text = string(element, at: path().appending(index)) { strings.append(text) }
     }

@@ -44,11 +44,14 @@ package enum LaunchForecast {
     // The report's steps by id, once: a lookup in its list per step would be quadratic.
     let measuredByID = Dictionary(
       (earlier?.steps ?? []).map { ($0.id, $0.duration) }, uniquingKeysWith: { first, _ in first })
-    for step in plan.steps {
-      if let measured = measuredByID[step.id] ?? nil {
+    durations.reserveCapacity(plan.steps.count)
+    sources.reserveCapacity(plan.steps.count)
+    // Steps read in place: a copy of each would retain every list it holds.
+    for index in plan.steps.indices {
+      if !measuredByID.isEmpty, let measured = measuredByID[plan.steps[index].id] ?? nil {
         durations.append(measured)
         sources.append(.report)
-      } else if let hint = step.expectedDuration {
+      } else if let hint = plan.steps[index].expectedDuration {
         durations.append(hint)
         sources.append(.hint)
       } else {

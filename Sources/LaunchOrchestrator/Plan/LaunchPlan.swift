@@ -162,9 +162,3 @@ package struct PlannedMilestone: Sendable {
   /// Steps deferred until it is reached.
   package let deferredSteps: [Int]
 }
-
-extension CodingUserInfoKey {
-  /// The manifest's folder (a `URL`), available to plugins' parameter decoding.
-  package static let manifestDirectory = CodingUserInfoKey(
-    rawValue: "LaunchOrchestrator.manifestDirectory")!
-}

@@ -145,6 +145,8 @@ struct PlanBuilder {
   private mutating func checkOnDemandSteps(edges: Edges, membership: Membership) {
     let steps = manifest.steps
     func isOnDemand(_ index: Int) -> Bool { steps[index].trigger == .onDemand }
+    // Only a wait for an on-demand step is reported: without one, nothing is to be looked up.
+    guard steps.indices.contains(where: isOnDemand) else { return }
     for index in steps.indices {
       if isOnDemand(index), steps[index].cache != nil {
         diagnostics.report(
@@ -270,9 +272,8 @@ struct PlanBuilder {
   private mutating func prepareAllActions() -> [(action: PreparedStep?, fallback: PreparedStep?)] {
     var actions: [(action: PreparedStep?, fallback: PreparedStep?)] = []
     actions.reserveCapacity(manifest.steps.count)
-    let userInfo: [CodingUserInfoKey: any Sendable] = [.manifestDirectory: manifestDirectory]
     for index in manifest.steps.indices {
-      actions.append(prepareActions(at: index, userInfo: userInfo))
+      actions.append(prepareActions(at: index))
     }
     return actions
   }
@@ -322,30 +323,31 @@ struct PlanBuilder {
     actions: [(action: PreparedStep?, fallback: PreparedStep?)], signals: [[Int]]
   ) -> LaunchPlan {
     let steps = manifest.steps
+    // Each field read in place: a copy of the declaration would retain every field it holds.
     let plannedSteps = steps.indices.map { index in
-      let step = steps[index]
-      return PlannedStep(
-        index: index, id: step.id, plugin: step.plugin, priority: ranking.priorities[index],
+      PlannedStep(
+        index: index, id: steps[index].id, plugin: steps[index].plugin,
+        priority: ranking.priorities[index],
         effectivePriority: ranking.effectivePriorities[index],
         dependsOn: edges.dependsOn[index], after: edges.after[index],
         deferUntil: edges.deferUntil[index], milestones: membership.milestonesOfStep[index],
         hardDependents: ranking.hardDependents[index],
         orderDependents: ranking.orderDependents[index],
-        timeout: step.timeout ?? manifest.defaults.timeout,
-        retry: step.retry ?? manifest.defaults.retry,
-        onFailure: step.onFailure ?? manifest.defaults.onFailure, delay: step.delay,
-        isolation: step.isolation ?? (mainActorSteps.contains(index) ? .main : .default),
-        expectedDuration: step.expectedDuration,
-        fallbackPlugin: step.fallback.map { $0.plugin ?? step.plugin },
-        remainingPath: ranking.remainingPaths[index], cache: step.cache,
-        waitFor: signals[index], trigger: step.trigger,
-        cacheKey: step.cache == nil
+        timeout: steps[index].timeout ?? manifest.defaults.timeout,
+        retry: steps[index].retry ?? manifest.defaults.retry,
+        onFailure: steps[index].onFailure ?? manifest.defaults.onFailure, delay: steps[index].delay,
+        isolation: steps[index].isolation ?? (mainActorSteps.contains(index) ? .main : .default),
+        expectedDuration: steps[index].expectedDuration,
+        fallbackPlugin: steps[index].fallback.map { $0.plugin ?? steps[index].plugin },
+        remainingPath: ranking.remainingPaths[index], cache: steps[index].cache,
+        waitFor: signals[index], trigger: steps[index].trigger,
+        cacheKey: steps[index].cache == nil
           ? nil
-          : registry.descriptor(for: step.plugin)?.outputCoder.map { coder in
+          : registry.descriptor(for: steps[index].plugin)?.outputCoder.map { coder in
             CacheKey(
               coder: coder,
               params: OutputCache.fingerprint(
-                of: step.params,
+                of: steps[index].params,
                 dependencies: LaunchPlan.closure(from: index) { edges.dependsOn[$0] }.map {
                   (steps[$0].id, steps[$0].plugin, steps[$0].params)
                 }))
@@ -417,9 +419,7 @@ struct PlanBuilder {
     return nil
   }
 
-  private mutating func prepareActions(
-    at index: Int, userInfo: [CodingUserInfoKey: any Sendable]
-  ) -> (PreparedStep?, PreparedStep?) {
+  private mutating func prepareActions(at index: Int) -> (PreparedStep?, PreparedStep?) {
     let plugin = manifest.steps[index].plugin
     let source = sourceIndex[index]
     guard let primary = descriptor(plugin, at: Self.stepPath(source: source).appending("plugin"))
@@ -431,7 +431,7 @@ struct PlanBuilder {
       JSONValue(.object([]), offset: root.value(at: Self.stepPath(source: source))?.offset)
     }
     let params = manifest.steps[index].params ?? emptyParams()
-    let action = prepare(primary, params: params, userInfo: userInfo) { _ in
+    let action = prepare(primary, params: params) { _ in
       Self.stepPath(source: source).appending("params")
     }
     if primary.isolation == .main {
@@ -483,7 +483,7 @@ struct PlanBuilder {
       members.append(member)
       merged = JSONValue(.object(members), offset: merged.offset)
     }
-    let fallbackAction = prepare(fallbackDescriptor, params: merged, userInfo: userInfo) { key in
+    let fallbackAction = prepare(fallbackDescriptor, params: merged) { key in
       key.map(overridden.contains) ?? false || fallback.plugin != nil
         ? fallbackPath.appending("params") : path.appending("params")
     }
@@ -493,10 +493,9 @@ struct PlanBuilder {
   /// Decodes `params` for `descriptor`; `base` says which params object a problem belongs to,
   /// given the top-level key it concerns.
   private mutating func prepare(
-    _ descriptor: PluginDescriptor, params: JSONValue, userInfo: [CodingUserInfoKey: any Sendable],
-    base: (String?) -> JSONPath
+    _ descriptor: PluginDescriptor, params: JSONValue, base: (String?) -> JSONPath
   ) -> PreparedStep? {
-    switch descriptor.prepare(params: params, userInfo: userInfo) {
+    switch descriptor.prepare(params: params, manifestDirectory: manifestDirectory) {
     case .success(let step):
       return step
     case .failure(let problems):
@@ -512,16 +511,29 @@ struct PlanBuilder {
 
   private mutating func checkInputs(dependsOn: [[Int]]) {
     let steps = manifest.steps
-    for (index, step) in steps.enumerated() {
-      guard let descriptor = registry.descriptor(for: step.plugin) else { continue }
+    // Which search saw each step last: one array for every search, not a set for each (a
+    // `Set<Int>` would also look up `Int`'s `Hashable` conformance at run time, on a launch's
+    // cold path).
+    var seenBy: [Int] = []
+    var search = 0
+    // The few kinds that need an input, named once: most steps need none to be looked up.
+    let kindsWithInputs = registry.descriptors.filter { $0.inputs.contains(where: \.isRequired) }
+      .map(\.kind)
+    for index in steps.indices {
+      guard kindsWithInputs.contains(steps[index].plugin),
+        let descriptor = registry.descriptor(for: steps[index].plugin)
+      else { continue }
       for input in descriptor.inputs where input.isRequired {
-        var seen: Set<Int> = [index]
+        if seenBy.isEmpty { seenBy = [Int](repeating: 0, count: steps.count) }
+        search += 1
+        seenBy[index] = search
         var queue = dependsOn[index][...]
         var found = false
         // A run-once provider gives nothing on the launches that skip it.
         var runOnceProvider: Int?
         while let next = queue.popFirst(), !found {
-          guard seen.insert(next).inserted else { continue }
+          guard seenBy[next] != search else { continue }
+          seenBy[next] = search
           let provides = registry.descriptor(for: steps[next].plugin)?.outputType == input.type
           if provides, steps[next].once != nil {
             runOnceProvider = runOnceProvider ?? next
@@ -543,7 +555,7 @@ struct PlanBuilder {
           ? "no registered plugin provides one."
           : "add a step of kind \(providers.joined(separator: " or ")) to its 'dependsOn'."
         diagnostics.report(
-          "'\(step.plugin)' needs \(English.withArticle(input.typeName)) from a dependency, and none of the step's 'dependsOn' steps provides one; \(advice)",
+          "'\(steps[index].plugin)' needs \(English.withArticle(input.typeName)) from a dependency, and none of the step's 'dependsOn' steps provides one; \(advice)",
           at: stepPath(index).appending("dependsOn"))
       }
     }
@@ -551,8 +563,8 @@ struct PlanBuilder {
 
   private mutating func warnAboutInversions(dependsOn: [[Int]], after: [[Int]]) {
     let steps = manifest.steps
-    for (index, step) in steps.enumerated() {
-      let priority = step.priority ?? manifest.defaults.priority
+    for index in steps.indices {
+      let priority = steps[index].priority ?? manifest.defaults.priority
       guard priority >= .high else { continue }
       for dependency in dependsOn[index] + after[index] {
         let dependencyPriority = steps[dependency].priority ?? manifest.defaults.priority

@@ -16,8 +16,14 @@ import LaunchJSON
 /// The declaration drives decoding `params`, `orchestrate plugins` and the manifest JSON
 /// Schema; a value outside the bounds or the listed values, or an empty path or non-empty
 /// string, fails the manifest with an error naming the step and the parameter.
+///
+/// Every initializer takes a ``ParameterValue``. The type itself asks only `Sendable`, which
+/// the run time never checks: a requirement such as `Decodable` would be checked, with a search
+/// through every conformance the process has loaded, the first time each `Parameter<T>` is
+/// made from its name (reading a plugin's parameters, copying them), before a launch's first
+/// step.
 @propertyWrapper
-public struct Parameter<Value: ParameterValue>: Sendable {
+public struct Parameter<Value: Sendable>: Sendable {
   /// The declared default, then the decoded value; `nil` for a required parameter not decoded.
   @usableFromInline var value: Value?
   /// Which parameter of its type this is, in the order the type creates them.
@@ -36,7 +42,9 @@ public struct Parameter<Value: ParameterValue>: Sendable {
     }
     set { value = newValue }
   }
+}
 
+extension Parameter where Value: ParameterValue {
   /// A parameter that takes `wrappedValue` when a manifest leaves it out.
   ///
   /// - Parameters:
@@ -108,9 +116,7 @@ public struct Parameter<Value: ParameterValue>: Sendable {
     ordinal = round.take()
     if round.isDescribing {
       value = fallback
-      round.declare(
-        ordinal, Self.self, declaration(), fallback: fallback,
-        read: Self.reader(isRequired: fallback == nil))
+      round.declare(ordinal, Self.self, declaration(), fallback: fallback)
     } else {
       // `nil` stands for a key the manifest left out: the declared value stays.
       value = round.value(at: ordinal) ?? fallback
@@ -118,7 +124,7 @@ public struct Parameter<Value: ParameterValue>: Sendable {
   }
 }
 
-extension Parameter where Value: ExpressibleByNilLiteral {
+extension Parameter where Value: ParameterValue & ExpressibleByNilLiteral {
   /// An optional parameter: `nil` unless a manifest gives it.
   @inlinable
   public init(

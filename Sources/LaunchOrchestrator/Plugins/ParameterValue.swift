@@ -132,54 +132,72 @@ enum ParameterShape {
   }
 }
 
-/// Reads one parameter's value from `params`, boxed as exactly its type: `nil` when the
-/// manifest leaves it out (or writes `null`); a required parameter's reader throws then.
-@usableFromInline
+/// Reads one parameter's value from its member of `params` (`nil` when the manifest leaves it
+/// out), boxed as exactly its type: `nil` when it is left out or `null`; a required
+/// parameter's reader throws then. Keys of nested objects that the value's type did not read
+/// are added to `unused`.
 typealias ParameterReader =
-  @Sendable (KeyedDecodingContainer<ParameterKey>, ParameterKey) throws -> (any Sendable)?
+  @Sendable (_ value: JSONValue?, _ key: ParameterKey, _ unused: inout [JSONValueDecoder.UnusedKey])
+  throws -> (any Sendable)?
 
-extension Parameter {
-  /// How to read this parameter's value. Made in the plugin's module (from an inlined
-  /// initializer), so that each read is specialized for the value's type: decoding runs
-  /// once per step and parameter, and generic indirection there would show in load times.
-  @inlinable
+extension Parameter where Value: ParameterValue {
+  /// How to read this parameter's value: the types `orchestrate plugins` knows by name (and
+  /// their optionals) straight from the parsed JSON, any other type through its `Decodable`
+  /// conformance. Chosen once per type, by the identity of `Value`: neither way asks the
+  /// run time whether a type conforms to a protocol, a search through every conformance the
+  /// process has loaded, the first time, on a launch's cold path.
   static func reader(isRequired: Bool) -> ParameterReader {
+    if let read = scalarReader {
+      return { value, key, _ in
+        guard let value = try present(value, key, isRequired: isRequired) else { return nil }
+        return try read(value, key)
+      }
+    }
+    return { value, key, unused in
+      guard let value = try present(value, key, isRequired: isRequired) else { return nil }
+      let (decoded, nested) = try JSONValueDecoder.decode(Value.self, from: value, key: key)
+      unused += nested
+      return decoded
+    }
+  }
+
+  /// Reads a value given in the manifest (not `null`, unless the parameter is required) when
+  /// `Value` is `String`, `Int`, `Bool`, `Double`, `Duration`, `[Duration]` or an optional of
+  /// one; `nil` for any other type, which decodes itself.
+  static var scalarReader: (@Sendable (JSONValue, ParameterKey) throws -> any Sendable)? {
+    switch ObjectIdentifier(Value.self) {
+    case ObjectIdentifier(String.self), ObjectIdentifier(String?.self):
+      { value, key in try JSONValueDecoder.string(value, at: [key]) }
+    case ObjectIdentifier(Int.self), ObjectIdentifier(Int?.self):
+      { value, key in try JSONValueDecoder.integer(Int.self, value, at: [key]) }
+    case ObjectIdentifier(Bool.self), ObjectIdentifier(Bool?.self):
+      { value, key in try JSONValueDecoder.bool(value, at: [key]) }
+    case ObjectIdentifier(Double.self), ObjectIdentifier(Double?.self):
+      { value, key in try JSONValueDecoder.number(value, as: Double.self, at: [key]) }
     // Swift's own `Codable` form of a duration is not how manifests write one.
-    if Value.self == Duration.self || Value.self == Duration?.self {
-      return { container, key in
-        try readDuration(container, key, isRequired: isRequired).map { $0 as! Value }
-      }
+    case ObjectIdentifier(Duration.self), ObjectIdentifier(Duration?.self):
+      { value, key in try DurationText.parameter(value, at: [key]) }
+    case ObjectIdentifier([Duration].self), ObjectIdentifier([Duration]?.self):
+      { value, key in try DurationText.parameters(value, at: key) }
+    default: nil
     }
-    if Value.self == [Duration].self || Value.self == [Duration]?.self {
-      return { container, key in
-        try readDurations(container, key, isRequired: isRequired).map { $0 as! Value }
-      }
-    }
-    if isRequired {
-      return { container, key in try container.decode(Value.self, forKey: key) }
-    }
-    return { container, key in try container.decodeIfPresent(Value.self, forKey: key) }
   }
 }
 
-/// A duration as manifests write it: `"250ms"`, `"2s"`, `"1.5m"`, `"24h"` or seconds.
-@usableFromInline
-func readDuration(
-  _ container: KeyedDecodingContainer<ParameterKey>, _ key: ParameterKey, isRequired: Bool
-) throws -> Duration? {
-  if isRequired { return try container.decode(DurationParameter.self, forKey: key).duration }
-  return try container.decodeIfPresent(DurationParameter.self, forKey: key)?.duration
-}
-
-/// Durations as manifests write them, each `"250ms"`, `"2s"` or seconds.
-@usableFromInline
-func readDurations(
-  _ container: KeyedDecodingContainer<ParameterKey>, _ key: ParameterKey, isRequired: Bool
-) throws -> [Duration]? {
-  if isRequired {
-    return try container.decode([DurationParameter].self, forKey: key).map(\.duration)
+/// `value`, unless it stands for no value: `nil` for a parameter left out or `null`, except
+/// that a required parameter must be given, and is read from `null` as from any value.
+private func present(_ value: JSONValue?, _ key: ParameterKey, isRequired: Bool) throws
+  -> JSONValue?
+{
+  guard let value else {
+    guard isRequired else { return nil }
+    throw DecodingError.keyNotFound(
+      key, .init(codingPath: [], debugDescription: "the key '\(key.stringValue)' is required"))
   }
-  return try container.decodeIfPresent([DurationParameter].self, forKey: key)?.map(\.duration)
+  // Not a `? value : nil` expression: `JSONValue` is `ExpressibleByNilLiteral`, so that `nil`
+  // would be a `null` value rather than none.
+  if !isRequired, value.kind == .null { return nil }
+  return value
 }
 
 /// An optional parameter type: one a manifest may leave out.

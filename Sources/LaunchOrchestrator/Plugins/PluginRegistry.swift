@@ -1,3 +1,4 @@
+import Foundation
 import LaunchJSON
 
 /// The step kinds a launch can use, by kind name.
@@ -134,15 +135,15 @@ package struct PluginDescriptor: Sendable {
     self.types = Lazy(types)
   }
 
-  /// Decodes `params` and makes a runnable step, or lists what is wrong with them
-  /// (paths relative to `params`).
+  /// Decodes `params` (from the manifest in `manifestDirectory`) and makes a runnable step, or
+  /// lists what is wrong with them (paths relative to `params`).
   func prepare(
-    params: JSONValue, userInfo: [CodingUserInfoKey: any Sendable]
+    params: JSONValue, manifestDirectory: URL?
   ) -> Result<PreparedStep, ParameterProblems> {
     let made: Result<PreparedStep, any Error>
     let unused: [JSONValueDecoder.UnusedKey]
     do {
-      (made, unused) = try types.value.prepare(params, userInfo)
+      (made, unused) = try types.value.prepare(params, manifestDirectory)
     } catch {
       return .failure(ParameterProblems(error: error, params: params, plugin: self))
     }
@@ -176,7 +177,7 @@ struct KindTypes: Sendable {
   /// The schema is kept per type, once read.
   let describeParameters: @Sendable () -> [ParameterDescription]
   let prepare:
-    @Sendable (JSONValue, [CodingUserInfoKey: any Sendable]) throws -> (
+    @Sendable (JSONValue, URL?) throws -> (
       Result<PreparedStep, any Error>, [JSONValueDecoder.UnusedKey]
     )
 
@@ -189,12 +190,15 @@ struct KindTypes: Sendable {
     hasOutput = Output.self != Void.self
     outputTypeName = Lazy { String(describing: Output.self) }
     outputCoder = Lazy { OutputCoder(Output.self) }
-    describeParameters = { Parameters.parameterDescriptions }
-    prepare = { value, userInfo in
-      let (decoded, unused) = try JSONValueDecoder.decode(
-        DecodedParameters<Parameters>.self, from: value, userInfo: userInfo)
-      if let problem = decoded.problem { return (.failure(problem), unused) }
-      return (Result { try make(decoded.parameters) }, unused)
+    // Read here, once: a kind's types are worked out when a step of it is first prepared or the
+    // kind described, and both need its parameters.
+    let schema = ParameterSchema.of(Parameters.self)
+    describeParameters = { schema.descriptions.value }
+    prepare = { value, manifestDirectory in
+      let (parameters, problem, unused) = try schema.decode(
+        value, as: Parameters.self, manifestDirectory: manifestDirectory)
+      if let problem { return (.failure(problem), unused) }
+      return (Result { try make(parameters) }, unused)
     }
   }
 }

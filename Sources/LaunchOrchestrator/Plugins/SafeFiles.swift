@@ -223,7 +223,10 @@ public enum SafeFiles {
       throw ReadProblem(url: url, reason: .unreadable(describeErrno(code)))
     }
     defer { free(real) }
-    return try contentsOfRegularFile(at: URL(fileURLWithPath: String(cString: real)), limit: limit)
+    // The resolved file is named only in a problem with it: a URL is not needed to open it.
+    return try contentsOfRegularFile(
+      opening: open(real, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC),
+      naming: URL(fileURLWithPath: String(cString: real)), limit: limit)
   }
 
   /// The bytes of the regular file `name` in the open folder `folder` (which `url` names, for
@@ -236,9 +239,10 @@ public enum SafeFiles {
       limit: limit)
   }
 
-  private static func contentsOfRegularFile(opening descriptor: Int32, naming url: URL, limit: Int)
-    throws(ReadProblem) -> Data?
-  {
+  private static func contentsOfRegularFile(
+    opening descriptor: Int32, naming name: @autoclosure () -> URL, limit: Int
+  ) throws(ReadProblem) -> Data? {
+    var url: URL { name() }
     guard descriptor >= 0 else {
       let code = errno
       if code == ENOENT { return nil }

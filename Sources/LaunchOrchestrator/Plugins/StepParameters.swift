@@ -21,13 +21,6 @@ public protocol StepParameters: Sendable {
   init()
 }
 
-extension StepParameters {
-  /// The parameters as `orchestrate plugins` and the JSON Schema describe them.
-  package static var parameterDescriptions: [ParameterDescription] {
-    ParameterSchema.of(Self.self).descriptions.value
-  }
-}
-
 /// The folder of the manifest that `params` come from, for parameters that check files
 /// shipped with the manifest when it loads: `@ManifestDirectory var manifestDirectory: URL?`.
 /// `nil` for parameters made in code.
@@ -95,7 +88,7 @@ struct ParameterSchema: Sendable {
 
   private static func read<Parameters: StepParameters>(_ type: Parameters.Type) -> ParameterSchema {
     let round = ParameterRound(describing: ())
-    let instance = ParameterRound.$current.withValue(round) { Parameters() }
+    let instance = ParameterRound.making(with: round) { Parameters() }
     let declared = round.declared
     var entries: [Entry] = []
     func add(_ field: ParameterRound.Field, label: String) {
@@ -104,7 +97,8 @@ struct ParameterSchema: Sendable {
       // Each declaration recognizes its own wrapper by its exact type, a comparison of
       // metadata: a cast to a protocol would search the conformances of the process for
       // each wrapper type, the first time.
-      guard let made = declared.lazy.compactMap({ $0(field, name) }).first else { return }
+      guard let made = declared.lazy.compactMap({ $0.entry(of: field, named: name) }).first
+      else { return }
       precondition(
         !entries.contains { $0.key.stringValue == made.key.stringValue },
         "\(Parameters.self) declares the parameter '\(made.key.stringValue)' twice")
@@ -127,12 +121,11 @@ struct ParameterSchema: Sendable {
   }
 }
 
-extension Parameter {
+extension Parameter where Value: ParameterValue {
   /// The parameter named `name` (unless its declaration gives a key), declared with
   /// `declaration` and `fallback` as its default.
   static func entry(
-    name propertyName: String, ordinal: Int, declaration: ParameterDeclaration, fallback: Value?,
-    read: @escaping ParameterReader
+    name propertyName: String, ordinal: Int, declaration: ParameterDeclaration, fallback: Value?
   ) -> ParameterSchema.Entry {
     let name = declaration.key ?? propertyName
     // What `describe` says, without asking whether `Value` is optional: a parameter without
@@ -159,7 +152,9 @@ extension Parameter {
     return ParameterSchema.Entry(
       key: ParameterKey(name), ordinal: ordinal, isRequired: isRequired,
       read: checked(
-        read, name: name, type: declared, bounds: declaration.bounds, describe: describe),
+        reader(isRequired: fallback == nil), name: name, type: declared,
+        bounds: declaration.bounds, mayBeEnum: declared == nil && scalarReader == nil,
+        describe: describe),
       describe: describe)
   }
 
@@ -168,8 +163,10 @@ extension Parameter {
   private static func declaredType(
     name: String, _ declaration: ParameterDeclaration
   ) -> ParameterDescription.ValueType? {
-    let isText = Value.self == String.self || Value.self == String?.self
-    let isTexts = Value.self == [String].self || Value.self == [String]?.self
+    // Worked out only for a declaration that needs them: each type compared is made at run
+    // time the first time.
+    var isText: Bool { Value.self == String.self || Value.self == String?.self }
+    var isTexts: Bool { Value.self == [String].self || Value.self == [String]?.self }
     if declaration.isPath || declaration.values != nil {
       precondition(isText, "'\(name)' is declared as text, so it must be a String")
     }
@@ -179,6 +176,7 @@ extension Parameter {
     if let values = declaration.values { return .oneOf(values) }
     if declaration.isPath { return .path }
     if declaration.isNonEmpty {
+      let isText = isText
       precondition(
         isText || isTexts, "'\(name)' is declared non-empty, so it must be a String or [String]")
       return isText ? .string(nonEmpty: true) : .strings(nonEmpty: true)
@@ -187,10 +185,12 @@ extension Parameter {
   }
 
   /// Reads the value as its type does, then checks it against the declared values, length or
-  /// bounds.
+  /// bounds; `mayBeEnum` when `Value` may be an enum of strings, whose cases a refused value
+  /// is then checked against, to name them.
   private static func checked(
     _ read: @escaping ParameterReader, name: String, type: ParameterDescription.ValueType?,
-    bounds: IntegerBounds?, describe: @escaping @Sendable () -> ParameterDescription
+    bounds: IntegerBounds?, mayBeEnum: Bool,
+    describe: @escaping @Sendable () -> ParameterDescription
   ) -> ParameterReader {
     /// Refuses `text` when it is not one of `values`, naming the closest.
     @Sendable func check(_ text: String, among values: [String]) throws {
@@ -202,21 +202,22 @@ extension Parameter {
     }
     switch type {
     case .oneOf(let values):
-      return { container, key in
-        if let text = try container.decodeIfPresent(String.self, forKey: key) {
-          try check(text, among: values)
+      return { value, key, unused in
+        if let value, value.kind != .null {
+          try check(try JSONValueDecoder.string(value, at: [key]), among: values)
         }
-        return try read(container, key)
+        return try read(value, key, &unused)
       }
     case nil:
-      return { container, key in
+      guard mayBeEnum else { return read }
+      return { value, key, unused in
         do {
-          return try read(container, key)
+          return try read(value, key, &unused)
         } catch let error as DecodingError {
           // An enum of strings refuses an unknown value without saying which it knows: its
           // cases are asked for only now, to say so.
           if case .oneOf(let values) = ParameterShape.type(of: Value.self),
-            let text = try? container.decodeIfPresent(String.self, forKey: key)
+            let text = value?.stringValue
           {
             try check(text, among: values)
           }
@@ -224,87 +225,102 @@ extension Parameter {
         }
       }
     case .string(nonEmpty: true), .strings(nonEmpty: true), .path:
-      return { container, key in
-        let value = try read(container, key)
-        if (value as? String)?.isEmpty == true || (value as? [String])?.isEmpty == true {
+      return { value, key, unused in
+        let given = try read(value, key, &unused)
+        if (given as? String)?.isEmpty == true || (given as? [String])?.isEmpty == true {
           // What to write instead, from the description: only a mistake needs it.
           let instead =
             describe().defaultValue.map { "; leave it out for '\($0)'." }
             ?? (Value.self is any OptionalParameterValue.Type ? "; leave it out instead." : ".")
           throw ParameterError(name, "'\(name)' cannot be empty\(instead)")
         }
-        return value
+        return given
       }
     default:
       guard let bounds else { return read }
-      return { container, key in
-        let value: (any Sendable)?
+      return { value, key, unused in
+        let number: (any Sendable)?
         do {
-          value = try read(container, key)
+          number = try read(value, key, &unused)
         } catch let error as DecodingError {
           // A whole number beyond what the type holds, and so beyond the declared bounds: the
           // bounds say what to write instead, not the type's limits.
-          guard let written = try? container.decodeIfPresent(WrittenNumber.self, forKey: key),
+          guard let written = value.flatMap(WrittenNumber.init),
             bounds.isOutside(written.value) == true
           else { throw error }
           throw ParameterError(name, bounds.message(name, written.text))
         }
-        if let value, let shown = bounds.outside(value) {
-          let written = try? container.decodeIfPresent(WrittenNumber.self, forKey: key)
+        if let number, let shown = bounds.outside(number) {
+          let written = value.flatMap(WrittenNumber.init)
           throw ParameterError(name, bounds.message(name, written?.text ?? shown))
         }
-        return value
+        return number
       }
     }
   }
 }
 
 /// A number as the manifest wrote it (`1e3`, `99999999999999999999`), for messages about it.
-private struct WrittenNumber: Decodable {
+private struct WrittenNumber {
   var value: JSONValue
   var text: String
 
-  init(from decoder: any Decoder) throws {
-    guard let value = JSONValueDecoder.value(of: decoder), case .number(let number) = value.kind
-    else {
-      throw DecodingError.dataCorrupted(
-        .init(codingPath: decoder.codingPath, debugDescription: "not a number"))
-    }
+  /// `value` when it is a number; `nil` otherwise.
+  init?(_ value: JSONValue) {
+    guard case .number(let number) = value.kind else { return nil }
     self.value = value
     text = value.numberText ?? "\(number)"
   }
 }
 
-/// A plugin's parameters decoded from `params`, with the first value their declarations do
-/// not allow: reported with the unknown keys, as a problem `init(parameters:)` throws would be.
-struct DecodedParameters<Parameters: StepParameters>: Decodable {
-  var parameters: Parameters
-  var problem: ParameterError?
-
-  init(from decoder: any Decoder) throws {
-    let schema = ParameterSchema.of(Parameters.self)
-    let container = try decoder.container(keyedBy: ParameterKey.self)
-    var values = [(any Sendable)?](repeating: nil, count: schema.count)
-    // A parameter the params leave out keeps its default: no need to ask for it.
-    let members = JSONValueDecoder.membersIfUnasked(of: decoder)
-    for entry in schema.entries {
-      if let members, !entry.isRequired,
-        !members.contains(where: { $0.key == entry.key.stringValue })
-      {
-        continue
-      }
+extension ParameterSchema {
+  /// Decodes `params` into `Parameters`, with the first value the declarations do not allow
+  /// (reported with the unknown keys, as a problem `init(parameters:)` throws would be) and
+  /// the keys no parameter reads: each value is read from the parsed JSON by its parameter's
+  /// reader, without a decoder. A value of the wrong type throws, as decoding it would.
+  func decode<Parameters: StepParameters>(
+    _ params: JSONValue, as type: Parameters.Type, manifestDirectory: URL?
+  ) throws -> (
+    parameters: Parameters, problem: ParameterError?, unused: [JSONValueDecoder.UnusedKey]
+  ) {
+    guard let members = params.members else {
+      throw JSONValueDecoder.mismatch(
+        [String: Any].self, params, expected: "an object", at: [])
+    }
+    // Filled in place: `Array(repeating:count:)` copies its element through the existential's
+    // value witnesses, one by one.
+    var values = [(any Sendable)?](unsafeUninitializedCapacity: count) { buffer, initialized in
+      for index in buffer.indices { buffer.initializeElement(at: index, to: nil) }
+      initialized = count
+    }
+    var problem: ParameterError?
+    var nested: [JSONValueDecoder.UnusedKey] = []
+    // Keys are unique in both: when every member is some parameter's, none is unknown.
+    var known = 0
+    for entry in entries {
+      let member = members.firstIndex { $0.key == entry.key.stringValue }
+      if member != nil { known += 1 }
+      // A parameter the params leave out keeps its default: no need to ask for it.
+      if member == nil, !entry.isRequired { continue }
       do {
-        values[entry.ordinal] = try entry.read(container, entry.key)
+        values[entry.ordinal] = try entry.read(member.map { members[$0].value }, entry.key, &nested)
       } catch let error as ParameterError {
         problem = problem ?? error
       }
     }
-    // `userInfo` is a copy made at each call: worth avoiding in a loop over every step.
+    var unused: [JSONValueDecoder.UnusedKey] = []
+    if known < members.count {
+      let keys = entries.map(\.key.stringValue).sorted()
+      for member in members where !keys.contains(member.key) {
+        unused.append(
+          JSONValueDecoder.UnusedKey(
+            path: .root, key: member.key, offset: member.keyOffset, knownKeys: keys))
+      }
+    }
     let round = ParameterRound(
-      values: values,
-      manifestDirectory: schema.readsManifestDirectory
-        ? decoder.userInfo[.manifestDirectory] as? URL : nil)
-    parameters = ParameterRound.$current.withValue(round) { Parameters() }
+      values: values, manifestDirectory: readsManifestDirectory ? manifestDirectory : nil)
+    let parameters = ParameterRound.making(with: round) { Parameters() }
+    return (parameters, problem, unused + nested)
   }
 }
 
@@ -312,16 +328,52 @@ struct DecodedParameters<Parameters: StepParameters>: Decodable {
 /// or, while a type is being described, what collects their declarations.
 @usableFromInline
 final class ParameterRound: Sendable {
-  /// The round of the parameters `init()` is creating now, if any.
-  @usableFromInline @TaskLocal static var current: ParameterRound?
+  /// The round of the parameters `init()` is creating now on this thread, if any.
+  @usableFromInline static var current: ParameterRound? {
+    pthread_getspecific(currentKey).map {
+      Unmanaged<ParameterRound>.fromOpaque($0).takeUnretainedValue()
+    }
+  }
+
+  /// Runs `make` (a synchronous `init()`) with `round` as the current round. A value of this
+  /// thread's, not a task-local one: binding a task-local value allocates, and reading one
+  /// walks the task's bindings, for every step a manifest holds and each of its parameters.
+  static func making<Parameters>(with round: ParameterRound, _ make: () -> Parameters)
+    -> Parameters
+  {
+    let outer = pthread_getspecific(currentKey)
+    pthread_setspecific(currentKey, Unmanaged.passUnretained(round).toOpaque())
+    defer { pthread_setspecific(currentKey, outer) }
+    return withExtendedLifetime(round) { make() }
+  }
+
+  /// The key of this thread's current round.
+  private static let currentKey: pthread_key_t = {
+    var key = pthread_key_t()
+    let status = pthread_key_create(&key, nil)
+    precondition(status == 0, "no thread-specific key for parameter rounds (\(status))")
+    return key
+  }()
 
   let manifestDirectory: URL?
   @usableFromInline let values: [(any Sendable)?]
   private let declarations: Locked<[Declaration]>?
 
-  /// A declaration kept while describing a type: the entry of the stored property `field`,
-  /// named `name`, when that is the parameter declared.
-  typealias Declaration = @Sendable (_ field: Field, _ name: String) -> ParameterSchema.Entry?
+  /// A declaration kept while describing a type.
+  struct Declaration: Sendable {
+    /// The wrapper it makes, `Parameter<Value>`: a stored property of another type is not it,
+    /// which is known without making its entry.
+    let wrapper: ObjectIdentifier
+    /// The entry of the stored property `field`, named `name`, when that is the parameter
+    /// declared.
+    let entry: @Sendable (_ field: Field, _ name: String) -> ParameterSchema.Entry?
+
+    /// The entry of `field`, when that is the parameter declared.
+    func entry(of field: Field, named name: String) -> ParameterSchema.Entry? {
+      if case .stored(let type, _) = field, ObjectIdentifier(type) != wrapper { return nil }
+      return entry(field, name)
+    }
+  }
 
   /// A stored property of the parameters being described.
   enum Field {
@@ -372,25 +424,27 @@ final class ParameterRound: Sendable {
   }
 
   /// Keeps the declaration of parameter `ordinal`, to describe it under its property's name.
-  @usableFromInline func declare<Value>(
+  @usableFromInline func declare<Value: ParameterValue>(
     _ ordinal: Int, _ parameter: Parameter<Value>.Type, _ declaration: ParameterDeclaration,
-    fallback: Value?, read: @escaping ParameterReader
+    fallback: Value?
   ) {
+    let wrapper = ObjectIdentifier(Parameter<Value>.self)
     declarations?.withLock {
-      $0.append { field, name in
-        let declared: Parameter<Value>
-        switch field {
-        case .value(let value):
-          guard let parameter = value as? Parameter<Value> else { return nil }
-          declared = parameter
-        case .stored(let type, let storage):
-          guard type == Parameter<Value>.self else { return nil }
-          declared = storage.load(as: Parameter<Value>.self)
-        }
-        guard declared.ordinal == ordinal else { return nil }
-        return parameter.entry(
-          name: name, ordinal: ordinal, declaration: declaration, fallback: fallback, read: read)
-      }
+      $0.append(
+        Declaration(wrapper: wrapper) { field, name in
+          let declared: Parameter<Value>
+          switch field {
+          case .value(let value):
+            guard let parameter = value as? Parameter<Value> else { return nil }
+            declared = parameter
+          case .stored(let type, let storage):
+            guard type == Parameter<Value>.self else { return nil }
+            declared = storage.load(as: Parameter<Value>.self)
+          }
+          guard declared.ordinal == ordinal else { return nil }
+          return parameter.entry(
+            name: name, ordinal: ordinal, declaration: declaration, fallback: fallback)
+        })
     }
   }
 
