@@ -168,22 +168,25 @@ struct IntegerBounds: Sendable {
     var minimum = range.lowerBound
     var maximum = range.upperBound == .max ? nil : range.upperBound - 1
     // Within the type's own range too: a `UInt8` declared `in: 0...` still stops at 255.
-    if let fixed = Number.self as? any FixedWidthInteger.Type {
-      let limits = Self.limits(of: fixed)
-      if let lowest = limits.minimum { minimum = Swift.max(minimum, lowest) }
-      if let highest = limits.maximum { maximum = Swift.min(maximum ?? highest, highest) }
-    }
+    let limits = Self.limits(of: Number.self)
+    if let lowest = limits.minimum { minimum = Swift.max(minimum, lowest) }
+    if let highest = limits.maximum { maximum = Swift.min(maximum ?? highest, highest) }
     self.init(type, minimum, maximum)
   }
 
-  /// The smallest and largest values of `type`, where they are within `Int`'s own: `nil`
-  /// says no more than an `Int` does.
+  /// The smallest and largest values of `type`, where they are within `Int`'s own (`nil`
+  /// says no more than an `Int` does), found by trying the limits of the narrower standard
+  /// integers: asking whether `T` is a `FixedWidthInteger` would search the process's
+  /// conformances, and declarations are read on a launch's cold path.
   @usableFromInline
-  static func limits<T: FixedWidthInteger>(of type: T.Type) -> (minimum: Int?, maximum: Int?) {
-    (
-      Int(exactly: T.min).flatMap { $0 == .min ? nil : $0 },
-      Int(exactly: T.max).flatMap { $0 == .max ? nil : $0 }
-    )
+  static func limits<T: BinaryInteger>(of type: T.Type) -> (minimum: Int?, maximum: Int?) {
+    let highs =
+      [Int(Int8.max), Int(UInt8.max), Int(Int16.max), Int(UInt16.max)]
+      + [Int(Int32.max), Int(UInt32.max), Int.max]
+    let lows = [0, Int(Int8.min), Int(Int16.min), Int(Int32.min), Int.min]
+    let highest = highs.last { T(exactly: $0) != nil }
+    let lowest = lows.last { T(exactly: $0) != nil }
+    return (lowest == .min ? nil : lowest, highest == .max ? nil : highest)
   }
 
   /// Bounds for values of type `Number` (or `Number?`, which casts to it when present).

@@ -102,6 +102,23 @@ struct AppLaunchTests {
     #expect(session[.feed] == Feed(items: ["welcome"]))
   }
 
+  @Test func theAppHearsEachEventOnceTheSessionAppliedIt() async throws {
+    let plan = try ManifestLoader(registry: Self.registry).load(
+      bytes: Array(Self.manifest(offline: false).utf8), file: "app.json",
+      directory: FileManager.default.temporaryDirectory)
+    let clock = ManualClock()
+    let session = LaunchSession()
+    // What a signpost or MetricKit hook sees: the milestone at its time, the session there too.
+    var heard: [String] = []
+    session.onEvent = { event in
+      if case .milestone(let name) = event.kind {
+        heard.append("\(name) at \(event.time), reached \(session.isReached(name))")
+      }
+    }
+    _ = await clock.run { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    #expect(heard == ["interactive at \(Duration.seconds(5)), reached true"])
+  }
+
   @Test func theSessionKeepsItsLaunchesInABoundedStoreForUpload() async throws {
     let plan = try ManifestLoader(registry: Self.registry).load(
       bytes: Array(Self.manifest(offline: false).utf8), file: "app.json",
