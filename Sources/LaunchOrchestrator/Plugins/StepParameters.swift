@@ -288,11 +288,15 @@ extension ParameterSchema {
         [String: Any].self, params, expected: "an object", at: [])
     }
     // Filled in place: `Array(repeating:count:)` copies its element through the existential's
-    // value witnesses, one by one.
-    var values = [(any Sendable)?](unsafeUninitializedCapacity: count) { buffer, initialized in
-      for index in buffer.indices { buffer.initializeElement(at: index, to: nil) }
-      initialized = count
-    }
+    // value witnesses, one by one. Not for no parameters: given a capacity of 0, the
+    // initializer writes the count into the one empty array all threads share.
+    var values: [(any Sendable)?] =
+      count == 0
+      ? []
+      : [(any Sendable)?](unsafeUninitializedCapacity: count) { buffer, initialized in
+        for index in buffer.indices { buffer.initializeElement(at: index, to: nil) }
+        initialized = count
+      }
     var problem: ParameterError?
     var nested: [JSONValueDecoder.UnusedKey] = []
     // Keys are unique in both: when every member is some parameter's, none is unknown.
