@@ -38,12 +38,14 @@ struct Console: Sendable {
   /// Prints each of `lines` as ``out(_:)`` does, in one write: a table of 10,000 rows is
   /// not 10,000 system calls.
   func out(lines: some Sequence<String>) {
-    var text = ""
-    for line in lines {
-      text += TerminalText.escaped(line)
-      text += "\n"
-    }
-    if !text.isEmpty { Self.send(text, to: output) }
+    var text = ConsoleText()
+    for line in lines { text.add(line) }
+    out(text)
+  }
+
+  /// Prints lines made and escaped beforehand, in one write.
+  func out(_ text: ConsoleText) {
+    if !text.bytes.isEmpty { Self.send(text.bytes, to: output) }
   }
 
   /// Prints several lines of the CLI's own making (help, a graph, JSON) and a newline.
@@ -121,7 +123,7 @@ struct Console: Sendable {
     send(Data(text.utf8), to: stream)
   }
 
-  private static func send(_ data: Data, to stream: Stream) {
+  private static func send(_ data: some ContiguousBytes, to stream: Stream) {
     failures.withLock { failures in
       guard failures[stream.descriptor] == nil else { return }
       if let code = writeAll(data, to: stream.descriptor) {
@@ -131,7 +133,7 @@ struct Console: Sendable {
   }
 
   /// Writes all of `data`, retrying after signals and partial writes; the errno on failure.
-  private static func writeAll(_ data: Data, to descriptor: Int32) -> Int32? {
+  private static func writeAll(_ data: some ContiguousBytes, to descriptor: Int32) -> Int32? {
     data.withUnsafeBytes { buffer -> Int32? in
       guard var next = buffer.baseAddress else { return nil }
       var remaining = buffer.count

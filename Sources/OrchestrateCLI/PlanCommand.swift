@@ -49,7 +49,9 @@ struct PlanCommand: Command {
           plan.steps[index].priority.description, waits(for: index, in: plan),
         ]
       }
-    console.out(lines: Table.render(rows, rightAligned: [0, 1]).lazy.map { "  " + $0 })
+    var table = ConsoleText()
+    Table.write(rows, rightAligned: [0, 1], indent: "  ", to: &table)
+    console.out(table)
     if plan.usesContext || flags.isRehearsal {
       printContext(context.0, of: report, plan: plan, flags: flags)
     }
@@ -65,7 +67,9 @@ struct PlanCommand: Command {
       }
     }
     console.out("")
-    console.out(lines: Timeline.render(report))
+    var chart = ConsoleText()
+    Timeline.write(report, to: &chart)
+    console.out(chart)
     console.out("")
     console.out("predicted total: \(TimeText.seconds(report.duration))")
     if !report.criticalPath.isEmpty {
@@ -193,7 +197,9 @@ extension PlanCommand {
       console.out("  every step runs")
     } else {
       let rows = skipped.map { ["skipped", $0.id, $0.error ?? ""] }
-      console.out(lines: Table.render(rows, rightAligned: []).lazy.map { "  " + $0 })
+      var table = ConsoleText()
+      Table.write(rows, indent: "  ", to: &table)
+      console.out(table)
     }
   }
 }

@@ -1,53 +1,84 @@
 /// Columns of text, left-aligned unless told otherwise, two spaces apart.
 enum Table {
+  /// The table's lines, with no trailing spaces.
   static func render(_ rows: [[String]], rightAligned: Set<Int> = []) -> [String] {
-    // A string's count walks its characters: each cell is counted once, not once for the
-    // widths and again for its padding.
+    var lines: [String] = []
+    lines.reserveCapacity(rows.count)
+    draw(rows, rightAligned: rightAligned, indent: "") {
+      lines.append(String(decoding: $0, as: UTF8.self))
+    }
+    return lines
+  }
+
+  /// Adds the table's lines to `text`, each after `indent`.
+  static func write(
+    _ rows: [[String]], rightAligned: Set<Int> = [], indent: String, to text: inout ConsoleText
+  ) {
+    draw(rows, rightAligned: rightAligned, indent: indent) { text.add(line: $0) }
+  }
+
+  /// How many columns `text` takes: its characters, counted from its bytes when it is all
+  /// printable ASCII (a character a byte), the usual case, without walking its characters.
+  static func width(of text: String) -> Int {
+    let ascii = text.utf8.withContiguousStorageIfAvailable { bytes in
+      bytes.allSatisfy { (0x20...0x7E).contains($0) } ? bytes.count : nil
+    }
+    return ascii.flatMap { $0 } ?? text.count
+  }
+
+  /// Makes each line as UTF-8 in one reused buffer and hands it to `emit`: a `String` a line
+  /// cost more than the table itself at 10,000 rows.
+  private static func draw(
+    _ rows: [[String]], rightAligned: Set<Int>, indent: String,
+    emit: (UnsafeBufferPointer<UInt8>) -> Void
+  ) {
     let columns = rows.map(\.count).max() ?? 0
-    // One list of every cell's count, row after row: a list per row is an allocation each.
+    // One list of every cell's width, row after row: a list per row is an allocation each,
+    // and a cell is measured once, not once for the widths and again for its padding.
     var counts: [Int] = []
     counts.reserveCapacity(rows.count * columns)
     var firstCell: [Int] = []
     firstCell.reserveCapacity(rows.count)
     var widths = [Int](repeating: 0, count: columns)
-    for row in rows {
+    // Rows and cells are read in place: iterating would retain each row and each cell.
+    for index in rows.indices {
       firstCell.append(counts.count)
-      for (column, cell) in row.enumerated() {
-        let count = cell.count
+      for column in rows[index].indices {
+        let count = width(of: rows[index][column])
         counts.append(count)
         widths[column] = max(widths[column], count)
       }
     }
     let isRightAligned = (0..<columns).map { rightAligned.contains($0) }
-    // A line's room is reserved once, and its padding taken from one run of spaces.
-    let lineWidth = widths.reduce(2 * max(0, columns - 1), +)
-    let blanks = String(repeating: " ", count: lineWidth)
-    return rows.indices.map { index in
-      var line = ""
-      line.reserveCapacity(lineWidth)
+    var line: [UInt8] = []
+    line.reserveCapacity(indent.utf8.count + widths.reduce(2 * max(0, columns - 1), +))
+    for index in rows.indices {
+      line.removeAll(keepingCapacity: true)
+      line.append(contentsOf: indent.utf8)
+      let start = line.count
       // Spaces are written only when something follows them: the padding after a row's
       // last cell (and after cells that are empty up to the end) would only be trimmed.
       var spaces = 0
       func write(_ cell: String) {
-        if spaces > 0 { line += blanks.prefix(spaces) }
+        if spaces > 0 { line.append(contentsOf: repeatElement(UInt8(ascii: " "), count: spaces)) }
         spaces = 0
-        line += cell
+        line.append(contentsOf: cell.utf8)
       }
-      for (column, cell) in rows[index].enumerated() {
+      for column in rows[index].indices {
         if column > 0 { spaces += 2 }
         let padding = widths[column] - counts[firstCell[index] + column]
+        let isEmpty = counts[firstCell[index] + column] == 0
         if isRightAligned[column] {
           spaces += padding
-          if !cell.isEmpty { write(cell) }
+          if !isEmpty { write(rows[index][column]) }
         } else {
-          if !cell.isEmpty { write(cell) }
+          if !isEmpty { write(rows[index][column]) }
           spaces += padding
         }
       }
-      // A cell's own trailing spaces go too, from the end only: reversing the whole line
-      // twice to drop them cost more than building it.
-      while line.last == " " { line.removeLast() }
-      return line
+      // A cell's own trailing spaces go too.
+      while line.count > start, line.last == UInt8(ascii: " ") { line.removeLast() }
+      line.withUnsafeBufferPointer(emit)
     }
   }
 }

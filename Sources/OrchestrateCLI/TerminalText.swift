@@ -55,24 +55,31 @@ package enum TerminalText {
   /// writing it (a 10,000-step plan prints 20,000 lines); `true` for a string whose bytes are
   /// not at hand, to decode.
   private static func mayNeedEscaping(_ text: String, keepingNewlines: Bool) -> Bool {
-    let scan = text.utf8.withContiguousStorageIfAvailable { bytes in
-      for index in bytes.indices {
-        switch bytes[index] {
-        case 0x0A: if !keepingNewlines { return true }
-        case 0x00...0x1F, 0x7F: return true
-        case 0xC2:
-          if index + 1 < bytes.count, (0x80...0x9F).contains(bytes[index + 1]) { return true }
-        case 0xE2:
-          guard index + 2 < bytes.count else { continue }
-          let (second, third) = (bytes[index + 1], bytes[index + 2])
-          if second == 0x80, (0xA8...0xAE).contains(third) { return true }
-          if second == 0x81, (0xA6...0xA9).contains(third) { return true }
-        default: continue
-        }
-      }
-      return false
+    let scan = text.utf8.withContiguousStorageIfAvailable {
+      mayNeedEscaping($0, keepingNewlines: keepingNewlines)
     }
     return scan ?? true
+  }
+
+  /// Whether the UTF-8 text `bytes` may hold a scalar ``escaped(_:keepingNewlines:)`` escapes.
+  package static func mayNeedEscaping(
+    _ bytes: UnsafeBufferPointer<UInt8>, keepingNewlines: Bool = false
+  ) -> Bool {
+    for index in bytes.indices {
+      switch bytes[index] {
+      case 0x0A: if !keepingNewlines { return true }
+      case 0x00...0x1F, 0x7F: return true
+      case 0xC2:
+        if index + 1 < bytes.count, (0x80...0x9F).contains(bytes[index + 1]) { return true }
+      case 0xE2:
+        guard index + 2 < bytes.count else { continue }
+        let (second, third) = (bytes[index + 1], bytes[index + 2])
+        if second == 0x80, (0xA8...0xAE).contains(third) { return true }
+        if second == 0x81, (0xA6...0xA9).contains(third) { return true }
+      default: continue
+      }
+    }
+    return false
   }
 
   private static func isControl(_ scalar: Unicode.Scalar) -> Bool {

@@ -8,6 +8,22 @@ enum Timeline {
   /// The chart's lines; `width` is the number of columns of the time axis.
   /// A cached step is a mark (`◆`) where it was served, its refresh a row of its own below it.
   static func render(_ report: LaunchReport, width: Int = 48) -> [String] {
+    var lines: [String] = []
+    lines.reserveCapacity(report.steps.count + 3)
+    draw(report, width: width) { lines.append(String(decoding: $0, as: UTF8.self)) }
+    return lines
+  }
+
+  /// Adds the chart's lines to `text`.
+  static func write(_ report: LaunchReport, width: Int = 48, to text: inout ConsoleText) {
+    draw(report, width: width) { text.add(line: $0) }
+  }
+
+  /// Makes each line as UTF-8 in one reused buffer and hands it to `emit`: a `String` a row
+  /// (and the strings interpolated into it) cost more than the chart itself at 10,000 steps.
+  private static func draw(
+    _ report: LaunchReport, width: Int, emit: (UnsafeBufferPointer<UInt8>) -> Void
+  ) {
     // The report's own list when no step has a refresh row: a new one copies every step.
     var rows = report.steps
     if rows.contains(where: { $0.refreshBar != nil }) {
@@ -23,31 +39,44 @@ enum Timeline {
       report.duration.seconds, rows.compactMap { $0.end?.seconds }.max() ?? 0,
       splashEnd?.seconds ?? 0, 1e-6)
     let nameWidth = max(
-      rows.map(\.id.count).max() ?? 0, report.splash == nil ? 0 : splashRow.count,
-      report.pauses.isEmpty ? 0 : pausedRow.count)
+      rows.map { Table.width(of: $0.id) }.max() ?? 0,
+      report.splash == nil ? 0 : splashRow.count, report.pauses.isEmpty ? 0 : pausedRow.count)
     func column(_ duration: Duration) -> Int {
       min(width - 1, Int((duration.seconds / total * Double(width)).rounded(.down)))
+    }
+    var line: [UInt8] = []
+    line.reserveCapacity(nameWidth + width * 3 + 64)
+    func emitLine(_ text: String) {
+      var text = text
+      text.withUTF8(emit)
     }
     // The axis spans the launch, or the splash when the app would show it for longer.
     let span = splashEnd.map { max($0, report.duration) } ?? report.duration
     let axis =
       "0s" + String(repeating: " ", count: max(1, width - 2 - TimeText.seconds(span).count))
-    var lines = ["  \(String(repeating: " ", count: nameWidth))  \(axis)\(TimeText.seconds(span))"]
-    lines.reserveCapacity(rows.count + 3)
-    // Each row's cells are marked in one array and written as UTF-8 into one buffer, both
-    // reused: encoding every cell's scalar, 48 a row, cost more than the rest of the chart.
+    emitLine("  \(String(repeating: " ", count: nameWidth))  \(axis)\(TimeText.seconds(span))")
+    // Each row's cells are marked in one reused array, and the row written into one reused
+    // buffer.
     var cells = [Cell](repeating: .blank, count: width)
-    var bar: [UInt8] = []
-    bar.reserveCapacity(width * 3)
     func put(_ glyph: Unicode.Scalar) {
-      for byte in glyph.utf8 { bar.append(byte) }
+      for byte in glyph.utf8 { line.append(byte) }
     }
-    for step in rows {
-      let name = padded(step.id, to: nameWidth)
+    func put(_ text: String) { line.append(contentsOf: text.utf8) }
+    // A row is drawn from the step in place: iterating would copy each, a retain a field.
+    func drawRow(of step: LaunchReport.Step) {
+      line.removeAll(keepingCapacity: true)
+      put("  ")
+      putPadded(step.id, to: nameWidth, into: &line)
+      put("  ")
       guard let start = step.start, let end = step.end else {
-        let reason = step.error.map { ": \($0)" } ?? ""
-        lines.append("  \(name)  \(String(repeating: " ", count: width))  skipped\(reason)")
-        continue
+        line.append(contentsOf: repeatElement(UInt8(ascii: " "), count: width))
+        put("  skipped")
+        if let error = step.error {
+          put(": ")
+          put(error)
+        }
+        line.withUnsafeBufferPointer(emit)
+        return
       }
       // Clamped: a chart must draw whatever times it is given, not trap on them.
       func columns(_ from: Duration, _ to: Duration) -> Range<Int> {
@@ -65,19 +94,20 @@ enum Timeline {
       for span in step.work { for cell in columns(span.start, span.end) { cells[cell] = .work } }
       if step.state == .cached { cells[columns(start, end).lowerBound] = .served }
       let fill: Unicode.Scalar = step.state == .succeeded ? "█" : "▒"
-      bar.removeAll(keepingCapacity: true)
       for cell in cells {
         switch cell {
-        case .blank: put(" ")
-        case .wait: put("·")
+        case .blank: put(" " as Unicode.Scalar)
+        case .wait: put("·" as Unicode.Scalar)
         case .work: put(fill)
-        case .served: put("◆")
+        case .served: put("◆" as Unicode.Scalar)
         }
       }
-      lines.append(
-        "  \(name)  \(String(decoding: bar, as: UTF8.self))  \(TimeText.seconds(end - start))\(note(for: step))"
-      )
+      put("  ")
+      put(TimeText.seconds(end - start))
+      put(note(for: step))
+      line.withUnsafeBufferPointer(emit)
     }
+    for index in rows.indices { drawRow(of: rows[index]) }
     if !report.pauses.isEmpty {
       // Times are active time, in which a pause takes none: a mark where each began.
       var cells = [Character](repeating: " ", count: width)
@@ -85,9 +115,8 @@ enum Timeline {
       let list = report.pauses.map {
         "\(TimeText.seconds($0.duration)) at \(TimeText.seconds($0.at))"
       }
-      lines.append(
-        "  \(padded(pausedRow, to: nameWidth))  \(String(cells))  paused \(list.joined(separator: ", "))"
-      )
+      let name = pausedRow.padding(toLength: nameWidth, withPad: " ", startingAt: 0)
+      emitLine("  \(name)  \(String(cells))  paused \(list.joined(separator: ", "))")
     }
     if let splash = report.splash {
       let name = splashRow.padding(toLength: nameWidth, withPad: " ", startingAt: 0)
@@ -98,28 +127,29 @@ enum Timeline {
         + String(repeating: "▓", count: max(0, contentAt - skeletonFrom))
       var note = splash.contentAt.map { "content at \(TimeText.seconds($0))" } ?? "no content"
       if let from = splash.skeletonFrom { note += ", skeleton from \(TimeText.seconds(from))" }
-      lines.append(
-        "  \(name)  \(bar.padding(toLength: width, withPad: " ", startingAt: 0))  \(note)")
+      emitLine("  \(name)  \(bar.padding(toLength: width, withPad: " ", startingAt: 0))  \(note)")
     }
-    return lines
   }
 
   private static let splashRow = "(splash)"
   private static let pausedRow = "(paused)"
 
-  /// `text.padding(toLength: length, withPad: " ", startingAt: 0)`, which counts UTF-16 code
-  /// units, without a trip through NSString for each row when there is nothing to cut.
   /// What a column of a step's row shows.
   private enum Cell {
     case blank, wait, work, served
   }
 
-  private static func padded(_ text: String, to length: Int) -> String {
+  /// Adds `text.padding(toLength: length, withPad: " ", startingAt: 0)`, which counts UTF-16
+  /// code units, to `line`, without a trip through NSString for each row when there is
+  /// nothing to cut.
+  private static func putPadded(_ text: String, to length: Int, into line: inout [UInt8]) {
     let count = text.utf16.count
     guard count <= length else {
-      return text.padding(toLength: length, withPad: " ", startingAt: 0)
+      line.append(contentsOf: text.padding(toLength: length, withPad: " ", startingAt: 0).utf8)
+      return
     }
-    return text + String(repeating: " ", count: length - count)
+    line.append(contentsOf: text.utf8)
+    line.append(contentsOf: repeatElement(UInt8(ascii: " "), count: length - count))
   }
 
   private static func note(for step: LaunchReport.Step) -> String {
