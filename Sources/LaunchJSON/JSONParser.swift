@@ -35,36 +35,69 @@ public struct JSONParser {
   /// The UTF-8 encoding of U+FEFF, which some editors write at the start of a file.
   package static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
-  private let bytes: [UInt8]
-  private var index = 0
-  private var depth = 0
-  private var duplicateKeys: [JSONDocument.DuplicateKey] = []
-  private var path: [JSONPath.Component] = []
-
   /// Parses a whole document.
   public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONDocument {
-    var parser = JSONParser(bytes: bytes)
     if bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE]) {
       throw JSONSyntaxError(
         offset: 0, message: "the file is UTF-16 text; save it as UTF-8, which JSON requires")
     }
-    if bytes.starts(with: Self.byteOrderMark) { parser.index = Self.byteOrderMark.count }
-    parser.skipWhitespace()
-    if parser.index == bytes.count {
-      throw JSONSyntaxError(offset: 0, message: "the file is empty; expected a JSON object")
+    // The bytes are read through a pointer for the whole parse: no bounds checks, no
+    // retains of the array, in the loops that look at every byte.
+    return try bytes.withUnsafeBufferPointer { (buffer) throws(JSONSyntaxError) in
+      var reader = JSONReader(bytes: buffer)
+      return try reader.parseDocument()
     }
-    let root = try parser.parseValue()
-    parser.skipWhitespace()
-    if parser.index != bytes.count {
-      throw JSONSyntaxError(
-        offset: parser.index,
-        message: "unexpected \(parser.describeCurrent()) after the end of the document")
-    }
-    return JSONDocument(root: root, duplicateKeys: parser.duplicateKeys)
+  }
+}
+
+/// The parser's state for one document, over its bytes.
+///
+/// Members and elements wait on stacks shared by every level of nesting until their container
+/// closes, then move into an array of exactly their number: no array grows by appending. The
+/// path of the value being read is kept as one number a level (a key's offset or an element's
+/// index) and spelled out only when a duplicate key needs it.
+private struct JSONReader: ~Copyable {
+  private let bytes: UnsafeBufferPointer<UInt8>
+  private var index = 0
+  private var depth = 0
+  private var duplicateKeys: [JSONDocument.DuplicateKey] = []
+  /// For each level of nesting from 1, what is being read there: the offset of a member's
+  /// key (`>= 0`), or `-1 - i` for the element at index `i`.
+  private let levels: UnsafeMutablePointer<Int>
+  private var elements = PendingStack<JSONValue>()
+  private var members = PendingStack<JSONMember>()
+  /// The source bytes of each pending member's key, when it had no escapes.
+  private var keySpans = PendingStack<KeySpan>()
+
+  /// Where a key's bytes sit in the source; `start` is negative when the key had escapes,
+  /// so that its bytes are not those of its source.
+  private struct KeySpan {
+    var start: Int
+    var count: Int
   }
 
-  private init(bytes: [UInt8]) {
+  init(bytes: UnsafeBufferPointer<UInt8>) {
     self.bytes = bytes
+    levels = .allocate(capacity: JSONParser.maximumDepth + 2)
+  }
+
+  deinit {
+    levels.deallocate()
+  }
+
+  mutating func parseDocument() throws(JSONSyntaxError) -> JSONDocument {
+    if bytes.starts(with: JSONParser.byteOrderMark) { index = JSONParser.byteOrderMark.count }
+    skipWhitespace()
+    if index == bytes.count {
+      throw JSONSyntaxError(offset: 0, message: "the file is empty; expected a JSON object")
+    }
+    let root = try parseValue()
+    skipWhitespace()
+    if index != bytes.count {
+      throw JSONSyntaxError(
+        offset: index, message: "unexpected \(describeCurrent()) after the end of the document")
+    }
+    return JSONDocument(root: root, duplicateKeys: duplicateKeys)
   }
 
   private mutating func parseValue() throws(JSONSyntaxError) -> JSONValue {
@@ -76,7 +109,7 @@ public struct JSONParser {
     switch bytes[index] {
     case UInt8(ascii: "{"): return try parseObject()
     case UInt8(ascii: "["): return try parseArray()
-    case UInt8(ascii: "\""): return JSONValue(.string(try parseString()), offset: start)
+    case UInt8(ascii: "\""): return JSONValue(.string(try parseString().string), offset: start)
     case UInt8(ascii: "t"):
       try expectLiteral("true")
       return JSONValue(.bool(true), offset: start)
@@ -97,9 +130,9 @@ public struct JSONParser {
 
   private mutating func enterContainer() throws(JSONSyntaxError) {
     depth += 1
-    if depth > Self.maximumDepth {
+    if depth > JSONParser.maximumDepth {
       throw JSONSyntaxError(
-        offset: index, message: "nesting is deeper than \(Self.maximumDepth) levels")
+        offset: index, message: "nesting is deeper than \(JSONParser.maximumDepth) levels")
     }
   }
 
@@ -107,11 +140,11 @@ public struct JSONParser {
     let start = index
     try enterContainer()
     index += 1
-    var members: [JSONMember] = []
+    if closesEmpty(UInt8(ascii: "}")) { return JSONValue(.object([]), offset: start) }
+    let first = members.count
     // Keys are compared as the bytes they are: Swift's `String ==` also equates keys that
     // only Unicode normalisation makes equal ('é' and 'e' with a combining accent).
     var seen: Set<[UInt8]> = []
-    if closesEmpty(UInt8(ascii: "}")) { return JSONValue(.object(members), offset: start) }
     while true {
       skipWhitespace()
       guard peek() == UInt8(ascii: "\"") else {
@@ -120,7 +153,8 @@ public struct JSONParser {
         )
       }
       let keyOffset = index
-      let key = try parseString()
+      let (key, isVerbatim) = try parseString()
+      let span = KeySpan(start: isVerbatim ? keyOffset + 1 : -1, count: index - keyOffset - 2)
       skipWhitespace()
       guard peek() == UInt8(ascii: ":") else {
         throw JSONSyntaxError(
@@ -128,42 +162,83 @@ public struct JSONParser {
           message: "unexpected \(describeCurrent()); expected ':' after the key '\(key)'")
       }
       index += 1
-      path.append(.key(key))
+      levels[depth] = keyOffset
       let value = try parseValue()
-      path.removeLast()
       // Most objects are small, and a scan beats hashing until they are not.
       let isNew: Bool
-      if members.count < 16 {
-        isNew = !members.contains { $0.key.hasSameBytes(as: key) }
+      if members.count - first < 16 {
+        isNew = !containsKey(key, span: span, from: first)
       } else {
-        if seen.isEmpty { seen = Set(members.map { Array($0.key.utf8) }) }
+        if seen.isEmpty {
+          seen = Set(members.buffer(from: first).map { Array($0.key.utf8) })
+        }
         isNew = seen.insert(Array(key.utf8)).inserted
       }
       if isNew {
         members.append(JSONMember(key: key, keyOffset: keyOffset, value: value))
+        keySpans.append(span)
       } else {
-        duplicateKeys.append(.init(key: key, path: JSONPath(components: path), offset: keyOffset))
+        duplicateKeys.append(.init(key: key, path: path(), offset: keyOffset))
       }
       if try closes(UInt8(ascii: "}"), after: "an object member") {
-        return JSONValue(.object(members), offset: start)
+        keySpans.removeAll(from: first)
+        return JSONValue(.object(members.moveArray(from: first)), offset: start)
       }
     }
+  }
+
+  /// Whether a pending member of the object whose members start at `first` has `key`.
+  private func containsKey(_ key: String, span: KeySpan, from first: Int) -> Bool {
+    let spans = keySpans.buffer(from: first)
+    for (offset, other) in spans.enumerated() {
+      if span.start >= 0 && other.start >= 0 {
+        // Both keys are their source bytes: compared there, without reading either string.
+        guard span.count == other.count else { continue }
+        var same = true
+        for byte in 0..<span.count where bytes[span.start + byte] != bytes[other.start + byte] {
+          same = false
+          break
+        }
+        if same { return true }
+      } else if members.buffer(from: first)[offset].key.hasSameBytes(as: key) {
+        return true
+      }
+    }
+    return false
   }
 
   private mutating func parseArray() throws(JSONSyntaxError) -> JSONValue {
     let start = index
     try enterContainer()
     index += 1
-    var elements: [JSONValue] = []
-    if closesEmpty(UInt8(ascii: "]")) { return JSONValue(.array(elements), offset: start) }
+    if closesEmpty(UInt8(ascii: "]")) { return JSONValue(.array([]), offset: start) }
+    let first = elements.count
     while true {
-      path.append(.index(elements.count))
-      elements.append(try parseValue())
-      path.removeLast()
+      levels[depth] = -1 - (elements.count - first)
+      let element = try parseValue()
+      elements.append(element)
       if try closes(UInt8(ascii: "]"), after: "an array element") {
-        return JSONValue(.array(elements), offset: start)
+        return JSONValue(.array(elements.moveArray(from: first)), offset: start)
       }
     }
+  }
+
+  /// The path of the container being read at the current depth, spelled out from the
+  /// numbers kept for the levels above it.
+  private func path() -> JSONPath {
+    var components: [JSONPath.Component] = []
+    components.reserveCapacity(depth - 1)
+    for level in stride(from: 1, to: depth, by: 1) {
+      let mark = levels[level]
+      if mark >= 0 {
+        // The key was read once already, so reading it again cannot fail.
+        var reader = JSONKeyRereader(bytes: bytes, index: mark)
+        components.append(.key(reader.key()))
+      } else {
+        components.append(.index(-1 - mark))
+      }
+    }
+    return JSONPath(components: components)
   }
 
   /// At the start of a container: steps past `closer` and leaves the container when it is
@@ -178,7 +253,7 @@ public struct JSONParser {
 
   /// After a member or element, `what`: skips the comma before the next one and returns
   /// `false`, or steps past `closer`, leaves the container and returns `true`.
-  private mutating func closes(_ closer: UInt8, after what: String) throws(JSONSyntaxError)
+  private mutating func closes(_ closer: UInt8, after what: StaticString) throws(JSONSyntaxError)
     -> Bool
   {
     skipWhitespace()
@@ -199,122 +274,12 @@ public struct JSONParser {
     }
   }
 
-  private mutating func parseString() throws(JSONSyntaxError) -> String {
-    let start = index
-    index += 1
-    // Fast path, the usual case: no escapes, so the string is the bytes between the quotes.
-    var scan = index
-    var isASCII = true
-    while scan < bytes.count, bytes[scan] != UInt8(ascii: "\""), bytes[scan] != UInt8(ascii: "\\"),
-      bytes[scan] >= 0x20
-    {
-      if bytes[scan] >= 0x80 { isASCII = false }
-      scan += 1
-    }
-    if scan < bytes.count, bytes[scan] == UInt8(ascii: "\"") {
-      let content = bytes[index..<scan]
-      index = scan + 1
-      if isASCII { return String(decoding: content, as: UTF8.self) }
-      guard let string = String(validating: content, as: UTF8.self) else {
-        throw JSONSyntaxError(offset: start, message: "the string is not valid UTF-8")
-      }
-      return string
-    }
-    var scalars: [UInt8] = []
-    var runStart = index
-    while true {
-      guard index < bytes.count else {
-        throw JSONSyntaxError(offset: start, message: "unterminated string")
-      }
-      let byte = bytes[index]
-      switch byte {
-      case UInt8(ascii: "\""):
-        scalars.append(contentsOf: bytes[runStart..<index])
-        index += 1
-        guard let string = String(validating: scalars, as: UTF8.self) else {
-          throw JSONSyntaxError(offset: start, message: "the string is not valid UTF-8")
-        }
-        return string
-      case UInt8(ascii: "\\"):
-        scalars.append(contentsOf: bytes[runStart..<index])
-        try parseEscape(into: &scalars)
-        runStart = index
-      case 0..<0x20:
-        throw JSONSyntaxError(
-          offset: index, message: "a control character must be escaped inside a string")
-      default:
-        index += 1
-      }
-    }
-  }
-
-  private mutating func parseEscape(into scalars: inout [UInt8]) throws(JSONSyntaxError) {
-    let escapeStart = index
-    index += 1
-    guard index < bytes.count else {
-      throw JSONSyntaxError(offset: escapeStart, message: "unterminated escape sequence")
-    }
-    let byte = bytes[index]
-    index += 1
-    let simple: UInt8? =
-      switch byte {
-      case UInt8(ascii: "\""): UInt8(ascii: "\"")
-      case UInt8(ascii: "\\"): UInt8(ascii: "\\")
-      case UInt8(ascii: "/"): UInt8(ascii: "/")
-      case UInt8(ascii: "b"): 0x08
-      case UInt8(ascii: "f"): 0x0C
-      case UInt8(ascii: "n"): 0x0A
-      case UInt8(ascii: "r"): 0x0D
-      case UInt8(ascii: "t"): 0x09
-      default: nil
-      }
-    if let simple {
-      scalars.append(simple)
-      return
-    }
-    guard byte == UInt8(ascii: "u") else {
-      throw JSONSyntaxError(offset: escapeStart, message: "invalid escape sequence in a string")
-    }
-    var code = try parseHex4(escapeStart: escapeStart)
-    if (0xD800...0xDBFF).contains(code) {
-      guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
-        bytes[index + 1] == UInt8(ascii: "u")
-      else {
-        throw JSONSyntaxError(offset: escapeStart, message: "unpaired UTF-16 surrogate in a string")
-      }
-      index += 2
-      let low = try parseHex4(escapeStart: escapeStart)
-      guard (0xDC00...0xDFFF).contains(low) else {
-        throw JSONSyntaxError(offset: escapeStart, message: "unpaired UTF-16 surrogate in a string")
-      }
-      code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
-    } else if (0xDC00...0xDFFF).contains(code) {
-      throw JSONSyntaxError(offset: escapeStart, message: "unpaired UTF-16 surrogate in a string")
-    }
-    guard let scalar = Unicode.Scalar(code) else {
-      throw JSONSyntaxError(offset: escapeStart, message: "invalid unicode escape in a string")
-    }
-    scalars.append(contentsOf: Array(String(Character(scalar)).utf8))
-  }
-
-  private mutating func parseHex4(escapeStart: Int) throws(JSONSyntaxError) -> UInt32 {
-    guard index + 4 <= bytes.count else {
-      throw JSONSyntaxError(offset: escapeStart, message: "incomplete unicode escape in a string")
-    }
-    var value: UInt32 = 0
-    for byte in bytes[index..<index + 4] {
-      let digit: UInt32
-      switch byte {
-      case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
-      case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
-      case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
-      default:
-        throw JSONSyntaxError(offset: escapeStart, message: "invalid unicode escape in a string")
-      }
-      value = value << 4 | digit
-    }
-    index += 4
-    return value
+  /// Reads the string at `index`; `isVerbatim` when it had no escapes, so that its bytes are
+  /// those between its quotes.
+  fileprivate mutating func parseString() throws(JSONSyntaxError) -> (
+    string: String, isVerbatim: Bool
+  ) {
+    try JSONStringReading.parseString(bytes, at: &index)
   }
 
   private mutating func parseNumber() throws(JSONSyntaxError) -> (Double, String) {
@@ -347,7 +312,7 @@ public struct JSONParser {
       }
       skipDigits()
     }
-    let text = String(decoding: bytes[start..<index], as: UTF8.self)
+    let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
     guard let value = Double(text), value.isFinite else {
       throw JSONSyntaxError(offset: start, message: "the number \(text.prefix(40)) is out of range")
     }
@@ -403,11 +368,210 @@ public struct JSONParser {
 
   private func describeCurrent() -> String {
     guard index < bytes.count else { return "end of file" }
-    if bytes[index...].starts(with: Self.byteOrderMark) {
+    if bytes[index...].starts(with: JSONParser.byteOrderMark) {
       return "byte-order mark (U+FEFF)"
     }
     let byte = bytes[index]
     if byte >= 0x20 && byte < 0x7F { return "character '\(Character(Unicode.Scalar(byte)))'" }
     return "byte 0x\(String(byte, radix: 16, uppercase: true))"
+  }
+}
+
+/// Reads again a key read before, to spell out the path of a duplicate key.
+private struct JSONKeyRereader {
+  let bytes: UnsafeBufferPointer<UInt8>
+  var index: Int
+
+  mutating func key() -> String {
+    (try? JSONStringReading.parseString(bytes, at: &index).string) ?? ""
+  }
+}
+
+/// Reading a JSON string from bytes.
+private enum JSONStringReading {
+  /// Reads the string whose opening quote is at `index`, leaving `index` past its closing
+  /// quote; `isVerbatim` when it had no escapes.
+  static func parseString(_ bytes: UnsafeBufferPointer<UInt8>, at index: inout Int)
+    throws(JSONSyntaxError) -> (string: String, isVerbatim: Bool)
+  {
+    let start = index
+    index += 1
+    // Fast path, the usual case: no escapes, so the string is the bytes between the quotes.
+    var scan = index
+    var high: UInt8 = 0
+    while scan < bytes.count {
+      let byte = bytes[scan]
+      if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+      high |= byte
+      scan += 1
+    }
+    if scan < bytes.count, bytes[scan] == UInt8(ascii: "\"") {
+      let content = UnsafeBufferPointer(rebasing: bytes[index..<scan])
+      index = scan + 1
+      if high < 0x80 { return (String(decoding: content, as: UTF8.self), true) }
+      guard let string = String(validating: content, as: UTF8.self) else {
+        throw JSONSyntaxError(offset: start, message: "the string is not valid UTF-8")
+      }
+      return (string, true)
+    }
+    // The bytes before `scan` are plain; the slow path goes on from there.
+    var scalars: [UInt8] = []
+    let runStart = index
+    index = scan
+    var run = runStart
+    while true {
+      guard index < bytes.count else {
+        throw JSONSyntaxError(offset: start, message: "unterminated string")
+      }
+      let byte = bytes[index]
+      switch byte {
+      case UInt8(ascii: "\""):
+        scalars.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<index]))
+        index += 1
+        guard let string = String(validating: scalars, as: UTF8.self) else {
+          throw JSONSyntaxError(offset: start, message: "the string is not valid UTF-8")
+        }
+        return (string, false)
+      case UInt8(ascii: "\\"):
+        scalars.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<index]))
+        try parseEscape(bytes, at: &index, into: &scalars)
+        run = index
+      case 0..<0x20:
+        throw JSONSyntaxError(
+          offset: index, message: "a control character must be escaped inside a string")
+      default:
+        index += 1
+      }
+    }
+  }
+
+  private static func parseEscape(
+    _ bytes: UnsafeBufferPointer<UInt8>, at index: inout Int, into scalars: inout [UInt8]
+  ) throws(JSONSyntaxError) {
+    let escapeStart = index
+    index += 1
+    guard index < bytes.count else {
+      throw JSONSyntaxError(offset: escapeStart, message: "unterminated escape sequence")
+    }
+    let byte = bytes[index]
+    index += 1
+    let simple: UInt8? =
+      switch byte {
+      case UInt8(ascii: "\""): UInt8(ascii: "\"")
+      case UInt8(ascii: "\\"): UInt8(ascii: "\\")
+      case UInt8(ascii: "/"): UInt8(ascii: "/")
+      case UInt8(ascii: "b"): 0x08
+      case UInt8(ascii: "f"): 0x0C
+      case UInt8(ascii: "n"): 0x0A
+      case UInt8(ascii: "r"): 0x0D
+      case UInt8(ascii: "t"): 0x09
+      default: nil
+      }
+    if let simple {
+      scalars.append(simple)
+      return
+    }
+    guard byte == UInt8(ascii: "u") else {
+      throw JSONSyntaxError(offset: escapeStart, message: "invalid escape sequence in a string")
+    }
+    var code = try parseHex4(bytes, at: &index, escapeStart: escapeStart)
+    if (0xD800...0xDBFF).contains(code) {
+      guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+        bytes[index + 1] == UInt8(ascii: "u")
+      else {
+        throw JSONSyntaxError(offset: escapeStart, message: "unpaired UTF-16 surrogate in a string")
+      }
+      index += 2
+      let low = try parseHex4(bytes, at: &index, escapeStart: escapeStart)
+      guard (0xDC00...0xDFFF).contains(low) else {
+        throw JSONSyntaxError(offset: escapeStart, message: "unpaired UTF-16 surrogate in a string")
+      }
+      code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+    } else if (0xDC00...0xDFFF).contains(code) {
+      throw JSONSyntaxError(offset: escapeStart, message: "unpaired UTF-16 surrogate in a string")
+    }
+    guard let scalar = Unicode.Scalar(code) else {
+      throw JSONSyntaxError(offset: escapeStart, message: "invalid unicode escape in a string")
+    }
+    UTF8.encode(scalar) { scalars.append($0) }
+  }
+
+  private static func parseHex4(
+    _ bytes: UnsafeBufferPointer<UInt8>, at index: inout Int, escapeStart: Int
+  ) throws(JSONSyntaxError) -> UInt32 {
+    guard index + 4 <= bytes.count else {
+      throw JSONSyntaxError(offset: escapeStart, message: "incomplete unicode escape in a string")
+    }
+    var value: UInt32 = 0
+    for byte in bytes[index..<index + 4] {
+      let digit: UInt32
+      switch byte {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
+      case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
+      case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
+      default:
+        throw JSONSyntaxError(offset: escapeStart, message: "invalid unicode escape in a string")
+      }
+      value = value << 4 | digit
+    }
+    index += 4
+    return value
+  }
+}
+
+/// Values waiting for their container to close, on a stack shared by every level of
+/// nesting: a container's own run of it moves into an array of exactly its size.
+private struct PendingStack<Element>: ~Copyable {
+  private var base: UnsafeMutablePointer<Element>
+  private var capacity: Int
+  private(set) var count = 0
+
+  init() {
+    capacity = 16
+    base = .allocate(capacity: capacity)
+  }
+
+  deinit {
+    base.deinitialize(count: count)
+    base.deallocate()
+  }
+
+  /// The pending elements from `first` on.
+  func buffer(from first: Int) -> UnsafeBufferPointer<Element> {
+    UnsafeBufferPointer(start: base + first, count: count - first)
+  }
+
+  mutating func append(_ element: consuming Element) {
+    if count == capacity { grow() }
+    (base + count).initialize(to: element)
+    count += 1
+  }
+
+  private mutating func grow() {
+    let larger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
+    larger.moveInitialize(from: base, count: count)
+    base.deallocate()
+    base = larger
+    capacity *= 2
+  }
+
+  /// Moves the elements from `first` on into an array, and off the stack.
+  mutating func moveArray(from first: Int) -> [Element] {
+    let moved = count - first
+    // Never an empty array this way: creating one would write to the shared empty array.
+    guard moved > 0 else { return [] }
+    // Appending after reserving: `Array(unsafeUninitializedCapacity:)` would find the
+    // array's storage class through the runtime's generic metadata cache each time.
+    var array: [Element] = []
+    array.reserveCapacity(moved)
+    for offset in first..<count { array.append((base + offset).move()) }
+    count = first
+    return array
+  }
+
+  /// Drops the elements from `first` on.
+  mutating func removeAll(from first: Int) {
+    (base + first).deinitialize(count: count - first)
+    count = first
   }
 }
