@@ -55,7 +55,8 @@ public struct JSONParser {
 /// Members and elements wait on stacks shared by every level of nesting until their container
 /// closes, then move into an array of exactly their number: no array grows by appending. The
 /// path of the value being read is kept as one number a level (a key's offset or an element's
-/// index) and spelled out only when a duplicate key needs it.
+/// index) and spelled out only when a duplicate key needs it. Everything is allocated when
+/// first needed, so that parsing a lone string or number allocates nothing of its own.
 private struct JSONReader: ~Copyable {
   private let bytes: UnsafeBufferPointer<UInt8>
   private var index = 0
@@ -63,11 +64,12 @@ private struct JSONReader: ~Copyable {
   private var duplicateKeys: [JSONDocument.DuplicateKey] = []
   /// For each level of nesting from 1, what is being read there: the offset of a member's
   /// key (`>= 0`), or `-1 - i` for the element at index `i`.
-  private let levels: UnsafeMutablePointer<Int>
+  private var levels: UnsafeMutablePointer<Int>?
   private var elements = PendingStack<JSONValue>()
   private var members = PendingStack<JSONMember>()
   /// The source bytes of each pending member's key, when it had no escapes.
   private var keySpans = PendingStack<KeySpan>()
+  private var strings = ShortStringCache()
 
   /// Where a key's bytes sit in the source; `start` is negative when the key had escapes,
   /// so that its bytes are not those of its source.
@@ -76,13 +78,13 @@ private struct JSONReader: ~Copyable {
     var count: Int
   }
 
-  init(bytes: UnsafeBufferPointer<UInt8>) {
+  init(bytes: UnsafeBufferPointer<UInt8>, index: Int = 0) {
     self.bytes = bytes
-    levels = .allocate(capacity: JSONParser.maximumDepth + 2)
+    self.index = index
   }
 
   deinit {
-    levels.deallocate()
+    levels?.deallocate()
   }
 
   mutating func parseDocument() throws(JSONSyntaxError) -> JSONDocument {
@@ -128,23 +130,28 @@ private struct JSONReader: ~Copyable {
     }
   }
 
-  private mutating func enterContainer() throws(JSONSyntaxError) {
+  /// Enters a container; returns where its level's mark is kept.
+  private mutating func enterContainer() throws(JSONSyntaxError) -> UnsafeMutablePointer<Int> {
     depth += 1
     if depth > JSONParser.maximumDepth {
       throw JSONSyntaxError(
         offset: index, message: "nesting is deeper than \(JSONParser.maximumDepth) levels")
     }
+    if let levels { return levels + depth }
+    let allocated = UnsafeMutablePointer<Int>.allocate(capacity: JSONParser.maximumDepth + 1)
+    levels = allocated
+    return allocated + depth
   }
 
   private mutating func parseObject() throws(JSONSyntaxError) -> JSONValue {
     let start = index
-    try enterContainer()
+    let level = try enterContainer()
     index += 1
     if closesEmpty(UInt8(ascii: "}")) { return JSONValue(.object([]), offset: start) }
     let first = members.count
     // Keys are compared as the bytes they are: Swift's `String ==` also equates keys that
     // only Unicode normalisation makes equal ('é' and 'e' with a combining accent).
-    var seen: Set<[UInt8]> = []
+    var seen: Set<[UInt8]>?
     while true {
       skipWhitespace()
       guard peek() == UInt8(ascii: "\"") else {
@@ -162,17 +169,15 @@ private struct JSONReader: ~Copyable {
           message: "unexpected \(describeCurrent()); expected ':' after the key '\(key)'")
       }
       index += 1
-      levels[depth] = keyOffset
+      level.pointee = keyOffset
       let value = try parseValue()
       // Most objects are small, and a scan beats hashing until they are not.
       let isNew: Bool
       if members.count - first < 16 {
         isNew = !containsKey(key, span: span, from: first)
       } else {
-        if seen.isEmpty {
-          seen = Set(members.buffer(from: first).map { Array($0.key.utf8) })
-        }
-        isNew = seen.insert(Array(key.utf8)).inserted
+        if seen == nil { seen = Set(members.buffer(from: first).map { Array($0.key.utf8) }) }
+        isNew = seen!.insert(Array(key.utf8)).inserted
       }
       if isNew {
         members.append(JSONMember(key: key, keyOffset: keyOffset, value: value))
@@ -190,31 +195,37 @@ private struct JSONReader: ~Copyable {
   /// Whether a pending member of the object whose members start at `first` has `key`.
   private func containsKey(_ key: String, span: KeySpan, from first: Int) -> Bool {
     let spans = keySpans.buffer(from: first)
-    for (offset, other) in spans.enumerated() {
+    for position in spans.indices {
+      let other = spans[position]
       if span.start >= 0 && other.start >= 0 {
         // Both keys are their source bytes: compared there, without reading either string.
-        guard span.count == other.count else { continue }
-        var same = true
-        for byte in 0..<span.count where bytes[span.start + byte] != bytes[other.start + byte] {
-          same = false
-          break
+        if span.count == other.count
+          && sameBytes(at: span.start, and: other.start, count: span.count)
+        {
+          return true
         }
-        if same { return true }
-      } else if members.buffer(from: first)[offset].key.hasSameBytes(as: key) {
+      } else if members.buffer(from: first)[position].key.hasSameBytes(as: key) {
         return true
       }
     }
     return false
   }
 
+  private func sameBytes(at first: Int, and second: Int, count: Int) -> Bool {
+    for offset in 0..<count where bytes[first + offset] != bytes[second + offset] {
+      return false
+    }
+    return true
+  }
+
   private mutating func parseArray() throws(JSONSyntaxError) -> JSONValue {
     let start = index
-    try enterContainer()
+    let level = try enterContainer()
     index += 1
     if closesEmpty(UInt8(ascii: "]")) { return JSONValue(.array([]), offset: start) }
     let first = elements.count
     while true {
-      levels[depth] = -1 - (elements.count - first)
+      level.pointee = -1 - (elements.count - first)
       let element = try parseValue()
       elements.append(element)
       if try closes(UInt8(ascii: "]"), after: "an array element") {
@@ -224,16 +235,17 @@ private struct JSONReader: ~Copyable {
   }
 
   /// The path of the container being read at the current depth, spelled out from the
-  /// numbers kept for the levels above it.
+  /// marks kept for the levels above it.
   private func path() -> JSONPath {
+    guard let levels else { return .root }
     var components: [JSONPath.Component] = []
     components.reserveCapacity(depth - 1)
     for level in stride(from: 1, to: depth, by: 1) {
       let mark = levels[level]
       if mark >= 0 {
         // The key was read once already, so reading it again cannot fail.
-        var reader = JSONKeyRereader(bytes: bytes, index: mark)
-        components.append(.key(reader.key()))
+        var reader = JSONReader(bytes: bytes, index: mark)
+        components.append(.key((try? reader.parseString().string) ?? ""))
       } else {
         components.append(.index(-1 - mark))
       }
@@ -243,6 +255,7 @@ private struct JSONReader: ~Copyable {
 
   /// At the start of a container: steps past `closer` and leaves the container when it is
   /// empty; returns whether it was.
+  @inline(__always)
   private mutating func closesEmpty(_ closer: UInt8) -> Bool {
     skipWhitespace()
     guard peek() == closer else { return false }
@@ -253,6 +266,7 @@ private struct JSONReader: ~Copyable {
 
   /// After a member or element, `what`: skips the comma before the next one and returns
   /// `false`, or steps past `closer`, leaves the container and returns `true`.
+  @inline(__always)
   private mutating func closes(_ closer: UInt8, after what: StaticString) throws(JSONSyntaxError)
     -> Bool
   {
@@ -274,12 +288,207 @@ private struct JSONReader: ~Copyable {
     }
   }
 
-  /// Reads the string at `index`; `isVerbatim` when it had no escapes, so that its bytes are
-  /// those between its quotes.
-  fileprivate mutating func parseString() throws(JSONSyntaxError) -> (
-    string: String, isVerbatim: Bool
-  ) {
-    try JSONStringReading.parseString(bytes, at: &index)
+  /// Reads the string whose opening quote is at `index`; `isVerbatim` when it had no
+  /// escapes, so that its bytes are those between its quotes.
+  private mutating func parseString() throws(JSONSyntaxError) -> (string: String, isVerbatim: Bool)
+  {
+    let start = index
+    let content = start &+ 1
+    index = content
+    // The usual string, plain and shorter than eight bytes: read as one word with its closing
+    // quote, then found by that word among the strings met lately, or made from it.
+    if content &+ 8 <= bytes.count {
+      let word = Self.word(bytes, at: content)
+      let stops = Self.stops(in: word)
+      if stops != 0 {
+        let count = stops.trailingZeroBitCount &>> 3
+        if bytes[content &+ count] == UInt8(ascii: "\"") {
+          let first = word & ((1 &<< (UInt64(count) &* 8)) &- 1)
+          index = content &+ count &+ 1
+          if let string = strings.string(first: first, last: 0, count: count) {
+            return (string, true)
+          }
+          let string = try makeString(
+            start: start, count: count, isASCII: first & Self.highBits == 0)
+          strings.remember(string, first: first, last: 0, count: count)
+          return (string, true)
+        }
+      }
+    }
+    // Any plain string: eight bytes at a time while eight remain, the first quote, backslash
+    // or control character in a word ending the scan there.
+    var scan = content
+    var high: UInt64 = 0
+    var stopped = false
+    while scan &+ 8 <= bytes.count {
+      let word = Self.word(bytes, at: scan)
+      let stops = Self.stops(in: word)
+      if stops != 0 {
+        let before = stops.trailingZeroBitCount &>> 3
+        high |= word & ((1 &<< (UInt64(before) &* 8)) &- 1)
+        scan &+= before
+        stopped = true
+        break
+      }
+      high |= word
+      scan &+= 8
+    }
+    if !stopped {
+      while scan < bytes.count {
+        let byte = bytes[scan]
+        if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+        high |= UInt64(byte)
+        scan += 1
+      }
+    }
+    guard scan < bytes.count, bytes[scan] == UInt8(ascii: "\"") else {
+      return (try parseEscapedString(start: start, plainUpTo: scan), false)
+    }
+    let count = scan - content
+    index = scan + 1
+    let words = ShortStringCache.words(bytes, from: content, count: count)
+    if let words, let string = strings.string(first: words.first, last: words.last, count: count) {
+      return (string, true)
+    }
+    let string = try makeString(start: start, count: count, isASCII: high & Self.highBits == 0)
+    if let words { strings.remember(string, first: words.first, last: words.last, count: count) }
+    return (string, true)
+  }
+
+  /// The string of the `count` plain bytes after the quote at `start`.
+  private func makeString(start: Int, count: Int, isASCII: Bool) throws(JSONSyntaxError) -> String {
+    let content = UnsafeBufferPointer(rebasing: bytes[start + 1..<start + 1 + count])
+    if isASCII { return String(decoding: content, as: UTF8.self) }
+    guard let string = String(validating: content, as: UTF8.self) else {
+      throw JSONSyntaxError(offset: start, message: "the string is not valid UTF-8")
+    }
+    return string
+  }
+
+  private static let highBits: UInt64 = 0x8080_8080_8080_8080
+
+  /// The eight bytes at `offset`, the first in the lowest bits.
+  @inline(__always)
+  fileprivate static func word(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int) -> UInt64 {
+    UInt64(
+      littleEndian: UnsafeRawPointer(bytes.baseAddress.unsafelyUnwrapped + offset)
+        .loadUnaligned(as: UInt64.self))
+  }
+
+  /// The high bit of each byte of `word` that is a quote, a backslash or a control
+  /// character; exact up to the first of them (beyond it, borrows may set others).
+  @inline(__always)
+  private static func stops(in word: UInt64) -> UInt64 {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let quotes = word ^ (ones &* 0x22)
+    let backslashes = word ^ (ones &* 0x5C)
+    let isQuote = (quotes &- ones) & ~quotes
+    let isBackslash = (backslashes &- ones) & ~backslashes
+    let isControl = (word &- ones &* 0x20) & ~word
+    return (isQuote | isBackslash | isControl) & 0x8080_8080_8080_8080
+  }
+
+  /// The rest of a string that has an escape, a control character or no end; the bytes
+  /// before `plainUpTo` are plain.
+  private mutating func parseEscapedString(start: Int, plainUpTo plain: Int)
+    throws(JSONSyntaxError) -> String
+  {
+    var scalars: [UInt8] = []
+    var run = index
+    index = plain
+    while true {
+      guard index < bytes.count else {
+        throw JSONSyntaxError(offset: start, message: "unterminated string")
+      }
+      let byte = bytes[index]
+      switch byte {
+      case UInt8(ascii: "\""):
+        scalars.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<index]))
+        index += 1
+        guard let string = String(validating: scalars, as: UTF8.self) else {
+          throw JSONSyntaxError(offset: start, message: "the string is not valid UTF-8")
+        }
+        return string
+      case UInt8(ascii: "\\"):
+        scalars.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<index]))
+        try parseEscape(into: &scalars)
+        run = index
+      case 0..<0x20:
+        throw JSONSyntaxError(
+          offset: index, message: "a control character must be escaped inside a string")
+      default:
+        index += 1
+      }
+    }
+  }
+
+  private mutating func parseEscape(into scalars: inout [UInt8]) throws(JSONSyntaxError) {
+    let escapeStart = index
+    index += 1
+    guard index < bytes.count else {
+      throw JSONSyntaxError(offset: escapeStart, message: "unterminated escape sequence")
+    }
+    let byte = bytes[index]
+    index += 1
+    let simple: UInt8? =
+      switch byte {
+      case UInt8(ascii: "\""): UInt8(ascii: "\"")
+      case UInt8(ascii: "\\"): UInt8(ascii: "\\")
+      case UInt8(ascii: "/"): UInt8(ascii: "/")
+      case UInt8(ascii: "b"): 0x08
+      case UInt8(ascii: "f"): 0x0C
+      case UInt8(ascii: "n"): 0x0A
+      case UInt8(ascii: "r"): 0x0D
+      case UInt8(ascii: "t"): 0x09
+      default: nil
+      }
+    if let simple {
+      scalars.append(simple)
+      return
+    }
+    guard byte == UInt8(ascii: "u") else {
+      throw JSONSyntaxError(offset: escapeStart, message: "invalid escape sequence in a string")
+    }
+    var code = try parseHex4(escapeStart: escapeStart)
+    if (0xD800...0xDBFF).contains(code) {
+      guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+        bytes[index + 1] == UInt8(ascii: "u")
+      else {
+        throw JSONSyntaxError(offset: escapeStart, message: "unpaired UTF-16 surrogate in a string")
+      }
+      index += 2
+      let low = try parseHex4(escapeStart: escapeStart)
+      guard (0xDC00...0xDFFF).contains(low) else {
+        throw JSONSyntaxError(offset: escapeStart, message: "unpaired UTF-16 surrogate in a string")
+      }
+      code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+    } else if (0xDC00...0xDFFF).contains(code) {
+      throw JSONSyntaxError(offset: escapeStart, message: "unpaired UTF-16 surrogate in a string")
+    }
+    guard let scalar = Unicode.Scalar(code) else {
+      throw JSONSyntaxError(offset: escapeStart, message: "invalid unicode escape in a string")
+    }
+    UTF8.encode(scalar) { scalars.append($0) }
+  }
+
+  private mutating func parseHex4(escapeStart: Int) throws(JSONSyntaxError) -> UInt32 {
+    guard index + 4 <= bytes.count else {
+      throw JSONSyntaxError(offset: escapeStart, message: "incomplete unicode escape in a string")
+    }
+    var value: UInt32 = 0
+    for byte in bytes[index..<index + 4] {
+      let digit: UInt32
+      switch byte {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
+      case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
+      case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
+      default:
+        throw JSONSyntaxError(offset: escapeStart, message: "invalid unicode escape in a string")
+      }
+      value = value << 4 | digit
+    }
+    index += 4
+    return value
   }
 
   private mutating func parseNumber() throws(JSONSyntaxError) -> (Double, String) {
@@ -349,6 +558,7 @@ private struct JSONReader: ~Copyable {
     while let byte = peek(), isDigit(byte) { index += 1 }
   }
 
+  @inline(__always)
   private mutating func skipWhitespace() {
     while index < bytes.count {
       switch bytes[index] {
@@ -358,10 +568,12 @@ private struct JSONReader: ~Copyable {
     }
   }
 
+  @inline(__always)
   private func peek() -> UInt8? {
     index < bytes.count ? bytes[index] : nil
   }
 
+  @inline(__always)
   private func isDigit(_ byte: UInt8) -> Bool {
     (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
   }
@@ -377,182 +589,113 @@ private struct JSONReader: ~Copyable {
   }
 }
 
-/// Reads again a key read before, to spell out the path of a duplicate key.
-private struct JSONKeyRereader {
-  let bytes: UnsafeBufferPointer<UInt8>
-  var index: Int
-
-  mutating func key() -> String {
-    (try? JSONStringReading.parseString(bytes, at: &index).string) ?? ""
+/// The strings of up to 16 bytes read lately, by their bytes: keys and common values repeat
+/// throughout a document, and finding one again is cheaper than making a `String` of it.
+///
+/// A string's bytes are two words, its first eight and its last eight, which overlap or are
+/// padded with zeros; with its length they are the whole string. The cache starts after a
+/// few strings, so that a small document does not pay for its table.
+private struct ShortStringCache: ~Copyable {
+  private struct Entry {
+    var first: UInt64
+    var last: UInt64
+    var count: Int
+    var string: String
   }
-}
 
-/// Reading a JSON string from bytes.
-private enum JSONStringReading {
-  /// Reads the string whose opening quote is at `index`, leaving `index` past its closing
-  /// quote; `isVerbatim` when it had no escapes.
-  static func parseString(_ bytes: UnsafeBufferPointer<UInt8>, at index: inout Int)
-    throws(JSONSyntaxError) -> (string: String, isVerbatim: Bool)
+  private static let slots = 256
+  private static let stringsBeforeCaching = 8
+  private var entries: UnsafeMutablePointer<Entry>?
+  private var stringsSeen = 0
+
+  deinit {
+    if let entries {
+      entries.deinitialize(count: Self.slots)
+      entries.deallocate()
+    }
+  }
+
+  /// The string of `count` bytes whose first and last eight are `first` and `last`, if it
+  /// was met lately.
+  @inline(__always)
+  func string(first: UInt64, last: UInt64, count: Int) -> String? {
+    guard let entries else { return nil }
+    let entry = entries + Self.slot(first, last, count)
+    guard entry.pointee.first == first, entry.pointee.count == count, entry.pointee.last == last
+    else { return nil }
+    return entry.pointee.string
+  }
+
+  /// Keeps `string`, of `count` bytes whose first and last eight are `first` and `last`, to
+  /// be found again.
+  mutating func remember(_ string: String, first: UInt64, last: UInt64, count: Int) {
+    let entries: UnsafeMutablePointer<Entry>
+    if let existing = self.entries {
+      entries = existing
+    } else {
+      stringsSeen += 1
+      guard stringsSeen >= Self.stringsBeforeCaching else { return }
+      entries = .allocate(capacity: Self.slots)
+      entries.initialize(
+        repeating: Entry(first: 0, last: 0, count: -1, string: ""), count: Self.slots)
+      self.entries = entries
+    }
+    entries[Self.slot(first, last, count)] = Entry(
+      first: first, last: last, count: count, string: string)
+  }
+
+  /// The first and last eight bytes of a string, when it has at most 16 and eight can be
+  /// read from its start without leaving the document.
+  @inline(__always)
+  static func words(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, count: Int)
+    -> (first: UInt64, last: UInt64)?
   {
-    let start = index
-    index += 1
-    // Fast path, the usual case: no escapes, so the string is the bytes between the quotes.
-    var scan = index
-    var high: UInt8 = 0
-    while scan < bytes.count {
-      let byte = bytes[scan]
-      if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
-      high |= byte
-      scan += 1
-    }
-    if scan < bytes.count, bytes[scan] == UInt8(ascii: "\"") {
-      let content = UnsafeBufferPointer(rebasing: bytes[index..<scan])
-      index = scan + 1
-      if high < 0x80 { return (String(decoding: content, as: UTF8.self), true) }
-      guard let string = String(validating: content, as: UTF8.self) else {
-        throw JSONSyntaxError(offset: start, message: "the string is not valid UTF-8")
-      }
-      return (string, true)
-    }
-    // The bytes before `scan` are plain; the slow path goes on from there.
-    var scalars: [UInt8] = []
-    let runStart = index
-    index = scan
-    var run = runStart
-    while true {
-      guard index < bytes.count else {
-        throw JSONSyntaxError(offset: start, message: "unterminated string")
-      }
-      let byte = bytes[index]
-      switch byte {
-      case UInt8(ascii: "\""):
-        scalars.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<index]))
-        index += 1
-        guard let string = String(validating: scalars, as: UTF8.self) else {
-          throw JSONSyntaxError(offset: start, message: "the string is not valid UTF-8")
-        }
-        return (string, false)
-      case UInt8(ascii: "\\"):
-        scalars.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<index]))
-        try parseEscape(bytes, at: &index, into: &scalars)
-        run = index
-      case 0..<0x20:
-        throw JSONSyntaxError(
-          offset: index, message: "a control character must be escaped inside a string")
-      default:
-        index += 1
-      }
-    }
+    guard count <= 16, start &+ 8 <= bytes.count else { return nil }
+    let first = JSONReader.word(bytes, at: start)
+    if count >= 8 { return (first, JSONReader.word(bytes, at: start &+ count &- 8)) }
+    return (first & ((1 &<< (UInt64(count) &* 8)) &- 1), 0)
   }
 
-  private static func parseEscape(
-    _ bytes: UnsafeBufferPointer<UInt8>, at index: inout Int, into scalars: inout [UInt8]
-  ) throws(JSONSyntaxError) {
-    let escapeStart = index
-    index += 1
-    guard index < bytes.count else {
-      throw JSONSyntaxError(offset: escapeStart, message: "unterminated escape sequence")
-    }
-    let byte = bytes[index]
-    index += 1
-    let simple: UInt8? =
-      switch byte {
-      case UInt8(ascii: "\""): UInt8(ascii: "\"")
-      case UInt8(ascii: "\\"): UInt8(ascii: "\\")
-      case UInt8(ascii: "/"): UInt8(ascii: "/")
-      case UInt8(ascii: "b"): 0x08
-      case UInt8(ascii: "f"): 0x0C
-      case UInt8(ascii: "n"): 0x0A
-      case UInt8(ascii: "r"): 0x0D
-      case UInt8(ascii: "t"): 0x09
-      default: nil
-      }
-    if let simple {
-      scalars.append(simple)
-      return
-    }
-    guard byte == UInt8(ascii: "u") else {
-      throw JSONSyntaxError(offset: escapeStart, message: "invalid escape sequence in a string")
-    }
-    var code = try parseHex4(bytes, at: &index, escapeStart: escapeStart)
-    if (0xD800...0xDBFF).contains(code) {
-      guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
-        bytes[index + 1] == UInt8(ascii: "u")
-      else {
-        throw JSONSyntaxError(offset: escapeStart, message: "unpaired UTF-16 surrogate in a string")
-      }
-      index += 2
-      let low = try parseHex4(bytes, at: &index, escapeStart: escapeStart)
-      guard (0xDC00...0xDFFF).contains(low) else {
-        throw JSONSyntaxError(offset: escapeStart, message: "unpaired UTF-16 surrogate in a string")
-      }
-      code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
-    } else if (0xDC00...0xDFFF).contains(code) {
-      throw JSONSyntaxError(offset: escapeStart, message: "unpaired UTF-16 surrogate in a string")
-    }
-    guard let scalar = Unicode.Scalar(code) else {
-      throw JSONSyntaxError(offset: escapeStart, message: "invalid unicode escape in a string")
-    }
-    UTF8.encode(scalar) { scalars.append($0) }
-  }
-
-  private static func parseHex4(
-    _ bytes: UnsafeBufferPointer<UInt8>, at index: inout Int, escapeStart: Int
-  ) throws(JSONSyntaxError) -> UInt32 {
-    guard index + 4 <= bytes.count else {
-      throw JSONSyntaxError(offset: escapeStart, message: "incomplete unicode escape in a string")
-    }
-    var value: UInt32 = 0
-    for byte in bytes[index..<index + 4] {
-      let digit: UInt32
-      switch byte {
-      case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
-      case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
-      case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
-      default:
-        throw JSONSyntaxError(offset: escapeStart, message: "invalid unicode escape in a string")
-      }
-      value = value << 4 | digit
-    }
-    index += 4
-    return value
+  @inline(__always)
+  private static func slot(_ first: UInt64, _ last: UInt64, _ count: Int) -> Int {
+    let mixed = (first ^ (last &* 0xC2B2_AE3D_27D4_EB4F) ^ UInt64(count)) &* 0x9E37_79B9_7F4A_7C15
+    return Int(truncatingIfNeeded: mixed &>> 56)
   }
 }
 
 /// Values waiting for their container to close, on a stack shared by every level of
 /// nesting: a container's own run of it moves into an array of exactly its size.
 private struct PendingStack<Element>: ~Copyable {
-  private var base: UnsafeMutablePointer<Element>
-  private var capacity: Int
+  private var base: UnsafeMutablePointer<Element>?
+  private var capacity = 0
   private(set) var count = 0
 
-  init() {
-    capacity = 16
-    base = .allocate(capacity: capacity)
-  }
-
   deinit {
-    base.deinitialize(count: count)
-    base.deallocate()
+    if let base {
+      base.deinitialize(count: count)
+      base.deallocate()
+    }
   }
 
   /// The pending elements from `first` on.
   func buffer(from first: Int) -> UnsafeBufferPointer<Element> {
-    UnsafeBufferPointer(start: base + first, count: count - first)
+    UnsafeBufferPointer(start: base.map { $0 + first }, count: count - first)
   }
 
   mutating func append(_ element: consuming Element) {
     if count == capacity { grow() }
-    (base + count).initialize(to: element)
+    (base.unsafelyUnwrapped + count).initialize(to: element)
     count += 1
   }
 
   private mutating func grow() {
-    let larger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
-    larger.moveInitialize(from: base, count: count)
-    base.deallocate()
+    let larger = UnsafeMutablePointer<Element>.allocate(capacity: max(16, capacity * 2))
+    if let base {
+      larger.moveInitialize(from: base, count: count)
+      base.deallocate()
+    }
     base = larger
-    capacity *= 2
+    capacity = max(16, capacity * 2)
   }
 
   /// Moves the elements from `first` on into an array, and off the stack.
@@ -562,6 +705,7 @@ private struct PendingStack<Element>: ~Copyable {
     guard moved > 0 else { return [] }
     // Appending after reserving: `Array(unsafeUninitializedCapacity:)` would find the
     // array's storage class through the runtime's generic metadata cache each time.
+    let base = base.unsafelyUnwrapped
     var array: [Element] = []
     array.reserveCapacity(moved)
     for offset in first..<count { array.append((base + offset).move()) }
@@ -571,7 +715,7 @@ private struct PendingStack<Element>: ~Copyable {
 
   /// Drops the elements from `first` on.
   mutating func removeAll(from first: Int) {
-    (base + first).deinitialize(count: count - first)
+    base?.advanced(by: first).deinitialize(count: count - first)
     count = first
   }
 }
