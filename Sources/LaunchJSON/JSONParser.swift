@@ -130,7 +130,20 @@ private struct JSONReader: ~Copyable {
     }
   }
 
+  /// A member's value or an array's element: a string read here, the commonest, without
+  /// the general call.
+  @inline(__always)
+  private mutating func parseMemberOrElement() throws(JSONSyntaxError) -> JSONValue {
+    skipWhitespace()
+    if index < bytes.count && bytes[index] == UInt8(ascii: "\"") {
+      let start = index
+      return JSONValue(.string(try parseString().string), offset: start)
+    }
+    return try parseValue()
+  }
+
   /// Enters a container; returns where its level's mark is kept.
+  @inline(__always)
   private mutating func enterContainer() throws(JSONSyntaxError) -> UnsafeMutablePointer<Int> {
     depth += 1
     if depth > JSONParser.maximumDepth {
@@ -138,9 +151,13 @@ private struct JSONReader: ~Copyable {
         offset: index, message: "nesting is deeper than \(JSONParser.maximumDepth) levels")
     }
     if let levels { return levels + depth }
+    return allocateLevels() + depth
+  }
+
+  private mutating func allocateLevels() -> UnsafeMutablePointer<Int> {
     let allocated = UnsafeMutablePointer<Int>.allocate(capacity: JSONParser.maximumDepth + 1)
     levels = allocated
-    return allocated + depth
+    return allocated
   }
 
   private mutating func parseObject() throws(JSONSyntaxError) -> JSONValue {
@@ -170,7 +187,7 @@ private struct JSONReader: ~Copyable {
       }
       index += 1
       level.pointee = keyOffset
-      let value = try parseValue()
+      let value = try parseMemberOrElement()
       // Most objects are small, and a scan beats hashing until they are not.
       let isNew: Bool
       if members.count - first < 16 {
@@ -193,6 +210,7 @@ private struct JSONReader: ~Copyable {
   }
 
   /// Whether a pending member of the object whose members start at `first` has `key`.
+  @inline(__always)
   private func containsKey(_ key: String, span: KeySpan, from first: Int) -> Bool {
     let spans = keySpans.buffer(from: first)
     for position in spans.indices {
@@ -226,7 +244,7 @@ private struct JSONReader: ~Copyable {
     let first = elements.count
     while true {
       level.pointee = -1 - (elements.count - first)
-      let element = try parseValue()
+      let element = try parseMemberOrElement()
       elements.append(element)
       if try closes(UInt8(ascii: "]"), after: "an array element") {
         return JSONValue(.array(elements.moveArray(from: first)), offset: start)
@@ -280,41 +298,64 @@ private struct JSONReader: ~Copyable {
       depth -= 1
       return true
     default:
-      throw JSONSyntaxError(
-        offset: index,
-        message:
-          "unexpected \(describeCurrent()); expected ',' or '\(Character(Unicode.Scalar(closer)))' after \(what)"
-      )
+      throw unexpectedAfterItem(closer, what)
     }
+  }
+
+  @inline(never)
+  private func unexpectedAfterItem(_ closer: UInt8, _ what: StaticString) -> JSONSyntaxError {
+    JSONSyntaxError(
+      offset: index,
+      message:
+        "unexpected \(describeCurrent()); expected ',' or '\(Character(Unicode.Scalar(closer)))' after \(what)"
+    )
   }
 
   /// Reads the string whose opening quote is at `index`; `isVerbatim` when it had no
   /// escapes, so that its bytes are those between its quotes.
+  ///
+  /// The usual string, plain and shorter than 16 bytes, is read here as one or two words
+  /// with its closing quote, and found by them among the strings met lately.
+  @inline(__always)
   private mutating func parseString() throws(JSONSyntaxError) -> (string: String, isVerbatim: Bool)
   {
-    let start = index
-    let content = start &+ 1
-    index = content
-    // The usual string, plain and shorter than eight bytes: read as one word with its closing
-    // quote, then found by that word among the strings met lately, or made from it.
-    if content &+ 8 <= bytes.count {
+    let content = index &+ 1
+    if content &+ 16 <= bytes.count {
       let word = Self.word(bytes, at: content)
       let stops = Self.stops(in: word)
       if stops != 0 {
         let count = stops.trailingZeroBitCount &>> 3
         if bytes[content &+ count] == UInt8(ascii: "\"") {
           let first = word & ((1 &<< (UInt64(count) &* 8)) &- 1)
-          index = content &+ count &+ 1
           if let string = strings.string(first: first, last: 0, count: count) {
+            index = content &+ count &+ 1
             return (string, true)
           }
-          let string = try makeString(
-            start: start, count: count, isASCII: first & Self.highBits == 0)
-          strings.remember(string, first: first, last: 0, count: count)
-          return (string, true)
+        }
+      } else {
+        let stops = Self.stops(in: Self.word(bytes, at: content &+ 8))
+        if stops != 0 {
+          let count = 8 &+ stops.trailingZeroBitCount &>> 3
+          if bytes[content &+ count] == UInt8(ascii: "\"") {
+            let last = Self.word(bytes, at: content &+ count &- 8)
+            if let string = strings.string(first: word, last: last, count: count) {
+              index = content &+ count &+ 1
+              return (string, true)
+            }
+          }
         }
       }
     }
+    return try parseAnyString()
+  }
+
+  /// ``parseString()`` for any string.
+  private mutating func parseAnyString() throws(JSONSyntaxError) -> (
+    string: String, isVerbatim: Bool
+  ) {
+    let start = index
+    let content = start &+ 1
+    index = content
     // Any plain string: eight bytes at a time while eight remain, the first quote, backslash
     // or control character in a word ending the scan there.
     var scan = content
@@ -541,17 +582,21 @@ private struct JSONReader: ~Copyable {
 
   /// Steps over a comma between members or elements, naming a trailing comma (allowed in
   /// Swift and JavaScript, not in JSON) rather than calling what follows it unexpected.
+  @inline(__always)
   private mutating func skipComma(before closing: UInt8) throws(JSONSyntaxError) {
     let comma = index
     index += 1
     skipWhitespace()
-    if peek() == closing {
-      throw JSONSyntaxError(
-        offset: comma,
-        message:
-          "a trailing comma before '\(Character(Unicode.Scalar(closing)))'; remove it, as JSON allows no comma after the last item"
-      )
-    }
+    if peek() == closing { throw Self.trailingComma(at: comma, before: closing) }
+  }
+
+  @inline(never)
+  private static func trailingComma(at comma: Int, before closing: UInt8) -> JSONSyntaxError {
+    JSONSyntaxError(
+      offset: comma,
+      message:
+        "a trailing comma before '\(Character(Unicode.Scalar(closing)))'; remove it, as JSON allows no comma after the last item"
+    )
   }
 
   private mutating func skipDigits() {
@@ -560,7 +605,8 @@ private struct JSONReader: ~Copyable {
 
   @inline(__always)
   private mutating func skipWhitespace() {
-    while index < bytes.count {
+    // Anything above a space, the usual case, is told in one comparison.
+    while index < bytes.count, bytes[index] <= UInt8(ascii: " ") {
       switch bytes[index] {
       case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"): index += 1
       default: return
