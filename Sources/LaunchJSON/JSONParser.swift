@@ -642,22 +642,27 @@ private struct JSONReader: ~Copyable {
 /// padded with zeros; with its length they are the whole string. The cache starts after a
 /// few strings, so that a small document does not pay for its table.
 private struct ShortStringCache: ~Copyable {
-  private struct Entry {
+  /// What a slot holds, its string aside: a `count` of -1 marks a slot never filled, whose
+  /// string is not initialized. Plain numbers, so the table starts with one fill.
+  private struct Key {
     var first: UInt64
     var last: UInt64
     var count: Int
-    var string: String
   }
 
   private static let slots = 256
-  private static let stringsBeforeCaching = 8
-  private var entries: UnsafeMutablePointer<Entry>?
+  private static let stringsBeforeCaching = 16
+  private var keys: UnsafeMutablePointer<Key>?
+  private var strings: UnsafeMutablePointer<String>?
   private var stringsSeen = 0
 
   deinit {
-    if let entries {
-      entries.deinitialize(count: Self.slots)
-      entries.deallocate()
+    if let keys, let strings {
+      for slot in 0..<Self.slots where keys[slot].count >= 0 {
+        (strings + slot).deinitialize(count: 1)
+      }
+      keys.deallocate()
+      strings.deallocate()
     }
   }
 
@@ -665,29 +670,35 @@ private struct ShortStringCache: ~Copyable {
   /// was met lately.
   @inline(__always)
   func string(first: UInt64, last: UInt64, count: Int) -> String? {
-    guard let entries else { return nil }
-    let entry = entries + Self.slot(first, last, count)
-    guard entry.pointee.first == first, entry.pointee.count == count, entry.pointee.last == last
-    else { return nil }
-    return entry.pointee.string
+    guard let keys else { return nil }
+    let slot = Self.slot(first, last, count)
+    let key = keys[slot]
+    guard key.first == first, key.count == count, key.last == last else { return nil }
+    return strings.unsafelyUnwrapped[slot]
   }
 
   /// Keeps `string`, of `count` bytes whose first and last eight are `first` and `last`, to
   /// be found again.
   mutating func remember(_ string: String, first: UInt64, last: UInt64, count: Int) {
-    let entries: UnsafeMutablePointer<Entry>
-    if let existing = self.entries {
-      entries = existing
+    let keys: UnsafeMutablePointer<Key>
+    let strings: UnsafeMutablePointer<String>
+    if let existingKeys = self.keys, let existingStrings = self.strings {
+      (keys, strings) = (existingKeys, existingStrings)
     } else {
       stringsSeen += 1
       guard stringsSeen >= Self.stringsBeforeCaching else { return }
-      entries = .allocate(capacity: Self.slots)
-      entries.initialize(
-        repeating: Entry(first: 0, last: 0, count: -1, string: ""), count: Self.slots)
-      self.entries = entries
+      keys = .allocate(capacity: Self.slots)
+      keys.initialize(repeating: Key(first: 0, last: 0, count: -1), count: Self.slots)
+      strings = .allocate(capacity: Self.slots)
+      (self.keys, self.strings) = (keys, strings)
     }
-    entries[Self.slot(first, last, count)] = Entry(
-      first: first, last: last, count: count, string: string)
+    let slot = Self.slot(first, last, count)
+    if keys[slot].count >= 0 {
+      strings[slot] = string
+    } else {
+      (strings + slot).initialize(to: string)
+    }
+    keys[slot] = Key(first: first, last: last, count: count)
   }
 
   /// The first and last eight bytes of a string, when it has at most 16 and eight can be

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import LaunchJSON
@@ -163,6 +164,43 @@ struct JSONParserDifferentialTests {
         }
         expectSameOutcome(damaged)
       }
+    }
+  }
+
+  /// The repository's manifests and schema, whole, cut off at every byte of the smallest,
+  /// and damaged at random.
+  @Test func theRepositorysManifestsWholeCutAndDamaged() throws {
+    let folder = URL(fileURLWithPath: #filePath)
+      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("manifests")
+    let files = try #require(
+      FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)?.allObjects
+        as? [URL]
+    )
+    .filter { $0.pathExtension == "json" }
+    .sorted { $0.path < $1.path }
+    #expect(files.count >= 5)
+    var random = SplitMix(seed: 8259)
+    let alphabet = Array("{}[]:,\" \\u0aé1-.eE+tfn\n".utf8) + [0x00, 0x1F, 0x80, 0xFF]
+    for file in files {
+      let document = try [UInt8](Data(contentsOf: file))
+      expectSameOutcome(document)
+      for _ in 0..<100 {
+        var damaged = document
+        let position = Int(random.next() % UInt64(damaged.count))
+        let byte = alphabet[Int(random.next() % UInt64(alphabet.count))]
+        switch random.next() % 3 {
+        case 0: damaged[position] = byte
+        case 1: damaged.remove(at: position)
+        default: damaged.insert(byte, at: position)
+        }
+        expectSameOutcome(damaged)
+      }
+    }
+    let smallest = try #require(
+      try files.map { try [UInt8](Data(contentsOf: $0)) }.min { $0.count < $1.count })
+    for end in 0..<smallest.count {
+      expectSameOutcome(Array(smallest[..<end]))
     }
   }
 
