@@ -758,7 +758,7 @@ private struct PendingStack<Element>: ~Copyable {
   /// Moves the elements from `first` on into an array, and off the stack.
   mutating func moveArray(from first: Int) -> [Element] {
     let moved = count - first
-    // Never an empty array this way: creating one would write to the shared empty array.
+    // Containers close early when empty; `[]` all the same, which allocates nothing.
     guard moved > 0 else { return [] }
     // Appending after reserving: `Array(unsafeUninitializedCapacity:)` would find the
     // array's storage class through the runtime's generic metadata cache each time.
