@@ -35,36 +35,71 @@ public struct JSONParser {
   /// The UTF-8 encoding of U+FEFF, which some editors write at the start of a file.
   package static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
-  private let bytes: [UInt8]
-  private var index = 0
-  private var depth = 0
-  private var duplicateKeys: [JSONDocument.DuplicateKey] = []
-  private var path: [JSONPath.Component] = []
-
   /// Parses a whole document.
   public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONDocument {
-    var parser = JSONParser(bytes: bytes)
     if bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE]) {
       throw JSONSyntaxError(
         offset: 0, message: "the file is UTF-16 text; save it as UTF-8, which JSON requires")
     }
-    if bytes.starts(with: Self.byteOrderMark) { parser.index = Self.byteOrderMark.count }
-    parser.skipWhitespace()
-    if parser.index == bytes.count {
-      throw JSONSyntaxError(offset: 0, message: "the file is empty; expected a JSON object")
+    // The bytes are read through a pointer for the whole parse: no bounds checks, no
+    // retains of the array, in the loops that look at every byte.
+    return try bytes.withUnsafeBufferPointer { (buffer) throws(JSONSyntaxError) in
+      var reader = JSONReader(bytes: buffer)
+      return try reader.parseDocument()
     }
-    let root = try parser.parseValue()
-    parser.skipWhitespace()
-    if parser.index != bytes.count {
-      throw JSONSyntaxError(
-        offset: parser.index,
-        message: "unexpected \(parser.describeCurrent()) after the end of the document")
-    }
-    return JSONDocument(root: root, duplicateKeys: parser.duplicateKeys)
+  }
+}
+
+/// The parser's state for one document, over its bytes.
+///
+/// Members and elements wait on stacks shared by every level of nesting until their container
+/// closes, then move into an array of exactly their number: no array grows by appending. The
+/// path of the value being read is kept as one number a level (a key's offset or an element's
+/// index) and spelled out only when a duplicate key needs it. Everything is allocated when
+/// first needed, so that parsing a lone string or number allocates nothing of its own.
+private struct JSONReader: ~Copyable {
+  private let bytes: UnsafeBufferPointer<UInt8>
+  private var index = 0
+  private var depth = 0
+  private var duplicateKeys: [JSONDocument.DuplicateKey] = []
+  /// For each level of nesting from 1, what is being read there: the offset of a member's
+  /// key (`>= 0`), or `-1 - i` for the element at index `i`.
+  private var levels: UnsafeMutablePointer<Int>?
+  private var elements = PendingStack<JSONValue>()
+  private var members = PendingStack<JSONMember>()
+  /// The source bytes of each pending member's key, when it had no escapes.
+  private var keySpans = PendingStack<KeySpan>()
+  private var strings = ShortStringCache()
+
+  /// Where a key's bytes sit in the source; `start` is negative when the key had escapes,
+  /// so that its bytes are not those of its source.
+  private struct KeySpan {
+    var start: Int
+    var count: Int
   }
 
-  private init(bytes: [UInt8]) {
+  init(bytes: UnsafeBufferPointer<UInt8>, index: Int = 0) {
     self.bytes = bytes
+    self.index = index
+  }
+
+  deinit {
+    levels?.deallocate()
+  }
+
+  mutating func parseDocument() throws(JSONSyntaxError) -> JSONDocument {
+    if bytes.starts(with: JSONParser.byteOrderMark) { index = JSONParser.byteOrderMark.count }
+    skipWhitespace()
+    if index == bytes.count {
+      throw JSONSyntaxError(offset: 0, message: "the file is empty; expected a JSON object")
+    }
+    let root = try parseValue()
+    skipWhitespace()
+    if index != bytes.count {
+      throw JSONSyntaxError(
+        offset: index, message: "unexpected \(describeCurrent()) after the end of the document")
+    }
+    return JSONDocument(root: root, duplicateKeys: duplicateKeys)
   }
 
   private mutating func parseValue() throws(JSONSyntaxError) -> JSONValue {
@@ -76,7 +111,7 @@ public struct JSONParser {
     switch bytes[index] {
     case UInt8(ascii: "{"): return try parseObject()
     case UInt8(ascii: "["): return try parseArray()
-    case UInt8(ascii: "\""): return JSONValue(.string(try parseString()), offset: start)
+    case UInt8(ascii: "\""): return JSONValue(.string(try parseString().string), offset: start)
     case UInt8(ascii: "t"):
       try expectLiteral("true")
       return JSONValue(.bool(true), offset: start)
@@ -95,23 +130,45 @@ public struct JSONParser {
     }
   }
 
-  private mutating func enterContainer() throws(JSONSyntaxError) {
-    depth += 1
-    if depth > Self.maximumDepth {
-      throw JSONSyntaxError(
-        offset: index, message: "nesting is deeper than \(Self.maximumDepth) levels")
+  /// A member's value or an array's element: a string read here, the commonest, without
+  /// the general call.
+  @inline(__always)
+  private mutating func parseMemberOrElement() throws(JSONSyntaxError) -> JSONValue {
+    skipWhitespace()
+    if index < bytes.count && bytes[index] == UInt8(ascii: "\"") {
+      let start = index
+      return JSONValue(.string(try parseString().string), offset: start)
     }
+    return try parseValue()
+  }
+
+  /// Enters a container; returns where its level's mark is kept.
+  @inline(__always)
+  private mutating func enterContainer() throws(JSONSyntaxError) -> UnsafeMutablePointer<Int> {
+    depth += 1
+    if depth > JSONParser.maximumDepth {
+      throw JSONSyntaxError(
+        offset: index, message: "nesting is deeper than \(JSONParser.maximumDepth) levels")
+    }
+    if let levels { return levels + depth }
+    return allocateLevels() + depth
+  }
+
+  private mutating func allocateLevels() -> UnsafeMutablePointer<Int> {
+    let allocated = UnsafeMutablePointer<Int>.allocate(capacity: JSONParser.maximumDepth + 1)
+    levels = allocated
+    return allocated
   }
 
   private mutating func parseObject() throws(JSONSyntaxError) -> JSONValue {
     let start = index
-    try enterContainer()
+    let level = try enterContainer()
     index += 1
-    var members: [JSONMember] = []
+    if closesEmpty(UInt8(ascii: "}")) { return JSONValue(.object([]), offset: start) }
+    let first = members.count
     // Keys are compared as the bytes they are: Swift's `String ==` also equates keys that
     // only Unicode normalisation makes equal ('é' and 'e' with a combining accent).
-    var seen: Set<[UInt8]> = []
-    if closesEmpty(UInt8(ascii: "}")) { return JSONValue(.object(members), offset: start) }
+    var seen: Set<[UInt8]>?
     while true {
       skipWhitespace()
       guard peek() == UInt8(ascii: "\"") else {
@@ -120,7 +177,8 @@ public struct JSONParser {
         )
       }
       let keyOffset = index
-      let key = try parseString()
+      let (key, isVerbatim) = try parseString()
+      let span = KeySpan(start: isVerbatim ? keyOffset + 1 : -1, count: index - keyOffset - 2)
       skipWhitespace()
       guard peek() == UInt8(ascii: ":") else {
         throw JSONSyntaxError(
@@ -128,46 +186,94 @@ public struct JSONParser {
           message: "unexpected \(describeCurrent()); expected ':' after the key '\(key)'")
       }
       index += 1
-      path.append(.key(key))
-      let value = try parseValue()
-      path.removeLast()
+      level.pointee = keyOffset
+      let value = try parseMemberOrElement()
       // Most objects are small, and a scan beats hashing until they are not.
       let isNew: Bool
-      if members.count < 16 {
-        isNew = !members.contains { $0.key.hasSameBytes(as: key) }
+      if members.count - first < 16 {
+        isNew = !containsKey(key, span: span, from: first)
       } else {
-        if seen.isEmpty { seen = Set(members.map { Array($0.key.utf8) }) }
-        isNew = seen.insert(Array(key.utf8)).inserted
+        if seen == nil { seen = Set(members.buffer(from: first).map { Array($0.key.utf8) }) }
+        isNew = seen!.insert(Array(key.utf8)).inserted
       }
       if isNew {
         members.append(JSONMember(key: key, keyOffset: keyOffset, value: value))
+        keySpans.append(span)
       } else {
-        duplicateKeys.append(.init(key: key, path: JSONPath(components: path), offset: keyOffset))
+        duplicateKeys.append(.init(key: key, path: path(), offset: keyOffset))
       }
       if try closes(UInt8(ascii: "}"), after: "an object member") {
-        return JSONValue(.object(members), offset: start)
+        keySpans.removeAll(from: first)
+        return JSONValue(.object(members.moveArray(from: first)), offset: start)
       }
     }
+  }
+
+  /// Whether a pending member of the object whose members start at `first` has `key`.
+  @inline(__always)
+  private func containsKey(_ key: String, span: KeySpan, from first: Int) -> Bool {
+    let spans = keySpans.buffer(from: first)
+    for position in spans.indices {
+      let other = spans[position]
+      if span.start >= 0 && other.start >= 0 {
+        // Both keys are their source bytes: compared there, without reading either string.
+        if span.count == other.count
+          && sameBytes(at: span.start, and: other.start, count: span.count)
+        {
+          return true
+        }
+      } else if members.buffer(from: first)[position].key.hasSameBytes(as: key) {
+        return true
+      }
+    }
+    return false
+  }
+
+  private func sameBytes(at first: Int, and second: Int, count: Int) -> Bool {
+    for offset in 0..<count where bytes[first + offset] != bytes[second + offset] {
+      return false
+    }
+    return true
   }
 
   private mutating func parseArray() throws(JSONSyntaxError) -> JSONValue {
     let start = index
-    try enterContainer()
+    let level = try enterContainer()
     index += 1
-    var elements: [JSONValue] = []
-    if closesEmpty(UInt8(ascii: "]")) { return JSONValue(.array(elements), offset: start) }
+    if closesEmpty(UInt8(ascii: "]")) { return JSONValue(.array([]), offset: start) }
+    let first = elements.count
     while true {
-      path.append(.index(elements.count))
-      elements.append(try parseValue())
-      path.removeLast()
+      level.pointee = -1 - (elements.count - first)
+      let element = try parseMemberOrElement()
+      elements.append(element)
       if try closes(UInt8(ascii: "]"), after: "an array element") {
-        return JSONValue(.array(elements), offset: start)
+        return JSONValue(.array(elements.moveArray(from: first)), offset: start)
       }
     }
   }
 
+  /// The path of the container being read at the current depth, spelled out from the
+  /// marks kept for the levels above it.
+  private func path() -> JSONPath {
+    guard let levels else { return .root }
+    var components: [JSONPath.Component] = []
+    components.reserveCapacity(depth - 1)
+    for level in stride(from: 1, to: depth, by: 1) {
+      let mark = levels[level]
+      if mark >= 0 {
+        // The key was read once already, so reading it again cannot fail.
+        var reader = JSONReader(bytes: bytes, index: mark)
+        components.append(.key((try? reader.parseString().string) ?? ""))
+      } else {
+        components.append(.index(-1 - mark))
+      }
+    }
+    return JSONPath(components: components)
+  }
+
   /// At the start of a container: steps past `closer` and leaves the container when it is
   /// empty; returns whether it was.
+  @inline(__always)
   private mutating func closesEmpty(_ closer: UInt8) -> Bool {
     skipWhitespace()
     guard peek() == closer else { return false }
@@ -178,7 +284,8 @@ public struct JSONParser {
 
   /// After a member or element, `what`: skips the comma before the next one and returns
   /// `false`, or steps past `closer`, leaves the container and returns `true`.
-  private mutating func closes(_ closer: UInt8, after what: String) throws(JSONSyntaxError)
+  @inline(__always)
+  private mutating func closes(_ closer: UInt8, after what: StaticString) throws(JSONSyntaxError)
     -> Bool
   {
     skipWhitespace()
@@ -191,37 +298,145 @@ public struct JSONParser {
       depth -= 1
       return true
     default:
-      throw JSONSyntaxError(
-        offset: index,
-        message:
-          "unexpected \(describeCurrent()); expected ',' or '\(Character(Unicode.Scalar(closer)))' after \(what)"
-      )
+      throw unexpectedAfterItem(closer, what)
     }
   }
 
-  private mutating func parseString() throws(JSONSyntaxError) -> String {
-    let start = index
-    index += 1
-    // Fast path, the usual case: no escapes, so the string is the bytes between the quotes.
-    var scan = index
-    var isASCII = true
-    while scan < bytes.count, bytes[scan] != UInt8(ascii: "\""), bytes[scan] != UInt8(ascii: "\\"),
-      bytes[scan] >= 0x20
-    {
-      if bytes[scan] >= 0x80 { isASCII = false }
-      scan += 1
-    }
-    if scan < bytes.count, bytes[scan] == UInt8(ascii: "\"") {
-      let content = bytes[index..<scan]
-      index = scan + 1
-      if isASCII { return String(decoding: content, as: UTF8.self) }
-      guard let string = String(validating: content, as: UTF8.self) else {
-        throw JSONSyntaxError(offset: start, message: "the string is not valid UTF-8")
+  @inline(never)
+  private func unexpectedAfterItem(_ closer: UInt8, _ what: StaticString) -> JSONSyntaxError {
+    JSONSyntaxError(
+      offset: index,
+      message:
+        "unexpected \(describeCurrent()); expected ',' or '\(Character(Unicode.Scalar(closer)))' after \(what)"
+    )
+  }
+
+  /// Reads the string whose opening quote is at `index`; `isVerbatim` when it had no
+  /// escapes, so that its bytes are those between its quotes.
+  ///
+  /// The usual string, plain and shorter than 16 bytes, is read here as one or two words
+  /// with its closing quote, and found by them among the strings met lately.
+  @inline(__always)
+  private mutating func parseString() throws(JSONSyntaxError) -> (string: String, isVerbatim: Bool)
+  {
+    let content = index &+ 1
+    if content &+ 16 <= bytes.count {
+      let word = Self.word(bytes, at: content)
+      let stops = Self.stops(in: word)
+      if stops != 0 {
+        let count = stops.trailingZeroBitCount &>> 3
+        if bytes[content &+ count] == UInt8(ascii: "\"") {
+          let first = word & ((1 &<< (UInt64(count) &* 8)) &- 1)
+          if let string = strings.string(first: first, last: 0, count: count) {
+            index = content &+ count &+ 1
+            return (string, true)
+          }
+        }
+      } else {
+        let stops = Self.stops(in: Self.word(bytes, at: content &+ 8))
+        if stops != 0 {
+          let count = 8 &+ stops.trailingZeroBitCount &>> 3
+          if bytes[content &+ count] == UInt8(ascii: "\"") {
+            let last = Self.word(bytes, at: content &+ count &- 8)
+            if let string = strings.string(first: word, last: last, count: count) {
+              index = content &+ count &+ 1
+              return (string, true)
+            }
+          }
+        }
       }
-      return string
     }
+    return try parseAnyString()
+  }
+
+  /// ``parseString()`` for any string.
+  private mutating func parseAnyString() throws(JSONSyntaxError) -> (
+    string: String, isVerbatim: Bool
+  ) {
+    let start = index
+    let content = start &+ 1
+    index = content
+    // Any plain string: eight bytes at a time while eight remain, the first quote, backslash
+    // or control character in a word ending the scan there.
+    var scan = content
+    var high: UInt64 = 0
+    var stopped = false
+    while scan &+ 8 <= bytes.count {
+      let word = Self.word(bytes, at: scan)
+      let stops = Self.stops(in: word)
+      if stops != 0 {
+        let before = stops.trailingZeroBitCount &>> 3
+        high |= word & ((1 &<< (UInt64(before) &* 8)) &- 1)
+        scan &+= before
+        stopped = true
+        break
+      }
+      high |= word
+      scan &+= 8
+    }
+    if !stopped {
+      while scan < bytes.count {
+        let byte = bytes[scan]
+        if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+        high |= UInt64(byte)
+        scan += 1
+      }
+    }
+    guard scan < bytes.count, bytes[scan] == UInt8(ascii: "\"") else {
+      return (try parseEscapedString(start: start, plainUpTo: scan), false)
+    }
+    let count = scan - content
+    index = scan + 1
+    let words = ShortStringCache.words(bytes, from: content, count: count)
+    if let words, let string = strings.string(first: words.first, last: words.last, count: count) {
+      return (string, true)
+    }
+    let string = try makeString(start: start, count: count, isASCII: high & Self.highBits == 0)
+    if let words { strings.remember(string, first: words.first, last: words.last, count: count) }
+    return (string, true)
+  }
+
+  /// The string of the `count` plain bytes after the quote at `start`.
+  private func makeString(start: Int, count: Int, isASCII: Bool) throws(JSONSyntaxError) -> String {
+    let content = UnsafeBufferPointer(rebasing: bytes[start + 1..<start + 1 + count])
+    if isASCII { return String(decoding: content, as: UTF8.self) }
+    guard let string = String(validating: content, as: UTF8.self) else {
+      throw JSONSyntaxError(offset: start, message: "the string is not valid UTF-8")
+    }
+    return string
+  }
+
+  private static let highBits: UInt64 = 0x8080_8080_8080_8080
+
+  /// The eight bytes at `offset`, the first in the lowest bits.
+  @inline(__always)
+  fileprivate static func word(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int) -> UInt64 {
+    UInt64(
+      littleEndian: UnsafeRawPointer(bytes.baseAddress.unsafelyUnwrapped + offset)
+        .loadUnaligned(as: UInt64.self))
+  }
+
+  /// The high bit of each byte of `word` that is a quote, a backslash or a control
+  /// character; exact up to the first of them (beyond it, borrows may set others).
+  @inline(__always)
+  private static func stops(in word: UInt64) -> UInt64 {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let quotes = word ^ (ones &* 0x22)
+    let backslashes = word ^ (ones &* 0x5C)
+    let isQuote = (quotes &- ones) & ~quotes
+    let isBackslash = (backslashes &- ones) & ~backslashes
+    let isControl = (word &- ones &* 0x20) & ~word
+    return (isQuote | isBackslash | isControl) & 0x8080_8080_8080_8080
+  }
+
+  /// The rest of a string that has an escape, a control character or no end; the bytes
+  /// before `plainUpTo` are plain.
+  private mutating func parseEscapedString(start: Int, plainUpTo plain: Int)
+    throws(JSONSyntaxError) -> String
+  {
     var scalars: [UInt8] = []
-    var runStart = index
+    var run = index
+    index = plain
     while true {
       guard index < bytes.count else {
         throw JSONSyntaxError(offset: start, message: "unterminated string")
@@ -229,16 +444,16 @@ public struct JSONParser {
       let byte = bytes[index]
       switch byte {
       case UInt8(ascii: "\""):
-        scalars.append(contentsOf: bytes[runStart..<index])
+        scalars.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<index]))
         index += 1
         guard let string = String(validating: scalars, as: UTF8.self) else {
           throw JSONSyntaxError(offset: start, message: "the string is not valid UTF-8")
         }
         return string
       case UInt8(ascii: "\\"):
-        scalars.append(contentsOf: bytes[runStart..<index])
+        scalars.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<index]))
         try parseEscape(into: &scalars)
-        runStart = index
+        run = index
       case 0..<0x20:
         throw JSONSyntaxError(
           offset: index, message: "a control character must be escaped inside a string")
@@ -294,7 +509,7 @@ public struct JSONParser {
     guard let scalar = Unicode.Scalar(code) else {
       throw JSONSyntaxError(offset: escapeStart, message: "invalid unicode escape in a string")
     }
-    scalars.append(contentsOf: Array(String(Character(scalar)).utf8))
+    UTF8.encode(scalar) { scalars.append($0) }
   }
 
   private mutating func parseHex4(escapeStart: Int) throws(JSONSyntaxError) -> UInt32 {
@@ -347,7 +562,7 @@ public struct JSONParser {
       }
       skipDigits()
     }
-    let text = String(decoding: bytes[start..<index], as: UTF8.self)
+    let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
     guard let value = Double(text), value.isFinite else {
       throw JSONSyntaxError(offset: start, message: "the number \(text.prefix(40)) is out of range")
     }
@@ -367,25 +582,31 @@ public struct JSONParser {
 
   /// Steps over a comma between members or elements, naming a trailing comma (allowed in
   /// Swift and JavaScript, not in JSON) rather than calling what follows it unexpected.
+  @inline(__always)
   private mutating func skipComma(before closing: UInt8) throws(JSONSyntaxError) {
     let comma = index
     index += 1
     skipWhitespace()
-    if peek() == closing {
-      throw JSONSyntaxError(
-        offset: comma,
-        message:
-          "a trailing comma before '\(Character(Unicode.Scalar(closing)))'; remove it, as JSON allows no comma after the last item"
-      )
-    }
+    if peek() == closing { throw Self.trailingComma(at: comma, before: closing) }
+  }
+
+  @inline(never)
+  private static func trailingComma(at comma: Int, before closing: UInt8) -> JSONSyntaxError {
+    JSONSyntaxError(
+      offset: comma,
+      message:
+        "a trailing comma before '\(Character(Unicode.Scalar(closing)))'; remove it, as JSON allows no comma after the last item"
+    )
   }
 
   private mutating func skipDigits() {
     while let byte = peek(), isDigit(byte) { index += 1 }
   }
 
+  @inline(__always)
   private mutating func skipWhitespace() {
-    while index < bytes.count {
+    // Anything above a space, the usual case, is told in one comparison.
+    while index < bytes.count, bytes[index] <= UInt8(ascii: " ") {
       switch bytes[index] {
       case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"): index += 1
       default: return
@@ -393,21 +614,165 @@ public struct JSONParser {
     }
   }
 
+  @inline(__always)
   private func peek() -> UInt8? {
     index < bytes.count ? bytes[index] : nil
   }
 
+  @inline(__always)
   private func isDigit(_ byte: UInt8) -> Bool {
     (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
   }
 
   private func describeCurrent() -> String {
     guard index < bytes.count else { return "end of file" }
-    if bytes[index...].starts(with: Self.byteOrderMark) {
+    if bytes[index...].starts(with: JSONParser.byteOrderMark) {
       return "byte-order mark (U+FEFF)"
     }
     let byte = bytes[index]
     if byte >= 0x20 && byte < 0x7F { return "character '\(Character(Unicode.Scalar(byte)))'" }
     return "byte 0x\(String(byte, radix: 16, uppercase: true))"
+  }
+}
+
+/// The strings of up to 16 bytes read lately, by their bytes: keys and common values repeat
+/// throughout a document, and finding one again is cheaper than making a `String` of it.
+///
+/// A string's bytes are two words, its first eight and its last eight, which overlap or are
+/// padded with zeros; with its length they are the whole string. The cache starts after a
+/// few strings, so that a small document does not pay for its table.
+private struct ShortStringCache: ~Copyable {
+  /// What a slot holds, its string aside: a `count` of -1 marks a slot never filled, whose
+  /// string is not initialized. Plain numbers, so the table starts with one fill.
+  private struct Key {
+    var first: UInt64
+    var last: UInt64
+    var count: Int
+  }
+
+  private static let slots = 256
+  private static let stringsBeforeCaching = 16
+  private var keys: UnsafeMutablePointer<Key>?
+  private var strings: UnsafeMutablePointer<String>?
+  private var stringsSeen = 0
+
+  deinit {
+    if let keys, let strings {
+      for slot in 0..<Self.slots where keys[slot].count >= 0 {
+        (strings + slot).deinitialize(count: 1)
+      }
+      keys.deallocate()
+      strings.deallocate()
+    }
+  }
+
+  /// The string of `count` bytes whose first and last eight are `first` and `last`, if it
+  /// was met lately.
+  @inline(__always)
+  func string(first: UInt64, last: UInt64, count: Int) -> String? {
+    guard let keys else { return nil }
+    let slot = Self.slot(first, last, count)
+    let key = keys[slot]
+    guard key.first == first, key.count == count, key.last == last else { return nil }
+    return strings.unsafelyUnwrapped[slot]
+  }
+
+  /// Keeps `string`, of `count` bytes whose first and last eight are `first` and `last`, to
+  /// be found again.
+  mutating func remember(_ string: String, first: UInt64, last: UInt64, count: Int) {
+    let keys: UnsafeMutablePointer<Key>
+    let strings: UnsafeMutablePointer<String>
+    if let existingKeys = self.keys, let existingStrings = self.strings {
+      (keys, strings) = (existingKeys, existingStrings)
+    } else {
+      stringsSeen += 1
+      guard stringsSeen >= Self.stringsBeforeCaching else { return }
+      keys = .allocate(capacity: Self.slots)
+      keys.initialize(repeating: Key(first: 0, last: 0, count: -1), count: Self.slots)
+      strings = .allocate(capacity: Self.slots)
+      (self.keys, self.strings) = (keys, strings)
+    }
+    let slot = Self.slot(first, last, count)
+    if keys[slot].count >= 0 {
+      strings[slot] = string
+    } else {
+      (strings + slot).initialize(to: string)
+    }
+    keys[slot] = Key(first: first, last: last, count: count)
+  }
+
+  /// The first and last eight bytes of a string, when it has at most 16 and eight can be
+  /// read from its start without leaving the document.
+  @inline(__always)
+  static func words(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, count: Int)
+    -> (first: UInt64, last: UInt64)?
+  {
+    guard count <= 16, start &+ 8 <= bytes.count else { return nil }
+    let first = JSONReader.word(bytes, at: start)
+    if count >= 8 { return (first, JSONReader.word(bytes, at: start &+ count &- 8)) }
+    return (first & ((1 &<< (UInt64(count) &* 8)) &- 1), 0)
+  }
+
+  @inline(__always)
+  private static func slot(_ first: UInt64, _ last: UInt64, _ count: Int) -> Int {
+    let mixed = (first ^ (last &* 0xC2B2_AE3D_27D4_EB4F) ^ UInt64(count)) &* 0x9E37_79B9_7F4A_7C15
+    return Int(truncatingIfNeeded: mixed &>> 56)
+  }
+}
+
+/// Values waiting for their container to close, on a stack shared by every level of
+/// nesting: a container's own run of it moves into an array of exactly its size.
+private struct PendingStack<Element>: ~Copyable {
+  private var base: UnsafeMutablePointer<Element>?
+  private var capacity = 0
+  private(set) var count = 0
+
+  deinit {
+    if let base {
+      base.deinitialize(count: count)
+      base.deallocate()
+    }
+  }
+
+  /// The pending elements from `first` on.
+  func buffer(from first: Int) -> UnsafeBufferPointer<Element> {
+    UnsafeBufferPointer(start: base.map { $0 + first }, count: count - first)
+  }
+
+  mutating func append(_ element: consuming Element) {
+    if count == capacity { grow() }
+    (base.unsafelyUnwrapped + count).initialize(to: element)
+    count += 1
+  }
+
+  private mutating func grow() {
+    let larger = UnsafeMutablePointer<Element>.allocate(capacity: max(16, capacity * 2))
+    if let base {
+      larger.moveInitialize(from: base, count: count)
+      base.deallocate()
+    }
+    base = larger
+    capacity = max(16, capacity * 2)
+  }
+
+  /// Moves the elements from `first` on into an array, and off the stack.
+  mutating func moveArray(from first: Int) -> [Element] {
+    let moved = count - first
+    // Containers close early when empty; `[]` all the same, which allocates nothing.
+    guard moved > 0 else { return [] }
+    // Appending after reserving: `Array(unsafeUninitializedCapacity:)` would find the
+    // array's storage class through the runtime's generic metadata cache each time.
+    let base = base.unsafelyUnwrapped
+    var array: [Element] = []
+    array.reserveCapacity(moved)
+    for offset in first..<count { array.append((base + offset).move()) }
+    count = first
+    return array
+  }
+
+  /// Drops the elements from `first` on.
+  mutating func removeAll(from first: Int) {
+    base?.advanced(by: first).deinitialize(count: count - first)
+    count = first
   }
 }
