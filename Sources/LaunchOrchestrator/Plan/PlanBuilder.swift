@@ -16,6 +16,11 @@ struct PlanBuilder {
   private var indexByID: [String: Int] = [:]
   /// The steps whose plugin declares it runs on the main actor.
   private var mainActorSteps: Set<Int> = []
+  /// The kinds steps were prepared with so far, each with its types read once: a manifest
+  /// holds thousands of steps of a few kinds, and comparing a kind with the last one used
+  /// costs less than hashing it, and than reading the types through their lock, for each.
+  private var preparedKinds: [PreparedKind] = []
+  private var lastKind = 0
 
   init(
     manifest: Manifest, registry: PluginRegistry, manifestPath: String, manifestDirectory: URL,
@@ -419,19 +424,50 @@ struct PlanBuilder {
     return nil
   }
 
+  /// A kind and its types, for the steps prepared with it.
+  private final class PreparedKind {
+    let descriptor: PluginDescriptor
+    let types: KindTypes
+
+    init(_ descriptor: PluginDescriptor) {
+      self.descriptor = descriptor
+      types = descriptor.kindTypes
+    }
+  }
+
+  /// The kind named `kind`, as ``descriptor(_:at:)`` finds it (and reports it unknown).
+  private mutating func preparedKind(_ kind: String, at path: @autoclosure () -> JSONPath)
+    -> PreparedKind?
+  {
+    if lastKind < preparedKinds.count, preparedKinds[lastKind].descriptor.kind == kind {
+      return preparedKinds[lastKind]
+    }
+    if let known = preparedKinds.firstIndex(where: { $0.descriptor.kind == kind }) {
+      lastKind = known
+      return preparedKinds[known]
+    }
+    guard let descriptor = descriptor(kind, at: path()) else { return nil }
+    lastKind = preparedKinds.count
+    preparedKinds.append(PreparedKind(descriptor))
+    return preparedKinds[lastKind]
+  }
+
   private mutating func prepareActions(at index: Int) -> (PreparedStep?, PreparedStep?) {
     let plugin = manifest.steps[index].plugin
     let source = sourceIndex[index]
-    guard let primary = descriptor(plugin, at: Self.stepPath(source: source).appending("plugin"))
+    guard
+      let primaryKind = preparedKind(
+        plugin, at: Self.stepPath(source: source).appending("plugin"))
     else {
       return (nil, nil)
     }
+    let primary = primaryKind.descriptor
     let root = diagnostics.root
     func emptyParams() -> JSONValue {
       JSONValue(.object([]), offset: root.value(at: Self.stepPath(source: source))?.offset)
     }
     let params = manifest.steps[index].params ?? emptyParams()
-    let action = prepare(primary, params: params) { _ in
+    let action = prepare(primaryKind, params: params) { _ in
       Self.stepPath(source: source).appending("params")
     }
     if primary.isolation == .main {
@@ -455,9 +491,10 @@ struct PlanBuilder {
     let path = stepPath(index)
     let fallbackPath = path.appending("fallback")
     let kind = fallback.plugin ?? step.plugin
-    guard let fallbackDescriptor = descriptor(kind, at: fallbackPath.appending("plugin")) else {
+    guard let fallbackKind = preparedKind(kind, at: fallbackPath.appending("plugin")) else {
       return (action, nil)
     }
+    let fallbackDescriptor = fallbackKind.descriptor
     // Attempts of the step and of its fallback run where the step does: on the main actor
     // when either plugin needs it.
     if fallbackDescriptor.isolation == .main, !mainActorSteps.contains(index) {
@@ -483,19 +520,21 @@ struct PlanBuilder {
       members.append(member)
       merged = JSONValue(.object(members), offset: merged.offset)
     }
-    let fallbackAction = prepare(fallbackDescriptor, params: merged) { key in
+    let fallbackAction = prepare(fallbackKind, params: merged) { key in
       key.map(overridden.contains) ?? false || fallback.plugin != nil
         ? fallbackPath.appending("params") : path.appending("params")
     }
     return (action, fallbackAction)
   }
 
-  /// Decodes `params` for `descriptor`; `base` says which params object a problem belongs to,
+  /// Decodes `params` for `kind`; `base` says which params object a problem belongs to,
   /// given the top-level key it concerns.
   private mutating func prepare(
-    _ descriptor: PluginDescriptor, params: JSONValue, base: (String?) -> JSONPath
+    _ kind: PreparedKind, params: JSONValue, base: (String?) -> JSONPath
   ) -> PreparedStep? {
-    switch descriptor.prepare(params: params, manifestDirectory: manifestDirectory) {
+    switch kind.descriptor.prepare(
+      params: params, manifestDirectory: manifestDirectory, types: kind.types)
+    {
     case .success(let step):
       return step
     case .failure(let problems):

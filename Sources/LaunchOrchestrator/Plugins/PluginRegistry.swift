@@ -140,12 +140,27 @@ package struct PluginDescriptor: Sendable {
   func prepare(
     params: JSONValue, manifestDirectory: URL?
   ) -> Result<PreparedStep, ParameterProblems> {
+    prepare(params: params, manifestDirectory: manifestDirectory, types: types.value)
+  }
+
+  /// Its kind's types, worked out now if they were not yet: read once for the many steps of
+  /// a kind a manifest holds, not through the lock for each.
+  var kindTypes: KindTypes { types.value }
+
+  /// ``prepare(params:manifestDirectory:)`` with the kind's ``kindTypes``, already read.
+  func prepare(
+    params: JSONValue, manifestDirectory: URL?, types: KindTypes
+  ) -> Result<PreparedStep, ParameterProblems> {
     let made: Result<PreparedStep, any Error>
     let unused: [JSONValueDecoder.UnusedKey]
     do {
-      (made, unused) = try types.value.prepare(params, manifestDirectory)
+      (made, unused) = try types.prepare(params, manifestDirectory)
     } catch {
       return .failure(ParameterProblems(error: error, params: params, plugin: self))
+    }
+    if unused.isEmpty, case .success(var step) = made {
+      step.requirements = requirements
+      return .success(step)
     }
     var problems = unused.map { key in
       ParameterProblems.Problem(
