@@ -117,9 +117,7 @@ struct ManifestReader {
           elements[index], at: path().appending(index), fields: ManifestFields.step, into: &draft),
         let id = draft.id, let plugin = draft.plugin
       else { continue }
-      draft.declaration.id = id
-      draft.declaration.plugin = plugin
-      steps.append(draft.declaration)
+      steps.append(draft.finished(id: id, plugin: plugin))
       stepSourceIndices.append(index)
     }
     return steps
@@ -128,7 +126,7 @@ struct ManifestReader {
   mutating func params(
     _ value: JSONValue, at path: @autoclosure () -> JSONPath, allowsNull: Bool
   ) -> JSONValue? {
-    if allowsNull, value.kind == .null { return nil }
+    if allowsNull, case .null = value.kind { return nil }
     guard value.members != nil else {
       diagnostics.report("'params' must be an object, not \(value.typeDescription).", at: path())
       return nil

@@ -298,6 +298,7 @@ extension ParameterSchema {
         initialized = count
       }
     var problem: ParameterError?
+    var given: UInt64 = 0
     var nested: [JSONValueDecoder.UnusedKey] = []
     // Keys are unique in both: when every member is some parameter's, none is unknown.
     var known = 0
@@ -307,7 +308,9 @@ extension ParameterSchema {
       // A parameter the params leave out keeps its default: no need to ask for it.
       if member == nil, !entry.isRequired { continue }
       do {
-        values[entry.ordinal] = try entry.read(member.map { members[$0].value }, entry.key, &nested)
+        let value = try entry.read(member.map { members[$0].value }, entry.key, &nested)
+        if value != nil { given |= 1 << UInt64(Swift.min(entry.ordinal, 63)) }
+        values[entry.ordinal] = value
       } catch let error as ParameterError {
         problem = problem ?? error
       }
@@ -322,9 +325,10 @@ extension ParameterSchema {
       }
     }
     let round = ParameterRound(
-      values: values, manifestDirectory: readsManifestDirectory ? manifestDirectory : nil)
+      values: values, given: given,
+      manifestDirectory: readsManifestDirectory ? manifestDirectory : nil)
     let parameters = ParameterRound.making(with: round) { Parameters() }
-    return (parameters, problem, unused + nested)
+    return (parameters, problem, nested.isEmpty ? unused : unused + nested)
   }
 }
 
@@ -361,6 +365,9 @@ final class ParameterRound: Sendable {
 
   let manifestDirectory: URL?
   @usableFromInline let values: [(any Sendable)?]
+  /// Bit `n` set when `values[n]` may hold a value; bit 63 stands for every parameter from the
+  /// 64th on.
+  @usableFromInline let given: UInt64
   private let declarations: Locked<[Declaration]>?
 
   /// A declaration kept while describing a type.
@@ -388,9 +395,11 @@ final class ParameterRound: Sendable {
   }
   @usableFromInline let next = Atomic<Int>(0)
 
-  /// A round that decodes: parameter `n` takes `values[n]`.
-  init(values: [(any Sendable)?], manifestDirectory: URL?) {
+  /// A round that decodes: parameter `n` takes `values[n]`; `given` has the bit of each
+  /// value there is (see ``given``).
+  init(values: [(any Sendable)?], given: UInt64, manifestDirectory: URL?) {
     self.values = values
+    self.given = given
     self.manifestDirectory = manifestDirectory
     declarations = nil
   }
@@ -398,6 +407,7 @@ final class ParameterRound: Sendable {
   /// A round that describes a type.
   init(describing: Void) {
     values = []
+    given = 0
     manifestDirectory = nil
     declarations = Locked([])
   }
@@ -421,10 +431,15 @@ final class ParameterRound: Sendable {
   /// How many parameters were created.
   var taken: Int { next.load(ordering: .relaxed) }
 
-  /// The decoded value of parameter `ordinal`; `nil` when the manifest leaves it out.
+  /// The decoded value of parameter `ordinal`; `nil` when the manifest leaves it out. A
+  /// parameter left out is told by its bit in ``given``, without copying its empty value out.
   @inlinable func value<Value>(at ordinal: Int) -> Value? {
-    guard values.indices.contains(ordinal), let value = values[ordinal] else { return nil }
-    return value as? Value
+    guard given & (1 << UInt64(Swift.min(ordinal, 63))) != 0, values.indices.contains(ordinal)
+    else { return nil }
+    return values.withUnsafeBufferPointer { values in
+      guard case .some(let value) = values[ordinal] else { return nil }
+      return value as? Value
+    }
   }
 
   /// Keeps the declaration of parameter `ordinal`, to describe it under its property's name.
