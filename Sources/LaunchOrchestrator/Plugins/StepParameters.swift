@@ -287,16 +287,9 @@ extension ParameterSchema {
       throw JSONValueDecoder.mismatch(
         [String: Any].self, params, expected: "an object", at: [])
     }
-    // Filled in place: `Array(repeating:count:)` copies its element through the existential's
-    // value witnesses, one by one. Not for no parameters: given a capacity of 0, the
-    // initializer writes the count into the one empty array all threads share.
-    var values: [(any Sendable)?] =
-      count == 0
-      ? []
-      : [(any Sendable)?](unsafeUninitializedCapacity: count) { buffer, initialized in
-        for index in buffer.indices { buffer.initializeElement(at: index, to: nil) }
-        initialized = count
-      }
+    // Only the values given: a slot for each parameter, most of them empty, would be made,
+    // and destroyed, through the existential's value witnesses one by one.
+    var values: [(ordinal: Int, value: any Sendable)] = []
     var problem: ParameterError?
     var given: UInt64 = 0
     var nested: [JSONValueDecoder.UnusedKey] = []
@@ -308,9 +301,11 @@ extension ParameterSchema {
       // A parameter the params leave out keeps its default: no need to ask for it.
       if member == nil, !entry.isRequired { continue }
       do {
-        let value = try entry.read(member.map { members[$0].value }, entry.key, &nested)
-        if value != nil { given |= 1 << UInt64(Swift.min(entry.ordinal, 63)) }
-        values[entry.ordinal] = value
+        if let value = try entry.read(member.map { members[$0].value }, entry.key, &nested) {
+          if values.isEmpty { values.reserveCapacity(members.count) }
+          given |= 1 << UInt64(Swift.min(entry.ordinal, 63))
+          values.append((entry.ordinal, value))
+        }
       } catch let error as ParameterError {
         problem = problem ?? error
       }
@@ -364,9 +359,10 @@ final class ParameterRound: Sendable {
   }()
 
   let manifestDirectory: URL?
-  @usableFromInline let values: [(any Sendable)?]
-  /// Bit `n` set when `values[n]` may hold a value; bit 63 stands for every parameter from the
-  /// 64th on.
+  /// The values given, each with the ordinal of its parameter.
+  @usableFromInline let values: [(ordinal: Int, value: any Sendable)]
+  /// Bit `n` set when parameter `n` has a value in `values`; bit 63 stands for every parameter
+  /// from the 64th on.
   @usableFromInline let given: UInt64
   private let declarations: Locked<[Declaration]>?
 
@@ -395,9 +391,9 @@ final class ParameterRound: Sendable {
   }
   @usableFromInline let next = Atomic<Int>(0)
 
-  /// A round that decodes: parameter `n` takes `values[n]`; `given` has the bit of each
-  /// value there is (see ``given``).
-  init(values: [(any Sendable)?], given: UInt64, manifestDirectory: URL?) {
+  /// A round that decodes: parameter `n` takes the value `values` holds for it; `given` has
+  /// the bit of each (see ``given``).
+  init(values: [(ordinal: Int, value: any Sendable)], given: UInt64, manifestDirectory: URL?) {
     self.values = values
     self.given = given
     self.manifestDirectory = manifestDirectory
@@ -434,12 +430,23 @@ final class ParameterRound: Sendable {
   /// The decoded value of parameter `ordinal`; `nil` when the manifest leaves it out. A
   /// parameter left out is told by its bit in ``given``, without copying its empty value out.
   @inlinable func value<Value>(at ordinal: Int) -> Value? {
-    guard given & (1 << UInt64(Swift.min(ordinal, 63))) != 0, values.indices.contains(ordinal)
-    else { return nil }
+    guard given & (1 << UInt64(Swift.min(ordinal, 63))) != 0 else { return nil }
     return values.withUnsafeBufferPointer { values in
-      guard case .some(let value) = values[ordinal] else { return nil }
-      return value as? Value
+      for index in values.indices where values[index].ordinal == ordinal {
+        return Self.cast(values[index].value, to: Value.self)
+      }
+      return nil
     }
+  }
+
+  /// `value as? Value`, without asking the run time to cast when `value` is a `Value` (a
+  /// reader boxes a value as exactly its parameter's type, but for optionals).
+  @inlinable static func cast<Value>(_ value: any Sendable, to type: Value.Type) -> Value? {
+    func unbox<Boxed>(_ boxed: Boxed) -> Value? {
+      guard Boxed.self == Value.self else { return boxed as? Value }
+      return withUnsafePointer(to: boxed) { UnsafeRawPointer($0).load(as: Value.self) }
+    }
+    return unbox(value)
   }
 
   /// Keeps the declaration of parameter `ordinal`, to describe it under its property's name.
