@@ -384,13 +384,4 @@ struct StepDraft {
   var plugin: String?
   var description: String?
   var declaration = StepDeclaration(id: "", plugin: "")
-
-  /// The declaration read, with its id and plugin: moved out of the draft, which is done with,
-  /// rather than copied (a copy retains each of its fields).
-  consuming func finished(id: String, plugin: String) -> StepDeclaration {
-    var declaration = declaration
-    declaration.id = id
-    declaration.plugin = plugin
-    return declaration
-  }
 }

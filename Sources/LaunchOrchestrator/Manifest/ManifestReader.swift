@@ -42,32 +42,51 @@ struct ManifestReader {
         at: path())
       return false
     }
+    var requiredGiven = 0
+    for member in members {
+      if readMember(member, at: path(), fields: fields, into: &target) { requiredGiven += 1 }
+    }
+    reportMissing(in: members, at: path(), fields: fields, requiredGiven: requiredGiven)
+    return true
+  }
+
+  /// Reads `member` of the object at `path` through its field of `fields` into `target`, or
+  /// reports it unknown; whether the field is a required one.
+  private mutating func readMember<Target>(
+    _ member: JSONMember, at path: @autoclosure () -> JSONPath, fields: [ManifestField<Target>],
+    into target: inout Target
+  ) -> Bool {
     // A table's fields are read in place (a copy would retain each part of it), and their keys
     // compared with a member's by length first: a step's table has two dozen, most of another
     // length.
-    var requiredGiven = 0
-    for member in members {
-      let length = member.key.utf8.count
-      guard
-        let index = fields.firstIndex(where: {
-          $0.key.utf8.count == length && $0.key == member.key
-        })
-      else {
-        let allowed = fields.map(\.key)
-        let hint = Suggestions.closest(to: member.key, in: allowed)
-        let advice =
-          hint.map { " Did you mean '\($0)'?" }
-          ?? " Allowed keys: \(allowed.joined(separator: ", "))."
-        diagnostics.reportKey(
-          "unknown key '\(member.key)'.\(advice)", at: path().appending(member.key))
-        continue
-      }
-      if fields[index].info.isRequired { requiredGiven += 1 }
-      fields[index].read(&self, member.value, { path().appending(member.key) }, &target)
+    let length = member.key.utf8.count
+    guard
+      let index = fields.firstIndex(where: {
+        $0.key.utf8.count == length && $0.key == member.key
+      })
+    else {
+      let allowed = fields.map(\.key)
+      let hint = Suggestions.closest(to: member.key, in: allowed)
+      let advice =
+        hint.map { " Did you mean '\($0)'?" }
+        ?? " Allowed keys: \(allowed.joined(separator: ", "))."
+      diagnostics.reportKey(
+        "unknown key '\(member.key)'.\(advice)", at: path().appending(member.key))
+      return false
     }
+    fields[index].read(&self, member.value, { path().appending(member.key) }, &target)
+    return fields[index].info.isRequired
+  }
+
+  /// Reports the required fields of `fields` that `members` (of the object at `path`) leave
+  /// out, given that `requiredGiven` of them were there.
+  private mutating func reportMissing<Target>(
+    in members: [JSONMember], at path: @autoclosure () -> JSONPath,
+    fields: [ManifestField<Target>], requiredGiven: Int
+  ) {
     // Keys are unique, so a field matches one member at most: when as many required fields were
     // given as there are, none is missing.
-    guard requiredGiven < fields.count(where: { $0.info.isRequired }) else { return true }
+    guard requiredGiven < fields.count(where: { $0.info.isRequired }) else { return }
     for index in fields.indices {
       if case .required(let missing) = fields[index].info.requirement,
         !members.contains(where: { $0.key == fields[index].key })
@@ -75,7 +94,59 @@ struct ManifestReader {
         diagnostics.report(missing, at: path())
       }
     }
+  }
+
+  /// ``readObject(_:at:fields:into:)`` of a step: its usual members, well formed (a non-empty
+  /// `id`, a `plugin`, an object of `params`, a `dependsOn` of strings), are set directly, as
+  /// their fields would set them; every other member, and any of these that its field would
+  /// report, through the step's table. A manifest holds thousands of steps.
+  private mutating func readStep(
+    _ value: JSONValue, at path: @autoclosure () -> JSONPath, into draft: inout StepDraft
+  ) -> Bool {
+    guard case .object(let members) = value.kind else {
+      return readObject(value, at: path(), fields: ManifestFields.step, into: &draft)
+    }
+    var requiredGiven = 0
+    for member in members {
+      let key = member.key
+      switch (key.utf8.count, member.value.kind) {
+      case (2, .string(let text)) where !text.isEmpty && key == "id":
+        draft.id = text
+        requiredGiven += 1
+        continue
+      case (6, .string(let text)) where key == "plugin":
+        draft.plugin = text
+        requiredGiven += 1
+        continue
+      case (6, .object) where key == "params":
+        draft.declaration.params = member.value
+        continue
+      case (9, .array(let elements)) where key == "dependsOn":
+        if let ids = Self.strings(elements) {
+          draft.declaration.dependsOn = ids
+          continue
+        }
+      default:
+        break
+      }
+      if readMember(member, at: path(), fields: ManifestFields.step, into: &draft) {
+        requiredGiven += 1
+      }
+    }
+    reportMissing(
+      in: members, at: path(), fields: ManifestFields.step, requiredGiven: requiredGiven)
     return true
+  }
+
+  /// The strings `elements` hold, when they are all strings.
+  private static func strings(_ elements: [JSONValue]) -> [String]? {
+    var strings: [String] = []
+    strings.reserveCapacity(elements.count)
+    for element in elements {
+      guard case .string(let text) = element.kind else { return nil }
+      strings.append(text)
+    }
+    return strings
   }
 
   mutating func milestones(_ value: JSONValue, at path: @autoclosure () -> JSONPath)
@@ -113,11 +184,12 @@ struct ManifestReader {
     for index in elements.indices {
       var draft = StepDraft()
       guard
-        readObject(
-          elements[index], at: path().appending(index), fields: ManifestFields.step, into: &draft),
+        readStep(elements[index], at: path().appending(index), into: &draft),
         let id = draft.id, let plugin = draft.plugin
       else { continue }
-      steps.append(draft.finished(id: id, plugin: plugin))
+      draft.declaration.id = id
+      draft.declaration.plugin = plugin
+      steps.append(draft.declaration)
       stepSourceIndices.append(index)
     }
     return steps
