@@ -82,11 +82,13 @@ struct ManifestReader {
   /// out, given that `requiredGiven` of them were there.
   private mutating func reportMissing<Target>(
     in members: [JSONMember], at path: @autoclosure () -> JSONPath,
-    fields: [ManifestField<Target>], requiredGiven: Int
+    fields: [ManifestField<Target>], requiredGiven: Int, requiredCount: Int? = nil
   ) {
     // Keys are unique, so a field matches one member at most: when as many required fields were
     // given as there are, none is missing.
-    guard requiredGiven < fields.count(where: { $0.info.isRequired }) else { return }
+    guard requiredGiven < requiredCount ?? fields.count(where: { $0.info.isRequired }) else {
+      return
+    }
     for index in fields.indices {
       if case .required(let missing) = fields[index].info.requirement,
         !members.contains(where: { $0.key == fields[index].key })
@@ -99,13 +101,19 @@ struct ManifestReader {
   /// ``readObject(_:at:fields:into:)`` of a step: its usual members, well formed (a non-empty
   /// `id`, a `plugin`, an object of `params`, a `dependsOn` of strings), are set directly, as
   /// their fields would set them; every other member, and any of these that its field would
-  /// report, through the step's table. A manifest holds thousands of steps.
+  /// report, through the step's table. A manifest holds thousands of steps. Whether the step
+  /// is whole: an object with an id and a plugin (an empty id is refused by its field, so a
+  /// step without one keeps its empty id; a plugin is set only here, as its field only reads
+  /// a string, and refuses anything else).
   private mutating func readStep(
-    _ value: JSONValue, at path: @autoclosure () -> JSONPath, into draft: inout StepDraft
+    _ value: JSONValue, at path: @autoclosure () -> JSONPath,
+    into draft: inout StepDeclaration
   ) -> Bool {
     guard case .object(let members) = value.kind else {
-      return readObject(value, at: path(), fields: ManifestFields.step, into: &draft)
+      readObject(value, at: path(), fields: ManifestFields.step, into: &draft)
+      return false
     }
+    var hasPlugin = false
     var requiredGiven = 0
     for member in members {
       let key = member.key
@@ -116,14 +124,15 @@ struct ManifestReader {
         continue
       case (6, .string(let text)) where key == "plugin":
         draft.plugin = text
+        hasPlugin = true
         requiredGiven += 1
         continue
       case (6, .object) where key == "params":
-        draft.declaration.params = member.value
+        draft.params = member.value
         continue
       case (9, .array(let elements)) where key == "dependsOn":
         if let ids = Self.strings(elements) {
-          draft.declaration.dependsOn = ids
+          draft.dependsOn = ids
           continue
         }
       default:
@@ -134,8 +143,9 @@ struct ManifestReader {
       }
     }
     reportMissing(
-      in: members, at: path(), fields: ManifestFields.step, requiredGiven: requiredGiven)
-    return true
+      in: members, at: path(), fields: ManifestFields.step, requiredGiven: requiredGiven,
+      requiredCount: ManifestFields.stepRequiredCount)
+    return !draft.id.isEmpty && hasPlugin
   }
 
   /// The strings `elements` hold, when they are all strings.
@@ -182,14 +192,10 @@ struct ManifestReader {
     var steps: [StepDeclaration] = []
     steps.reserveCapacity(elements.count)
     for index in elements.indices {
-      var draft = StepDraft()
-      guard
-        readStep(elements[index], at: path().appending(index), into: &draft),
-        let id = draft.id, let plugin = draft.plugin
-      else { continue }
-      draft.declaration.id = id
-      draft.declaration.plugin = plugin
-      steps.append(draft.declaration)
+      // Read in place, and appended as it is: a copy would retain each of its fields.
+      var step = StepDeclaration(id: "", plugin: "")
+      guard readStep(elements[index], at: path().appending(index), into: &step) else { continue }
+      steps.append(consume step)
       stepSourceIndices.append(index)
     }
     return steps
