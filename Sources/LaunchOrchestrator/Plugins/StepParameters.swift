@@ -295,6 +295,8 @@ extension ParameterSchema {
     var nested: [JSONValueDecoder.UnusedKey] = []
     // Keys are unique in both: when every member is some parameter's, none is unknown.
     var known = 0
+    var inOrder = true
+    var lastOrdinal = -1
     for entry in entries {
       let member = members.firstIndex { $0.key == entry.key.stringValue }
       if member != nil { known += 1 }
@@ -304,6 +306,8 @@ extension ParameterSchema {
         if let value = try entry.read(member.map { members[$0].value }, entry.key, &nested) {
           if values.isEmpty { values.reserveCapacity(members.count) }
           given |= 1 << UInt64(Swift.min(entry.ordinal, 63))
+          if entry.ordinal < lastOrdinal { inOrder = false }
+          lastOrdinal = entry.ordinal
           values.append((entry.ordinal, value))
         }
       } catch let error as ParameterError {
@@ -319,6 +323,7 @@ extension ParameterSchema {
             path: .root, key: member.key, offset: member.keyOffset, knownKeys: keys))
       }
     }
+    if !inOrder { values.sort { $0.ordinal < $1.ordinal } }
     let round = ParameterRound(
       values: values, given: given,
       manifestDirectory: readsManifestDirectory ? manifestDirectory : nil)
@@ -359,7 +364,7 @@ final class ParameterRound: Sendable {
   }()
 
   let manifestDirectory: URL?
-  /// The values given, each with the ordinal of its parameter.
+  /// The values given, each with the ordinal of its parameter, in the order of the ordinals.
   @usableFromInline let values: [(ordinal: Int, value: any Sendable)]
   /// Bit `n` set when parameter `n` has a value in `values`; bit 63 stands for every parameter
   /// from the 64th on.
@@ -431,12 +436,16 @@ final class ParameterRound: Sendable {
   /// parameter left out is told by its bit in ``given``, without copying its empty value out.
   @inlinable func value<Value>(at ordinal: Int) -> Value? {
     guard given & (1 << UInt64(Swift.min(ordinal, 63))) != 0 else { return nil }
-    return values.withUnsafeBufferPointer { values in
-      for index in values.indices where values[index].ordinal == ordinal {
-        return Self.cast(values[index].value, to: Value.self)
-      }
-      return nil
+    // In order of their ordinals, the values before this one's are those of the bits below
+    // its own, for all but the 64th parameter on.
+    if ordinal < 63 {
+      let index = (given & ((1 << UInt64(ordinal)) - 1)).nonzeroBitCount
+      return Self.cast(values[index].value, to: Value.self)
     }
+    for index in values.indices where values[index].ordinal == ordinal {
+      return Self.cast(values[index].value, to: Value.self)
+    }
+    return nil
   }
 
   /// `value as? Value`, without asking the run time to cast when `value` is a `Value` (a
