@@ -13,7 +13,7 @@ struct PlanBuilder {
   /// Each step's index in the source's `steps` array.
   let sourceIndex: [Int]
 
-  private var indexByID: [String: Int] = [:]
+  private var indexByID = StepIDIndex()
   /// The steps whose plugin declares it runs on the main actor.
   private var mainActorSteps: Set<Int> = []
   /// The kinds steps were prepared with so far, each with its types read once: a manifest
@@ -185,8 +185,7 @@ struct PlanBuilder {
     indexByID.reserveCapacity(steps.count)
     for index in steps.indices {
       let id = steps[index].id
-      if let first = indexByID.updateValue(index, forKey: id) {
-        indexByID[id] = first
+      if let first = indexByID.insert(id, index: index) {
         diagnostics.report(
           "duplicate step id '\(id)'; \(stepPath(first)) already uses it. Step ids must be unique.",
           at: stepPath(index).appending("id"))
@@ -384,7 +383,7 @@ struct PlanBuilder {
   ) -> Int? {
     if let index = indexByID[id] { return index }
     let hint =
-      Suggestions.didYouMean(id, in: indexByID.keys.sorted())
+      Suggestions.didYouMean(id, in: indexByID.ids.sorted())
     diagnostics.report("\(role()) names an unknown step '\(id)'.\(hint)", at: path())
     return nil
   }
