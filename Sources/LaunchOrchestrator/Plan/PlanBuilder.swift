@@ -21,6 +21,8 @@ struct PlanBuilder {
   /// costs less than hashing it, and than reading the types through their lock, for each.
   private var preparedKinds: [PreparedKind] = []
   private var lastKind = 0
+  /// The round every step's parameters are made with, its storage kept from step to step.
+  private var round = ParameterRound.reusable()
 
   init(
     manifest: Manifest, registry: PluginRegistry, manifestPath: String, manifestDirectory: URL,
@@ -292,6 +294,14 @@ struct PlanBuilder {
       priorities: priorities, effectivePriorities: priorities,
       remainingPaths: [Duration](repeating: .zero, count: steps.count),
       deferredSteps: [[Int]](repeating: [], count: manifest.milestones.count))
+    // Each list made at its size: grown append by append, most would be allocated twice.
+    var hardDependentCounts = [Int](repeating: 0, count: steps.count)
+    for index in steps.indices {
+      for dependency in edges.dependsOn[index] { hardDependentCounts[dependency] += 1 }
+    }
+    for index in steps.indices where hardDependentCounts[index] > 0 {
+      ranking.hardDependents[index].reserveCapacity(hardDependentCounts[index])
+    }
     for index in steps.indices {
       for dependency in edges.dependsOn[index] { ranking.hardDependents[dependency].append(index) }
       for dependency in edges.after[index] { ranking.orderDependents[dependency].append(index) }
@@ -531,8 +541,10 @@ struct PlanBuilder {
   private mutating func prepare(
     _ kind: PreparedKind, params: JSONValue, base: (String?) -> JSONPath
   ) -> PreparedStep? {
+    // Reused only while nothing else holds it (a plugin's parameters never keep their round).
+    if !isKnownUniquelyReferenced(&round) { round = ParameterRound.reusable() }
     switch kind.descriptor.prepare(
-      params: params, manifestDirectory: manifestDirectory, types: kind.types)
+      params: params, manifestDirectory: manifestDirectory, types: kind.types, round: round)
     {
     case .success(let step):
       return step

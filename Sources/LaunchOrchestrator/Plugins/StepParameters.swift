@@ -278,8 +278,11 @@ extension ParameterSchema {
   /// (reported with the unknown keys, as a problem `init(parameters:)` throws would be) and
   /// the keys no parameter reads: each value is read from the parsed JSON by its parameter's
   /// reader, without a decoder. A value of the wrong type throws, as decoding it would.
+  /// `reusing` is a round to decode with, when the caller keeps one for many steps and holds
+  /// its only reference (see ``ParameterRound/reusable()``).
   func decode<Parameters: StepParameters>(
-    _ params: JSONValue, as type: Parameters.Type, manifestDirectory: URL?
+    _ params: JSONValue, as type: Parameters.Type, manifestDirectory: URL?,
+    reusing reused: ParameterRound? = nil
   ) throws -> (
     parameters: Parameters, problem: ParameterError?, unused: [JSONValueDecoder.UnusedKey]
   ) {
@@ -288,8 +291,10 @@ extension ParameterSchema {
         [String: Any].self, params, expected: "an object", at: [])
     }
     // Only the values given: a slot for each parameter, most of them empty, would be made,
-    // and destroyed, through the existential's value witnesses one by one.
+    // and destroyed, through the existential's value witnesses one by one. Into the reused
+    // round's own array, which keeps its storage from step to step.
     var values: [(ordinal: Int, value: any Sendable)] = []
+    if let reused { swap(&values, &reused.values) }
     var problem: ParameterError?
     var given: UInt64 = 0
     var nested: [JSONValueDecoder.UnusedKey] = []
@@ -304,7 +309,7 @@ extension ParameterSchema {
       if member == nil, !entry.isRequired { continue }
       do {
         if let value = try entry.read(member.map { members[$0].value }, entry.key, &nested) {
-          if values.isEmpty { values.reserveCapacity(members.count) }
+          if values.capacity == 0 { values.reserveCapacity(members.count) }
           given |= 1 << UInt64(Swift.min(entry.ordinal, 63))
           if entry.ordinal < lastOrdinal { inOrder = false }
           lastOrdinal = entry.ordinal
@@ -324,10 +329,19 @@ extension ParameterSchema {
       }
     }
     if !inOrder { values.sort { $0.ordinal < $1.ordinal } }
-    let round = ParameterRound(
-      values: values, given: given,
-      manifestDirectory: readsManifestDirectory ? manifestDirectory : nil)
+    let directory = readsManifestDirectory ? manifestDirectory : nil
+    let round: ParameterRound
+    if let reused {
+      // Handed back, not copied: the round's array must stay its only reference, to keep its
+      // storage when it is emptied.
+      swap(&values, &reused.values)
+      reused.start(given: given, manifestDirectory: directory)
+      round = reused
+    } else {
+      round = ParameterRound(values: values, given: given, manifestDirectory: directory)
+    }
     let parameters = ParameterRound.making(with: round) { Parameters() }
+    reused?.finish()
     return (parameters, problem, nested.isEmpty ? unused : unused + nested)
   }
 }
@@ -363,12 +377,17 @@ final class ParameterRound: Sendable {
     return key
   }()
 
-  let manifestDirectory: URL?
+  // Set only by the one thread using the round: a reused round (``reusable()``) is started and
+  // finished by its owner, on the thread that makes the parameters with it in between. Never
+  // accessed while being set, so the run-time exclusivity check (on every parameter made)
+  // would only cost.
+  @exclusivity(unchecked) nonisolated(unsafe) private(set) var manifestDirectory: URL?
   /// The values given, each with the ordinal of its parameter, in the order of the ordinals.
-  @usableFromInline let values: [(ordinal: Int, value: any Sendable)]
+  @usableFromInline @exclusivity(unchecked) nonisolated(unsafe)
+  var values: [(ordinal: Int, value: any Sendable)]
   /// Bit `n` set when parameter `n` has a value in `values`; bit 63 stands for every parameter
   /// from the 64th on.
-  @usableFromInline let given: UInt64
+  @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) private(set) var given: UInt64
   private let declarations: Locked<[Declaration]>?
 
   /// A declaration kept while describing a type.
@@ -403,6 +422,26 @@ final class ParameterRound: Sendable {
     self.given = given
     self.manifestDirectory = manifestDirectory
     declarations = nil
+  }
+
+  /// A round to decode many steps' parameters with, one after the other, on one thread: its
+  /// storage is kept from one to the next.
+  static func reusable() -> ParameterRound {
+    ParameterRound(values: [], given: 0, manifestDirectory: nil)
+  }
+
+  /// Makes the next parameters from the first one, with the values now in ``values``.
+  func start(given: UInt64, manifestDirectory: URL?) {
+    self.given = given
+    self.manifestDirectory = manifestDirectory
+    next.store(0, ordering: .relaxed)
+  }
+
+  /// Lets the values made go, keeping their array's storage.
+  func finish() {
+    values.removeAll(keepingCapacity: true)
+    given = 0
+    manifestDirectory = nil
   }
 
   /// A round that describes a type.
