@@ -350,7 +350,8 @@ struct PlanBuilder {
         timeout: steps[index].timeout ?? manifest.defaults.timeout,
         retry: steps[index].retry ?? manifest.defaults.retry,
         onFailure: steps[index].onFailure ?? manifest.defaults.onFailure, delay: steps[index].delay,
-        isolation: steps[index].isolation ?? (mainActorSteps.contains(index) ? .main : .default),
+        isolation: steps[index].isolation
+          ?? (!mainActorSteps.isEmpty && mainActorSteps.contains(index) ? .main : .default),
         expectedDuration: steps[index].expectedDuration,
         fallbackPlugin: steps[index].fallback.map { $0.plugin ?? steps[index].plugin },
         remainingPath: ranking.remainingPaths[index], cache: steps[index].cache,
@@ -379,13 +380,28 @@ struct PlanBuilder {
       dataDirectory: dataDirectory,
       steps: plannedSteps, milestones: plannedMilestones, topologicalOrder: order,
       warnings: diagnostics.sorted.filter { $0.severity == .warning },
-      requiredValues: plannedSteps.indices.flatMap { index in
-        plannedSteps[index].requirements.filter(\.isRequired).map { (index, $0) }
-      },
+      requiredValues: Self.requiredValues(of: plannedSteps),
       cachedSteps: plannedSteps.indices.filter { plannedSteps[$0].cache != nil },
       onDemandSteps: plannedSteps.indices.filter { plannedSteps[$0].trigger == .onDemand },
       signals: manifest.signals, registry: registry,
       contextSteps: steps.indices.filter { steps[$0].when != nil || steps[$0].once != nil })
+  }
+
+  /// The environment values `steps` require, step by step: most require none, and are
+  /// passed over without gathering their plugins' lists.
+  private static func requiredValues(of steps: [PlannedStep]) -> [(
+    step: Int, requirement: StepRequirement
+  )] {
+    var values: [(step: Int, requirement: StepRequirement)] = []
+    for index in steps.indices
+    where !steps[index].action.requirements.isEmpty
+      || steps[index].fallbackAction?.requirements.isEmpty == false
+    {
+      for requirement in steps[index].requirements where requirement.isRequired {
+        values.append((index, requirement))
+      }
+    }
+    return values
   }
 
   private mutating func resolve(
@@ -470,7 +486,8 @@ struct PlanBuilder {
     else {
       return (nil, nil)
     }
-    let primary = primaryKind.descriptor
+    // The kind's descriptor read where needed, not copied for every step.
+    var primary: PluginDescriptor { primaryKind.descriptor }
     let root = diagnostics.root
     func emptyParams() -> JSONValue {
       JSONValue(.object([]), offset: root.value(at: Self.stepPath(source: source))?.offset)
