@@ -20,7 +20,8 @@ package enum DurationText {
     while start < end, bytes[start] == space { start += 1 }
     while end > start, bytes[end - 1] == space { end -= 1 }
     var unitStart = end
-    while unitStart > start, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(bytes[unitStart - 1]) {
+    while unitStart > start, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(bytes[unitStart - 1])
+    {
       unitStart -= 1
     }
     // No unit, or nothing but one.

@@ -384,7 +384,7 @@ final class ParameterRound: Sendable {
   @exclusivity(unchecked) nonisolated(unsafe) private(set) var manifestDirectory: URL?
   /// The values given, each with the ordinal of its parameter, in the order of the ordinals.
   @usableFromInline @exclusivity(unchecked) nonisolated(unsafe)
-  var values: [(ordinal: Int, value: any Sendable)]
+    var values: [(ordinal: Int, value: any Sendable)]
   /// Bit `n` set when parameter `n` has a value in `values`; bit 63 stands for every parameter
   /// from the 64th on.
   @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) private(set) var given: UInt64
