@@ -365,6 +365,12 @@ extension ManifestObjectInfo {
   static let topLevel = Self(name: "manifest") { ManifestFields.topLevel.infos() }
 }
 
+extension StepDeclaration {
+  /// A step before any of its members is read: copied for each step, which costs less than
+  /// making it from its initializer's defaults.
+  static let unread = StepDeclaration(id: "", plugin: "")
+}
+
 /// A manifest's top level as it is read, before defaults fill what was left out.
 struct ManifestDraft {
   var schemaReference: String?

@@ -193,7 +193,7 @@ struct ManifestReader {
     steps.reserveCapacity(elements.count)
     for index in elements.indices {
       // Read in place, and appended as it is: a copy would retain each of its fields.
-      var step = StepDeclaration(id: "", plugin: "")
+      var step = StepDeclaration.unread
       guard readStep(elements[index], at: path().appending(index), into: &step) else { continue }
       steps.append(consume step)
       stepSourceIndices.append(index)
