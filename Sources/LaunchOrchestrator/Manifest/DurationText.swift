@@ -5,29 +5,46 @@ import LaunchJSON
 package enum DurationText {
   /// The duration a string denotes, or `nil` when it is not a non-negative duration with a unit.
   package static func parse(_ text: String) -> Duration? {
-    // One pass over the bytes: manifests hold thousands of durations.
-    var bytes = Substring(text).utf8[...]
-    while bytes.first == UInt8(ascii: " ") { bytes = bytes.dropFirst() }
-    while bytes.last == UInt8(ascii: " ") { bytes = bytes.dropLast() }
-    let unitStart = bytes.lastIndex { !(UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) }.map(
-      bytes.index(after:))
-    guard let unitStart, unitStart != bytes.endIndex else { return nil }
-    var number = bytes[..<unitStart]
-    while number.last == UInt8(ascii: " ") { number = number.dropLast() }
-    guard !number.isEmpty,
+    // One pass over the bytes in place: manifests hold thousands of durations, and a view of
+    // slices of the string's UTF-8 costs more than the reading.
+    var text = text
+    return text.withUTF8(parse(bytes:))
+  }
+
+  /// ``parse(_:)`` of the UTF-8 `bytes`: spaces around the text and between the number and
+  /// its unit are allowed; the unit is the trailing run of lowercase letters.
+  private static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Duration? {
+    let space = UInt8(ascii: " ")
+    var start = 0
+    var end = bytes.count
+    while start < end, bytes[start] == space { start += 1 }
+    while end > start, bytes[end - 1] == space { end -= 1 }
+    var unitStart = end
+    while unitStart > start, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(bytes[unitStart - 1])
+    {
+      unitStart -= 1
+    }
+    // No unit, or nothing but one.
+    guard unitStart > start, unitStart != end else { return nil }
+    var numberEnd = unitStart
+    while numberEnd > start, bytes[numberEnd - 1] == space { numberEnd -= 1 }
+    guard numberEnd > start else { return nil }
+    let number = UnsafeBufferPointer(rebasing: bytes[start..<numberEnd])
+    guard
       number.allSatisfy({
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: ".")
       }),
-      let value = exactDecimal(number) ?? Double(Substring(number))
+      let value = exactDecimal(number) ?? Double(String(decoding: number, as: UTF8.self))
     else { return nil }
     let scale: Double
-    switch String(Substring(bytes[unitStart...])) {
-    case "us": scale = 0.000_001
-    case "ms": scale = 0.001
-    case "s": scale = 1
-    case "m": scale = 60
-    case "h": scale = 3600
-    case "d": scale = 86_400
+    let unit = (end - unitStart, bytes[unitStart], end - unitStart > 1 ? bytes[unitStart + 1] : 0)
+    switch unit {
+    case (2, UInt8(ascii: "u"), UInt8(ascii: "s")): scale = 0.000_001
+    case (2, UInt8(ascii: "m"), UInt8(ascii: "s")): scale = 0.001
+    case (1, UInt8(ascii: "s"), _): scale = 1
+    case (1, UInt8(ascii: "m"), _): scale = 60
+    case (1, UInt8(ascii: "h"), _): scale = 3600
+    case (1, UInt8(ascii: "d"), _): scale = 86_400
     default: return nil
     }
     return seconds(value * scale)
@@ -37,7 +54,7 @@ package enum DurationText {
   /// when one division gives that exactly: with 15 digits or fewer, the digits and the power
   /// of ten are both exact, and the quotient is rounded once (Clinger's fast path). `nil`
   /// otherwise, for `Double(_:)` to read; a manifest's durations rarely need it.
-  private static func exactDecimal(_ digits: Substring.UTF8View.SubSequence) -> Double? {
+  private static func exactDecimal(_ digits: UnsafeBufferPointer<UInt8>) -> Double? {
     var mantissa = 0
     var count = 0
     // Digits after the point, once there is one.

@@ -94,7 +94,7 @@ enum ManifestFields {
   ]
 
   /// One step.
-  static let step: [ManifestField<StepDraft>] = [
+  static let step: [ManifestField<StepDeclaration>] = [
     .required(
       "id", .string(minLength: 1), "unique id",
       missing: "missing key 'id'; every step needs a unique id.",
@@ -108,44 +108,44 @@ enum ManifestFields {
     .value(
       "params", .params, default: "`{}`",
       "the plugin's parameters, decoded and checked when the manifest loads",
-      into: { $0.declaration.params = $1 }, read: { $0.params($1, at: $2(), allowsNull: true) }),
+      into: { $0.params = $1 }, read: { $0.params($1, at: $2(), allowsNull: true) }),
     .value(
       "priority", .priority, default: "`defaults.priority`",
       "order among ready steps; also the Swift task priority",
-      into: { $0.declaration.priority = $1 }, read: { $0.priority($1, at: $2()) }),
+      into: { $0.priority = $1 }, read: { $0.priority($1, at: $2()) }),
     .value(
       "dependsOn", .stepIDs, default: "`[]`", "hard dependencies: run only after they succeed",
-      into: { $0.declaration.dependsOn = $1 },
+      into: { $0.dependsOn = $1 },
       read: { $0.stringArray($1, at: $2(), what: "step ids") }),
     .value(
       "after", .stepIDs, default: "`[]`",
       "ordering only: wait until they finish, however they end",
-      into: { $0.declaration.after = $1 }, read: { $0.stringArray($1, at: $2(), what: "step ids") }),
+      into: { $0.after = $1 }, read: { $0.stringArray($1, at: $2(), what: "step ids") }),
     .value(
       "timeout", .duration, default: "`defaults.timeout`", "limit per attempt",
-      into: { $0.declaration.timeout = $1 }, read: { $0.duration($1, at: $2()) }),
+      into: { $0.timeout = $1 }, read: { $0.duration($1, at: $2()) }),
     .value(
       "retry", .object(.retry), default: "`defaults.retry`",
-      "attempts in all (1-100); the backoff doubles each time", into: { $0.declaration.retry = $1 },
+      "attempts in all (1-100); the backoff doubles each time", into: { $0.retry = $1 },
       read: { $0.retry($1, at: $2()) }),
     .value(
       "onFailure", .failurePolicy, default: "`defaults.onFailure`", "what a final failure does",
-      into: { $0.declaration.onFailure = $1 }, read: { $0.failurePolicy($1, at: $2()) }),
+      into: { $0.onFailure = $1 }, read: { $0.failurePolicy($1, at: $2()) }),
     .value(
       "fallback", .object(.fallback), default: "none",
-      "what runs after the last failed attempt", into: { $0.declaration.fallback = $1 },
+      "what runs after the last failed attempt", into: { $0.fallback = $1 },
       read: { $0.fallback($1, at: $2()) }),
     .value(
       "delay", .duration, default: "0", "wait this long after becoming ready",
-      into: { $0.declaration.delay = $1 }, read: { $0.duration($1, at: $2()) }),
+      into: { $0.delay = $1 }, read: { $0.duration($1, at: $2()) }),
     .value(
       "deferUntil", .milestoneName, default: "none",
-      "do not start before the milestone is reached", into: { $0.declaration.deferUntil = $1 },
+      "do not start before the milestone is reached", into: { $0.deferUntil = $1 },
       read: { $0.string($1, at: $2()) }),
     .value(
       "isolation", .isolation, default: "the plugin's",
       "`main` runs the step on the main actor (the main dispatch queue); a plugin that declares `main` always runs there",
-      into: { $0.declaration.isolation = $1 },
+      into: { $0.isolation = $1 },
       read: { reader, value, path in
         guard let text = reader.string(value, at: path()) else { return nil }
         if let isolation = StepIsolation(rawValue: text) { return isolation }
@@ -156,12 +156,12 @@ enum ManifestFields {
       }),
     .value(
       "expectedDuration", .duration, default: "none",
-      "planning hint; also breaks priority ties", into: { $0.declaration.expectedDuration = $1 },
+      "planning hint; also breaks priority ties", into: { $0.expectedDuration = $1 },
       read: { $0.duration($1, at: $2()) }),
     .value(
       "cache", .object(.cache), default: "none",
       "serve the last output at once, then run the step behind it to refresh it",
-      into: { $0.declaration.cache = $1 },
+      into: { $0.cache = $1 },
       read: { reader, value, path in
         var policy = CachePolicy()
         return reader.readObject(value, at: path(), fields: ManifestFields.cache, into: &policy)
@@ -170,12 +170,12 @@ enum ManifestFields {
     .value(
       "waitFor", .signalNames, default: "`[]`",
       "signals from the app (declared in `signals`) the step also waits for",
-      into: { $0.declaration.waitFor = $1 },
+      into: { $0.waitFor = $1 },
       read: { $0.stringArray($1, at: $2(), what: "signal names") }),
     .value(
       "trigger", .trigger, default: "`launch`",
       "`onDemand` keeps the step out of the launch until the app ensures it",
-      into: { $0.declaration.trigger = $1 },
+      into: { $0.trigger = $1 },
       read: { reader, value, path in
         guard let text = reader.string(value, at: path()) else { return nil }
         if let trigger = StepTrigger(rawValue: text) { return trigger }
@@ -187,7 +187,7 @@ enum ManifestFields {
     .value(
       "when", .object(.when), default: "always",
       "facts of the launch's context that must all hold for the step to run",
-      into: { $0.declaration.when = $1 },
+      into: { $0.when = $1 },
       read: { reader, value, path in
         var condition = StepCondition()
         return reader.readObject(value, at: path(), fields: ManifestFields.when, into: &condition)
@@ -196,7 +196,7 @@ enum ManifestFields {
     .value(
       "once", .once, default: "every launch",
       "run only until it succeeds once: `perInstall`, or `perVersion` of the app",
-      into: { $0.declaration.once = $1 },
+      into: { $0.once = $1 },
       read: { reader, value, path in
         guard let text = reader.string(value, at: path()) else { return nil }
         if let once = RunOnce(rawValue: text) { return once }
@@ -208,8 +208,11 @@ enum ManifestFields {
       }),
     .value(
       "description", .string(minLength: 0), default: "none", "free text for people",
-      into: { $0.description = $1 }, read: { $0.string($1, at: $2()) }),
+      into: { _, _ in }, read: { $0.string($1, at: $2()) }),
   ]
+
+  /// How many of a step's fields are required, counted once.
+  static let stepRequiredCount = step.count(where: { $0.info.isRequired })
 
   /// A step's cache.
   static let cache: [ManifestField<CachePolicy>] = [
@@ -362,6 +365,12 @@ extension ManifestObjectInfo {
   static let topLevel = Self(name: "manifest") { ManifestFields.topLevel.infos() }
 }
 
+extension StepDeclaration {
+  /// A step before any of its members is read: copied for each step, which costs less than
+  /// making it from its initializer's defaults.
+  static let unread = StepDeclaration(id: "", plugin: "")
+}
+
 /// A manifest's top level as it is read, before defaults fill what was left out.
 struct ManifestDraft {
   var schemaReference: String?
@@ -375,13 +384,4 @@ struct ManifestDraft {
   var signals: [String] = []
   var safeMode: SafeModePolicy?
   var steps: [StepDeclaration] = []
-}
-
-/// A step as it is read: its id and plugin stay `nil` until read, so a step without them is
-/// left out of the manifest (with a diagnostic).
-struct StepDraft {
-  var id: String?
-  var plugin: String?
-  var description: String?
-  var declaration = StepDeclaration(id: "", plugin: "")
 }

@@ -42,32 +42,53 @@ struct ManifestReader {
         at: path())
       return false
     }
+    var requiredGiven = 0
+    for member in members {
+      if readMember(member, at: path(), fields: fields, into: &target) { requiredGiven += 1 }
+    }
+    reportMissing(in: members, at: path(), fields: fields, requiredGiven: requiredGiven)
+    return true
+  }
+
+  /// Reads `member` of the object at `path` through its field of `fields` into `target`, or
+  /// reports it unknown; whether the field is a required one.
+  private mutating func readMember<Target>(
+    _ member: JSONMember, at path: @autoclosure () -> JSONPath, fields: [ManifestField<Target>],
+    into target: inout Target
+  ) -> Bool {
     // A table's fields are read in place (a copy would retain each part of it), and their keys
     // compared with a member's by length first: a step's table has two dozen, most of another
     // length.
-    var requiredGiven = 0
-    for member in members {
-      let length = member.key.utf8.count
-      guard
-        let index = fields.firstIndex(where: {
-          $0.key.utf8.count == length && $0.key == member.key
-        })
-      else {
-        let allowed = fields.map(\.key)
-        let hint = Suggestions.closest(to: member.key, in: allowed)
-        let advice =
-          hint.map { " Did you mean '\($0)'?" }
-          ?? " Allowed keys: \(allowed.joined(separator: ", "))."
-        diagnostics.reportKey(
-          "unknown key '\(member.key)'.\(advice)", at: path().appending(member.key))
-        continue
-      }
-      if fields[index].info.isRequired { requiredGiven += 1 }
-      fields[index].read(&self, member.value, { path().appending(member.key) }, &target)
+    let length = member.key.utf8.count
+    guard
+      let index = fields.firstIndex(where: {
+        $0.key.utf8.count == length && $0.key == member.key
+      })
+    else {
+      let allowed = fields.map(\.key)
+      let hint = Suggestions.closest(to: member.key, in: allowed)
+      let advice =
+        hint.map { " Did you mean '\($0)'?" }
+        ?? " Allowed keys: \(allowed.joined(separator: ", "))."
+      diagnostics.reportKey(
+        "unknown key '\(member.key)'.\(advice)", at: path().appending(member.key))
+      return false
     }
+    fields[index].read(&self, member.value, { path().appending(member.key) }, &target)
+    return fields[index].info.isRequired
+  }
+
+  /// Reports the required fields of `fields` that `members` (of the object at `path`) leave
+  /// out, given that `requiredGiven` of them were there.
+  private mutating func reportMissing<Target>(
+    in members: [JSONMember], at path: @autoclosure () -> JSONPath,
+    fields: [ManifestField<Target>], requiredGiven: Int, requiredCount: Int? = nil
+  ) {
     // Keys are unique, so a field matches one member at most: when as many required fields were
     // given as there are, none is missing.
-    guard requiredGiven < fields.count(where: { $0.info.isRequired }) else { return true }
+    guard requiredGiven < requiredCount ?? fields.count(where: { $0.info.isRequired }) else {
+      return
+    }
     for index in fields.indices {
       if case .required(let missing) = fields[index].info.requirement,
         !members.contains(where: { $0.key == fields[index].key })
@@ -75,7 +96,67 @@ struct ManifestReader {
         diagnostics.report(missing, at: path())
       }
     }
-    return true
+  }
+
+  /// ``readObject(_:at:fields:into:)`` of a step: its usual members, well formed (a non-empty
+  /// `id`, a `plugin`, an object of `params`, a `dependsOn` of strings), are set directly, as
+  /// their fields would set them; every other member, and any of these that its field would
+  /// report, through the step's table. A manifest holds thousands of steps. Whether the step
+  /// is whole: an object with an id and a plugin (an empty id is refused by its field, so a
+  /// step without one keeps its empty id; a plugin is set only here, as its field only reads
+  /// a string, and refuses anything else).
+  private mutating func readStep(
+    _ value: JSONValue, at path: @autoclosure () -> JSONPath,
+    into draft: inout StepDeclaration
+  ) -> Bool {
+    guard case .object(let members) = value.kind else {
+      readObject(value, at: path(), fields: ManifestFields.step, into: &draft)
+      return false
+    }
+    var hasPlugin = false
+    var requiredGiven = 0
+    for member in members {
+      let key = member.key
+      switch (key.utf8.count, member.value.kind) {
+      case (2, .string(let text)) where !text.isEmpty && key == "id":
+        draft.id = text
+        requiredGiven += 1
+        continue
+      case (6, .string(let text)) where key == "plugin":
+        draft.plugin = text
+        hasPlugin = true
+        requiredGiven += 1
+        continue
+      case (6, .object) where key == "params":
+        draft.params = member.value
+        continue
+      case (9, .array(let elements)) where key == "dependsOn":
+        if let ids = Self.strings(elements) {
+          draft.dependsOn = ids
+          continue
+        }
+      default:
+        break
+      }
+      if readMember(member, at: path(), fields: ManifestFields.step, into: &draft) {
+        requiredGiven += 1
+      }
+    }
+    reportMissing(
+      in: members, at: path(), fields: ManifestFields.step, requiredGiven: requiredGiven,
+      requiredCount: ManifestFields.stepRequiredCount)
+    return !draft.id.isEmpty && hasPlugin
+  }
+
+  /// The strings `elements` hold, when they are all strings.
+  private static func strings(_ elements: [JSONValue]) -> [String]? {
+    var strings: [String] = []
+    strings.reserveCapacity(elements.count)
+    for element in elements {
+      guard case .string(let text) = element.kind else { return nil }
+      strings.append(text)
+    }
+    return strings
   }
 
   mutating func milestones(_ value: JSONValue, at path: @autoclosure () -> JSONPath)
@@ -111,15 +192,10 @@ struct ManifestReader {
     var steps: [StepDeclaration] = []
     steps.reserveCapacity(elements.count)
     for index in elements.indices {
-      var draft = StepDraft()
-      guard
-        readObject(
-          elements[index], at: path().appending(index), fields: ManifestFields.step, into: &draft),
-        let id = draft.id, let plugin = draft.plugin
-      else { continue }
-      draft.declaration.id = id
-      draft.declaration.plugin = plugin
-      steps.append(draft.declaration)
+      // Read in place, and appended as it is: a copy would retain each of its fields.
+      var step = StepDeclaration.unread
+      guard readStep(elements[index], at: path().appending(index), into: &step) else { continue }
+      steps.append(consume step)
       stepSourceIndices.append(index)
     }
     return steps
@@ -128,7 +204,7 @@ struct ManifestReader {
   mutating func params(
     _ value: JSONValue, at path: @autoclosure () -> JSONPath, allowsNull: Bool
   ) -> JSONValue? {
-    if allowsNull, value.kind == .null { return nil }
+    if allowsNull, case .null = value.kind { return nil }
     guard value.members != nil else {
       diagnostics.report("'params' must be an object, not \(value.typeDescription).", at: path())
       return nil

@@ -13,9 +13,16 @@ struct PlanBuilder {
   /// Each step's index in the source's `steps` array.
   let sourceIndex: [Int]
 
-  private var indexByID: [String: Int] = [:]
+  private var indexByID = StepIDIndex()
   /// The steps whose plugin declares it runs on the main actor.
   private var mainActorSteps: Set<Int> = []
+  /// The kinds steps were prepared with so far, each with its types read once: a manifest
+  /// holds thousands of steps of a few kinds, and comparing a kind with the last one used
+  /// costs less than hashing it, and than reading the types through their lock, for each.
+  private var preparedKinds: [PreparedKind] = []
+  private var lastKind = 0
+  /// The round every step's parameters are made with, its storage kept from step to step.
+  private var round = ParameterRound.reusable()
 
   init(
     manifest: Manifest, registry: PluginRegistry, manifestPath: String, manifestDirectory: URL,
@@ -180,8 +187,7 @@ struct PlanBuilder {
     indexByID.reserveCapacity(steps.count)
     for index in steps.indices {
       let id = steps[index].id
-      if let first = indexByID.updateValue(index, forKey: id) {
-        indexByID[id] = first
+      if let first = indexByID.insert(id, index: index) {
         diagnostics.report(
           "duplicate step id '\(id)'; \(stepPath(first)) already uses it. Step ids must be unique.",
           at: stepPath(index).appending("id"))
@@ -288,6 +294,14 @@ struct PlanBuilder {
       priorities: priorities, effectivePriorities: priorities,
       remainingPaths: [Duration](repeating: .zero, count: steps.count),
       deferredSteps: [[Int]](repeating: [], count: manifest.milestones.count))
+    // Each list made at its size: grown append by append, most would be allocated twice.
+    var hardDependentCounts = [Int](repeating: 0, count: steps.count)
+    for index in steps.indices {
+      for dependency in edges.dependsOn[index] { hardDependentCounts[dependency] += 1 }
+    }
+    for index in steps.indices where hardDependentCounts[index] > 0 {
+      ranking.hardDependents[index].reserveCapacity(hardDependentCounts[index])
+    }
     for index in steps.indices {
       for dependency in edges.dependsOn[index] { ranking.hardDependents[dependency].append(index) }
       for dependency in edges.after[index] { ranking.orderDependents[dependency].append(index) }
@@ -336,7 +350,8 @@ struct PlanBuilder {
         timeout: steps[index].timeout ?? manifest.defaults.timeout,
         retry: steps[index].retry ?? manifest.defaults.retry,
         onFailure: steps[index].onFailure ?? manifest.defaults.onFailure, delay: steps[index].delay,
-        isolation: steps[index].isolation ?? (mainActorSteps.contains(index) ? .main : .default),
+        isolation: steps[index].isolation
+          ?? (!mainActorSteps.isEmpty && mainActorSteps.contains(index) ? .main : .default),
         expectedDuration: steps[index].expectedDuration,
         fallbackPlugin: steps[index].fallback.map { $0.plugin ?? steps[index].plugin },
         remainingPath: ranking.remainingPaths[index], cache: steps[index].cache,
@@ -365,13 +380,28 @@ struct PlanBuilder {
       dataDirectory: dataDirectory,
       steps: plannedSteps, milestones: plannedMilestones, topologicalOrder: order,
       warnings: diagnostics.sorted.filter { $0.severity == .warning },
-      requiredValues: plannedSteps.indices.flatMap { index in
-        plannedSteps[index].requirements.filter(\.isRequired).map { (index, $0) }
-      },
+      requiredValues: Self.requiredValues(of: plannedSteps),
       cachedSteps: plannedSteps.indices.filter { plannedSteps[$0].cache != nil },
       onDemandSteps: plannedSteps.indices.filter { plannedSteps[$0].trigger == .onDemand },
       signals: manifest.signals, registry: registry,
       contextSteps: steps.indices.filter { steps[$0].when != nil || steps[$0].once != nil })
+  }
+
+  /// The environment values `steps` require, step by step: most require none, and are
+  /// passed over without gathering their plugins' lists.
+  private static func requiredValues(of steps: [PlannedStep]) -> [(
+    step: Int, requirement: StepRequirement
+  )] {
+    var values: [(step: Int, requirement: StepRequirement)] = []
+    for index in steps.indices
+    where !steps[index].action.requirements.isEmpty
+      || steps[index].fallbackAction?.requirements.isEmpty == false
+    {
+      for requirement in steps[index].requirements where requirement.isRequired {
+        values.append((index, requirement))
+      }
+    }
+    return values
   }
 
   private mutating func resolve(
@@ -379,7 +409,7 @@ struct PlanBuilder {
   ) -> Int? {
     if let index = indexByID[id] { return index }
     let hint =
-      Suggestions.didYouMean(id, in: indexByID.keys.sorted())
+      Suggestions.didYouMean(id, in: indexByID.ids.sorted())
     diagnostics.report("\(role()) names an unknown step '\(id)'.\(hint)", at: path())
     return nil
   }
@@ -419,19 +449,51 @@ struct PlanBuilder {
     return nil
   }
 
+  /// A kind and its types, for the steps prepared with it.
+  private final class PreparedKind {
+    let descriptor: PluginDescriptor
+    let types: KindTypes
+
+    init(_ descriptor: PluginDescriptor) {
+      self.descriptor = descriptor
+      types = descriptor.kindTypes
+    }
+  }
+
+  /// The kind named `kind`, as ``descriptor(_:at:)`` finds it (and reports it unknown).
+  private mutating func preparedKind(_ kind: String, at path: @autoclosure () -> JSONPath)
+    -> PreparedKind?
+  {
+    if lastKind < preparedKinds.count, preparedKinds[lastKind].descriptor.kind == kind {
+      return preparedKinds[lastKind]
+    }
+    if let known = preparedKinds.firstIndex(where: { $0.descriptor.kind == kind }) {
+      lastKind = known
+      return preparedKinds[known]
+    }
+    guard let descriptor = descriptor(kind, at: path()) else { return nil }
+    lastKind = preparedKinds.count
+    preparedKinds.append(PreparedKind(descriptor))
+    return preparedKinds[lastKind]
+  }
+
   private mutating func prepareActions(at index: Int) -> (PreparedStep?, PreparedStep?) {
     let plugin = manifest.steps[index].plugin
     let source = sourceIndex[index]
-    guard let primary = descriptor(plugin, at: Self.stepPath(source: source).appending("plugin"))
+    guard
+      let primaryKind = preparedKind(
+        plugin, at: Self.stepPath(source: source).appending("plugin"))
     else {
       return (nil, nil)
     }
+    // The kind's descriptor read where needed, not copied for every step.
+    var primary: PluginDescriptor { primaryKind.descriptor }
     let root = diagnostics.root
     func emptyParams() -> JSONValue {
       JSONValue(.object([]), offset: root.value(at: Self.stepPath(source: source))?.offset)
     }
     let params = manifest.steps[index].params ?? emptyParams()
-    let action = prepare(primary, params: params) { _ in
+    let action = prepare(primaryKind, params: params) { _ in
       Self.stepPath(source: source).appending("params")
     }
     if primary.isolation == .main {
@@ -455,9 +517,10 @@ struct PlanBuilder {
     let path = stepPath(index)
     let fallbackPath = path.appending("fallback")
     let kind = fallback.plugin ?? step.plugin
-    guard let fallbackDescriptor = descriptor(kind, at: fallbackPath.appending("plugin")) else {
+    guard let fallbackKind = preparedKind(kind, at: fallbackPath.appending("plugin")) else {
       return (action, nil)
     }
+    let fallbackDescriptor = fallbackKind.descriptor
     // Attempts of the step and of its fallback run where the step does: on the main actor
     // when either plugin needs it.
     if fallbackDescriptor.isolation == .main, !mainActorSteps.contains(index) {
@@ -483,19 +546,23 @@ struct PlanBuilder {
       members.append(member)
       merged = JSONValue(.object(members), offset: merged.offset)
     }
-    let fallbackAction = prepare(fallbackDescriptor, params: merged) { key in
+    let fallbackAction = prepare(fallbackKind, params: merged) { key in
       key.map(overridden.contains) ?? false || fallback.plugin != nil
         ? fallbackPath.appending("params") : path.appending("params")
     }
     return (action, fallbackAction)
   }
 
-  /// Decodes `params` for `descriptor`; `base` says which params object a problem belongs to,
+  /// Decodes `params` for `kind`; `base` says which params object a problem belongs to,
   /// given the top-level key it concerns.
   private mutating func prepare(
-    _ descriptor: PluginDescriptor, params: JSONValue, base: (String?) -> JSONPath
+    _ kind: PreparedKind, params: JSONValue, base: (String?) -> JSONPath
   ) -> PreparedStep? {
-    switch descriptor.prepare(params: params, manifestDirectory: manifestDirectory) {
+    // Reused only while nothing else holds it (a plugin's parameters never keep their round).
+    if !isKnownUniquelyReferenced(&round) { round = ParameterRound.reusable() }
+    switch kind.descriptor.prepare(
+      params: params, manifestDirectory: manifestDirectory, types: kind.types, round: round)
+    {
     case .success(let step):
       return step
     case .failure(let problems):

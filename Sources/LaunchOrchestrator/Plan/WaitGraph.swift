@@ -15,7 +15,8 @@ struct WaitGraph {
     var waitsFor: [[Int]] = []
     waitsFor.reserveCapacity(stepCount + milestoneSteps.count)
     for step in 0..<stepCount {
-      var edges = dependsOn[step] + after[step]
+      // The `dependsOn` list itself when that is all: no new array for most steps.
+      var edges = after[step].isEmpty ? dependsOn[step] : dependsOn[step] + after[step]
       if let milestone = deferUntil[step] { edges.append(stepCount + milestone) }
       waitsFor.append(edges)
     }
@@ -27,17 +28,31 @@ struct WaitGraph {
   /// left over because they sit on or behind a cycle.
   func topologicalOrder() -> (steps: [Int], leftover: [Int]) {
     let count = waitsFor.count
-    var pending = waitsFor.map(\.count)
-    var waitedOnBy = [[Int]](repeating: [], count: count)
+    // Who waits on each node, all in one array (`waitedOnBy[start[node]..<start[node + 1]]`,
+    // in node order): an array for each node would be an allocation for each.
+    var pending: [Int] = []
+    pending.reserveCapacity(count)
+    var start = [Int](repeating: 0, count: count + 1)
     for node in 0..<count {
-      for dependency in waitsFor[node] { waitedOnBy[dependency].append(node) }
+      pending.append(waitsFor[node].count)
+      for dependency in waitsFor[node] { start[dependency + 1] += 1 }
+    }
+    for node in 0..<count { start[node + 1] += start[node] }
+    var filled = start
+    var waitedOnBy = [Int](repeating: 0, count: start[count])
+    for node in 0..<count {
+      for dependency in waitsFor[node] {
+        waitedOnBy[filled[dependency]] = node
+        filled[dependency] += 1
+      }
     }
     var queue = (0..<count).filter { pending[$0] == 0 }
+    queue.reserveCapacity(count)
     var head = 0
     while head < queue.count {
       let node = queue[head]
       head += 1
-      for next in waitedOnBy[node] {
+      for next in waitedOnBy[start[node]..<start[node + 1]] {
         pending[next] -= 1
         if pending[next] == 0 { queue.append(next) }
       }

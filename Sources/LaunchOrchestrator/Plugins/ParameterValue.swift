@@ -196,7 +196,7 @@ private func present(_ value: JSONValue?, _ key: ParameterKey, isRequired: Bool)
   }
   // Not a `? value : nil` expression: `JSONValue` is `ExpressibleByNilLiteral`, so that `nil`
   // would be a `null` value rather than none.
-  if !isRequired, value.kind == .null { return nil }
+  if !isRequired, case .null = value.kind { return nil }
   return value
 }
 

@@ -140,12 +140,28 @@ package struct PluginDescriptor: Sendable {
   func prepare(
     params: JSONValue, manifestDirectory: URL?
   ) -> Result<PreparedStep, ParameterProblems> {
+    prepare(params: params, manifestDirectory: manifestDirectory, types: types.value)
+  }
+
+  /// Its kind's types, worked out now if they were not yet: read once for the many steps of
+  /// a kind a manifest holds, not through the lock for each.
+  var kindTypes: KindTypes { types.value }
+
+  /// ``prepare(params:manifestDirectory:)`` with the kind's ``kindTypes``, already read, and a
+  /// round to decode with that the caller keeps for many steps (the only reference to it).
+  func prepare(
+    params: JSONValue, manifestDirectory: URL?, types: KindTypes, round: ParameterRound? = nil
+  ) -> Result<PreparedStep, ParameterProblems> {
     let made: Result<PreparedStep, any Error>
     let unused: [JSONValueDecoder.UnusedKey]
     do {
-      (made, unused) = try types.value.prepare(params, manifestDirectory)
+      (made, unused) = try types.prepare(params, manifestDirectory, round)
     } catch {
       return .failure(ParameterProblems(error: error, params: params, plugin: self))
+    }
+    if unused.isEmpty, case .success(var step) = made {
+      step.requirements = requirements
+      return .success(step)
     }
     var problems = unused.map { key in
       ParameterProblems.Problem(
@@ -177,7 +193,7 @@ struct KindTypes: Sendable {
   /// The schema is kept per type, once read.
   let describeParameters: @Sendable () -> [ParameterDescription]
   let prepare:
-    @Sendable (JSONValue, URL?) throws -> (
+    @Sendable (JSONValue, URL?, ParameterRound?) throws -> (
       Result<PreparedStep, any Error>, [JSONValueDecoder.UnusedKey]
     )
 
@@ -194,9 +210,9 @@ struct KindTypes: Sendable {
     // kind described, and both need its parameters.
     let schema = ParameterSchema.of(Parameters.self)
     describeParameters = { schema.descriptions.value }
-    prepare = { value, manifestDirectory in
+    prepare = { value, manifestDirectory, round in
       let (parameters, problem, unused) = try schema.decode(
-        value, as: Parameters.self, manifestDirectory: manifestDirectory)
+        value, as: Parameters.self, manifestDirectory: manifestDirectory, reusing: round)
       if let problem { return (.failure(problem), unused) }
       return (Result { try make(parameters) }, unused)
     }

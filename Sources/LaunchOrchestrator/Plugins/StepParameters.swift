@@ -278,8 +278,11 @@ extension ParameterSchema {
   /// (reported with the unknown keys, as a problem `init(parameters:)` throws would be) and
   /// the keys no parameter reads: each value is read from the parsed JSON by its parameter's
   /// reader, without a decoder. A value of the wrong type throws, as decoding it would.
+  /// `reusing` is a round to decode with, when the caller keeps one for many steps and holds
+  /// its only reference (see ``ParameterRound/reusable()``).
   func decode<Parameters: StepParameters>(
-    _ params: JSONValue, as type: Parameters.Type, manifestDirectory: URL?
+    _ params: JSONValue, as type: Parameters.Type, manifestDirectory: URL?,
+    reusing reused: ParameterRound? = nil
   ) throws -> (
     parameters: Parameters, problem: ParameterError?, unused: [JSONValueDecoder.UnusedKey]
   ) {
@@ -287,27 +290,31 @@ extension ParameterSchema {
       throw JSONValueDecoder.mismatch(
         [String: Any].self, params, expected: "an object", at: [])
     }
-    // Filled in place: `Array(repeating:count:)` copies its element through the existential's
-    // value witnesses, one by one. Not for no parameters: given a capacity of 0, the
-    // initializer writes the count into the one empty array all threads share.
-    var values: [(any Sendable)?] =
-      count == 0
-      ? []
-      : [(any Sendable)?](unsafeUninitializedCapacity: count) { buffer, initialized in
-        for index in buffer.indices { buffer.initializeElement(at: index, to: nil) }
-        initialized = count
-      }
+    // Only the values given: a slot for each parameter, most of them empty, would be made,
+    // and destroyed, through the existential's value witnesses one by one. Into the reused
+    // round's own array, which keeps its storage from step to step.
+    var values: [(ordinal: Int, value: any Sendable)] = []
+    if let reused { swap(&values, &reused.values) }
     var problem: ParameterError?
+    var given: UInt64 = 0
     var nested: [JSONValueDecoder.UnusedKey] = []
     // Keys are unique in both: when every member is some parameter's, none is unknown.
     var known = 0
+    var inOrder = true
+    var lastOrdinal = -1
     for entry in entries {
       let member = members.firstIndex { $0.key == entry.key.stringValue }
       if member != nil { known += 1 }
       // A parameter the params leave out keeps its default: no need to ask for it.
       if member == nil, !entry.isRequired { continue }
       do {
-        values[entry.ordinal] = try entry.read(member.map { members[$0].value }, entry.key, &nested)
+        if let value = try entry.read(member.map { members[$0].value }, entry.key, &nested) {
+          if values.capacity == 0 { values.reserveCapacity(members.count) }
+          given |= 1 << UInt64(Swift.min(entry.ordinal, 63))
+          if entry.ordinal < lastOrdinal { inOrder = false }
+          lastOrdinal = entry.ordinal
+          values.append((entry.ordinal, value))
+        }
       } catch let error as ParameterError {
         problem = problem ?? error
       }
@@ -321,10 +328,21 @@ extension ParameterSchema {
             path: .root, key: member.key, offset: member.keyOffset, knownKeys: keys))
       }
     }
-    let round = ParameterRound(
-      values: values, manifestDirectory: readsManifestDirectory ? manifestDirectory : nil)
+    if !inOrder { values.sort { $0.ordinal < $1.ordinal } }
+    let directory = readsManifestDirectory ? manifestDirectory : nil
+    let round: ParameterRound
+    if let reused {
+      // Handed back, not copied: the round's array must stay its only reference, to keep its
+      // storage when it is emptied.
+      swap(&values, &reused.values)
+      reused.start(given: given, manifestDirectory: directory)
+      round = reused
+    } else {
+      round = ParameterRound(values: values, given: given, manifestDirectory: directory)
+    }
     let parameters = ParameterRound.making(with: round) { Parameters() }
-    return (parameters, problem, unused + nested)
+    reused?.finish()
+    return (parameters, problem, nested.isEmpty ? unused : unused + nested)
   }
 }
 
@@ -359,8 +377,17 @@ final class ParameterRound: Sendable {
     return key
   }()
 
-  let manifestDirectory: URL?
-  @usableFromInline let values: [(any Sendable)?]
+  // Set only by the one thread using the round: a reused round (``reusable()``) is started and
+  // finished by its owner, on the thread that makes the parameters with it in between. Never
+  // accessed while being set, so the run-time exclusivity check (on every parameter made)
+  // would only cost.
+  @exclusivity(unchecked) nonisolated(unsafe) private(set) var manifestDirectory: URL?
+  /// The values given, each with the ordinal of its parameter, in the order of the ordinals.
+  @usableFromInline @exclusivity(unchecked) nonisolated(unsafe)
+    var values: [(ordinal: Int, value: any Sendable)]
+  /// Bit `n` set when parameter `n` has a value in `values`; bit 63 stands for every parameter
+  /// from the 64th on.
+  @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) private(set) var given: UInt64
   private let declarations: Locked<[Declaration]>?
 
   /// A declaration kept while describing a type.
@@ -388,16 +415,39 @@ final class ParameterRound: Sendable {
   }
   @usableFromInline let next = Atomic<Int>(0)
 
-  /// A round that decodes: parameter `n` takes `values[n]`.
-  init(values: [(any Sendable)?], manifestDirectory: URL?) {
+  /// A round that decodes: parameter `n` takes the value `values` holds for it; `given` has
+  /// the bit of each (see ``given``).
+  init(values: [(ordinal: Int, value: any Sendable)], given: UInt64, manifestDirectory: URL?) {
     self.values = values
+    self.given = given
     self.manifestDirectory = manifestDirectory
     declarations = nil
+  }
+
+  /// A round to decode many steps' parameters with, one after the other, on one thread: its
+  /// storage is kept from one to the next.
+  static func reusable() -> ParameterRound {
+    ParameterRound(values: [], given: 0, manifestDirectory: nil)
+  }
+
+  /// Makes the next parameters from the first one, with the values now in ``values``.
+  func start(given: UInt64, manifestDirectory: URL?) {
+    self.given = given
+    self.manifestDirectory = manifestDirectory
+    next.store(0, ordering: .relaxed)
+  }
+
+  /// Lets the values made go, keeping their array's storage.
+  func finish() {
+    values.removeAll(keepingCapacity: true)
+    given = 0
+    manifestDirectory = nil
   }
 
   /// A round that describes a type.
   init(describing: Void) {
     values = []
+    given = 0
     manifestDirectory = nil
     declarations = Locked([])
   }
@@ -421,10 +471,30 @@ final class ParameterRound: Sendable {
   /// How many parameters were created.
   var taken: Int { next.load(ordering: .relaxed) }
 
-  /// The decoded value of parameter `ordinal`; `nil` when the manifest leaves it out.
+  /// The decoded value of parameter `ordinal`; `nil` when the manifest leaves it out. A
+  /// parameter left out is told by its bit in ``given``, without copying its empty value out.
   @inlinable func value<Value>(at ordinal: Int) -> Value? {
-    guard values.indices.contains(ordinal), let value = values[ordinal] else { return nil }
-    return value as? Value
+    guard given & (1 << UInt64(Swift.min(ordinal, 63))) != 0 else { return nil }
+    // In order of their ordinals, the values before this one's are those of the bits below
+    // its own, for all but the 64th parameter on.
+    if ordinal < 63 {
+      let index = (given & ((1 << UInt64(ordinal)) - 1)).nonzeroBitCount
+      return Self.cast(values[index].value, to: Value.self)
+    }
+    for index in values.indices where values[index].ordinal == ordinal {
+      return Self.cast(values[index].value, to: Value.self)
+    }
+    return nil
+  }
+
+  /// `value as? Value`, without asking the run time to cast when `value` is a `Value` (a
+  /// reader boxes a value as exactly its parameter's type, but for optionals).
+  @inlinable static func cast<Value>(_ value: any Sendable, to type: Value.Type) -> Value? {
+    func unbox<Boxed>(_ boxed: Boxed) -> Value? {
+      guard Boxed.self == Value.self else { return boxed as? Value }
+      return withUnsafePointer(to: boxed) { UnsafeRawPointer($0).load(as: Value.self) }
+    }
+    return unbox(value)
   }
 
   /// Keeps the declaration of parameter `ordinal`, to describe it under its property's name.

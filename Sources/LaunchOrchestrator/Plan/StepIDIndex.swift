@@ -1,0 +1,108 @@
+/// Step ids and the index of the step that has each, as a `[String: Int]` would keep them
+/// (ids equal as Swift compares strings are one id), for far less: a dictionary hashes a
+/// string with SipHash, some 300 instructions for an id of a few characters, and a manifest's
+/// ids are looked up several times a step. Ids all ASCII, as they nearly always are, are
+/// found by a hash of their bytes (two ASCII strings are equal exactly when their bytes are);
+/// from the first id or name that is not, everything goes through a dictionary, as a string
+/// such as "\u{212A}" (the Kelvin sign) equals the ASCII "K".
+struct StepIDIndex {
+  /// Positions in `ids` plus one, by hash; 0 for none. Twice as many as ids, at least.
+  private var slots: [Int] = []
+  /// The ids, first spelling kept, in the order they were added.
+  private(set) var ids: [String] = []
+  /// The index of each id's step.
+  private var indices: [Int] = []
+  /// Every id, once one that is not ASCII was added or looked up.
+  private var dictionary: [String: Int]?
+
+  /// Room for `count` ids without growing.
+  mutating func reserveCapacity(_ count: Int) {
+    ids.reserveCapacity(count)
+    indices.reserveCapacity(count)
+    if slots.count < 2 * count { rehash(capacity: count) }
+  }
+
+  /// The index kept for `id`, if any.
+  subscript(id: String) -> Int? {
+    mutating get {
+      if dictionary == nil, let hash = Self.asciiHash(of: id) {
+        guard !slots.isEmpty else { return nil }
+        return find(id, hash: hash).position.map { indices[$0] }
+      }
+      return fallback()[id]
+    }
+  }
+
+  /// Keeps `index` for `id` unless an equal id has one: returns that one then, and keeps it.
+  mutating func insert(_ id: String, index: Int) -> Int? {
+    if dictionary == nil, let hash = Self.asciiHash(of: id) {
+      if slots.count < 2 * (ids.count + 1) { rehash(capacity: 2 * (ids.count + 1)) }
+      let (position, slot) = find(id, hash: hash)
+      if let position { return indices[position] }
+      ids.append(id)
+      indices.append(index)
+      slots[slot] = ids.count
+      return nil
+    }
+    if let existing = fallback()[id] { return existing }
+    ids.append(id)
+    indices.append(index)
+    dictionary?[id] = index
+    return nil
+  }
+
+  /// The dictionary of every id, made the first time an id that is not ASCII comes.
+  private mutating func fallback() -> [String: Int] {
+    if let dictionary { return dictionary }
+    var made: [String: Int] = [:]
+    made.reserveCapacity(ids.count)
+    for position in ids.indices { made[ids[position]] = indices[position] }
+    dictionary = made
+    slots = []
+    return made
+  }
+
+  /// Where `id` is in `ids`, or the empty slot it would take.
+  private func find(_ id: String, hash: UInt64) -> (position: Int?, slot: Int) {
+    let mask = slots.count - 1
+    var slot = Int(truncatingIfNeeded: hash) & mask
+    while true {
+      let entry = slots[slot]
+      if entry == 0 { return (nil, slot) }
+      if ids[entry - 1] == id { return (entry - 1, slot) }
+      slot = (slot + 1) & mask
+    }
+  }
+
+  private mutating func rehash(capacity: Int) {
+    var size = 16
+    while size < 2 * capacity { size *= 2 }
+    slots = [Int](repeating: 0, count: size)
+    let mask = size - 1
+    for position in ids.indices {
+      // Every id kept here is ASCII.
+      var slot = Int(truncatingIfNeeded: Self.asciiHash(of: ids[position]) ?? 0) & mask
+      while slots[slot] != 0 { slot = (slot + 1) & mask }
+      slots[slot] = position + 1
+    }
+  }
+
+  /// FNV-1a of the bytes of `id`, or `nil` when it is not all ASCII.
+  private static func asciiHash(of id: String) -> UInt64? {
+    // Over the string's own storage: iterating its UTF-8 view costs several times as much.
+    if let hash = id.utf8.withContiguousStorageIfAvailable(hash(bytes:)) { return hash }
+    return hash(bytes: Array(id.utf8))
+  }
+
+  private static func hash(bytes: some Sequence<UInt8>) -> UInt64? {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    var high: UInt8 = 0
+    for byte in bytes {
+      high |= byte
+      hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+    }
+    guard high < 0x80 else { return nil }
+    // The low bits pick the slot: fold the high ones in.
+    return hash ^ (hash >> 29)
+  }
+}
