@@ -145,9 +145,6 @@ private final class LaunchRun: ControlledRun {
   let staysOpen: Bool
   /// Step outputs, written by the handler and read by dependents' tasks.
   let outputs: Locked<[(any Sendable)?]>
-  /// What each failed step's plugin threw last, by step: empty (and never allocated) in a
-  /// launch where nothing throws.
-  let errors = Locked<[Int: any Error]>([:])
   let environment: LaunchEnvironment
   let events: EventSink?
   let hooks: RunHooks
@@ -159,9 +156,9 @@ private final class LaunchRun: ControlledRun {
   /// When the launch started, for the report's time since the process's start.
   let processMark = ProcessStart.Mark()
   private let mailbox: Mailbox<RunMessage, RunHandler>
-  private let ending = Locked(Ending())
-  /// The cache entries being saved, with their steps: the run returns once they are written.
-  private let saves = Locked<[(step: Int, task: Task<String?, Never>)]>([])
+  /// What the run keeps beside the handler's state, seldom touched: one lock for the three,
+  /// each launch allocating and freeing one instead of three.
+  let aside = Locked(Aside())
   /// Everything the handler changes that others read, in one value, locked once per batch of
   /// messages and once when the handler falls idle. Only the mailbox's handler changes it,
   /// and the lock is never held while the handler acts on the changes (``RunEffect``), so
@@ -169,10 +166,18 @@ private final class LaunchRun: ControlledRun {
   /// safe to share.
   private let state: Locked<RunState>
 
-  /// The hand-over between the handler that finishes the launch and `execute()`.
-  private struct Ending {
+  /// What the run keeps beside the handler's state; its lock is never held while another
+  /// is taken, nor taken by code that holds another than the state's.
+  struct Aside {
+    /// The hand-over between the handler that finishes the launch and `execute()`.
     var isOver = false
-    var waiter: CheckedContinuation<Void, Never>?
+    var waiter: UnsafeContinuation<Void, Never>?
+    /// What each failed step's plugin threw last, by step: empty (and never allocated) in a
+    /// launch where nothing throws.
+    var errors: [Int: any Error] = [:]
+    /// The cache entries being saved, with their steps: the run returns once they are
+    /// written.
+    var saves: [(step: Int, task: Task<String?, Never>)] = []
   }
 
   init(
@@ -226,10 +231,11 @@ private final class LaunchRun: ControlledRun {
     // waits for its end without holding the test clock back.
     if activity != nil { Participation.handOver() }
     await withTaskCancellationHandler {
-      await withCheckedContinuation { continuation in
-        let isOver = ending.withLock { ending in
-          if !ending.isOver { ending.waiter = continuation }
-          return ending.isOver
+      // Resumed exactly once: here, or by the handler that takes it.
+      await withUnsafeContinuation { continuation in
+        let isOver = aside.withLock { aside in
+          if !aside.isOver { aside.waiter = continuation }
+          return aside.isOver
         }
         if isOver { continuation.resume() }
       }
@@ -241,7 +247,7 @@ private final class LaunchRun: ControlledRun {
     var report = state.withLock { makeReport($0) }
     events?.finish()
     if let context { report.contextNotes = await context.finish(outcome: report.outcome) }
-    for (step, save) in saves.withLock({ $0 }) {
+    for (step, save) in aside.withLock({ $0.saves }) {
       if let problem = await save.value { report.steps[step].notes.append(problem) }
     }
     return report
@@ -317,7 +323,7 @@ private final class LaunchRun: ControlledRun {
       guard let activity else { return self.saveToCache(output, of: step) }
       return await activity.run { self.saveToCache(output, of: step) }
     }
-    saves.withLock { $0.append((step, task)) }
+    aside.withLock { $0.saves.append((step, task)) }
   }
 
   /// Saves a step's new output as its cache entry; a failure is a note, never the step's
@@ -409,10 +415,10 @@ private final class LaunchRun: ControlledRun {
         handOverEnsured(&handler)
       })
     guard closed || launchEnded else { return }
-    let waiter = ending.withLock { ending in
-      ending.isOver = true
-      defer { ending.waiter = nil }
-      return ending.waiter
+    let waiter = aside.withLock { aside in
+      aside.isOver = true
+      defer { aside.waiter = nil }
+      return aside.waiter
     }
     waiter?.resume()
   }
@@ -657,7 +663,7 @@ private struct RunState {
       return .failure(
         LaunchFailure(
           kind: .stepFailed, step: id, plugin: plugin, message: "'\(id)' failed: \(error)",
-          underlying: run.errors.withLock { $0[step] }))
+          underlying: run.aside.withLock { $0.errors[step] }))
     }
   }
 
@@ -864,7 +870,7 @@ private final class RunningAttempt: StepHost {
     } catch {
       outcome = .failed(Self.describe(error))
       // Kept as thrown, for the app's `LaunchFailure.underlying`.
-      run.errors.withLock { $0[step] = error }
+      run.aside.withLock { $0.errors[step] = error }
       run.hooks.onError?(run.plan.steps[step].id, error)
     }
     run.post(
