@@ -257,16 +257,12 @@ private final class LaunchRun: ControlledRun {
     }
     // The handler that ended the launch stopped the timer, unless on-demand steps may
     // still be ensured.
-    var report: LaunchReport
-    if publishesLastBurstAfterReport, let events {
-      let (made, burst) = state.withLock { state in
-        (makeReport(state), state.scheduler.takeEvents())
-      }
-      report = made
-      if !burst.isEmpty { events.publish(burst) }
-    } else {
-      report = state.withLock { makeReport($0) }
+    var lastBurst: [LaunchEvent] = []
+    var report = state.withLock { state in
+      if publishesLastBurstAfterReport { lastBurst = state.scheduler.takeEvents() }
+      return makeReport(state)
     }
+    if !lastBurst.isEmpty { events?.publish(lastBurst) }
     events?.finish()
     if let context { report.contextNotes = await context.finish(outcome: report.outcome) }
     for (step, save) in aside.withLock({ $0.saves }) {

@@ -279,14 +279,19 @@ extension LaunchReport {
     let chains = WaitAnalysis.chains(
       plan: plan, steps: steps, milestoneTimes: scheduler.milestoneTimes)
     let (route, endedAt) = Self.ending(scheduler.ending, steps: steps, duration: duration)
-    self.init(
-      manifest: plan.manifestPath, name: plan.name, outcome: scheduler.outcome, route: route,
-      duration: duration,
-      milestones: plan.milestones.map {
-        Milestone(name: $0.name, time: scheduler.milestoneTimes[$0.index])
-      },
-      criticalPath: chains.last { $0.milestone == nil }?.links.map(\.step) ?? [],
-      steps: steps, outputs: outputs)
+    // Each field set in place: delegating to the memberwise initializer made the report
+    // aside and then copied it into `self`, a retain per field, in every launch.
+    manifest = plan.manifestPath
+    name = plan.name
+    outcome = scheduler.outcome
+    self.route = route
+    self.duration = duration
+    milestones = plan.milestones.map {
+      Milestone(name: $0.name, time: scheduler.milestoneTimes[$0.index])
+    }
+    criticalPath = chains.last { $0.milestone == nil }?.links.map(\.step) ?? []
+    self.steps = steps
+    self.outputs = outputs
     criticalChains = chains
     signals = plan.signals.indices.map {
       Signal(name: plan.signals[$0], time: scheduler.signalTimes[$0])
