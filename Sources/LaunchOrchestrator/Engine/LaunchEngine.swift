@@ -110,10 +110,15 @@ public struct LaunchEngine<C: Clock>: Sendable where C.Duration == Duration {
         plan: plan, environment: environment, use: options.launchRecord,
         previous: previous?.context)
       : nil
+    // An app's launch is on the continuous clock, which keeps no count: known without the
+    // cast's run-time search for a conformance (2-3 µs of a launch after a pause).
+    let activity =
+      C.self == ContinuousClock.self
+      ? nil : (self.clock as? any ActivityTrackingClock)?.activity
     let run = LaunchRun(
       plan: plan, clock: clock, options: options, environment: environment, events: sink,
       hooks: hooks, control: control, reused: previous.map { Reuse(plan: plan, previous: $0) },
-      context: context, activity: (self.clock as? any ActivityTrackingClock)?.activity)
+      context: context, activity: activity)
     return await run.execute()
   }
 }
@@ -143,11 +148,15 @@ private final class LaunchRun: ControlledRun {
   let reused: Reuse?
   /// Whether the run outlives its launch: on-demand steps can still be ensured after it.
   let staysOpen: Bool
+  /// Whether `execute()` publishes the launch's last burst of events, after it made the
+  /// report, and ends the events with it: the handler that ends the launch only wakes
+  /// `execute()`, and the consumer is woken once, when the report it awaits next is ready
+  /// (woken with `execute()`, it would find the report not made yet, wait for it and be
+  /// woken again). Not on a test clock, whose count of running tasks must take the consumer
+  /// in as the launch's last task ends, nor for a run that stays open.
+  let publishesLastBurstAfterReport: Bool
   /// Step outputs, written by the handler and read by dependents' tasks.
   let outputs: Locked<[(any Sendable)?]>
-  /// What each failed step's plugin threw last, by step: empty (and never allocated) in a
-  /// launch where nothing throws.
-  let errors = Locked<[Int: any Error]>([:])
   let environment: LaunchEnvironment
   let events: EventSink?
   let hooks: RunHooks
@@ -159,9 +168,9 @@ private final class LaunchRun: ControlledRun {
   /// When the launch started, for the report's time since the process's start.
   let processMark = ProcessStart.Mark()
   private let mailbox: Mailbox<RunMessage, RunHandler>
-  private let ending = Locked(Ending())
-  /// The cache entries being saved, with their steps: the run returns once they are written.
-  private let saves = Locked<[(step: Int, task: Task<String?, Never>)]>([])
+  /// What the run keeps beside the handler's state, seldom touched: one lock for the three,
+  /// each launch allocating and freeing one instead of three.
+  let aside = Locked(Aside())
   /// Everything the handler changes that others read, in one value, locked once per batch of
   /// messages and once when the handler falls idle. Only the mailbox's handler changes it,
   /// and the lock is never held while the handler acts on the changes (``RunEffect``), so
@@ -169,10 +178,18 @@ private final class LaunchRun: ControlledRun {
   /// safe to share.
   private let state: Locked<RunState>
 
-  /// The hand-over between the handler that finishes the launch and `execute()`.
-  private struct Ending {
+  /// What the run keeps beside the handler's state; its lock is never held while another
+  /// is taken, nor taken by code that holds another than the state's.
+  struct Aside {
+    /// The hand-over between the handler that finishes the launch and `execute()`.
     var isOver = false
-    var waiter: CheckedContinuation<Void, Never>?
+    var waiter: UnsafeContinuation<Void, Never>?
+    /// What each failed step's plugin threw last, by step: empty (and never allocated) in a
+    /// launch where nothing throws.
+    var errors: [Int: any Error] = [:]
+    /// The cache entries being saved, with their steps: the run returns once they are
+    /// written.
+    var saves: [(step: Int, task: Task<String?, Never>)] = []
   }
 
   init(
@@ -188,6 +205,7 @@ private final class LaunchRun: ControlledRun {
     self.control = control
     self.reused = reused
     staysOpen = control != nil && !plan.onDemandSteps.isEmpty
+    publishesLastBurstAfterReport = !staysOpen && activity == nil
     self.environment = environment
     self.events = events
     self.hooks = hooks
@@ -226,10 +244,11 @@ private final class LaunchRun: ControlledRun {
     // waits for its end without holding the test clock back.
     if activity != nil { Participation.handOver() }
     await withTaskCancellationHandler {
-      await withCheckedContinuation { continuation in
-        let isOver = ending.withLock { ending in
-          if !ending.isOver { ending.waiter = continuation }
-          return ending.isOver
+      // Resumed exactly once: here, or by the handler that takes it.
+      await withUnsafeContinuation { continuation in
+        let isOver = aside.withLock { aside in
+          if !aside.isOver { aside.waiter = continuation }
+          return aside.isOver
         }
         if isOver { continuation.resume() }
       }
@@ -238,10 +257,15 @@ private final class LaunchRun: ControlledRun {
     }
     // The handler that ended the launch stopped the timer, unless on-demand steps may
     // still be ensured.
-    var report = state.withLock { makeReport($0) }
+    var lastBurst: [LaunchEvent] = []
+    var report = state.withLock { state in
+      if publishesLastBurstAfterReport { lastBurst = state.scheduler.takeEvents() }
+      return makeReport(state)
+    }
+    if !lastBurst.isEmpty { events?.publish(lastBurst) }
     events?.finish()
     if let context { report.contextNotes = await context.finish(outcome: report.outcome) }
-    for (step, save) in saves.withLock({ $0 }) {
+    for (step, save) in aside.withLock({ $0.saves }) {
       if let problem = await save.value { report.steps[step].notes.append(problem) }
     }
     return report
@@ -317,7 +341,7 @@ private final class LaunchRun: ControlledRun {
       guard let activity else { return self.saveToCache(output, of: step) }
       return await activity.run { self.saveToCache(output, of: step) }
     }
-    saves.withLock { $0.append((step, task)) }
+    aside.withLock { $0.saves.append((step, task)) }
   }
 
   /// Saves a step's new output as its cache entry; a failure is a note, never the step's
@@ -394,10 +418,10 @@ private final class LaunchRun: ControlledRun {
         perform(&handler)
         if !goesOn {
           // No lull comes after the last batch: the ensure callers hear now. The events end
-          // with the last burst, published above: the consumer wakes once for both, not
-          // again when `execute()` has made the report.
+          // with the last burst, published above or by `execute()`: the consumer wakes once
+          // for both, not again when `execute()` has made the report.
           handOverEnsured(&handler)
-          events?.finish()
+          if !publishesLastBurstAfterReport { events?.finish() }
         }
         return goesOn
       },
@@ -409,10 +433,10 @@ private final class LaunchRun: ControlledRun {
         handOverEnsured(&handler)
       })
     guard closed || launchEnded else { return }
-    let waiter = ending.withLock { ending in
-      ending.isOver = true
-      defer { ending.waiter = nil }
-      return ending.waiter
+    let waiter = aside.withLock { aside in
+      aside.isOver = true
+      defer { aside.waiter = nil }
+      return aside.waiter
     }
     waiter?.resume()
   }
@@ -610,7 +634,10 @@ private struct RunState {
       toldFirstScreen = true
       handler.effects.append(.firstScreen)
     }
-    if run.events != nil, scheduler.isFinished || scheduler.pendingEventCount >= 256 {
+    // At the launch's end, the last burst waits for the report when `execute()` publishes it.
+    if run.events != nil, scheduler.isFinished || scheduler.pendingEventCount >= 256,
+      !(scheduler.isFinished && run.publishesLastBurstAfterReport)
+    {
       let burst = scheduler.takeEvents()
       if !burst.isEmpty { handler.effects.append(.publish(burst)) }
     }
@@ -657,7 +684,7 @@ private struct RunState {
       return .failure(
         LaunchFailure(
           kind: .stepFailed, step: id, plugin: plugin, message: "'\(id)' failed: \(error)",
-          underlying: run.errors.withLock { $0[step] }))
+          underlying: run.aside.withLock { $0.errors[step] }))
     }
   }
 
@@ -864,7 +891,7 @@ private final class RunningAttempt: StepHost {
     } catch {
       outcome = .failed(Self.describe(error))
       // Kept as thrown, for the app's `LaunchFailure.underlying`.
-      run.errors.withLock { $0[step] = error }
+      run.aside.withLock { $0.errors[step] = error }
       run.hooks.onError?(run.plan.steps[step].id, error)
     }
     run.post(

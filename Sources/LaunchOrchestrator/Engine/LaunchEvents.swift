@@ -107,7 +107,7 @@ private final class Channel: Sendable {
   private struct State {
     var buffer: [LaunchEvent] = []
     var isFinished = false
-    var waiter: CheckedContinuation<[LaunchEvent], Never>?
+    var waiter: UnsafeContinuation<[LaunchEvent], Never>?
     /// On a test clock, the count of running tasks: the consumer is one of them from the
     /// burst it is handed to its next wait, so the clock does not move before it applied
     /// the events (a session's screen). Told by the engine when it runs on a test clock.
@@ -133,7 +133,7 @@ private final class Channel: Sendable {
 
   private func append(_ add: (inout [LaunchEvent]) -> Void) {
     let handOff:
-      (CheckedContinuation<[LaunchEvent], Never>, [LaunchEvent], counts: LaunchActivity?)? =
+      (UnsafeContinuation<[LaunchEvent], Never>, [LaunchEvent], counts: LaunchActivity?)? =
         state.withLock { state in
           guard !state.isFinished else { return nil }
           add(&state.buffer)
@@ -168,7 +168,7 @@ private final class Channel: Sendable {
   }
 
   func finish() {
-    let waiter: CheckedContinuation<[LaunchEvent], Never>? = state.withLock { state in
+    let waiter: UnsafeContinuation<[LaunchEvent], Never>? = state.withLock { state in
       state.isFinished = true
       defer { state.waiter = nil }
       return state.waiter
@@ -177,8 +177,12 @@ private final class Channel: Sendable {
   }
 
   /// Everything buffered, waiting for at least one event; empty once finished.
+  ///
+  /// The continuation is resumed exactly once: here, or by whoever takes it from the state
+  /// under the lock. Not a checked one: that allocates a checker on every wait, and the
+  /// consumer waits once per burst.
   func takeBurst() async -> [LaunchEvent] {
-    await withCheckedContinuation { continuation in
+    await withUnsafeContinuation { continuation in
       let (burst, leaves): ([LaunchEvent]?, LaunchActivity?) = state.withLock { state in
         if !state.buffer.isEmpty {
           defer { state.buffer = [] }

@@ -276,9 +276,23 @@ enum WaitAnalysis {
   }
 
   private static func latestEnding(_ candidates: [Int], _ steps: [LaunchReport.Step]) -> Int? {
-    candidates.filter { steps[$0].end != nil && steps[$0].start != nil }.max {
-      (steps[$0].end!, $0) < (steps[$1].end!, $1)
+    latestEnding(candidates, [], steps)
+  }
+
+  /// The step of `first` and then `second` that ended last (the later index on a tie), among
+  /// those that started and ended; a loop, not a filtered and joined copy: every launch's
+  /// report walks its chain through it.
+  private static func latestEnding(
+    _ first: [Int], _ second: [Int], _ steps: [LaunchReport.Step]
+  ) -> Int? {
+    var latest: (end: Duration, step: Int)?
+    func consider(_ step: Int) {
+      guard steps[step].start != nil, let end = steps[step].end else { return }
+      if latest.map({ $0 < (end, step) }) ?? true { latest = (end, step) }
     }
+    for step in first { consider(step) }
+    for step in second { consider(step) }
+    return latest?.step
   }
 
   /// Walks back from `last` through whatever held each step's first start last: the slot
@@ -287,14 +301,26 @@ enum WaitAnalysis {
   private static func chain(
     from last: Int, _ plan: LaunchPlan, _ steps: [LaunchReport.Step], _ index: [String: Int]
   ) -> [LaunchReport.CriticalChain.Link] {
-    var visited = Set<Int>()
+    // Flags by step, not a set: no hashing, one allocation.
+    var visited = [Bool](repeating: false, count: steps.count)
     var reversed: [(step: Int, via: LaunchReport.CriticalChain.Hold?)] = []
     var current: Int? = last
-    while let step = current, visited.insert(step).inserted, let start = steps[step].start {
+    while let step = current, !visited[step], let start = steps[step].start {
+      visited[step] = true
       var previous: Int?
       var via = LaunchReport.CriticalChain.Hold.dependency
-      let waits = steps[step].waits.filter { $0.end <= start }
-      if let slot = waits.last(where: { $0.reason == .concurrency }) {
+      // The waits over by the step's start, read in place.
+      var slotWait: Int?
+      var deferred = false
+      for wait in steps[step].waits.indices where steps[step].waits[wait].end <= start {
+        switch steps[step].waits[wait].reason {
+        case .concurrency: slotWait = wait
+        case .deferral: deferred = true
+        case .backoff, .main: break
+        }
+      }
+      if let slotWait {
+        let slot = steps[step].waits[slotWait]
         // The holder freed its slot when one of its attempts ended by then, even if it
         // ran again later.
         previous =
@@ -305,15 +331,13 @@ enum WaitAnalysis {
           }.max { ($0.1, $0.0) < ($1.1, $1.0) }?.0
         via = .slot
       }
-      if previous == nil, waits.contains(where: { $0.reason == .deferral }),
-        let milestone = plan.steps[step].deferUntil
-      {
+      if previous == nil, deferred, let milestone = plan.steps[step].deferUntil {
         previous = latestEnding(plan.milestones[milestone].steps, steps)
         via = .deferral
       }
       // A cached step waited for nothing: its output was there from the start.
       if previous == nil, steps[step].state != .cached {
-        previous = latestEnding(plan.steps[step].dependsOn + plan.steps[step].after, steps)
+        previous = latestEnding(plan.steps[step].dependsOn, plan.steps[step].after, steps)
         via = .dependency
       }
       reversed.append((step, previous == nil ? nil : via))
@@ -321,15 +345,16 @@ enum WaitAnalysis {
     }
     var links: [LaunchReport.CriticalChain.Link] = []
     var previousEnd = Duration.zero
+    links.reserveCapacity(reversed.count)
     for (position, entry) in reversed.reversed().enumerated() {
-      let step = steps[entry.step]
-      let start = step.start ?? .zero
-      let end = step.end ?? start
+      // Fields read in place: a copy of the line would retain each of its fields.
+      let start = steps[entry.step].start ?? .zero
+      let end = steps[entry.step].end ?? start
       links.append(
         .init(
-          step: step.id, heldVia: position == 0 ? nil : entry.via, start: start, end: end,
-          wait: max(.zero, start - previousEnd),
-          work: step.work.reduce(.zero) { $0 + ($1.end - $1.start) }))
+          step: steps[entry.step].id, heldVia: position == 0 ? nil : entry.via, start: start,
+          end: end, wait: max(.zero, start - previousEnd),
+          work: steps[entry.step].work.reduce(.zero) { $0 + ($1.end - $1.start) }))
       previousEnd = end
     }
     return links

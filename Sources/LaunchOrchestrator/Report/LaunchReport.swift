@@ -263,27 +263,36 @@ public struct LaunchReport: Sendable, Equatable {
 }
 
 extension LaunchReport {
+  // Borrowed: an initializer takes its arguments owned, so the engine would copy the whole
+  // plan and scheduler (a retain per array they hold) only for this to let go of them.
   init(
-    plan: LaunchPlan, scheduler: LaunchScheduler, duration: Duration,
+    plan: borrowing LaunchPlan, scheduler: borrowing LaunchScheduler, duration: Duration,
     outputs: StepOutputs = StepOutputs()
   ) {
-    let steps = Self.stepLines(plan: plan, records: scheduler.records)
+    var steps = Self.stepLines(plan: plan, records: scheduler.records)
+    // Filled in on the lines before they are the report's: changed after, the array would
+    // still be shared with `steps`, and its first change would copy every line.
+    for index in steps.indices {
+      steps[index].priority = plan.steps[index].priority
+      steps[index].deferUntil = plan.steps[index].deferUntil.map { plan.milestones[$0].name }
+    }
     let chains = WaitAnalysis.chains(
       plan: plan, steps: steps, milestoneTimes: scheduler.milestoneTimes)
     let (route, endedAt) = Self.ending(scheduler.ending, steps: steps, duration: duration)
-    self.init(
-      manifest: plan.manifestPath, name: plan.name, outcome: scheduler.outcome, route: route,
-      duration: duration,
-      milestones: plan.milestones.map {
-        Milestone(name: $0.name, time: scheduler.milestoneTimes[$0.index])
-      },
-      criticalPath: chains.last { $0.milestone == nil }?.links.map(\.step) ?? [],
-      steps: steps, outputs: outputs)
-    criticalChains = chains
-    for index in self.steps.indices {
-      self.steps[index].priority = plan.steps[index].priority
-      self.steps[index].deferUntil = plan.steps[index].deferUntil.map { plan.milestones[$0].name }
+    // Each field set in place: delegating to the memberwise initializer made the report
+    // aside and then copied it into `self`, a retain per field, in every launch.
+    manifest = plan.manifestPath
+    name = plan.name
+    outcome = scheduler.outcome
+    self.route = route
+    self.duration = duration
+    milestones = plan.milestones.map {
+      Milestone(name: $0.name, time: scheduler.milestoneTimes[$0.index])
     }
+    criticalPath = chains.last { $0.milestone == nil }?.links.map(\.step) ?? []
+    self.steps = steps
+    self.outputs = outputs
+    criticalChains = chains
     signals = plan.signals.indices.map {
       Signal(name: plan.signals[$0], time: scheduler.signalTimes[$0])
     }
