@@ -70,6 +70,11 @@ private struct JSONReader: ~Copyable {
   /// The source bytes of each pending member's key, when it had no escapes.
   private var keySpans = PendingStack<KeySpan>()
   private var strings = ShortStringCache()
+  /// For each level from 1, the key last spelled out for a duplicate's path and the offset it
+  /// was read at: every duplicate below one member shares its key, as it would have shared it
+  /// had it been kept all along, instead of reading it again into a string of its own (a key
+  /// of 100 KB over 10,000 duplicates would take a gigabyte).
+  private var pathKeys: [(offset: Int, key: String)] = []
 
   /// Where a key's bytes sit in the source; `start` is negative when the key had escapes,
   /// so that its bytes are not those of its source.
@@ -254,21 +259,31 @@ private struct JSONReader: ~Copyable {
 
   /// The path of the container being read at the current depth, spelled out from the
   /// marks kept for the levels above it.
-  private func path() -> JSONPath {
+  private mutating func path() -> JSONPath {
     guard let levels else { return .root }
     var components: [JSONPath.Component] = []
     components.reserveCapacity(depth - 1)
     for level in stride(from: 1, to: depth, by: 1) {
       let mark = levels[level]
       if mark >= 0 {
-        // The key was read once already, so reading it again cannot fail.
-        var reader = JSONReader(bytes: bytes, index: mark)
-        components.append(.key((try? reader.parseString().string) ?? ""))
+        components.append(.key(pathKey(at: level, offset: mark)))
       } else {
         components.append(.index(-1 - mark))
       }
     }
     return JSONPath(components: components)
+  }
+
+  /// The key at `offset`, the member being read at `level`: read once for all the duplicates
+  /// below that member.
+  private mutating func pathKey(at level: Int, offset: Int) -> String {
+    while pathKeys.count < level { pathKeys.append((-1, "")) }
+    if pathKeys[level - 1].offset == offset { return pathKeys[level - 1].key }
+    // The key was read once already, so reading it again cannot fail.
+    var reader = JSONReader(bytes: bytes, index: offset)
+    let key = (try? reader.parseString().string) ?? ""
+    pathKeys[level - 1] = (offset, key)
+    return key
   }
 
   /// At the start of a container: steps past `closer` and leaves the container when it is
