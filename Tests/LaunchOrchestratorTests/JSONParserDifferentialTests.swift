@@ -8,65 +8,29 @@ import Testing
 /// the same duplicate keys and the same errors.
 @Suite("JSON parser against its reference")
 struct JSONParserDifferentialTests {
-  /// What a parse gave, spelled out in full: values with their offsets and numbers' texts,
-  /// keys as their bytes, duplicate keys with their paths, or the error.
-  private func outcome(_ parse: ([UInt8]) throws(JSONSyntaxError) -> JSONDocument, _ bytes: [UInt8])
-    -> String
-  {
-    do {
-      let document = try parse(bytes)
-      var text = ""
-      describe(document.root, into: &text)
-      for duplicate in document.duplicateKeys {
-        text += "\ndup \(Array(duplicate.key.utf8)) at \(duplicate.offset) in "
-        for component in duplicate.path.components {
-          switch component {
-          case .key(let key): text += "k\(Array(key.utf8))"
-          case .index(let index): text += "i\(index)"
-          }
-        }
-      }
-      return text
-    } catch {
-      return "error \(error.offset): \(error.message)"
-    }
-  }
-
-  private func describe(_ value: JSONValue, into text: inout String) {
-    text += "@\(value.offset.map(String.init) ?? "-")"
-    switch value.kind {
-    case .null: text += "null"
-    case .bool(let bool): text += "\(bool)"
-    case .number(let number): text += "n\(number.bitPattern)|\(value.numberText ?? "-")"
-    case .string(let string): text += "s\(Array(string.utf8))"
-    case .array(let elements):
-      text += "["
-      for element in elements {
-        describe(element, into: &text)
-        text += ","
-      }
-      text += "]"
-    case .object(let members):
-      text += "{"
-      for member in members {
-        text += "\(Array(member.key.utf8))@\(member.keyOffset.map(String.init) ?? "-"):"
-        describe(member.value, into: &text)
-        text += ","
-      }
-      text += "}"
-    }
-    if case .number = value.kind {
-    } else if value.numberText != nil {
-      text += "|text"
-    }
-  }
-
   private func expectSameOutcome(
     _ bytes: [UInt8], sourceLocation: SourceLocation = #_sourceLocation
   ) {
-    let expected = outcome(ReferenceJSONParser.parse, bytes)
-    let actual = outcome(JSONParser.parse, bytes)
+    let expected = JSONParseOutcome.of(ReferenceJSONParser.parse, bytes)
+    let actual = JSONParseOutcome.of(JSONParser.parse, bytes)
     #expect(actual == expected, "input \(bytes)", sourceLocation: sourceLocation)
+  }
+
+  /// `document` (not empty) with a byte of `alphabet` put in place of one, one taken out, one
+  /// put in, or (`mayCut`) cut off there, at random.
+  private func damage(
+    _ document: [UInt8], from alphabet: [UInt8], mayCut: Bool, random: inout SplitMix
+  ) -> [UInt8] {
+    var damaged = document
+    let position = Int(random.next() % UInt64(damaged.count))
+    let byte = alphabet[Int(random.next() % UInt64(alphabet.count))]
+    switch random.next() % (mayCut ? 4 : 3) {
+    case 0: damaged[position] = byte
+    case 1: damaged.remove(at: position)
+    case 2: damaged.insert(byte, at: position)
+    default: damaged.removeSubrange(position...)
+    }
+    return damaged
   }
 
   /// Strings of every length around the parser's eight-byte steps and the 16 bytes of its
@@ -153,16 +117,7 @@ struct JSONParserDifferentialTests {
       expectSameOutcome(document)
       guard !document.isEmpty else { continue }
       for _ in 0..<3 {
-        var damaged = document
-        let position = Int(random.next() % UInt64(damaged.count))
-        let byte = alphabet[Int(random.next() % UInt64(alphabet.count))]
-        switch random.next() % 4 {
-        case 0: damaged[position] = byte
-        case 1: damaged.remove(at: position)
-        case 2: damaged.insert(byte, at: position)
-        default: damaged.removeSubrange(position...)
-        }
-        expectSameOutcome(damaged)
+        expectSameOutcome(damage(document, from: alphabet, mayCut: true, random: &random))
       }
     }
   }
@@ -186,15 +141,7 @@ struct JSONParserDifferentialTests {
       let document = try [UInt8](Data(contentsOf: file))
       expectSameOutcome(document)
       for _ in 0..<100 {
-        var damaged = document
-        let position = Int(random.next() % UInt64(damaged.count))
-        let byte = alphabet[Int(random.next() % UInt64(alphabet.count))]
-        switch random.next() % 3 {
-        case 0: damaged[position] = byte
-        case 1: damaged.remove(at: position)
-        default: damaged.insert(byte, at: position)
-        }
-        expectSameOutcome(damaged)
+        expectSameOutcome(damage(document, from: alphabet, mayCut: false, random: &random))
       }
     }
     let smallest = try #require(
