@@ -56,11 +56,16 @@ enum Timeline {
       "0s" + String(repeating: " ", count: max(1, width - 2 - TimeText.seconds(span).count))
     emitLine("  \(String(repeating: " ", count: nameWidth))  \(axis)\(TimeText.seconds(span))")
     // Each row's cells are marked in one reused array, and the row written into one reused
-    // buffer.
+    // buffer, a run of equal cells at a time, copied from a row of that glyph made once.
     var cells = [Cell](repeating: .blank, count: width)
-    func put(_ glyph: Unicode.Scalar) {
-      for byte in glyph.utf8 { line.append(byte) }
+    func glyphs(_ glyph: Unicode.Scalar) -> [UInt8] {
+      Array(String(repeating: String(glyph), count: width).utf8)
     }
+    let blankRow = glyphs(" ")
+    let waitRow = glyphs("·")
+    let servedRow = glyphs("◆")
+    let succeededRow = glyphs("█")
+    let unsucceededRow = glyphs("▒")
     func put(_ text: String) { line.append(contentsOf: text.utf8) }
     // A row is drawn from the step in place: iterating would copy each, a retain a field.
     func drawRow(of step: LaunchReport.Step) {
@@ -93,14 +98,22 @@ enum Timeline {
       }
       for span in step.work { for cell in columns(span.start, span.end) { cells[cell] = .work } }
       if step.state == .cached { cells[columns(start, end).lowerBound] = .served }
-      let fill: Unicode.Scalar = step.state == .succeeded ? "█" : "▒"
-      for cell in cells {
+      var first = 0
+      while first < width {
+        let cell = cells[first]
+        var end = first + 1
+        while end < width, cells[end] == cell { end += 1 }
+        let run: [UInt8]
         switch cell {
-        case .blank: put(" " as Unicode.Scalar)
-        case .wait: put("·" as Unicode.Scalar)
-        case .work: put(fill)
-        case .served: put("◆" as Unicode.Scalar)
+        case .blank: run = blankRow
+        case .wait: run = waitRow
+        case .work: run = step.state == .succeeded ? succeededRow : unsucceededRow
+        case .served: run = servedRow
         }
+        // Every glyph of a run's row is as long: its bytes for `end - first` of them.
+        let glyphLength = run.count / width
+        line.append(contentsOf: run[..<((end - first) * glyphLength)])
+        first = end
       }
       put("  ")
       put(TimeText.seconds(end - start))
