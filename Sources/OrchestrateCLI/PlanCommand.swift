@@ -26,7 +26,8 @@ struct PlanCommand: Command {
       version: version)
     let report = prediction.report
 
-    let counts = Dictionary(grouping: prediction.sources, by: { $0 }).mapValues(\.count)
+    var counts: [LaunchForecast.Source: Int] = [:]
+    for source in prediction.sources { counts[source, default: 0] += 1 }
     var sources: [String] = []
     if let count = counts[.report] { sources.append("\(count) from \(origin)") }
     if let count = counts[.hint] { sources.append("\(count) from expectedDuration") }
@@ -40,15 +41,15 @@ struct PlanCommand: Command {
     // part of it, for each comparison of the sort and each row.
     let starts = report.steps.map { $0.start ?? .zero }
     let order = starts.indices.sorted { (starts[$0], $0) < (starts[$1], $1) }
-    let rows =
-      [["start", "end", "step", "priority", "waits for"]]
-      + order.map { index in
-        [
-          report.steps[index].start.map(TimeText.seconds) ?? "-",
-          report.steps[index].end.map(TimeText.seconds) ?? "-", report.steps[index].id,
-          plan.steps[index].priority.description, waits(for: index, in: plan),
-        ]
-      }
+    var rows = [["start", "end", "step", "priority", "waits for"]]
+    rows.reserveCapacity(order.count + 1)
+    for index in order {
+      rows.append([
+        report.steps[index].start.map(TimeText.seconds) ?? "-",
+        report.steps[index].end.map(TimeText.seconds) ?? "-", report.steps[index].id,
+        plan.steps[index].priority.description, waits(for: index, in: plan),
+      ])
+    }
     var table = ConsoleText()
     Table.write(rows, rightAligned: [0, 1], indent: "  ", to: &table)
     console.out(table)

@@ -65,8 +65,10 @@ package enum LaunchForecast {
       gracePeriod: .zero, recordsEvents: false)
     var completions = BinaryHeap<Completion>()
     var now = Duration.zero
+    // Drained in place: taking them would make an array for each step's completion.
     func collect() {
-      for case .start(let attempt) in scheduler.takeActions() {
+      scheduler.drainActions { action in
+        guard case .start(let attempt) = action else { return }
         completions.insert(Completion(time: now + durations[attempt.step], token: attempt.token))
       }
     }
