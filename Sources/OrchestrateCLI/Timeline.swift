@@ -38,8 +38,10 @@ enum Timeline {
     let total = max(
       report.duration.seconds, rows.compactMap { $0.end?.seconds }.max() ?? 0,
       splashEnd?.seconds ?? 0, 1e-6)
+    // Names are measured and padded in one unit, UTF-16's: the width counted characters and
+    // the padding UTF-16 units, which cut the widest non-ASCII name (an emoji halved).
     let nameWidth = max(
-      rows.map { Table.width(of: $0.id) }.max() ?? 0,
+      rows.map(\.id.utf16.count).max() ?? 0,
       report.splash == nil ? 0 : splashRow.count, report.pauses.isEmpty ? 0 : pausedRow.count)
     func column(_ duration: Duration) -> Int {
       min(width - 1, Int((duration.seconds / total * Double(width)).rounded(.down)))
@@ -152,17 +154,11 @@ enum Timeline {
     case blank, wait, work, served
   }
 
-  /// Adds `text.padding(toLength: length, withPad: " ", startingAt: 0)`, which counts UTF-16
-  /// code units, to `line`, without a trip through NSString for each row when there is
-  /// nothing to cut.
+  /// Adds `text` to `line`, padded with spaces to `length` UTF-16 units.
   private static func putPadded(_ text: String, to length: Int, into line: inout [UInt8]) {
-    let count = text.utf16.count
-    guard count <= length else {
-      line.append(contentsOf: text.padding(toLength: length, withPad: " ", startingAt: 0).utf8)
-      return
-    }
     line.append(contentsOf: text.utf8)
-    line.append(contentsOf: repeatElement(UInt8(ascii: " "), count: length - count))
+    line.append(
+      contentsOf: repeatElement(UInt8(ascii: " "), count: max(0, length - text.utf16.count)))
   }
 
   private static func note(for step: LaunchReport.Step) -> String {

@@ -215,6 +215,26 @@ struct LiveDisplayTests {
       ])
   }
 
+  @Test func drawsTheWidestNonASCIIStepNameWhole() {
+    let report = LaunchReport(
+      manifest: "m.json", name: "T", outcome: .succeeded, route: nil, duration: .seconds(2),
+      milestones: [], criticalPath: [],
+      steps: [
+        .init(
+          id: "a😀", plugin: "p", state: .succeeded, start: .zero, end: .seconds(2), attempts: 1,
+          usedFallback: false, error: nil),
+        .init(
+          id: "b", plugin: "p", state: .succeeded, start: .zero, end: .seconds(1), attempts: 1,
+          usedFallback: false, error: nil),
+      ])
+    #expect(
+      Timeline.render(report, width: 4) == [
+        "       0s 2.000s",
+        "  a😀  ████  2.000s",
+        "  b    ██    1.000s",
+      ])
+  }
+
   @Test func shadesWaitsBeforeAStepAndBetweenItsAttempts() {
     let report = LaunchReport(
       manifest: "m.json", name: "T", outcome: .succeeded, route: nil, duration: .seconds(8),

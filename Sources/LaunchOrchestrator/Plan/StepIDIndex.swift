@@ -19,7 +19,7 @@ struct StepIDIndex {
   mutating func reserveCapacity(_ count: Int) {
     ids.reserveCapacity(count)
     indices.reserveCapacity(count)
-    if slots.count < 2 * count { rehash(capacity: count) }
+    if dictionary == nil, slots.count < 2 * count { rehash(capacity: count) }
   }
 
   /// The index kept for `id`, if any.
@@ -27,7 +27,7 @@ struct StepIDIndex {
     mutating get {
       if dictionary == nil, let hash = Self.asciiHash(of: id) {
         guard !slots.isEmpty else { return nil }
-        return find(id, hash: hash).position.map { indices[$0] }
+        if let found = find(id, hash: hash) { return found.position.map { indices[$0] } }
       }
       return fallback()[id]
     }
@@ -37,12 +37,13 @@ struct StepIDIndex {
   mutating func insert(_ id: String, index: Int) -> Int? {
     if dictionary == nil, let hash = Self.asciiHash(of: id) {
       if slots.count < 2 * (ids.count + 1) { rehash(capacity: 2 * (ids.count + 1)) }
-      let (position, slot) = find(id, hash: hash)
-      if let position { return indices[position] }
-      ids.append(id)
-      indices.append(index)
-      slots[slot] = ids.count
-      return nil
+      if dictionary == nil, let (position, slot) = find(id, hash: hash) {
+        if let position { return indices[position] }
+        ids.append(id)
+        indices.append(index)
+        slots[slot] = ids.count
+        return nil
+      }
     }
     if let existing = fallback()[id] { return existing }
     ids.append(id)
@@ -62,33 +63,55 @@ struct StepIDIndex {
     return made
   }
 
-  /// Where `id` is in `ids`, or the empty slot it would take.
-  private func find(_ id: String, hash: UInt64) -> (position: Int?, slot: Int) {
+  /// Where `id` is in `ids`, or the empty slot it would take; `nil` when that takes more than
+  /// ``maximumProbes`` slots. The hash is not seeded, so ids made to share slots (a hostile
+  /// manifest's) would make every lookup walk them all: from then on, the dictionary, whose
+  /// hash is seeded per process, keeps the ids.
+  private func find(_ id: String, hash: UInt64) -> (position: Int?, slot: Int)? {
     let mask = slots.count - 1
     var slot = Int(truncatingIfNeeded: hash) & mask
-    while true {
+    for _ in 0..<Self.maximumProbes {
       let entry = slots[slot]
       if entry == 0 { return (nil, slot) }
       if ids[entry - 1] == id { return (entry - 1, slot) }
       slot = (slot + 1) & mask
     }
+    return nil
   }
 
+  /// The most slots a lookup reads before the ids move to the dictionary: at most half the
+  /// slots are taken, so ids of a manifest's own making rarely need more than a few.
+  private static let maximumProbes = 48
+
+  /// Spreads the ids over a table for `capacity` of them; hands them to the dictionary instead
+  /// when one would take more than ``maximumProbes`` slots to place.
   private mutating func rehash(capacity: Int) {
     var size = 16
     while size < 2 * capacity { size *= 2 }
     slots = [Int](repeating: 0, count: size)
     let mask = size - 1
     for position in ids.indices {
-      // Every id kept here is ASCII.
+      // Every id kept here is ASCII: the dictionary keeps them all from the first that is not.
       var slot = Int(truncatingIfNeeded: Self.asciiHash(of: ids[position]) ?? 0) & mask
-      while slots[slot] != 0 { slot = (slot + 1) & mask }
+      var probes = 1
+      while slots[slot] != 0 {
+        guard probes < Self.maximumProbes else {
+          _ = fallback()
+          return
+        }
+        probes += 1
+        slot = (slot + 1) & mask
+      }
       slots[slot] = position + 1
     }
   }
 
+  /// Whether the ids are kept in the dictionary: from the first id or name that is not ASCII,
+  /// or that the hash would take too long to place.
+  var usesDictionary: Bool { dictionary != nil }
+
   /// FNV-1a of the bytes of `id`, or `nil` when it is not all ASCII.
-  private static func asciiHash(of id: String) -> UInt64? {
+  static func asciiHash(of id: String) -> UInt64? {
     // Over the string's own storage: iterating its UTF-8 view costs several times as much.
     if let hash = id.utf8.withContiguousStorageIfAvailable(hash(bytes:)) { return hash }
     return hash(bytes: Array(id.utf8))
