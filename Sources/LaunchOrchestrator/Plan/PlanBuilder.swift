@@ -387,17 +387,18 @@ struct PlanBuilder {
       contextSteps: steps.indices.filter { steps[$0].when != nil || steps[$0].once != nil })
   }
 
-  /// The environment values `steps` require, step by step: most require none, and are
-  /// passed over without gathering their plugins' lists.
+  /// The environment values `steps` require, step by step, its action's then its fallback's:
+  /// read from each list in place, not from a list of both made for every step.
   private static func requiredValues(of steps: [PlannedStep]) -> [(
     step: Int, requirement: StepRequirement
   )] {
     var values: [(step: Int, requirement: StepRequirement)] = []
-    for index in steps.indices
-    where !steps[index].action.requirements.isEmpty
-      || steps[index].fallbackAction?.requirements.isEmpty == false
-    {
-      for requirement in steps[index].requirements where requirement.isRequired {
+    for index in steps.indices {
+      for requirement in steps[index].action.requirements where requirement.isRequired {
+        values.append((index, requirement))
+      }
+      for requirement in steps[index].fallbackAction?.requirements ?? []
+      where requirement.isRequired {
         values.append((index, requirement))
       }
     }
