@@ -4,7 +4,7 @@ import LaunchOrchestrator
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let usage =
-  "usage: orchestrate-bench [--quick] [--json] | only BENCHMARK [--quick] [--json] | engine [STEPS] [--timeouts] [--no-events | --async-stream] | fuzz [--cases N] [--seed S] | music-page LIBRARY | music-launch DATA_FOLDER"
+  "usage: orchestrate-bench [--quick] [--json] | only BENCHMARK [--quick] [--json] | engine [STEPS] [--timeouts] [--no-events | --async-stream] | plan FILE [RUNS] | fuzz [--cases N] [--seed S] | music-page LIBRARY | music-launch DATA_FOLDER"
 
 func emit(_ text: String, json: Bool) {
   // With --json, stdout carries only the JSON object; progress goes to stderr.
@@ -42,6 +42,20 @@ do {
     print("µs per step:", sample.text(scale: 1e6 / Double(steps), unit: "µs"))
     print(
       sample.values.map { String(format: "%.2f", $0 / Double(steps) * 1e6) }.joined(separator: " "))
+  case "plan":
+    // Loading, validating and planning one manifest file, repeated: a steady target for
+    // `perf record` on plan building.
+    guard arguments.count >= 2 else { throw BenchmarkError(usage) }
+    let runs = arguments.count > 2 ? Int(arguments[2]) ?? 20 : 20
+    let loader = ManifestLoader(registry: Benchmarks(quick: true).registry)
+    var steps = 0
+    var times = Sample(values: [])
+    for _ in 0..<runs {
+      let start = ContinuousClock.now
+      steps = try loader.load(path: arguments[1]).steps.count
+      times.values.append((ContinuousClock.now - start).secondsValue)
+    }
+    print("µs per step:", times.text(scale: 1e6 / Double(max(steps, 1)), unit: "µs"))
   case "only":
     // One benchmark, for a quick look while working on what it measures.
     let benchmarks = Benchmarks(quick: arguments.contains("--quick"))

@@ -38,7 +38,10 @@ extension ListingParameters: StepParameters where Order: PageOrder {
 extension PageOrder {
   /// What the items are called, at the start of a sentence: `Songs`.
   fileprivate static var itemsTitle: String {
-    itemsName.prefix(1).uppercased() + itemsName.dropFirst()
+    // Strings joined as strings: `+` with a `Substring` is generic code that looks up its
+    // conformances at run time, on a launch's cold path (every step's parameters say this).
+    guard let first = itemsName.first else { return itemsName }
+    return String(first).uppercased() + String(itemsName.dropFirst())
   }
 }
 

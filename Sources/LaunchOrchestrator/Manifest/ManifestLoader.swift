@@ -21,7 +21,7 @@ public struct ManifestLoader: Sendable {
   /// - Throws: ``ManifestError`` with code `.unreadable` when the file cannot be read, or
   ///   `.invalid` with every problem found.
   package func load(path: String, dataDirectory: URL? = nil) throws(ManifestError) -> LaunchPlan {
-    try load(url: URL(fileURLWithPath: path), dataDirectory: dataDirectory, name: path)
+    try load(location: ManifestLocation(path: path), dataDirectory: dataDirectory, name: path)
   }
 
   /// Loads the manifest at `url`, such as one shipped in an app's bundle, with its data in
@@ -35,13 +35,12 @@ public struct ManifestLoader: Sendable {
   /// - Throws: ``ManifestError`` with code `.unreadable` when the file cannot be read, or
   ///   `.invalid` with every problem found.
   public func load(url: URL, dataDirectory: URL) throws(ManifestError) -> LaunchPlan {
-    try load(url: url, dataDirectory: dataDirectory, name: url.path)
+    try load(location: ManifestLocation(url: url), dataDirectory: dataDirectory, name: url.path)
   }
 
-  private func load(url: URL, dataDirectory: URL?, name path: String) throws(ManifestError)
-    -> LaunchPlan
+  private func load(location: ManifestLocation, dataDirectory: URL?, name path: String)
+    throws(ManifestError) -> LaunchPlan
   {
-    let url = url.standardizedFileURL
     func unreadable(_ reason: String) -> ManifestError {
       ManifestError(
         code: .unreadable,
@@ -53,7 +52,7 @@ public struct ManifestLoader: Sendable {
     do {
       // One regular file, a link followed to it: a FIFO would hold the load forever.
       contents = try SafeFiles.contentsOfRegularFile(
-        followingLinksAt: url, limit: Self.maximumSize)
+        followingLinksAt: location.path, limit: Self.maximumSize)
     } catch {
       switch error.reason {
       case .notRegular(let what): throw unreadable("is \(what), not a manifest file")
@@ -80,10 +79,9 @@ public struct ManifestLoader: Sendable {
           ])
       }
     }
-    let directory = url.deletingLastPathComponent()
     return try load(
-      bytes: Array(data), file: path, directory: directory,
-      dataDirectory: dataDirectory ?? directory)
+      bytes: Array(data), file: path, directory: location.directory,
+      dataDirectory: dataDirectory ?? location.directory)
   }
 
   /// Loads a manifest from its bytes; `file` names it in diagnostics, `directory` anchors
@@ -122,7 +120,7 @@ public struct ManifestLoader: Sendable {
     }
     var builder = PlanBuilder(
       manifest: manifest, registry: registry, manifestPath: file, manifestDirectory: directory,
-      dataDirectory: (dataDirectory ?? directory).standardizedFileURL,
+      dataDirectory: (dataDirectory ?? directory),
       diagnostics: reader.diagnostics, sourceIndex: reader.stepSourceIndices)
     let plan = builder.build()
     guard let plan, !builder.diagnostics.hasErrors else {

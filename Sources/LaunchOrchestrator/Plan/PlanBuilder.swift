@@ -199,9 +199,12 @@ struct PlanBuilder {
   private mutating func resolveMilestones() -> Membership {
     var membership = Membership(
       milestonesOfStep: [[Int]](repeating: [], count: manifest.steps.count))
-    membership.indexByName = Dictionary(
-      manifest.milestones.enumerated().map { ($1.name, $0) },
-      uniquingKeysWith: { first, _ in first })
+    // The first of a name kept; a loop, not `Dictionary(_:uniquingKeysWith:)`, whose generic
+    // code looks up conformances at run time on a launch's cold path.
+    for (index, milestone) in manifest.milestones.enumerated()
+    where membership.indexByName[milestone.name] == nil {
+      membership.indexByName[milestone.name] = index
+    }
     for (m, milestone) in manifest.milestones.enumerated() {
       let path = JSONPath.root.appending("milestones").appending(milestone.name)
       var members: [Int] = []

@@ -217,10 +217,18 @@ public enum SafeFiles {
   package static func contentsOfRegularFile(followingLinksAt url: URL, limit: Int)
     throws(ReadProblem) -> Data?
   {
-    guard let real = realpath(url.path, nil) else {
+    try contentsOfRegularFile(followingLinksAt: url.path, limit: limit)
+  }
+
+  /// The bytes of the regular file at `path`, as ``contentsOfRegularFile(followingLinksAt:limit:)``
+  /// reads them: a URL is made only to name the file in a problem.
+  package static func contentsOfRegularFile(followingLinksAt path: String, limit: Int)
+    throws(ReadProblem) -> Data?
+  {
+    guard let real = realpath(path, nil) else {
       let code = errno
       if code == ENOENT { return nil }
-      throw ReadProblem(url: url, reason: .unreadable(describeErrno(code)))
+      throw ReadProblem(url: URL(fileURLWithPath: path), reason: .unreadable(describeErrno(code)))
     }
     defer { free(real) }
     // The resolved file is named only in a problem with it: a URL is not needed to open it.

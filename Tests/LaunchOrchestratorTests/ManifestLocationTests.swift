@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+
+@testable import LaunchOrchestrator
+
+/// A manifest's location, worked out on its path's text, is what Foundation's
+/// `standardizedFileURL` and `deletingLastPathComponent()` give: the same file path, the same
+/// folder URL (which plans keep and plugins resolve their files against).
+@Suite("Manifest location")
+struct ManifestLocationTests {
+  /// Foundation's answer for `path`.
+  private func foundation(_ path: String) -> (path: String, directory: URL) {
+    let standardized = URL(fileURLWithPath: path).standardizedFileURL
+    return (standardized.path, standardized.deletingLastPathComponent())
+  }
+
+  private func expectSameAsFoundation(_ path: String) {
+    let location = ManifestLocation(path: path)
+    let expected = foundation(path)
+    #expect(location.path == expected.path, "path of \(path.debugDescription)")
+    #expect(location.directory == expected.directory, "folder of \(path.debugDescription)")
+    #expect(
+      location.directory.absoluteString == expected.directory.absoluteString,
+      "folder of \(path.debugDescription)")
+  }
+
+  @Test(arguments: [
+    "app.json", "./app.json", "manifests/app.json", "x/../app.json", "x//y/app.json",
+    "/a//b/c.json", "/../a.json", "/a/./b/../../../c.json", "x/y/", "x/y/..", "x/..", "..",
+    "../..", ".", "/", "/x", "a b/ü.json", "x/%41.json", "/a/b/.", "/a/b/./", "x/...",
+    "/a/b/c/../../", "x/.hidden", "/tmp/../tmp/./a.json", "//a/b.json", "///a.json", "",
+    "~/launch.json", "~", "a/~/b.json", "x/a?b#c.json", "emoji/😀.json",
+  ])
+  func aPathIsLocatedAsFoundationLocatesIt(_ path: String) {
+    expectSameAsFoundation(path)
+  }
+
+  @Test func generatedPathsAreLocatedAsFoundationLocatesThem() {
+    let pieces = ["a", ".", "..", "", "b c", "é", "x.json", "%41", "...", "~", ".d"]
+    var generator = SystemRandomNumberGenerator()
+    for _ in 0..<2_000 {
+      let count = Int.random(in: 0...6, using: &generator)
+      let body = (0..<count).map { _ in pieces.randomElement(using: &generator)! }
+        .joined(separator: "/")
+      let path = Bool.random(using: &generator) ? "/" + body : body
+      expectSameAsFoundation(path)
+      // The URL an app passes, made from the same path.
+      let url = URL(fileURLWithPath: path)
+      let location = ManifestLocation(url: url)
+      #expect(location.path == url.standardizedFileURL.path, "\(url)")
+      #expect(
+        location.directory == url.standardizedFileURL.deletingLastPathComponent(), "\(url)")
+    }
+  }
+
+  @Test func aFileURLIsLocatedAsFoundationLocatesIt() {
+    let base = URL(fileURLWithPath: "/srv/app/", isDirectory: true)
+    let urls = [
+      URL(fileURLWithPath: "/srv/app/../launch/./manifest.json"),
+      URL(fileURLWithPath: "launch.json", relativeTo: base),
+      URL(fileURLWithPath: "../up/launch.json", relativeTo: base),
+      URL(string: "file:///srv/a%20b/launch.json")!,
+      URL(string: "file:///srv//../a/./b/..//launch.json")!,
+      URL(string: "file:///srv/app/")!,
+      URL(string: "https://example.com/launch.json")!,
+    ]
+    for url in urls {
+      let location = ManifestLocation(url: url)
+      let standardized = url.standardizedFileURL
+      #expect(location.path == standardized.path, "\(url)")
+      #expect(location.directory == standardized.deletingLastPathComponent(), "\(url)")
+    }
+  }
+}
