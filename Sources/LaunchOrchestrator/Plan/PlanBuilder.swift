@@ -13,7 +13,7 @@ struct PlanBuilder {
   /// Each step's index in the source's `steps` array.
   let sourceIndex: [Int]
 
-  private var indexByID = StepIDIndex()
+  private var indexByID = NameIndex()
   /// The steps whose plugin declares it runs on the main actor.
   private var mainActorSteps: Set<Int> = []
   /// The kinds steps were prepared with so far, each with its types read once: a manifest
@@ -59,7 +59,7 @@ struct PlanBuilder {
 
   /// Which steps each milestone waits for, and which milestones each step belongs to.
   private struct Membership {
-    var indexByName: [String: Int] = [:]
+    var indexByName = NameIndex()
     var stepsOfMilestone: [[Int]] = []
     var milestonesOfStep: [[Int]]
   }
@@ -91,7 +91,7 @@ struct PlanBuilder {
     let dismissOn = JSONPath.root.appending("splash").appending("dismissOn")
     // A `dismissOn` that is no string was reported as such; its default is none of the
     // manifest's business.
-    if let splash = manifest.splash, membership.indexByName[splash.dismissOn] == nil,
+    if let splash = manifest.splash, membership.indexByName.index(of: splash.dismissOn) == nil,
       !diagnostics.diagnostics.contains(where: { $0.path == dismissOn })
     {
       reportUnknownMilestone(splash.dismissOn, at: dismissOn)
@@ -113,16 +113,14 @@ struct PlanBuilder {
   /// Each step's `waitFor` as indices into the manifest's `signals`, reporting duplicate
   /// declarations and undeclared names.
   private mutating func resolveSignals() -> [[Int]] {
-    var indexByName: [String: Int] = [:]
+    var indexByName = NameIndex()
     let declared = manifest.signals
     for (position, name) in declared.enumerated() {
       let path = JSONPath.root.appending("signals").appending(position)
       if name.isEmpty {
         diagnostics.report("a signal name cannot be empty.", at: path)
-      } else if indexByName[name] != nil {
+      } else if indexByName.insert(name, index: position) != nil {
         diagnostics.report("the signal '\(name)' is declared twice.", at: path)
-      } else {
-        indexByName[name] = position
       }
     }
     var waits: [[Int]] = []
@@ -130,7 +128,7 @@ struct PlanBuilder {
     for index in manifest.steps.indices {
       var resolved: [Int] = []
       for (position, name) in manifest.steps[index].waitFor.enumerated() {
-        if let signal = indexByName[name] {
+        if let signal = indexByName.index(of: name) {
           if !resolved.contains(signal) { resolved.append(signal) }
           continue
         }
@@ -199,11 +197,9 @@ struct PlanBuilder {
   private mutating func resolveMilestones() -> Membership {
     var membership = Membership(
       milestonesOfStep: [[Int]](repeating: [], count: manifest.steps.count))
-    // The first of a name kept; a loop, not `Dictionary(_:uniquingKeysWith:)`, whose generic
-    // code looks up conformances at run time on a launch's cold path.
-    for (index, milestone) in manifest.milestones.enumerated()
-    where membership.indexByName[milestone.name] == nil {
-      membership.indexByName[milestone.name] = index
+    // The first of a name kept.
+    for (index, milestone) in manifest.milestones.enumerated() {
+      _ = membership.indexByName.insert(milestone.name, index: index)
     }
     for (m, milestone) in manifest.milestones.enumerated() {
       let path = JSONPath.root.appending("milestones").appending(milestone.name)
@@ -231,7 +227,7 @@ struct PlanBuilder {
   }
 
   /// Resolves `dependsOn`, `after` and `deferUntil`, reporting unknown names.
-  private mutating func resolveEdges(milestones: [String: Int]) -> Edges {
+  private mutating func resolveEdges(milestones: NameIndex) -> Edges {
     let steps = manifest.steps
     var edges = Edges(
       dependsOn: [[Int]](repeating: [], count: steps.count),
@@ -246,7 +242,7 @@ struct PlanBuilder {
         }
       }
       if let name = steps[index].deferUntil {
-        if let milestone = milestones[name] {
+        if let milestone = milestones.index(of: name) {
           edges.deferUntil[index] = milestone
         } else {
           reportUnknownMilestone(name, at: stepPath(index).appending("deferUntil"))

@@ -9,8 +9,11 @@ import LaunchJSON
 /// registry.register(kind: "notifications.setup") { context in try await setUpNotifications() }
 /// ```
 public struct PluginRegistry: Sendable {
-  private var descriptorsByKind: [String: PluginDescriptor] = [:]
-  private var order: [String] = []
+  /// In the order they were first registered.
+  private var registered: [PluginDescriptor] = []
+  /// Positions in `registered` by kind; not a `[String: …]`, whose first use in a process
+  /// searches the conformances for `String`'s `Hashable`, before a launch's first step.
+  private var positions = NameIndex()
 
   /// Creates an empty registry.
   public init() {}
@@ -73,17 +76,19 @@ public struct PluginRegistry: Sendable {
 
   /// The plugin registered for a kind.
   package func descriptor(for kind: String) -> PluginDescriptor? {
-    descriptorsByKind[kind]
+    positions.index(of: kind).map { registered[$0] }
   }
 
   /// Every registered plugin, sorted by kind.
   package var descriptors: [PluginDescriptor] {
-    order.sorted().compactMap { descriptorsByKind[$0] }
+    registered.sorted { $0.kind < $1.kind }
   }
 
   private mutating func add(_ descriptor: PluginDescriptor) {
-    if descriptorsByKind.updateValue(descriptor, forKey: descriptor.kind) == nil {
-      order.append(descriptor.kind)
+    if let existing = positions.insert(descriptor.kind, index: registered.count) {
+      registered[existing] = descriptor
+    } else {
+      registered.append(descriptor)
     }
   }
 }

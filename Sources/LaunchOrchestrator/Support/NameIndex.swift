@@ -1,11 +1,13 @@
-/// Step ids and the index of the step that has each, as a `[String: Int]` would keep them
-/// (ids equal as Swift compares strings are one id), for far less: a dictionary hashes a
-/// string with SipHash, some 300 instructions for an id of a few characters, and a manifest's
-/// ids are looked up several times a step. Ids all ASCII, as they nearly always are, are
-/// found by a hash of their bytes (two ASCII strings are equal exactly when their bytes are);
-/// from the first id or name that is not, everything goes through a dictionary, as a string
-/// such as "\u{212A}" (the Kelvin sign) equals the ASCII "K".
-struct StepIDIndex {
+/// Names (step ids, plugin kinds, milestones) and the index of what has each, as a
+/// `[String: Int]` would keep them (names equal as Swift compares strings are one name), for
+/// far less: a dictionary hashes a string with SipHash, some 300 instructions for an id of a
+/// few characters, and a manifest's ids are looked up several times a step; and the first
+/// `[String: …]` a process makes checks at run time that `String` is `Hashable`, a search
+/// through every conformance the process has loaded, on a launch's cold path. Names all
+/// ASCII, as they nearly always are, are found by a hash of their bytes (two ASCII strings
+/// are equal exactly when their bytes are); from the first name that is not, everything goes
+/// through a dictionary, as a string such as "\u{212A}" (the Kelvin sign) equals the ASCII "K".
+struct NameIndex {
   /// Positions in `ids` plus one, by hash; 0 for none. Twice as many as ids, at least.
   private var slots: [Int] = []
   /// The ids, first spelling kept, in the order they were added.
@@ -13,7 +15,20 @@ struct StepIDIndex {
   /// The index of each id's step.
   private var indices: [Int] = []
   /// Every id, once one that is not ASCII was added or looked up.
-  private var dictionary: [String: Int]?
+  /// Behind a class: copying an index (a registry is copied with its kinds) with an optional
+  /// dictionary in it would make the run time check that `String` is `Hashable`, a search
+  /// through every conformance the process has loaded, the first time.
+  private var dictionary: Names?
+
+  /// The dictionary, shared by copies of an index until one of them changes it.
+  private final class Names: @unchecked Sendable {
+    // Changed only while this is its index's own (`isKnownUniquelyReferenced`).
+    var byName: [String: Int]
+
+    init(_ byName: [String: Int]) {
+      self.byName = byName
+    }
+  }
 
   /// Room for `count` ids without growing.
   mutating func reserveCapacity(_ count: Int) {
@@ -33,6 +48,18 @@ struct StepIDIndex {
     }
   }
 
+  /// The index kept for `id`, if any, found without keeping anything new: a name that is not
+  /// ASCII is compared with each one kept, while they are few enough for a hash of their
+  /// bytes (a dictionary would be made for it, and kept, by the mutating subscript).
+  func index(of id: String) -> Int? {
+    if let dictionary { return dictionary.byName[id] }
+    if let hash = Self.asciiHash(of: id) {
+      guard !slots.isEmpty else { return nil }
+      return find(id, hash: hash)?.position.map { indices[$0] }
+    }
+    return ids.firstIndex { $0 == id }.map { indices[$0] }
+  }
+
   /// Keeps `index` for `id` unless an equal id has one: returns that one then, and keeps it.
   mutating func insert(_ id: String, index: Int) -> Int? {
     if dictionary == nil, let hash = Self.asciiHash(of: id) {
@@ -48,17 +75,20 @@ struct StepIDIndex {
     if let existing = fallback()[id] { return existing }
     ids.append(id)
     indices.append(index)
-    dictionary?[id] = index
+    if dictionary != nil {
+      if !isKnownUniquelyReferenced(&dictionary!) { dictionary = Names(dictionary!.byName) }
+      dictionary!.byName[id] = index
+    }
     return nil
   }
 
   /// The dictionary of every id, made the first time an id that is not ASCII comes.
   private mutating func fallback() -> [String: Int] {
-    if let dictionary { return dictionary }
+    if let dictionary { return dictionary.byName }
     var made: [String: Int] = [:]
     made.reserveCapacity(ids.count)
     for position in ids.indices { made[ids[position]] = indices[position] }
-    dictionary = made
+    dictionary = Names(made)
     slots = []
     return made
   }

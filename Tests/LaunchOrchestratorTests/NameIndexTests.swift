@@ -2,12 +2,12 @@ import Testing
 
 @testable import LaunchOrchestrator
 
-/// The index of step ids keeps them as a `[String: Int]` would, and a manifest whose ids were
+/// The index of names keeps them as a `[String: Int]` would, and a manifest whose ids were
 /// made to share the unseeded hash's slots cannot make each lookup walk them all.
-@Suite("Step id index")
-struct StepIDIndexTests {
+@Suite("Name index")
+struct NameIndexTests {
   @Test func idsEqualAsSwiftComparesThemAreOneId() {
-    var index = StepIDIndex()
+    var index = NameIndex()
     #expect(index.insert("K", index: 0) == nil)
     #expect(index.insert("load", index: 1) == nil)
     #expect(!index.usesDictionary)
@@ -21,7 +21,7 @@ struct StepIDIndexTests {
   }
 
   @Test func plainIdsStayInTheHashTable() {
-    var index = StepIDIndex()
+    var index = NameIndex()
     index.reserveCapacity(10_000)
     for number in 0..<10_000 { #expect(index.insert("s\(number)", index: number) == nil) }
     #expect(!index.usesDictionary)
@@ -30,14 +30,14 @@ struct StepIDIndexTests {
   }
 
   @Test func idsMadeToShareSlotsMoveToTheDictionaryAndAreAllKept() {
-    var index = StepIDIndex()
+    var index = NameIndex()
     index.reserveCapacity(2_000)
     // 2,000 ids take a table of 4,096 slots: these all hash into its first 64.
     var crafted: [String] = []
     var number = 0
     while crafted.count < 300 {
       let id = "step-\(number)"
-      if let hash = StepIDIndex.asciiHash(of: id), Int(truncatingIfNeeded: hash) & 4_095 < 64 {
+      if let hash = NameIndex.asciiHash(of: id), Int(truncatingIfNeeded: hash) & 4_095 < 64 {
         crafted.append(id)
       }
       number += 1
@@ -51,5 +51,33 @@ struct StepIDIndexTests {
       #expect(index.insert(id, index: -1) == position)
     }
     #expect(index.ids == crafted)
+  }
+
+  @Test func aLookupThatKeepsNothingFindsWhatTheSubscriptFinds() {
+    var index = NameIndex()
+    #expect(index.index(of: "K") == nil)
+    #expect(index.insert("K", index: 0) == nil)
+    #expect(index.insert("store.init", index: 1) == nil)
+    #expect(index.index(of: "store.init") == 1)
+    #expect(index.index(of: "store.check") == nil)
+    // Not ASCII: compared with each name kept, equal as Swift compares strings.
+    #expect(index.index(of: "\u{212A}") == 0)
+    #expect(index.index(of: "caf\u{E9}") == nil)
+    #expect(!index.usesDictionary)
+    #expect(index.insert("cafe\u{301}", index: 2) == nil)
+    #expect(index.usesDictionary)
+    #expect(index.index(of: "caf\u{E9}") == 2)
+    #expect(index.index(of: "\u{212A}") == 0)
+  }
+
+  @Test func aCopyKeepsItsNamesWhenTheOriginalChanges() {
+    var index = NameIndex()
+    _ = index.insert("caf\u{E9}", index: 0)
+    #expect(index.usesDictionary)
+    let copy = index
+    #expect(index.insert("K\u{212A}", index: 1) == nil)
+    #expect(index.index(of: "K\u{212A}") == 1)
+    #expect(copy.index(of: "K\u{212A}") == nil)
+    #expect(copy.index(of: "cafe\u{301}") == 0)
   }
 }
