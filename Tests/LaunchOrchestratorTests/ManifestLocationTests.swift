@@ -71,4 +71,30 @@ struct ManifestLocationTests {
       #expect(location.directory == standardized.deletingLastPathComponent(), "\(url)")
     }
   }
+
+  @Test func aPlanKeepsItsFoldersStandardizedWhicheverWayItWasLoaded() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "manifest-location-\(UUID().uuidString)")
+    let data = folder.appendingPathComponent("data")
+    try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let manifest = folder.appendingPathComponent("launch.json")
+    let text = #"{ "version": 1, "steps": [] }"#
+    try Data(text.utf8).write(to: manifest)
+    let loader = ManifestLoader(registry: PluginRegistry())
+    let roundabout = URL(fileURLWithPath: data.path + "/../data/./", isDirectory: true)
+
+    let byURL = try loader.load(url: manifest, dataDirectory: roundabout)
+    #expect(byURL.dataDirectory == roundabout.standardizedFileURL)
+    #expect(byURL.manifestDirectory == manifest.standardizedFileURL.deletingLastPathComponent())
+
+    let byPath = try loader.load(path: folder.path + "/data/../launch.json")
+    #expect(byPath.manifestDirectory == manifest.standardizedFileURL.deletingLastPathComponent())
+    #expect(byPath.dataDirectory == byPath.manifestDirectory)
+
+    let byBytes = try loader.load(
+      bytes: Array(text.utf8), file: "launch.json", directory: roundabout)
+    #expect(byBytes.manifestDirectory == roundabout)
+    #expect(byBytes.dataDirectory == roundabout.standardizedFileURL)
+  }
 }

@@ -79,15 +79,25 @@ public struct ManifestLoader: Sendable {
           ])
       }
     }
+    // The manifest's folder is standardized already: Foundation's `standardizedFileURL`, cold,
+    // is a good part of a small manifest's load.
     return try load(
       bytes: Array(data), file: path, directory: location.directory,
-      dataDirectory: dataDirectory ?? location.directory)
+      standardizedDataDirectory: dataDirectory?.standardizedFileURL ?? location.directory)
   }
 
   /// Loads a manifest from its bytes; `file` names it in diagnostics, `directory` anchors
   /// files shipped with it and `dataDirectory` (default: `directory`) relative data paths.
   public func load(
     bytes: [UInt8], file: String, directory: URL, dataDirectory: URL? = nil
+  ) throws(ManifestError) -> LaunchPlan {
+    try load(
+      bytes: bytes, file: file, directory: directory,
+      standardizedDataDirectory: (dataDirectory ?? directory).standardizedFileURL)
+  }
+
+  private func load(
+    bytes: [UInt8], file: String, directory: URL, standardizedDataDirectory dataDirectory: URL
   ) throws(ManifestError) -> LaunchPlan {
     // Without its byte-order mark, columns on the first line count as editors show them.
     let bytes =
@@ -120,7 +130,7 @@ public struct ManifestLoader: Sendable {
     }
     var builder = PlanBuilder(
       manifest: manifest, registry: registry, manifestPath: file, manifestDirectory: directory,
-      dataDirectory: (dataDirectory ?? directory),
+      dataDirectory: dataDirectory,
       diagnostics: reader.diagnostics, sourceIndex: reader.stepSourceIndices)
     let plan = builder.build()
     guard let plan, !builder.diagnostics.hasErrors else {
