@@ -29,15 +29,19 @@ struct ManifestLocationTests {
     "/a//b/c.json", "/../a.json", "/a/./b/../../../c.json", "x/y/", "x/y/..", "x/..", "..",
     "../..", ".", "/", "/x", "a b/ü.json", "x/%41.json", "/a/b/.", "/a/b/./", "x/...",
     "/a/b/c/../../", "x/.hidden", "/tmp/../tmp/./a.json", "//a/b.json", "///a.json", "",
-    "~/launch.json", "~", "a/~/b.json", "x/a?b#c.json", "emoji/😀.json",
+    "~/launch.json", "~", "a/~/b.json", "x/a?b#c.json", "emoji/😀.json", "/private",
+    "/private/var/launch.json", "/var/automount/x.json", "/a:b;c/launch.json", "a..b/..c/x",
   ])
   func aPathIsLocatedAsFoundationLocatesIt(_ path: String) {
     expectSameAsFoundation(path)
   }
 
   @Test func generatedPathsAreLocatedAsFoundationLocatesThem() {
-    let pieces = ["a", ".", "..", "", "b c", "é", "x.json", "%41", "...", "~", ".d"]
-    var generator = SystemRandomNumberGenerator()
+    let pieces = [
+      "a", ".", "..", "", "b c", "é", "x.json", "%41", "...", "~", ".d", "a:b;c", "..d",
+    ]
+    // Seeded, so that a failure can be run again.
+    var generator = SplitMix(seed: 24)
     for _ in 0..<2_000 {
       let count = Int.random(in: 0...6, using: &generator)
       let body = (0..<count).map { _ in pieces.randomElement(using: &generator)! }
@@ -96,5 +100,47 @@ struct ManifestLocationTests {
       bytes: Array(text.utf8), file: "launch.json", directory: roundabout)
     #expect(byBytes.manifestDirectory == roundabout)
     #expect(byBytes.dataDirectory == roundabout.standardizedFileURL)
+  }
+
+  /// Foundation resolves symbolic links before it removes a `..` from a path that exists, as
+  /// the kernel does when it opens the path: `link/../launch.json` is the file beside the
+  /// link's target, and so is the manifest's folder.
+  @Test func aDotDotAfterASymbolicLinkLeadsWhereTheKernelGoes() throws {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "manifest-location-links-\(UUID().uuidString)")
+    let shared = root.appendingPathComponent("shared")
+    let work = root.appendingPathComponent("work")
+    try FileManager.default.createDirectory(
+      at: shared.appendingPathComponent("configs"), withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: root) }
+    try FileManager.default.createSymbolicLink(
+      at: work.appendingPathComponent("configs"),
+      withDestinationURL: shared.appendingPathComponent("configs"))
+    try Data("{}".utf8).write(to: shared.appendingPathComponent("launch.json"))
+    let path = work.path + "/configs/../launch.json"
+    let location = ManifestLocation(path: path)
+    #expect(location.path == shared.path + "/launch.json")
+    #expect(location.path == foundation(path).path)
+    #expect(location.directory == foundation(path).directory)
+    let byURL = ManifestLocation(url: URL(fileURLWithPath: path))
+    #expect(byURL.path == shared.path + "/launch.json")
+  }
+}
+
+/// SplitMix64: a seeded generator, so that a failing generated case can be run again.
+private struct SplitMix: RandomNumberGenerator {
+  var state: UInt64
+
+  init(seed: UInt64) {
+    state = seed
+  }
+
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
   }
 }

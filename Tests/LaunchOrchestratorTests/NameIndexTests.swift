@@ -68,6 +68,16 @@ struct NameIndexTests {
     #expect(index.usesDictionary)
     #expect(index.index(of: "caf\u{E9}") == 2)
     #expect(index.index(of: "\u{212A}") == 0)
+    // The subscript, which makes the dictionary when it is asked a name that is not ASCII,
+    // agrees on every name, before and after.
+    var before = NameIndex()
+    _ = before.insert("K", index: 0)
+    _ = before.insert("store.init", index: 1)
+    for name in ["K", "store.init", "store.check", "\u{212A}", "caf\u{E9}"] {
+      let found = before.index(of: name)
+      #expect(before[name] == found, "\(name)")
+      #expect(index[name] == index.index(of: name), "\(name)")
+    }
   }
 
   @Test func aCopyKeepsItsNamesWhenTheOriginalChanges() {
@@ -79,5 +89,20 @@ struct NameIndexTests {
     #expect(index.index(of: "K\u{212A}") == 1)
     #expect(copy.index(of: "K\u{212A}") == nil)
     #expect(copy.index(of: "cafe\u{301}") == 0)
+  }
+
+  /// A kind registered again replaces the first, in its place; kinds equal as Swift compares
+  /// strings are one kind.
+  @Test func aKindRegisteredAgainReplacesTheFirst() {
+    var registry = PluginRegistry()
+    registry.register(kind: "b.second", summary: "first") { _ in }
+    registry.register(kind: "a.first", summary: "") { _ in }
+    registry.register(kind: "b.second", summary: "again") { _ in }
+    registry.register(kind: "caf\u{E9}", summary: "composed") { _ in }
+    registry.register(kind: "cafe\u{301}", summary: "decomposed") { _ in }
+    #expect(registry.descriptors.map(\.kind) == ["a.first", "b.second", "cafe\u{301}"])
+    #expect(registry.descriptor(for: "b.second")?.summary == "again")
+    #expect(registry.descriptor(for: "caf\u{E9}")?.summary == "decomposed")
+    #expect(registry.descriptor(for: "c.third") == nil)
   }
 }

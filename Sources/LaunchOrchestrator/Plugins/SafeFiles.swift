@@ -220,8 +220,8 @@ public enum SafeFiles {
     try contentsOfRegularFile(followingLinksAt: url.path, limit: limit)
   }
 
-  /// The bytes of the regular file at `path`, as ``contentsOfRegularFile(followingLinksAt:limit:)``
-  /// reads them: a URL is made only to name the file in a problem.
+  /// The bytes of the regular file at `path`, a symbolic link followed to it, as the URL
+  /// overload above reads them: a URL is made only to name the file in a problem.
   package static func contentsOfRegularFile(followingLinksAt path: String, limit: Int)
     throws(ReadProblem) -> Data?
   {

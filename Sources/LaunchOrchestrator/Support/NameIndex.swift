@@ -12,9 +12,10 @@ struct NameIndex {
   private var slots: [Int] = []
   /// The ids, first spelling kept, in the order they were added.
   private(set) var ids: [String] = []
-  /// The index of each id's step.
+  /// The index kept for each id (a step's, a kind's place in its registry, a milestone's).
   private var indices: [Int] = []
-  /// Every id, once one that is not ASCII was added or looked up.
+  /// Every id, once one that is not ASCII was added or looked up through the mutating
+  /// subscript (``index(of:)`` never makes it), or the hash would take too long to place one.
   /// Behind a class: copying an index (a registry is copied with its kinds) with an optional
   /// dictionary in it would make the run time check that `String` is `Hashable`, a search
   /// through every conformance the process has loaded, the first time.
