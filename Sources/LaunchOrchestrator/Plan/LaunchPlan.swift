@@ -103,44 +103,48 @@ package struct PlannedStep: Sendable {
   package let effectivePriority: StepPriority
   /// Steps that must succeed first.
   package let dependsOn: [Int]
-  /// Steps that must finish first, however they end.
-  package let after: [Int]
-  /// The milestone it must not start before.
-  package let deferUntil: Int?
   /// The milestones it belongs to.
   package let milestones: [Int]
   /// Steps that wait for this one through `dependsOn`.
   package let hardDependents: [Int]
-  /// Steps that wait for this one through `after`.
-  package let orderDependents: [Int]
   /// The per-attempt time limit.
   package let timeout: Duration?
   /// Attempts and backoff.
   package let retry: RetryPolicy
   /// What a final failure does.
   package let onFailure: FailurePolicy
-  /// The wait after becoming ready.
-  package let delay: Duration
   /// Where it runs.
   package let isolation: StepIsolation
-  /// The planning hint from the manifest.
-  package let expectedDuration: Duration?
-  /// The plugin kind of its fallback, when it has one.
-  package let fallbackPlugin: String?
   /// The sum of expected durations along the longest chain of steps from this one to the
   /// end of the launch, used to break priority ties (a step without a hint counts 1ms).
   package let remainingPath: Duration
-  /// How its output is kept between launches, when it is.
-  package let cache: CachePolicy?
-  /// The signals it waits for, as indices into ``LaunchPlan/signals``.
-  package let waitFor: [Int]
   /// Whether it runs in the launch or only when the app ensures it.
   package let trigger: StepTrigger
-  /// What identifies its cache entry, for a step with a `cache`.
-  let cacheKey: CacheKey?
 
   let action: PreparedStep
-  let fallbackAction: PreparedStep?
+  /// The settings most steps leave empty, kept apart: inline they took half of a planned
+  /// step's 408 bytes, paid by every step of a large manifest in fresh memory.
+  private let uncommon: Uncommon?
+
+  /// Steps that must finish first, however they end.
+  package var after: [Int] { uncommon?.after ?? [] }
+  /// The milestone it must not start before.
+  package var deferUntil: Int? { uncommon?.deferUntil }
+  /// Steps that wait for this one through `after`.
+  package var orderDependents: [Int] { uncommon?.orderDependents ?? [] }
+  /// The wait after becoming ready.
+  package var delay: Duration { uncommon?.delay ?? .zero }
+  /// The planning hint from the manifest.
+  package var expectedDuration: Duration? { uncommon?.expectedDuration }
+  /// The plugin kind of its fallback, when it has one.
+  package var fallbackPlugin: String? { uncommon?.fallbackPlugin }
+  /// How its output is kept between launches, when it is.
+  package var cache: CachePolicy? { uncommon?.cache }
+  /// The signals it waits for, as indices into ``LaunchPlan/signals``.
+  package var waitFor: [Int] { uncommon?.waitFor ?? [] }
+  /// What identifies its cache entry, for a step with a `cache`.
+  var cacheKey: CacheKey? { uncommon?.cacheKey }
+  var fallbackAction: PreparedStep? { uncommon?.fallbackAction }
 
   /// Whether a fallback runs when every attempt fails.
   package var hasFallback: Bool { fallbackAction != nil }
@@ -148,6 +152,74 @@ package struct PlannedStep: Sendable {
   /// The environment values the step's plugin (and its fallback's) read.
   package var requirements: [StepRequirement] {
     action.requirements + (fallbackAction?.requirements ?? [])
+  }
+
+  init(
+    index: Int, id: String, plugin: String, priority: StepPriority,
+    effectivePriority: StepPriority, dependsOn: [Int], after: [Int], deferUntil: Int?,
+    milestones: [Int], hardDependents: [Int], orderDependents: [Int], timeout: Duration?,
+    retry: RetryPolicy, onFailure: FailurePolicy, delay: Duration, isolation: StepIsolation,
+    expectedDuration: Duration?, fallbackPlugin: String?, remainingPath: Duration,
+    cache: CachePolicy?, waitFor: [Int], trigger: StepTrigger, cacheKey: CacheKey?,
+    action: PreparedStep, fallbackAction: PreparedStep?
+  ) {
+    self.index = index
+    self.id = id
+    self.plugin = plugin
+    self.priority = priority
+    self.effectivePriority = effectivePriority
+    self.dependsOn = dependsOn
+    self.milestones = milestones
+    self.hardDependents = hardDependents
+    self.timeout = timeout
+    self.retry = retry
+    self.onFailure = onFailure
+    self.isolation = isolation
+    self.remainingPath = remainingPath
+    self.trigger = trigger
+    self.action = action
+    let isCommon =
+      after.isEmpty && deferUntil == nil && orderDependents.isEmpty && delay == .zero
+      && expectedDuration == nil && fallbackPlugin == nil && cache == nil && waitFor.isEmpty
+      && cacheKey == nil && fallbackAction == nil
+    uncommon =
+      isCommon
+      ? nil
+      : Uncommon(
+        after: after, deferUntil: deferUntil, orderDependents: orderDependents, delay: delay,
+        expectedDuration: expectedDuration, fallbackPlugin: fallbackPlugin, cache: cache,
+        waitFor: waitFor, cacheKey: cacheKey, fallbackAction: fallbackAction)
+  }
+
+  /// A planned step's settings that most steps leave empty.
+  private final class Uncommon: Sendable {
+    let after: [Int]
+    let deferUntil: Int?
+    let orderDependents: [Int]
+    let delay: Duration
+    let expectedDuration: Duration?
+    let fallbackPlugin: String?
+    let cache: CachePolicy?
+    let waitFor: [Int]
+    let cacheKey: CacheKey?
+    let fallbackAction: PreparedStep?
+
+    init(
+      after: [Int], deferUntil: Int?, orderDependents: [Int], delay: Duration,
+      expectedDuration: Duration?, fallbackPlugin: String?, cache: CachePolicy?,
+      waitFor: [Int], cacheKey: CacheKey?, fallbackAction: PreparedStep?
+    ) {
+      self.after = after
+      self.deferUntil = deferUntil
+      self.orderDependents = orderDependents
+      self.delay = delay
+      self.expectedDuration = expectedDuration
+      self.fallbackPlugin = fallbackPlugin
+      self.cache = cache
+      self.waitFor = waitFor
+      self.cacheKey = cacheKey
+      self.fallbackAction = fallbackAction
+    }
   }
 }
 
