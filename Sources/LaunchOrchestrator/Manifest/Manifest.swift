@@ -96,36 +96,79 @@ package struct StepDeclaration: Sendable {
   package var priority: StepPriority?
   /// Steps that must succeed before this one runs.
   package var dependsOn: [String]
-  /// Steps that must finish, however they end, before this one runs.
-  package var after: [String]
-  /// The per-attempt time limit, or `nil` for the manifest's default.
-  package var timeout: Duration?
-  /// The retry policy, or `nil` for the manifest's default.
-  package var retry: RetryPolicy?
-  /// What a final failure does, or `nil` for the manifest's default.
-  package var onFailure: FailurePolicy?
-  /// What to run when every attempt failed.
-  package var fallback: FallbackDeclaration?
-  /// How long to wait after the step becomes ready.
-  package var delay: Duration
-  /// A milestone the step must not start before.
-  package var deferUntil: String?
-  /// Where the step runs; `nil` leaves it to the plugin (``StepPlugin/isolation``).
-  package var isolation: StepIsolation?
-  /// How long the step is expected to take, a hint for planning.
-  package var expectedDuration: Duration?
-  /// Whether the step's last output is served at once on the next launch while the step
-  /// runs again behind it.
-  package var cache: CachePolicy?
-  /// The signals from the app (declared in the manifest's `signals`) the step waits for, on
-  /// top of its dependencies.
-  package var waitFor: [String]
   /// Whether the step runs in the launch, or only when the app asks for it.
   package var trigger: StepTrigger
+  /// The members most steps leave out, kept apart: inline they took two thirds of a
+  /// declaration's 360 bytes, paid by every step of a large manifest in fresh memory.
+  private var uncommon: Uncommon?
+
+  /// Steps that must finish, however they end, before this one runs.
+  package var after: [String] {
+    get { uncommon?.after ?? [] }
+    set { edit(unless: newValue.isEmpty) { $0.after = newValue } }
+  }
+  /// The per-attempt time limit, or `nil` for the manifest's default.
+  package var timeout: Duration? {
+    get { uncommon?.timeout }
+    set { edit(unless: newValue == nil) { $0.timeout = newValue } }
+  }
+  /// The retry policy, or `nil` for the manifest's default.
+  package var retry: RetryPolicy? {
+    get { uncommon?.retry }
+    set { edit(unless: newValue == nil) { $0.retry = newValue } }
+  }
+  /// What a final failure does, or `nil` for the manifest's default.
+  package var onFailure: FailurePolicy? {
+    get { uncommon?.onFailure }
+    set { edit(unless: newValue == nil) { $0.onFailure = newValue } }
+  }
+  /// What to run when every attempt failed.
+  package var fallback: FallbackDeclaration? {
+    get { uncommon?.fallback }
+    set { edit(unless: newValue == nil) { $0.fallback = newValue } }
+  }
+  /// How long to wait after the step becomes ready.
+  package var delay: Duration {
+    get { uncommon?.delay ?? .zero }
+    set { edit(unless: newValue == .zero) { $0.delay = newValue } }
+  }
+  /// A milestone the step must not start before.
+  package var deferUntil: String? {
+    get { uncommon?.deferUntil }
+    set { edit(unless: newValue == nil) { $0.deferUntil = newValue } }
+  }
+  /// Where the step runs; `nil` leaves it to the plugin (``StepPlugin/isolation``).
+  package var isolation: StepIsolation? {
+    get { uncommon?.isolation }
+    set { edit(unless: newValue == nil) { $0.isolation = newValue } }
+  }
+  /// How long the step is expected to take, a hint for planning.
+  package var expectedDuration: Duration? {
+    get { uncommon?.expectedDuration }
+    set { edit(unless: newValue == nil) { $0.expectedDuration = newValue } }
+  }
+  /// Whether the step's last output is served at once on the next launch while the step
+  /// runs again behind it.
+  package var cache: CachePolicy? {
+    get { uncommon?.cache }
+    set { edit(unless: newValue == nil) { $0.cache = newValue } }
+  }
+  /// The signals from the app (declared in the manifest's `signals`) the step waits for, on
+  /// top of its dependencies.
+  package var waitFor: [String] {
+    get { uncommon?.waitFor ?? [] }
+    set { edit(unless: newValue.isEmpty) { $0.waitFor = newValue } }
+  }
   /// Facts of the launch's context that must all hold for the step to run.
-  package var when: StepCondition?
+  package var when: StepCondition? {
+    get { uncommon?.when }
+    set { edit(unless: newValue == nil) { $0.when = newValue } }
+  }
   /// Whether the step runs only until it succeeds once (per install or per app version).
-  package var once: RunOnce?
+  package var once: RunOnce? {
+    get { uncommon?.once }
+    set { edit(unless: newValue == nil) { $0.once = newValue } }
+  }
 
   /// Creates a step declaration.
   package init(
@@ -141,6 +184,7 @@ package struct StepDeclaration: Sendable {
     self.params = params
     self.priority = priority
     self.dependsOn = dependsOn
+    self.trigger = trigger
     self.after = after
     self.timeout = timeout
     self.retry = retry
@@ -152,7 +196,55 @@ package struct StepDeclaration: Sendable {
     self.expectedDuration = expectedDuration
     self.cache = cache
     self.waitFor = waitFor
-    self.trigger = trigger
+  }
+
+  /// Changes the uncommon members with `change`, on a box of this declaration's own; a value
+  /// left at its default makes no box.
+  private mutating func edit(unless isDefault: Bool, _ change: (Uncommon) -> Void) {
+    if uncommon == nil {
+      if isDefault { return }
+      uncommon = Uncommon()
+    } else if !isKnownUniquelyReferenced(&uncommon!) {
+      uncommon = uncommon!.copy()
+    }
+    change(uncommon!)
+  }
+
+  /// A declaration's members that most steps leave out, shared by copies of the declaration
+  /// until one of them changes.
+  private final class Uncommon: @unchecked Sendable {
+    // Changed only while its declaration holds the one reference (`edit`).
+    var after: [String] = []
+    var timeout: Duration?
+    var retry: RetryPolicy?
+    var onFailure: FailurePolicy?
+    var fallback: FallbackDeclaration?
+    var delay: Duration = .zero
+    var deferUntil: String?
+    var isolation: StepIsolation?
+    var expectedDuration: Duration?
+    var cache: CachePolicy?
+    var waitFor: [String] = []
+    var when: StepCondition?
+    var once: RunOnce?
+
+    func copy() -> Uncommon {
+      let copy = Uncommon()
+      copy.after = after
+      copy.timeout = timeout
+      copy.retry = retry
+      copy.onFailure = onFailure
+      copy.fallback = fallback
+      copy.delay = delay
+      copy.deferUntil = deferUntil
+      copy.isolation = isolation
+      copy.expectedDuration = expectedDuration
+      copy.cache = cache
+      copy.waitFor = waitFor
+      copy.when = when
+      copy.once = once
+      return copy
+    }
   }
 }
 
