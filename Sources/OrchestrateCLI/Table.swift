@@ -32,7 +32,10 @@ enum Table {
     _ rows: [[String]], rightAligned: Set<Int>, indent: String,
     emit: (UnsafeBufferPointer<UInt8>) -> Void
   ) {
-    let columns = rows.map(\.count).max() ?? 0
+    // A loop, not `rows.map(\.count)`: the key path is applied through the run time, a call a
+    // row.
+    var columns = 0
+    for index in rows.indices { columns = max(columns, rows[index].count) }
     // One list of every cell's width, row after row: a list per row is an allocation each,
     // and a cell is measured once, not once for the widths and again for its padding.
     var counts: [Int] = []
