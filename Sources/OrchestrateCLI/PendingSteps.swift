@@ -108,9 +108,12 @@ struct PendingSteps {
     switch phase[step] {
     case .notStarted:
       guard let ready = ready[step] else { return nil }
-      let delay = plan.steps[step].delay
+      // Taken once: a setting kept in a planned step's box, read from `plan.steps[step]` in
+      // this module, copies the whole step.
+      let planned = plan.steps[step]
+      let delay = planned.delay
       var queuedAt = ready + delay
-      if let milestone = plan.steps[step].deferUntil {
+      if let milestone = planned.deferUntil {
         guard let reached = milestoneTimes[milestone] else {
           let name = plan.milestones[milestone].name
           return delay > .zero
@@ -159,8 +162,11 @@ struct PendingSteps {
     else { return }
     ready[step] = time
     // Without a limit, a step with neither deferral nor delay starts the moment it is ready.
-    if limit != nil || plan.steps[step].deferUntil != nil || plan.steps[step].delay > .zero {
+    if limit != nil {
       list(step)
+    } else {
+      let planned = plan.steps[step]
+      if planned.deferUntil != nil || planned.delay > .zero { list(step) }
     }
   }
 

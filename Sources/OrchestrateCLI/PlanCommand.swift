@@ -88,15 +88,17 @@ struct PlanCommand: Command {
   }
 
   private func waits(for index: Int, in plan: LaunchPlan) -> String {
-    var parts = plan.steps[index].dependsOn.map { plan.steps[$0].id }
-    parts += plan.steps[index].after.map { "\(plan.steps[$0].id) (after)" }
-    if let milestone = plan.steps[index].deferUntil {
+    // The step taken once: reading a setting kept in its box from `plan.steps[index]` copies
+    // the whole step, here as in any module but the library's own.
+    let step = plan.steps[index]
+    var parts = step.dependsOn.map { plan.steps[$0].id }
+    parts += step.after.map { "\(plan.steps[$0].id) (after)" }
+    if let milestone = step.deferUntil {
       parts.append("\(plan.milestones[milestone].name) (milestone)")
     }
-    let delay = plan.steps[index].delay
-    if delay > .zero { parts.append("+\(DurationText.format(delay)) delay") }
-    parts += plan.steps[index].waitFor.map { "signal '\(plan.signals[$0])'" }
-    if plan.steps[index].trigger == .onDemand { parts.append("ensure (on demand)") }
+    if step.delay > .zero { parts.append("+\(DurationText.format(step.delay)) delay") }
+    parts += step.waitFor.map { "signal '\(plan.signals[$0])'" }
+    if step.trigger == .onDemand { parts.append("ensure (on demand)") }
     return parts.joined(separator: ", ")
   }
 

@@ -123,27 +123,27 @@ package struct PlannedStep: Sendable {
 
   let action: PreparedStep
   /// The settings most steps leave empty, kept apart: inline they took half of a planned
-  /// step's 408 bytes, paid by every step of a large manifest in fresh memory. The accessors
-  /// below are inlinable so that another module reading one of them from `plan.steps[i]`
-  /// loads this field, not a copy of the whole step (a retain of each of its references).
-  @usableFromInline let uncommon: Uncommon?
+  /// step's 408 bytes, paid by every step of a large manifest in fresh memory. Another module
+  /// reading one of them from `plan.steps[i]` copies the whole step (a retain of each of its
+  /// references): take the step once where several are read.
+  private let uncommon: Uncommon?
 
   /// Steps that must finish first, however they end.
-  @inlinable package var after: [Int] { uncommon?.after ?? [] }
+  package var after: [Int] { uncommon?.after ?? [] }
   /// The milestone it must not start before.
-  @inlinable package var deferUntil: Int? { uncommon?.deferUntil }
+  package var deferUntil: Int? { uncommon?.deferUntil }
   /// Steps that wait for this one through `after`.
-  @inlinable package var orderDependents: [Int] { uncommon?.orderDependents ?? [] }
+  package var orderDependents: [Int] { uncommon?.orderDependents ?? [] }
   /// The wait after becoming ready.
-  @inlinable package var delay: Duration { uncommon?.delay ?? .zero }
+  package var delay: Duration { uncommon?.delay ?? .zero }
   /// The planning hint from the manifest.
-  @inlinable package var expectedDuration: Duration? { uncommon?.expectedDuration }
+  package var expectedDuration: Duration? { uncommon?.expectedDuration }
   /// The plugin kind of its fallback, when it has one.
-  @inlinable package var fallbackPlugin: String? { uncommon?.fallbackPlugin }
+  package var fallbackPlugin: String? { uncommon?.fallbackPlugin }
   /// How its output is kept between launches, when it is.
-  @inlinable package var cache: CachePolicy? { uncommon?.cache }
+  package var cache: CachePolicy? { uncommon?.cache }
   /// The signals it waits for, as indices into ``LaunchPlan/signals``.
-  @inlinable package var waitFor: [Int] { uncommon?.waitFor ?? [] }
+  package var waitFor: [Int] { uncommon?.waitFor ?? [] }
   /// What identifies its cache entry, for a step with a `cache`.
   var cacheKey: CacheKey? { uncommon?.cacheKey }
   var fallbackAction: PreparedStep? { uncommon?.fallbackAction }
@@ -194,15 +194,15 @@ package struct PlannedStep: Sendable {
   }
 
   /// A planned step's settings that most steps leave empty.
-  @usableFromInline final class Uncommon: Sendable {
-    @usableFromInline let after: [Int]
-    @usableFromInline let deferUntil: Int?
-    @usableFromInline let orderDependents: [Int]
-    @usableFromInline let delay: Duration
-    @usableFromInline let expectedDuration: Duration?
-    @usableFromInline let fallbackPlugin: String?
-    @usableFromInline let cache: CachePolicy?
-    @usableFromInline let waitFor: [Int]
+  private final class Uncommon: Sendable {
+    let after: [Int]
+    let deferUntil: Int?
+    let orderDependents: [Int]
+    let delay: Duration
+    let expectedDuration: Duration?
+    let fallbackPlugin: String?
+    let cache: CachePolicy?
+    let waitFor: [Int]
     let cacheKey: CacheKey?
     let fallbackAction: PreparedStep?
 
