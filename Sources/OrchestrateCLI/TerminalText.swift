@@ -65,17 +65,24 @@ package enum TerminalText {
   package static func mayNeedEscaping(
     _ bytes: UnsafeBufferPointer<UInt8>, keepingNewlines: Bool = false
   ) -> Bool {
-    for index in bytes.indices {
-      switch bytes[index] {
+    var index = 0
+    while index < bytes.count {
+      let byte = bytes[index]
+      index += 1
+      switch byte {
+      case 0x20..<0x7F: continue
       case 0x0A: if !keepingNewlines { return true }
       case 0x00...0x1F, 0x7F: return true
       case 0xC2:
-        if index + 1 < bytes.count, (0x80...0x9F).contains(bytes[index + 1]) { return true }
+        if index < bytes.count, (0x80...0x9F).contains(bytes[index]) { return true }
       case 0xE2:
-        guard index + 2 < bytes.count else { continue }
-        let (second, third) = (bytes[index + 1], bytes[index + 2])
+        guard index + 1 < bytes.count else { continue }
+        let (second, third) = (bytes[index], bytes[index + 1])
         if second == 0x80, (0xA8...0xAE).contains(third) { return true }
         if second == 0x81, (0xA6...0xA9).contains(third) { return true }
+        // Past a whole three-byte scalar (a timeline's blocks and rules are): its two
+        // continuation bytes are none of the bytes above.
+        if (0x80...0xBF).contains(second), (0x80...0xBF).contains(third) { index += 2 }
       default: continue
       }
     }

@@ -21,4 +21,49 @@ struct TerminalTextTests {
     let text = "Zoë's 📚 library — 1.5s ✓"
     #expect(TerminalText.escaped(text) == text)
   }
+
+  /// The quick scan, which steps over a timeline's three-byte glyphs whole, answers as a
+  /// byte-by-byte scan does, on any bytes: text that is mostly glyphs and ASCII with the
+  /// escaped scalars mixed in, cut anywhere, and bytes that are not UTF-8.
+  @Test func theQuickScanAnswersAsAByteByByteScan() {
+    func byteByByte(_ bytes: [UInt8], keepingNewlines: Bool) -> Bool {
+      for index in bytes.indices {
+        switch bytes[index] {
+        case 0x0A: if !keepingNewlines { return true }
+        case 0x00...0x1F, 0x7F: return true
+        case 0xC2:
+          if index + 1 < bytes.count, (0x80...0x9F).contains(bytes[index + 1]) { return true }
+        case 0xE2:
+          guard index + 2 < bytes.count else { continue }
+          let (second, third) = (bytes[index + 1], bytes[index + 2])
+          if second == 0x80, (0xA8...0xAE).contains(third) { return true }
+          if second == 0x81, (0xA6...0xA9).contains(third) { return true }
+        default: continue
+        }
+      }
+      return false
+    }
+    let pieces = [
+      "a", " ", "█", "░", "─", "│", "é", "😀", "\u{1B}", "\n", "\u{7F}", "\u{85}", "\u{9B}",
+      "\u{2028}", "\u{2029}", "\u{202E}", "\u{2066}", "\u{2069}", "\u{2027}", "\u{2030}",
+      "\u{2080}",
+    ].map { Array($0.utf8) }
+    var state: UInt64 = 24
+    func next(_ bound: Int) -> Int {
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return Int((state >> 33) % UInt64(bound))
+    }
+    for round in 0..<40_000 {
+      var bytes = (0..<next(12)).flatMap { _ in pieces[next(pieces.count)] }
+      // Cut anywhere, or bytes that are not UTF-8 at all.
+      if round % 3 == 1, !bytes.isEmpty { bytes.removeFirst(next(bytes.count)) }
+      if round % 3 == 2 { bytes = (0..<next(8)).map { _ in UInt8(next(256)) } }
+      for keepingNewlines in [false, true] {
+        let quick = bytes.withUnsafeBufferPointer {
+          TerminalText.mayNeedEscaping($0, keepingNewlines: keepingNewlines)
+        }
+        #expect(quick == byteByByte(bytes, keepingNewlines: keepingNewlines), "\(bytes)")
+      }
+    }
+  }
 }
