@@ -26,7 +26,9 @@ enum Timeline {
   ) {
     // The report's own list when no step has a refresh row: a new one copies every step.
     var rows = report.steps
-    if rows.contains(where: { $0.refreshBar != nil }) {
+    // Rows are read in place, by index, here and below: iterating (or a key path a row)
+    // would copy each step, a retain a field.
+    if report.steps.indices.contains(where: { report.steps[$0].refresh != nil }) {
       rows = []
       rows.reserveCapacity(report.steps.count)
       for step in report.steps {
@@ -35,14 +37,18 @@ enum Timeline {
       }
     }
     let splashEnd = report.splash.flatMap { $0.contentAt ?? $0.skeletonFrom }
-    let total = max(
-      report.duration.seconds, rows.compactMap { $0.end?.seconds }.max() ?? 0,
-      splashEnd?.seconds ?? 0, 1e-6)
+    var latestEnd = 0.0
+    var widestName = 0
+    for index in rows.indices {
+      if let end = rows[index].end { latestEnd = max(latestEnd, end.seconds) }
+      widestName = max(widestName, rows[index].id.utf16.count)
+    }
+    let total = max(report.duration.seconds, latestEnd, splashEnd?.seconds ?? 0, 1e-6)
     // Names are measured and padded in one unit, UTF-16's: the width counted characters and
     // the padding UTF-16 units, which cut the widest non-ASCII name (an emoji halved).
     let nameWidth = max(
-      rows.map(\.id.utf16.count).max() ?? 0,
-      report.splash == nil ? 0 : splashRow.count, report.pauses.isEmpty ? 0 : pausedRow.count)
+      widestName, report.splash == nil ? 0 : splashRow.count,
+      report.pauses.isEmpty ? 0 : pausedRow.count)
     func column(_ duration: Duration) -> Int {
       min(width - 1, Int((duration.seconds / total * Double(width)).rounded(.down)))
     }
