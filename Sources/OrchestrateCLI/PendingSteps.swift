@@ -47,7 +47,9 @@ struct PendingSteps {
       plan.milestones.map { ($0.name, $0.index) }, uniquingKeysWith: { first, _ in first })
     phase = Array(repeating: .notStarted, count: plan.steps.count)
     unmetHard = plan.steps.map(\.dependsOn.count)
-    unmetOrder = plan.steps.map(\.after.count)
+    // By index: `after` is kept in a planned step's box, and a key path (or a closure) over
+    // the steps would copy each step to read it.
+    unmetOrder = plan.steps.indices.map { plan.steps[$0].after.count }
     ready = Array(repeating: nil, count: plan.steps.count)
     milestoneTimes = Array(repeating: nil, count: plan.milestones.count)
     listed = Array(repeating: 0, count: (plan.steps.count + 63) / 64)

@@ -27,7 +27,7 @@ enum Timeline {
     // The report's own list when no step has a refresh row: a new one copies every step.
     var rows = report.steps
     // Rows are read in place, by index, here and below: iterating (or a key path a row)
-    // would copy each step, a retain a field.
+    // would copy each step, a retain a field; only the rows appended to a new list are copied.
     if report.steps.indices.contains(where: { report.steps[$0].refresh != nil }) {
       rows = []
       rows.reserveCapacity(report.steps.count)

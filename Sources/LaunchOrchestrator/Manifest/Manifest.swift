@@ -211,7 +211,8 @@ package struct StepDeclaration: Sendable {
   }
 
   /// A declaration's members that most steps leave out, shared by copies of the declaration
-  /// until one of them changes.
+  /// until one of them changes. Set them whole: an in-place change (`after.append(id)`) goes
+  /// through the getter and the setter, and copies the array while the box still holds it.
   private final class Uncommon: @unchecked Sendable {
     // Changed only while its declaration holds the one reference (`edit`).
     var after: [String] = []
