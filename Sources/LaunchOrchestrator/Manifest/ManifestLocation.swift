@@ -24,7 +24,7 @@ struct ManifestLocation {
     if path.hasPrefix("/"), Self.isPlain(path) {
       components.add(path)
     } else if !path.hasPrefix("/"), !path.hasPrefix("~"), let folder = Self.currentFolder(),
-      Self.isPlain(folder + "/" + path)
+      Self.isPlain(folder), Self.isPlain(path)
     {
       components.add(folder)
       components.add(path)
@@ -61,8 +61,8 @@ struct ManifestLocation {
     directory = URL(fileURLWithPath: folder, isDirectory: true)
   }
 
-  /// Whether the text of the absolute path `path` tells where it leads: it has no `..`
-  /// component and does not start with a prefix Foundation drops.
+  /// Whether the text of `path` (absolute, or relative to a folder that is) tells where it
+  /// leads: it has no `..` component and does not start with a prefix Foundation drops.
   private static func isPlain(_ path: String) -> Bool {
     for prefix in ["/private", "/var/automount"]
     where path == prefix || path.hasPrefix(prefix + "/") {
