@@ -56,11 +56,11 @@ struct Benchmarks {
       let repetitions =
         size >= 100_000 ? (quick ? 1 : 5) : size <= 1_000 ? (quick ? 15 : 31) : (quick ? 5 : 15)
       var contenders: [(name: String, run: () async throws -> Double)] = [
-        ("engine", { await seconds { _ = await runEngine(plain) } }),
-        ("engineWithTimeouts", { await seconds { _ = await runEngine(timed) } }),
+        ("engine", { await seconds { await runEngine(plain) } }),
+        ("engineWithTimeouts", { await seconds { await runEngine(timed) } }),
         (
           "engineAsyncStream",
-          { await seconds { _ = await runEngine(plain, delivery: .asyncStream) } }
+          { await seconds { await runEngine(plain, delivery: .asyncStream) } }
         ),
         ("floor", { await seconds { await dag.runFloor() } }),
         (
@@ -118,7 +118,7 @@ struct Benchmarks {
     let samples = try await interleaved(
       repetitions: repetitions,
       [
-        ("engine", { await seconds { _ = await runEngine(plain) } }),
+        ("engine", { await seconds { await runEngine(plain) } }),
         ("floor", { await seconds { await dag.runFloor() } }),
       ])
     let engine = (samples["engine"]?.median ?? .nan) * 1e6
@@ -147,9 +147,9 @@ struct Benchmarks {
           {
             await seconds {
               if let delivery {
-                _ = await runEngine(plan, delivery: delivery)
+                await runEngine(plan, delivery: delivery)
               } else {
-                _ = await LaunchEngine().run(plan)
+                await LaunchEngine().run(plan)
               }
             }
           }
@@ -171,7 +171,7 @@ struct Benchmarks {
     let samples = try await interleaved(
       repetitions: quick ? 5 : 15,
       [
-        ("engine", { await seconds { _ = await runEngine(sleeping) } }),
+        ("engine", { await seconds { await runEngine(sleeping) } }),
         (
           "sleepChain",
           {
@@ -181,7 +181,7 @@ struct Benchmarks {
             }
           }
         ),
-        ("blockingEngine", { await seconds { _ = await runEngine(blocking) } }),
+        ("blockingEngine", { await seconds { await runEngine(blocking) } }),
         (
           "blockingOperationQueue",
           {
@@ -196,7 +196,7 @@ struct Benchmarks {
     var afterIdle = Sample(values: [])
     for _ in 0..<(quick ? 1 : 3) {
       try await Task.sleep(for: .milliseconds(2_500))
-      afterIdle.values.append(await seconds { _ = await runEngine(blocking) })
+      afterIdle.values.append(await seconds { await runEngine(blocking) })
     }
     let criticalPath = 0.1
     let engine = samples["engine"]?.median ?? .nan
@@ -218,63 +218,62 @@ struct Benchmarks {
     return result
   }
 
-  /// Reading, decoding, validating and planning a generated manifest, from its file.
+  /// Reading, decoding, validating and planning a generated manifest, from its file, in a
+  /// process of its own for each size: an app loads its manifest early in a fresh process, not
+  /// in a heap the other benchmarks have cut up.
   func manifest() async throws -> Result {
     var result = Result(name: "manifest")
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
       "orchestrate-bench-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
-    result.lines.append("read + decode + validate + plan:")
+    result.lines.append("read + decode + validate + plan, each size in a process of its own:")
     for size in [10_000, 100_000] {
       let file = folder.appendingPathComponent("m\(size).json")
       try Data(
         LayeredDAG(nodes: size, width: 100).manifest(
           kind: "simulate", params: #"{ "duration": "1ms" }"#)
       ).write(to: file)
-      let loader = ManifestLoader(registry: registry)
-      let samples = try await interleaved(
-        repetitions: size > 10_000 ? (quick ? 1 : 3) : (quick ? 5 : 15),
-        [("load", { try await seconds { _ = try loader.load(path: file.path) } })])
-      let median = samples["load"]?.median ?? .nan
+      let runs = quick ? 5 : (size > 10_000 ? 7 : 15)
+      let numbers = try numbersFromChild("plan-child", file.path, "\(runs)")
+      let load = Sample(values: Array(numbers.dropFirst()))
+      let bytes = numbers[0] / Double(size)
       let suffix = size == 10_000 ? "" : "Large"
-      let bytes = try planMemory(file.path) / Double(size)
+      let micros = load.median / Double(size) * 1e6
+      let firstMicros = (load.values.first ?? .nan) / Double(size) * 1e6
       result.field("steps\(suffix)", size)
-      result.field("loadValidatePlanSeconds\(suffix)", median)
-      result.field("planMicrosPerStep\(suffix)", median / Double(size) * 1e6)
+      result.field("loadValidatePlanSeconds\(suffix)", load.median)
+      result.field("planMicrosPerStep\(suffix)", micros)
+      result.field("firstPlanMicrosPerStep\(suffix)", firstMicros)
       result.field("planBytesPerStep\(suffix)", bytes.rounded())
       result.lines.append(
-        "  \(size) steps  \(samples["load"]?.text(unit: "s", digits: 3) ?? "-")"
-          + String(format: ", %.2f µs and %.0f bytes a step", median / Double(size) * 1e6, bytes))
+        "  \(size) steps  \(load.text(unit: "s", digits: 3))"
+          + String(
+            format: ", %.2f µs and %.0f bytes a step (the first load %.2f µs a step)", micros,
+            bytes, firstMicros))
     }
     return result
   }
 
-  /// How much a fresh process's resident memory grows to load, validate and plan `path`
-  /// (the plan kept): a process of its own, as memory freed in this one would be reused.
-  private func planMemory(_ path: String) throws -> Double {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-    process.arguments = ["plan-memory", path]
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    guard process.terminationStatus == 0, let bytes = Double(text) else {
-      throw BenchmarkError("plan-memory failed for '\(path)'")
-    }
-    return bytes
-  }
-
-  /// The child's side of ``planMemory(_:)``: prints the bytes the process grew by.
-  func planMemoryChild(_ path: String) throws {
+  /// The child's side of ``manifest()``: loads `path` `runs` times, and prints how much its
+  /// resident memory grew by to hold the first plan, then the seconds of each load. The first
+  /// loads pay for memory the process has not used yet (the kernel's fresh pages, the
+  /// allocator growing its heap); the median is of those after them. Each plan is let go after
+  /// its clock stops: an app keeps its plan for the launch, so freeing it is not plan building.
+  func planChild(_ path: String, runs: Int) throws {
     let loader = ManifestLoader(registry: registry)
-    let before = residentBytes()
-    let plan = try loader.load(path: path)
-    let after = residentBytes()
-    withExtendedLifetime(plan) { print(after - before) }
+    var grownBy = 0
+    var times: [Double] = []
+    let clock = ContinuousClock()
+    for run in 0..<runs {
+      let before = residentBytes()
+      let start = clock.now
+      let plan = try loader.load(path: path)
+      times.append((clock.now - start).secondsValue)
+      if run == 0 { grownBy = residentBytes() - before }
+      withExtendedLifetime(plan) {}
+    }
+    print(([Double(grownBy)] + times).map { "\($0)" }.joined(separator: " "))
   }
 
   /// `plan` on a 10,000-step manifest against `validate` of it, each a process of the

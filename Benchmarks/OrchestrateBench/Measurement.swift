@@ -23,12 +23,15 @@ struct Sample {
   }
 }
 
-/// Seconds taken by `body`.
-func seconds(_ body: () async throws -> Void) async rethrows -> Double {
+/// Seconds taken by `body`. What it returns (a launch's report, a plan) is let go after the
+/// clock stops: an app keeps it past the launch, so freeing it is not launch work.
+func seconds<Result>(_ body: () async throws -> Result) async rethrows -> Double {
   let clock = ContinuousClock()
   let start = clock.now
-  try await body()
-  return (clock.now - start).secondsValue
+  let result = try await body()
+  let elapsed = clock.now - start
+  withExtendedLifetime(result) {}
+  return elapsed.secondsValue
 }
 
 /// Runs every contender `repetitions` times, interleaved, so that a noisy machine slows them
@@ -54,4 +57,22 @@ extension Duration {
   var secondsValue: Double {
     Double(components.seconds) + Double(components.attoseconds) / 1e18
   }
+}
+
+/// Runs this benchmark's binary with `arguments` (a child's command) and returns the numbers
+/// it prints, separated by spaces or lines.
+func numbersFromChild(_ arguments: String...) throws -> [Double] {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+  process.arguments = arguments
+  let output = Pipe()
+  process.standardOutput = output
+  try process.run()
+  let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+  process.waitUntilExit()
+  let numbers = text.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
+  guard process.terminationStatus == 0, !numbers.isEmpty else {
+    throw BenchmarkError("\(arguments.joined(separator: " ")) printed '\(text)'")
+  }
+  return numbers
 }

@@ -47,10 +47,10 @@ extension Benchmarks {
     let large = try MusicLibraryBuilder.dataFolder(songs: 1_000_000)
     // The first read-write launch of a store built outside store.init switches it to WAL and
     // records its schema; apps pay that once, so it is not measured.
-    for library in [small, large] { _ = try childProcess("music-launch", library) }
+    for library in [small, large] { _ = try numbersFromChild("music-launch", library.path) }
     var storeSeconds: [String: [Double]] = [:]
     func launch(_ name: String, _ library: URL) throws -> Double {
-      let numbers = try childProcess("music-launch", library)
+      let numbers = try numbersFromChild("music-launch", library.path)
       storeSeconds[name, default: []].append(numbers.last ?? .nan)
       return numbers[0]
     }
@@ -80,25 +80,6 @@ extension Benchmarks {
     result.lines.append(
       String(format: "  ratio %.2fx (goal: at most 1.2x)", largeSeconds / smallSeconds))
     return result
-  }
-
-  /// Runs this benchmark's binary as `command library` and returns the numbers it prints.
-  private func childProcess(_ command: String, _ library: URL) throws -> [Double] {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-    process.arguments = [command, library.path]
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    let numbers = text.split(separator: " ").compactMap {
-      Double($0.trimmingCharacters(in: .whitespacesAndNewlines))
-    }
-    guard process.terminationStatus == 0, !numbers.isEmpty else {
-      throw BenchmarkError("\(command) printed '\(text)'")
-    }
-    return numbers
   }
 
   /// The child side of ``musicLaunch()``: runs the shipped `manifests/music.json` on the data

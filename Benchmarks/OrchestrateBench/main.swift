@@ -20,9 +20,12 @@ do {
   case "cold-start":
     // A fresh process of the coldStart benchmark: first, before anything else runs.
     try ColdStart.child(Array(arguments.dropFirst()))
-  case "plan-memory":
-    guard arguments.count == 2 else { throw BenchmarkError(usage) }
-    try Benchmarks(quick: true).planMemoryChild(arguments[1])
+  case "plan-child":
+    // A fresh process of the manifest benchmark.
+    guard arguments.count == 3, let runs = Int(arguments[2]), runs > 0 else {
+      throw BenchmarkError(usage)
+    }
+    try Benchmarks(quick: true).planChild(arguments[1], runs: runs)
   case "music-page":
     guard arguments.count == 2 else { throw BenchmarkError(usage) }
     try await Benchmarks(quick: true).firstPage(of: arguments[1])
@@ -52,8 +55,9 @@ do {
     var times = Sample(values: [])
     for _ in 0..<runs {
       let start = ContinuousClock.now
-      steps = try loader.load(path: arguments[1]).steps.count
+      let plan = try loader.load(path: arguments[1])
       times.values.append((ContinuousClock.now - start).secondsValue)
+      steps = plan.steps.count
     }
     print("µs per step:", times.text(scale: 1e6 / Double(max(steps, 1)), unit: "µs"))
   case "only":

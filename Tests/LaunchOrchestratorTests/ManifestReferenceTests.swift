@@ -58,8 +58,7 @@ struct ManifestReferenceTests {
       let document = try JSONParser.parse(bytes)
       let root = document.root
       var reader = ManifestReader(
-        diagnostics: DiagnosticCollector(
-          file: "m.json", source: SourceText(bytes: bytes), root: root),
+        diagnostics: DiagnosticCollector(file: "m.json", bytes: bytes, root: root),
         fallbackName: "m")
       var settings = Settings()
       reader.readObject(root, at: .root, fields: fields, into: &settings)

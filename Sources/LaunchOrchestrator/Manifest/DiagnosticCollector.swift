@@ -3,13 +3,16 @@ import LaunchJSON
 /// Collects diagnostics for one manifest file, locating each by its JSON path.
 struct DiagnosticCollector {
   let file: String
-  let source: SourceText
   let root: JSONValue
+  /// The bytes `root` was parsed from, to locate diagnostics in.
+  private let bytes: [UInt8]
+  /// The bytes' line table, made at the first diagnostic: most loads report none.
+  private var source: SourceText?
   private(set) var diagnostics: [ManifestDiagnostic] = []
 
-  init(file: String, source: SourceText, root: JSONValue) {
+  init(file: String, bytes: [UInt8], root: JSONValue) {
     self.file = file
-    self.source = source
+    self.bytes = bytes
     self.root = root
   }
 
@@ -20,7 +23,8 @@ struct DiagnosticCollector {
     _ message: String, at path: JSONPath, offset: Int? = nil,
     severity: ManifestDiagnostic.Severity = .error
   ) {
-    let position = (offset ?? nearestOffset(of: path)).map(source.position(of:))
+    var position: SourcePosition?
+    if let offset = offset ?? nearestOffset(of: path) { position = self.position(of: offset) }
     diagnostics.append(
       ManifestDiagnostic(
         severity: severity, file: file, path: path, step: stepID(containing: path),
@@ -57,6 +61,13 @@ struct DiagnosticCollector {
       if components.isEmpty { return nil }
       components.removeLast()
     }
+  }
+
+  private mutating func position(of offset: Int) -> SourcePosition {
+    if let source { return source.position(of: offset) }
+    let source = SourceText(bytes: bytes)
+    self.source = source
+    return source.position(of: offset)
   }
 
   /// Diagnostics sorted by position, errors before warnings at the same place.

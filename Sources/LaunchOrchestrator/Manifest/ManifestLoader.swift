@@ -103,7 +103,6 @@ public struct ManifestLoader: Sendable {
     let bytes =
       bytes.starts(with: JSONParser.byteOrderMark)
       ? Array(bytes.dropFirst(JSONParser.byteOrderMark.count)) : bytes
-    let source = SourceText(bytes: bytes)
     let document: JSONDocument
     do {
       document = try JSONParser.parse(bytes)
@@ -112,11 +111,11 @@ public struct ManifestLoader: Sendable {
         code: .invalid,
         diagnostics: [
           ManifestDiagnostic(
-            file: file, path: .root, position: source.position(of: error.offset),
+            file: file, path: .root, position: SourceText(bytes: bytes).position(of: error.offset),
             message: "invalid JSON: \(error.message).")
         ])
     }
-    var diagnostics = DiagnosticCollector(file: file, source: source, root: document.root)
+    var diagnostics = DiagnosticCollector(file: file, bytes: bytes, root: document.root)
     for duplicate in document.duplicateKeys {
       diagnostics.report(
         "the key '\(duplicate.key)' appears twice in this object; keep one.",
