@@ -23,15 +23,23 @@ public struct JSONValue: Sendable, Equatable {
   /// The value itself.
   public var kind: Kind
   /// The UTF-8 byte offset of the value's first character in its source, if it was parsed.
-  public var offset: Int?
+  public var offset: Int? {
+    get { storedOffset == Self.noOffset ? nil : storedOffset }
+    set { storedOffset = newValue ?? Self.noOffset }
+  }
   /// A parsed number's text exactly as written (`"9007199254740993"`, `"1e-7"`), which a
   /// `Double` cannot always hold; `nil` for other kinds and for values built in code.
   public var numberText: String?
+  /// ``offset``, `noOffset` standing for none: an `Int?` would take a byte more, padded to
+  /// eight, in every value and member of a document.
+  private var storedOffset: Int
+  /// The stored offset of a value without one: no offset in a file is this.
+  static let noOffset = Int.min
 
   /// Creates a value, optionally at a source offset.
   public init(_ kind: Kind, offset: Int? = nil) {
     self.kind = kind
-    self.offset = offset
+    self.storedOffset = offset ?? Self.noOffset
   }
 
   /// Creates a whole number, exact however large: written and read back as its digits.
@@ -42,7 +50,7 @@ public struct JSONValue: Sendable, Equatable {
   /// Creates a parsed number: its nearest `Double` and its text as written.
   public init(number: Double, text: String, offset: Int? = nil) {
     self.kind = .number(number)
-    self.offset = offset
+    self.storedOffset = offset ?? Self.noOffset
     self.numberText = text
   }
 
@@ -133,14 +141,19 @@ public struct JSONMember: Sendable, Equatable {
   /// The member's key.
   public var key: String
   /// The UTF-8 byte offset of the key's opening quote, if it was parsed.
-  public var keyOffset: Int?
+  public var keyOffset: Int? {
+    get { storedKeyOffset == JSONValue.noOffset ? nil : storedKeyOffset }
+    set { storedKeyOffset = newValue ?? JSONValue.noOffset }
+  }
   /// The member's value.
   public var value: JSONValue
+  /// ``keyOffset``, as ``JSONValue`` keeps its offset.
+  private var storedKeyOffset: Int
 
   /// Creates a member.
   public init(key: String, keyOffset: Int? = nil, value: JSONValue) {
     self.key = key
-    self.keyOffset = keyOffset
+    self.storedKeyOffset = keyOffset ?? JSONValue.noOffset
     self.value = value
   }
 

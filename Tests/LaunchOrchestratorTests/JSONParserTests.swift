@@ -24,6 +24,28 @@ struct JSONParserTests {
     #expect(value["a"]?.offset == 6)
   }
 
+  /// Offsets are kept without an optional's byte: set, cleared and read back as optionals.
+  @Test func offsetsAreOptionalAndSettable() throws {
+    var value = try parse(#"{"key": [7]}"#)
+    #expect(value.offset == 0)
+    var member = try #require(value.members?.first)
+    #expect(member.keyOffset == 1 && member.value.offset == 8)
+    #expect(member.value.elements?.first?.offset == 9)
+    member.keyOffset = nil
+    member.value.offset = 0
+    #expect(member.keyOffset == nil && member.value.offset == 0)
+    member.keyOffset = Int.max
+    #expect(member.keyOffset == Int.max)
+    value.offset = nil
+    #expect(value.offset == nil)
+    value.offset = -3
+    #expect(value.offset == -3)
+    #expect(JSONValue(.null).offset == nil && JSONValue(.null, offset: 5).offset == 5)
+    #expect(JSONValue(number: 1, text: "1").offset == nil)
+    #expect(JSONMember(key: "k", value: JSONValue(.null)).keyOffset == nil)
+    #expect(JSONMember(key: "k", keyOffset: 4, value: JSONValue(.null)).keyOffset == 4)
+  }
+
   @Test func decodesEscapesAndSurrogatePairs() throws {
     #expect(
       try parse(#""tab\there \"q\" \\ \/ \u00e9 \ud83d\ude80""#) == "tab\there \"q\" \\ / é 🚀")
