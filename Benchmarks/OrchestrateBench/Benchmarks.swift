@@ -56,11 +56,11 @@ struct Benchmarks {
       let repetitions =
         size >= 100_000 ? (quick ? 1 : 5) : size <= 1_000 ? (quick ? 15 : 31) : (quick ? 5 : 15)
       var contenders: [(name: String, run: () async throws -> Double)] = [
-        ("engine", { await seconds { await runEngine(plain) } }),
-        ("engineWithTimeouts", { await seconds { await runEngine(timed) } }),
+        ("engine", { await seconds { _ = await runEngine(plain) } }),
+        ("engineWithTimeouts", { await seconds { _ = await runEngine(timed) } }),
         (
           "engineAsyncStream",
-          { await seconds { await runEngine(plain, delivery: .asyncStream) } }
+          { await seconds { _ = await runEngine(plain, delivery: .asyncStream) } }
         ),
         ("floor", { await seconds { await dag.runFloor() } }),
         (
@@ -118,7 +118,7 @@ struct Benchmarks {
     let samples = try await interleaved(
       repetitions: repetitions,
       [
-        ("engine", { await seconds { await runEngine(plain) } }),
+        ("engine", { await seconds { _ = await runEngine(plain) } }),
         ("floor", { await seconds { await dag.runFloor() } }),
       ])
     let engine = (samples["engine"]?.median ?? .nan) * 1e6
@@ -147,9 +147,9 @@ struct Benchmarks {
           {
             await seconds {
               if let delivery {
-                await runEngine(plan, delivery: delivery)
+                _ = await runEngine(plan, delivery: delivery)
               } else {
-                await LaunchEngine().run(plan)
+                _ = await LaunchEngine().run(plan)
               }
             }
           }
@@ -171,7 +171,7 @@ struct Benchmarks {
     let samples = try await interleaved(
       repetitions: quick ? 5 : 15,
       [
-        ("engine", { await seconds { await runEngine(sleeping) } }),
+        ("engine", { await seconds { _ = await runEngine(sleeping) } }),
         (
           "sleepChain",
           {
@@ -181,7 +181,7 @@ struct Benchmarks {
             }
           }
         ),
-        ("blockingEngine", { await seconds { await runEngine(blocking) } }),
+        ("blockingEngine", { await seconds { _ = await runEngine(blocking) } }),
         (
           "blockingOperationQueue",
           {
@@ -196,7 +196,7 @@ struct Benchmarks {
     var afterIdle = Sample(values: [])
     for _ in 0..<(quick ? 1 : 3) {
       try await Task.sleep(for: .milliseconds(2_500))
-      afterIdle.values.append(await seconds { await runEngine(blocking) })
+      afterIdle.values.append(await seconds { _ = await runEngine(blocking) })
     }
     let criticalPath = 0.1
     let engine = samples["engine"]?.median ?? .nan
@@ -258,8 +258,9 @@ struct Benchmarks {
   /// The child's side of ``manifest()``: loads `path` `runs` times, and prints how much its
   /// resident memory grew by to hold the first plan, then the seconds of each load. The first
   /// loads pay for memory the process has not used yet (the kernel's fresh pages, the
-  /// allocator growing its heap); the median is of those after them. Each plan is let go after
-  /// its clock stops: an app keeps its plan for the launch, so freeing it is not plan building.
+  /// allocator growing its heap): of 5, the median is the slowest of the other three. Each
+  /// plan is let go after its clock stops: an app keeps its plan for the launch, so freeing it
+  /// is not plan building.
   func planChild(_ path: String, runs: Int) throws {
     let loader = ManifestLoader(registry: registry)
     var grownBy = 0

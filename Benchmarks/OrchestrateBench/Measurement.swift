@@ -23,15 +23,12 @@ struct Sample {
   }
 }
 
-/// Seconds taken by `body`. What it returns (a launch's report, a plan) is let go after the
-/// clock stops: an app keeps it past the launch, so freeing it is not launch work.
-func seconds<Result>(_ body: () async throws -> Result) async rethrows -> Double {
+/// Seconds taken by `body`.
+func seconds(_ body: () async throws -> Void) async rethrows -> Double {
   let clock = ContinuousClock()
   let start = clock.now
-  let result = try await body()
-  let elapsed = clock.now - start
-  withExtendedLifetime(result) {}
-  return elapsed.secondsValue
+  try await body()
+  return (clock.now - start).secondsValue
 }
 
 /// Runs every contender `repetitions` times, interleaved, so that a noisy machine slows them

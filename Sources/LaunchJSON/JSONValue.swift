@@ -23,6 +23,7 @@ public struct JSONValue: Sendable, Equatable {
   /// The value itself.
   public var kind: Kind
   /// The UTF-8 byte offset of the value's first character in its source, if it was parsed.
+  /// (`Int.min`, which no source has, reads back as `nil`.)
   public var offset: Int? {
     get { storedOffset == Self.noOffset ? nil : storedOffset }
     set { storedOffset = newValue ?? Self.noOffset }
@@ -140,7 +141,8 @@ public struct JSONValue: Sendable, Equatable {
 public struct JSONMember: Sendable, Equatable {
   /// The member's key.
   public var key: String
-  /// The UTF-8 byte offset of the key's opening quote, if it was parsed.
+  /// The UTF-8 byte offset of the key's opening quote, if it was parsed. (`Int.min`, which
+  /// no source has, reads back as `nil`.)
   public var keyOffset: Int? {
     get { storedKeyOffset == JSONValue.noOffset ? nil : storedKeyOffset }
     set { storedKeyOffset = newValue ?? JSONValue.noOffset }

@@ -44,6 +44,8 @@ struct JSONParserTests {
     #expect(JSONValue(number: 1, text: "1").offset == nil)
     #expect(JSONMember(key: "k", value: JSONValue(.null)).keyOffset == nil)
     #expect(JSONMember(key: "k", keyOffset: 4, value: JSONValue(.null)).keyOffset == 4)
+    // The one offset no source has stands for none.
+    #expect(JSONValue(.null, offset: Int.min).offset == nil)
   }
 
   @Test func decodesEscapesAndSurrogatePairs() throws {
