@@ -303,4 +303,53 @@ struct SafeFilesTests {
     try SafeFiles.writeAtomically(Data("new".utf8), to: file)
     #expect(folder.names == ["report.json"])
   }
+
+  /// A manifest's bytes are read straight into an array: the same bytes as the `Data` reader
+  /// gives, the same refusals, and a file larger than one read's guess read whole.
+  @Test func readsBytesAsTheDataReaderDoes() throws {
+    let folder = try Folder()
+    var generator = SplitMix(seed: 24)
+    for size in [0, 1, 4095, 4096, 65_537, 300_000] {
+      let file = folder.file("f\(size)")
+      let content = (0..<size).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+      try Data(content).write(to: file)
+      let bytes = try SafeFiles.bytesOfRegularFile(followingLinksAt: file.path, limit: 1 << 20)
+      #expect(bytes == content, "\(size) bytes")
+      let data = try SafeFiles.contentsOfRegularFile(followingLinksAt: file, limit: 1 << 20)
+      #expect(data.map(Array.init) == bytes)
+    }
+    // A link is followed to its file; nothing there is nil, not an error.
+    let link = folder.file("link")
+    try FileManager.default.createSymbolicLink(at: link, withDestinationURL: folder.file("f1"))
+    #expect(try SafeFiles.bytesOfRegularFile(followingLinksAt: link.path, limit: 10)?.count == 1)
+    #expect(
+      try SafeFiles.bytesOfRegularFile(followingLinksAt: folder.file("none").path, limit: 10) == nil
+    )
+    // Over the limit by one byte, a folder, a FIFO (never waited on): refused with the reason.
+    let over = message {
+      _ = try SafeFiles.bytesOfRegularFile(followingLinksAt: folder.file("f4096").path, limit: 4095)
+    }
+    #expect(over?.contains("4095") == true)
+    #expect(
+      try SafeFiles.bytesOfRegularFile(followingLinksAt: folder.file("f4096").path, limit: 4096)?
+        .count == 4096)
+    let folderProblem = message {
+      _ = try SafeFiles.bytesOfRegularFile(followingLinksAt: folder.url.path, limit: 10)
+    }
+    #expect(folderProblem != nil)
+    let fifo = folder.file("fifo")
+    try #require(mkfifo(fifo.path, 0o600) == 0)
+    let fifoProblem = message {
+      _ = try SafeFiles.bytesOfRegularFile(followingLinksAt: fifo.path, limit: 10)
+    }
+    #expect(fifoProblem != nil)
+    #expect(
+      fifoProblem
+        == message { _ = try SafeFiles.contentsOfRegularFile(followingLinksAt: fifo, limit: 10) })
+    #expect(
+      folderProblem
+        == message {
+          _ = try SafeFiles.contentsOfRegularFile(followingLinksAt: folder.url, limit: 10)
+        })
+  }
 }

@@ -48,10 +48,10 @@ public struct ManifestLoader: Sendable {
           ManifestDiagnostic(file: path, path: .root, message: "the manifest '\(path)' \(reason).")
         ])
     }
-    let contents: Data?
+    let contents: [UInt8]?
     do {
       // One regular file, a link followed to it: a FIFO would hold the load forever.
-      contents = try SafeFiles.contentsOfRegularFile(
+      contents = try SafeFiles.bytesOfRegularFile(
         followingLinksAt: location.path, limit: Self.maximumSize)
     } catch {
       switch error.reason {
@@ -61,7 +61,7 @@ public struct ManifestLoader: Sendable {
         throw unreadable("cannot be read (\(why.prefix(1).lowercased() + why.dropFirst()))")
       }
     }
-    guard let data = contents else { throw unreadable("does not exist") }
+    guard let bytes = contents else { throw unreadable("does not exist") }
     if let dataDirectory {
       var isFolder: ObjCBool = false
       let exists = FileManager.default.fileExists(
@@ -82,7 +82,7 @@ public struct ManifestLoader: Sendable {
     // The manifest's folder is standardized already: Foundation's `standardizedFileURL`, cold,
     // is a good part of a small manifest's load.
     return try load(
-      bytes: Array(data), file: path, directory: location.directory,
+      bytes: bytes, file: path, directory: location.directory,
       standardizedDataDirectory: dataDirectory?.standardizedFileURL ?? location.directory)
   }
 

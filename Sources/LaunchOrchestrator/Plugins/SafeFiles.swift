@@ -217,14 +217,29 @@ public enum SafeFiles {
   package static func contentsOfRegularFile(followingLinksAt url: URL, limit: Int)
     throws(ReadProblem) -> Data?
   {
-    try contentsOfRegularFile(followingLinksAt: url.path, limit: limit)
+    try followingLinks(at: url.path) { descriptor, name throws(ReadProblem) in
+      try contentsOfRegularFile(opening: descriptor, naming: name(), limit: limit)
+    }
   }
 
-  /// The bytes of the regular file at `path`, a symbolic link followed to it, as the URL
-  /// overload above reads them: a URL is made only to name the file in a problem.
-  package static func contentsOfRegularFile(followingLinksAt path: String, limit: Int)
-    throws(ReadProblem) -> Data?
+  /// The bytes of the regular file at `path`, a symbolic link followed to it, as
+  /// ``contentsOfRegularFile(followingLinksAt:limit:)`` reads them, into an array: what a
+  /// parser reads, without a `Data` to copy them out of (for a large manifest, a second copy of
+  /// it at the peak of its load). A URL is made only to name the file in a problem.
+  package static func bytesOfRegularFile(followingLinksAt path: String, limit: Int)
+    throws(ReadProblem) -> [UInt8]?
   {
+    try followingLinks(at: path) { descriptor, name throws(ReadProblem) in
+      try bytesOfRegularFile(opening: descriptor, naming: name(), limit: limit)
+    }
+  }
+
+  /// Opens the file at `path` with a symbolic link followed to it, and reads it with `read`;
+  /// `nil` when nothing is there.
+  private static func followingLinks<Contents>(
+    at path: String,
+    read: (_ descriptor: Int32, _ name: () -> URL) throws(ReadProblem) -> Contents?
+  ) throws(ReadProblem) -> Contents? {
     guard let real = realpath(path, nil) else {
       let code = errno
       if code == ENOENT { return nil }
@@ -232,9 +247,9 @@ public enum SafeFiles {
     }
     defer { free(real) }
     // The resolved file is named only in a problem with it: a URL is not needed to open it.
-    return try contentsOfRegularFile(
-      opening: open(real, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC),
-      naming: URL(fileURLWithPath: String(cString: real)), limit: limit)
+    return try read(open(real, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) {
+      URL(fileURLWithPath: String(cString: real))
+    }
   }
 
   /// The bytes of the regular file `name` in the open folder `folder` (which `url` names, for
@@ -250,34 +265,89 @@ public enum SafeFiles {
   private static func contentsOfRegularFile(
     opening descriptor: Int32, naming name: @autoclosure () -> URL, limit: Int
   ) throws(ReadProblem) -> Data? {
-    var url: URL { name() }
-    guard descriptor >= 0 else {
-      let code = errno
-      if code == ENOENT { return nil }
-      if code == ELOOP { throw ReadProblem(url: url, reason: .notRegular("a symbolic link")) }
-      throw ReadProblem(url: url, reason: .unreadable(describeErrno(code)))
+    guard try checkRegularFile(opened: descriptor, naming: name(), limit: limit) != nil else {
+      return nil
     }
     let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-    var info = stat()
-    guard fstat(descriptor, &info) == 0 else {
-      throw ReadProblem(url: url, reason: .unreadable(describeErrno(errno)))
-    }
-    let type = info.st_mode & mode_t(S_IFMT)
-    guard type == mode_t(S_IFREG) else {
-      throw ReadProblem(url: url, reason: .notRegular(describeType(type)))
-    }
-    guard info.st_size <= limit else {
-      throw ReadProblem(url: url, reason: .tooLarge(limit: limit))
-    }
     let data: Data
     do {
       // Up to one byte past the limit: a file growing meanwhile is refused, not read whole.
       data = try handle.read(upToCount: limit + 1) ?? Data()
     } catch {
-      throw ReadProblem(url: url, reason: .unreadable(error.localizedDescription))
+      throw ReadProblem(url: name(), reason: .unreadable(error.localizedDescription))
     }
-    guard data.count <= limit else { throw ReadProblem(url: url, reason: .tooLarge(limit: limit)) }
+    guard data.count <= limit else {
+      throw ReadProblem(url: name(), reason: .tooLarge(limit: limit))
+    }
     return data
+  }
+
+  private static func bytesOfRegularFile(
+    opening descriptor: Int32, naming name: @autoclosure () -> URL, limit: Int
+  ) throws(ReadProblem) -> [UInt8]? {
+    guard let info = try checkRegularFile(opened: descriptor, naming: name(), limit: limit) else {
+      return nil
+    }
+    defer { close(descriptor) }
+    var bytes: [UInt8] = []
+    // Sized for the file and one byte past it, so that one read finds its end; a file that
+    // grows meanwhile is read on, up to one byte past the limit, and then refused.
+    var chunk = Int(info.st_size) + 1
+    while bytes.count <= limit {
+      var failure: Int32 = 0
+      var atEnd = false
+      let part = [UInt8](unsafeUninitializedCapacity: min(chunk, limit + 1 - bytes.count)) {
+        buffer, count in
+        while count < buffer.count {
+          let got = read(descriptor, buffer.baseAddress! + count, buffer.count - count)
+          if got > 0 {
+            count += got
+          } else if got == 0 {
+            atEnd = true
+            return
+          } else if errno != EINTR {
+            failure = errno
+            return
+          }
+        }
+      }
+      guard failure == 0 else {
+        throw ReadProblem(url: name(), reason: .unreadable(describeErrno(failure)))
+      }
+      if bytes.isEmpty { bytes = part } else { bytes += part }
+      if atEnd { return bytes }
+      chunk = max(chunk, 64 * 1024)
+    }
+    throw ReadProblem(url: name(), reason: .tooLarge(limit: limit))
+  }
+
+  /// The status of the open `descriptor` when it is a regular file of at most `limit` bytes;
+  /// `nil` when nothing was there to open. Closes the descriptor when it throws.
+  private static func checkRegularFile(
+    opened descriptor: Int32, naming name: @autoclosure () -> URL, limit: Int
+  ) throws(ReadProblem) -> stat? {
+    guard descriptor >= 0 else {
+      let code = errno
+      if code == ENOENT { return nil }
+      if code == ELOOP { throw ReadProblem(url: name(), reason: .notRegular("a symbolic link")) }
+      throw ReadProblem(url: name(), reason: .unreadable(describeErrno(code)))
+    }
+    var info = stat()
+    guard fstat(descriptor, &info) == 0 else {
+      let code = errno
+      close(descriptor)
+      throw ReadProblem(url: name(), reason: .unreadable(describeErrno(code)))
+    }
+    let type = info.st_mode & mode_t(S_IFMT)
+    guard type == mode_t(S_IFREG) else {
+      close(descriptor)
+      throw ReadProblem(url: name(), reason: .notRegular(describeType(type)))
+    }
+    guard info.st_size <= limit else {
+      close(descriptor)
+      throw ReadProblem(url: name(), reason: .tooLarge(limit: limit))
+    }
+    return info
   }
 
   /// Foundation's errors name a permission or an errno, not the folder; a folder that cannot
