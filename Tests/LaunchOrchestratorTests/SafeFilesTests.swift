@@ -305,7 +305,7 @@ struct SafeFilesTests {
   }
 
   /// A manifest's bytes are read straight into an array: the same bytes as the `Data` reader
-  /// gives, the same refusals, and a file larger than one read's guess read whole.
+  /// gives, and the same refusals.
   @Test func readsBytesAsTheDataReaderDoes() throws {
     let folder = try Folder()
     var generator = SplitMix(seed: 24)
@@ -351,5 +351,40 @@ struct SafeFilesTests {
         == message {
           _ = try SafeFiles.contentsOfRegularFile(followingLinksAt: folder.url, limit: 10)
         })
+  }
+
+  /// A file that grew since its size was read (a hint smaller than the file) is read whole,
+  /// across buffers, up to one byte past the limit, and refused past it; so is a file whose
+  /// status gives no size.
+  @Test(.timeLimit(.minutes(1))) func readsAFileLongerThanItsSizeSaid() throws {
+    let folder = try Folder()
+    var generator = SplitMix(seed: 7)
+    let size = 300_000
+    let content = (0..<size).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+    let file = folder.file("grown")
+    try Data(content).write(to: file)
+    func read(hint: Int, limit: Int) throws -> [UInt8] {
+      let descriptor = open(file.path, O_RDONLY)
+      try #require(descriptor >= 0)
+      defer { close(descriptor) }
+      return try SafeFiles.readAll(descriptor, sizeHint: hint, limit: limit, naming: file)
+    }
+    for hint in [0, 1, size - 1, size, size + 5] {
+      #expect(try read(hint: hint, limit: size) == content, "hint \(hint)")
+      #expect(try read(hint: hint, limit: size + 1) == content, "hint \(hint)")
+      let refused = message { _ = try read(hint: hint, limit: size - 1) }
+      #expect(refused?.contains("\(size - 1)") == true, "hint \(hint): \(refused ?? "read")")
+    }
+    #if os(Linux)
+      // A file of the kernel's: its status says 0 bytes, and it holds more.
+      let status = try #require(
+        try SafeFiles.bytesOfRegularFile(followingLinksAt: "/proc/self/status", limit: 1 << 20))
+      #expect(String(decoding: status, as: UTF8.self).hasPrefix("Name:"))
+      #expect(
+        message {
+          _ = try SafeFiles.bytesOfRegularFile(followingLinksAt: "/proc/self/status", limit: 10)
+        }?
+        .contains("10") == true)
+    #endif
   }
 }

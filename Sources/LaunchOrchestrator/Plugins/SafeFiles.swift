@@ -207,8 +207,8 @@ public enum SafeFiles {
   ///   not readable.
   public static func contentsOfRegularFile(at url: URL, limit: Int) throws(ReadProblem) -> Data? {
     try contentsOfRegularFile(
-      opening: open(url.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), naming: url,
-      limit: limit)
+      opening: Opened(open(url.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)),
+      naming: url, limit: limit)
   }
 
   /// The bytes of the regular file `url` names, a symbolic link followed to it (a manifest or
@@ -217,28 +217,46 @@ public enum SafeFiles {
   package static func contentsOfRegularFile(followingLinksAt url: URL, limit: Int)
     throws(ReadProblem) -> Data?
   {
-    try followingLinks(at: url.path) { descriptor, name throws(ReadProblem) in
-      try contentsOfRegularFile(opening: descriptor, naming: name(), limit: limit)
+    try followingLinks(at: url.path) { opened, name throws(ReadProblem) in
+      try contentsOfRegularFile(opening: opened, naming: name(), limit: limit)
     }
   }
 
-  /// The bytes of the regular file at `path`, a symbolic link followed to it, as
-  /// ``contentsOfRegularFile(followingLinksAt:limit:)`` reads them, into an array: what a
-  /// parser reads, without a `Data` to copy them out of (for a large manifest, a second copy of
-  /// it at the peak of its load). A URL is made only to name the file in a problem.
+  /// The bytes of the regular file at `path`, a symbolic link followed to it, checked as
+  /// ``contentsOfRegularFile(followingLinksAt:limit:)`` checks them and read into an array:
+  /// what a parser reads, without a `Data` to copy them out of (for a large manifest, a second
+  /// copy of it at the peak of its load). A URL is made only to name the file in a problem.
   package static func bytesOfRegularFile(followingLinksAt path: String, limit: Int)
     throws(ReadProblem) -> [UInt8]?
   {
-    try followingLinks(at: path) { descriptor, name throws(ReadProblem) in
-      try bytesOfRegularFile(opening: descriptor, naming: name(), limit: limit)
+    try followingLinks(at: path) { opened, name throws(ReadProblem) in
+      guard let info = try checkRegularFile(opened, naming: name(), limit: limit) else {
+        return nil
+      }
+      defer { close(opened.descriptor) }
+      return try readAll(
+        opened.descriptor, sizeHint: Int(info.st_size), limit: limit, naming: name())
     }
   }
 
-  /// Opens the file at `path` with a symbolic link followed to it, and reads it with `read`;
-  /// `nil` when nothing is there.
+  /// A descriptor just opened, with the error that failed the opening (`errno`, read before
+  /// anything else can change it) when it is -1.
+  private struct Opened {
+    let descriptor: Int32
+    let error: Int32
+
+    init(_ descriptor: Int32) {
+      self.descriptor = descriptor
+      error = descriptor < 0 ? errno : 0
+    }
+  }
+
+  /// Opens the file at `path` with a symbolic link followed to it, and hands the opening to
+  /// `body`, which owns the descriptor (closes it, or leaves that to a `FileHandle`); `nil`
+  /// when nothing is there.
   private static func followingLinks<Contents>(
     at path: String,
-    read: (_ descriptor: Int32, _ name: () -> URL) throws(ReadProblem) -> Contents?
+    body: (_ opened: Opened, _ name: () -> URL) throws(ReadProblem) -> Contents?
   ) throws(ReadProblem) -> Contents? {
     guard let real = realpath(path, nil) else {
       let code = errno
@@ -247,7 +265,7 @@ public enum SafeFiles {
     }
     defer { free(real) }
     // The resolved file is named only in a problem with it: a URL is not needed to open it.
-    return try read(open(real, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) {
+    return try body(Opened(open(real, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC))) {
       URL(fileURLWithPath: String(cString: real))
     }
   }
@@ -258,17 +276,15 @@ public enum SafeFiles {
     named name: String, in folder: Int32, naming url: URL, limit: Int
   ) throws(ReadProblem) -> Data? {
     try contentsOfRegularFile(
-      opening: openat(folder, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), naming: url,
-      limit: limit)
+      opening: Opened(openat(folder, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)),
+      naming: url, limit: limit)
   }
 
   private static func contentsOfRegularFile(
-    opening descriptor: Int32, naming name: @autoclosure () -> URL, limit: Int
+    opening opened: Opened, naming name: @autoclosure () -> URL, limit: Int
   ) throws(ReadProblem) -> Data? {
-    guard try checkRegularFile(opened: descriptor, naming: name(), limit: limit) != nil else {
-      return nil
-    }
-    let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+    guard try checkRegularFile(opened, naming: name(), limit: limit) != nil else { return nil }
+    let handle = FileHandle(fileDescriptor: opened.descriptor, closeOnDealloc: true)
     let data: Data
     do {
       // Up to one byte past the limit: a file growing meanwhile is refused, not read whole.
@@ -282,17 +298,15 @@ public enum SafeFiles {
     return data
   }
 
-  private static func bytesOfRegularFile(
-    opening descriptor: Int32, naming name: @autoclosure () -> URL, limit: Int
-  ) throws(ReadProblem) -> [UInt8]? {
-    guard let info = try checkRegularFile(opened: descriptor, naming: name(), limit: limit) else {
-      return nil
-    }
-    defer { close(descriptor) }
+  /// Everything `descriptor` holds from where it stands to its end, into one array sized for
+  /// `sizeHint` bytes and one past them, so that one buffer takes a file that kept its size; a
+  /// file that grew meanwhile is read on, in larger buffers, up to one byte past `limit`, and
+  /// then refused. `url` names the file in a problem.
+  package static func readAll(
+    _ descriptor: Int32, sizeHint: Int, limit: Int, naming url: @autoclosure () -> URL
+  ) throws(ReadProblem) -> [UInt8] {
     var bytes: [UInt8] = []
-    // Sized for the file and one byte past it, so that one read finds its end; a file that
-    // grows meanwhile is read on, up to one byte past the limit, and then refused.
-    var chunk = Int(info.st_size) + 1
+    var chunk = max(sizeHint, 0) + 1
     while bytes.count <= limit {
       var failure: Int32 = 0
       var atEnd = false
@@ -312,22 +326,23 @@ public enum SafeFiles {
         }
       }
       guard failure == 0 else {
-        throw ReadProblem(url: name(), reason: .unreadable(describeErrno(failure)))
+        throw ReadProblem(url: url(), reason: .unreadable(describeErrno(failure)))
       }
       if bytes.isEmpty { bytes = part } else { bytes += part }
       if atEnd { return bytes }
       chunk = max(chunk, 64 * 1024)
     }
-    throw ReadProblem(url: name(), reason: .tooLarge(limit: limit))
+    throw ReadProblem(url: url(), reason: .tooLarge(limit: limit))
   }
 
-  /// The status of the open `descriptor` when it is a regular file of at most `limit` bytes;
-  /// `nil` when nothing was there to open. Closes the descriptor when it throws.
+  /// The status of the opened file when it is a regular file of at most `limit` bytes; `nil`
+  /// when nothing was there to open. Closes the descriptor when it throws.
   private static func checkRegularFile(
-    opened descriptor: Int32, naming name: @autoclosure () -> URL, limit: Int
+    _ opened: Opened, naming name: @autoclosure () -> URL, limit: Int
   ) throws(ReadProblem) -> stat? {
+    let descriptor = opened.descriptor
     guard descriptor >= 0 else {
-      let code = errno
+      let code = opened.error
       if code == ENOENT { return nil }
       if code == ELOOP { throw ReadProblem(url: name(), reason: .notRegular("a symbolic link")) }
       throw ReadProblem(url: name(), reason: .unreadable(describeErrno(code)))
