@@ -255,26 +255,36 @@ struct Benchmarks {
     return result
   }
 
-  /// The child's side of ``manifest()``: loads `path` `runs` times, and prints how much its
-  /// resident memory grew by to hold the first plan, then the seconds of each load. The first
-  /// loads pay for memory the process has not used yet (the kernel's fresh pages, the
-  /// allocator growing its heap): of 5, the median is the slowest of the other three. Each
-  /// plan is let go after its clock stops: an app keeps its plan for the launch, so freeing it
-  /// is not plan building.
+  /// The child's side of ``manifest()``: prints what ``timedLoads(of:runs:)`` measured, the
+  /// bytes first, then the seconds of each load.
   func planChild(_ path: String, runs: Int) throws {
+    let loads = try timedLoads(of: path, runs: runs)
+    print(([Double(loads.grownBy)] + loads.seconds).map { "\($0)" }.joined(separator: " "))
+  }
+
+  /// Loads `path` `runs` times: how much the process's resident memory grew by to hold the
+  /// first plan, the seconds of each load, and the plan's steps. The first loads of a process
+  /// pay for memory it has not used yet (the kernel's fresh pages, the allocator growing its
+  /// heap): here the first two, so that of 5 the median is the slowest of the other three.
+  /// Each plan is let go after its clock stops: an app keeps its plan for the launch, so
+  /// freeing it is not plan building.
+  func timedLoads(of path: String, runs: Int) throws -> (
+    grownBy: Int, seconds: [Double], steps: Int
+  ) {
     let loader = ManifestLoader(registry: registry)
     var grownBy = 0
-    var times: [Double] = []
+    var seconds: [Double] = []
+    var steps = 0
     let clock = ContinuousClock()
     for run in 0..<runs {
       let before = residentBytes()
       let start = clock.now
       let plan = try loader.load(path: path)
-      times.append((clock.now - start).secondsValue)
+      seconds.append((clock.now - start).secondsValue)
       if run == 0 { grownBy = residentBytes() - before }
-      withExtendedLifetime(plan) {}
+      steps = plan.steps.count
     }
-    print(([Double(grownBy)] + times).map { "\($0)" }.joined(separator: " "))
+    return (grownBy, seconds, steps)
   }
 
   /// `plan` on a 10,000-step manifest against `validate` of it, each a process of the

@@ -50,16 +50,9 @@ do {
     // `perf record` on plan building.
     guard arguments.count >= 2 else { throw BenchmarkError(usage) }
     let runs = arguments.count > 2 ? Int(arguments[2]) ?? 20 : 20
-    let loader = ManifestLoader(registry: Benchmarks(quick: true).registry)
-    var steps = 0
-    var times = Sample(values: [])
-    for _ in 0..<runs {
-      let start = ContinuousClock.now
-      let plan = try loader.load(path: arguments[1])
-      times.values.append((ContinuousClock.now - start).secondsValue)
-      steps = plan.steps.count
-    }
-    print("µs per step:", times.text(scale: 1e6 / Double(max(steps, 1)), unit: "µs"))
+    let loads = try Benchmarks(quick: true).timedLoads(of: arguments[1], runs: runs)
+    let times = Sample(values: loads.seconds)
+    print("µs per step:", times.text(scale: 1e6 / Double(max(loads.steps, 1)), unit: "µs"))
   case "only":
     // One benchmark, for a quick look while working on what it measures.
     let benchmarks = Benchmarks(quick: arguments.contains("--quick"))
