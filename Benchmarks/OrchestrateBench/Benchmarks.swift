@@ -37,7 +37,8 @@ struct Benchmarks {
     self.registry = registry
   }
 
-  private func plan(_ bytes: [UInt8]) throws -> LaunchPlan {
+  /// The plan of a manifest's bytes, with the bench's plugins.
+  func plan(_ bytes: [UInt8]) throws -> LaunchPlan {
     try ManifestLoader(registry: registry).load(
       bytes: bytes, file: "bench.json",
       directory: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))

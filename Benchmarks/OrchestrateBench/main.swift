@@ -59,6 +59,7 @@ do {
     let chosen: [String: (Benchmarks) async throws -> Result] = [
       "coldStart": { try await $0.coldStart() },
       "noopDAG": { try await $0.noopDAG(sizes: [1_000, 10_000]) },
+      "session": { try await $0.session() },
       "sleepDAG": { try await $0.sleepDAG() },
       "manifest": { try await $0.manifest() }, "seedReplay": { try await $0.seedReplay() },
       "cliStart": { try await $0.cliStart() }, "cli": { try await $0.cli() },
@@ -90,7 +91,8 @@ do {
       JSONMember(key: "quick", value: JSONValue(.bool(benchmarks.quick)))
     ]
     let all: [(Benchmarks) async throws -> Result] = [
-      { try await $0.coldStart() }, { try await $0.noopDAG() }, { try await $0.sleepDAG() },
+      { try await $0.coldStart() }, { try await $0.noopDAG() }, { try await $0.session() },
+      { try await $0.sleepDAG() },
       { try await $0.manifest() },
       { try await $0.seedReplay() }, { try await $0.cliStart() }, { try await $0.cli() },
       { try await $0.musicPage() },

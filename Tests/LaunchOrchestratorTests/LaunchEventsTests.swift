@@ -1,3 +1,4 @@
+import Dispatch
 import Testing
 
 @testable import LaunchOrchestrator
@@ -60,5 +61,45 @@ struct LaunchEventsTests {
     continuation.yield(event("b"))
     continuation.finish()
     #expect(await consumer.value == [event("a"), event("b")])
+  }
+}
+
+/// An actor's executor that counts the jobs it is given: every hop onto the actor is one.
+private final class JobCountingExecutor: SerialExecutor {
+  private let queue = DispatchQueue(label: "JobCountingExecutor")
+  private let jobs = Locked(0)
+
+  var count: Int { jobs.withLock { $0 } }
+
+  func enqueue(_ job: consuming ExecutorJob) {
+    jobs.withLock { $0 += 1 }
+    let job = UnownedJob(job)
+    queue.async { job.runSynchronously(on: self.asUnownedSerialExecutor()) }
+  }
+}
+
+/// A consumer on an actor of its own, as a session's loop is on the main actor.
+private actor IsolatedConsumer {
+  let executor = JobCountingExecutor()
+  nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+  func collect(_ events: LaunchEvents) async -> [LaunchEvent] {
+    var collected: [LaunchEvent] = []
+    for await event in events { collected.append(event) }
+    return collected
+  }
+}
+
+extension LaunchEventsTests {
+  @Test func anActorReadsBufferedEventsWithoutLeavingIt() async {
+    let (events, continuation) = LaunchEvents.makeStream()
+    let expected = (0..<500).map { event("s\($0)", at: $0) }
+    continuation.yield(contentsOf: expected[..<200])
+    for single in expected[200...] { continuation.yield(single) }
+    continuation.finish()
+    let consumer = IsolatedConsumer()
+    #expect(await consumer.collect(events) == expected)
+    // One job to enter the actor; hopping off to read each event would add one per event.
+    #expect(consumer.executor.count <= 2)
   }
 }

@@ -11,6 +11,10 @@ package struct StepOutputs: Sendable, Equatable {
   // cost every launch, and apps look up a handful of outputs.
   private var ids: [String]
   private var values: [(any Sendable)?]
+  /// Where each step is in `ids`, made by the first `set`: a session stores outputs one at a
+  /// time, as its steps succeed, and a search for each would make its launch quadratic in
+  /// steps. Outputs the engine gathered are only read, and never need it.
+  private var positions: [String: Int]?
 
   /// Outputs by step id.
   package init(_ values: [String: any Sendable] = [:]) {
@@ -26,14 +30,19 @@ package struct StepOutputs: Sendable, Equatable {
 
   /// The output of `step` as a `T`; `nil` when the step produced none (yet) or another type.
   package func output<T>(of step: String, as type: T.Type = T.self) -> T? {
-    guard let index = ids.firstIndex(of: step) else { return nil }
+    guard let index = index(of: step) else { return nil }
     return values[index] as? T
   }
 
   /// The output of `step`, whatever its type.
   func value(of step: String) -> (any Sendable)? {
-    guard let index = ids.firstIndex(of: step) else { return nil }
+    guard let index = index(of: step) else { return nil }
     return values[index]
+  }
+
+  private func index(of step: String) -> Int? {
+    if let positions { return positions[step] }
+    return ids.firstIndex(of: step)
   }
 
   /// The ids of the steps that produced an output.
@@ -43,9 +52,13 @@ package struct StepOutputs: Sendable, Equatable {
 
   /// Stores `value` as the output of `step`.
   mutating func set(_ value: any Sendable, for step: String) {
-    if let index = ids.firstIndex(of: step) {
+    if positions == nil {
+      positions = Dictionary(zip(ids, ids.indices), uniquingKeysWith: { first, _ in first })
+    }
+    if let index = positions?[step] {
       values[index] = value
     } else {
+      positions?[step] = ids.count
       ids.append(step)
       values.append(value)
     }

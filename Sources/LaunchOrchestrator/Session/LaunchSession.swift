@@ -531,7 +531,8 @@ public final class LaunchSession {
   }
 
   private func stopRunning(_ step: String) {
-    runningSteps.removeAll { $0 == step }
+    // At most once in the list (`started` adds it once): the search stops there.
+    if let index = runningSteps.firstIndex(of: step) { runningSteps.remove(at: index) }
     if runningSteps.isEmpty { currentMessage = nil }
   }
 
