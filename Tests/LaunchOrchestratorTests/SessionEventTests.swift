@@ -56,3 +56,29 @@ struct SessionEventTests {
     #expect(seen.last == "finished succeeded \(LaunchSession.Phase.finished(.succeeded))")
   }
 }
+
+extension SessionEventTests {
+  @Test func runningStepsKeepTheirStartOrderThroughRetriesAndEnds() {
+    let session = LaunchSession()
+    session.start(stepCount: 4)
+    func apply(_ kind: LaunchEvent.Kind) { session.apply(LaunchEvent(time: .zero, kind: kind)) }
+    apply(.started(step: "a", attempt: 1))
+    apply(.started(step: "b", attempt: 1))
+    apply(.started(step: "c", attempt: 1))
+    apply(.started(step: "b", attempt: 1))
+    #expect(session.runningSteps == ["a", "b", "c"])
+    apply(.retrying(step: "a", nextAttempt: 2, error: "offline", delay: .zero, fallback: false))
+    #expect(session.runningSteps == ["b", "c"])
+    apply(.started(step: "a", attempt: 2))
+    apply(.progress(step: "a", fraction: 0.5, message: "Syncing"))
+    apply(.succeeded(step: "b", usedFallback: false))
+    apply(.skipped(step: "d", reason: "not needed"))
+    #expect(session.runningSteps == ["c", "a"])
+    #expect(session.currentMessage == "Syncing 50%")
+    apply(.failed(step: "c", error: "offline"))
+    apply(.succeeded(step: "a", usedFallback: false))
+    #expect(session.runningSteps.isEmpty)
+    #expect(session.currentMessage == nil)
+    #expect(session.progress == 1)
+  }
+}

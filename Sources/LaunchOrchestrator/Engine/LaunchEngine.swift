@@ -967,13 +967,20 @@ struct Reuse: Sendable {
   /// not a step that routed the launch: the app retries to have it judged again.
   init(plan: LaunchPlan, previous: LaunchReport) {
     let routedBy = previous.routedStep
+    // Every step is looked up: by an index made once, not a search each, which made a
+    // retry quadratic in steps.
+    let lines = Dictionary(
+      zip(previous.steps.lazy.map(\.id), previous.steps.indices),
+      uniquingKeysWith: { first, _ in first })
+    var previousOutputs = previous.outputs
+    previousOutputs.indexSteps()
     for step in plan.steps.indices {
       let id = plan.steps[step].id
-      guard let line = previous.step(id), line.state == .succeeded || line.state == .cached,
-        id != routedBy
+      guard let line = lines[id], id != routedBy,
+        [.succeeded, .cached].contains(previous.steps[line].state)
       else { continue }
       steps.append(step)
-      if let value = previous.outputs.value(of: id) { outputs.append((step, value)) }
+      if let value = previousOutputs.value(of: id) { outputs.append((step, value)) }
     }
   }
 }

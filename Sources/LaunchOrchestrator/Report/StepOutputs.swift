@@ -11,9 +11,9 @@ package struct StepOutputs: Sendable, Equatable {
   // cost every launch, and apps look up a handful of outputs.
   private var ids: [String]
   private var values: [(any Sendable)?]
-  /// Where each step is in `ids`, made by the first `set`: a session stores outputs one at a
-  /// time, as its steps succeed, and a search for each would make its launch quadratic in
-  /// steps. Outputs the engine gathered are only read, and never need it.
+  /// Where each step is in `ids`, made by the first `set` (or `indexSteps()`): a session
+  /// stores outputs one at a time, as its steps succeed, and a search for each would make its
+  /// launch quadratic in steps. An app reading a few outputs of a report never needs it.
   private var positions: [String: Int]?
 
   /// Outputs by step id.
@@ -40,6 +40,13 @@ package struct StepOutputs: Sendable, Equatable {
     return values[index]
   }
 
+  /// Indexes the steps by id, once: lookups after it take constant time, for a caller that
+  /// looks up every step.
+  mutating func indexSteps() {
+    guard positions == nil else { return }
+    positions = Dictionary(zip(ids, ids.indices), uniquingKeysWith: { first, _ in first })
+  }
+
   private func index(of step: String) -> Int? {
     if let positions { return positions[step] }
     return ids.firstIndex(of: step)
@@ -52,9 +59,7 @@ package struct StepOutputs: Sendable, Equatable {
 
   /// Stores `value` as the output of `step`.
   mutating func set(_ value: any Sendable, for step: String) {
-    if positions == nil {
-      positions = Dictionary(zip(ids, ids.indices), uniquingKeysWith: { first, _ in first })
-    }
+    indexSteps()
     if let index = positions?[step] {
       values[index] = value
     } else {

@@ -54,6 +54,9 @@ public final class LaunchSession {
   public private(set) var progress = 0.0
   /// The ids of the steps running now, in the order they started.
   public private(set) var runningSteps: [String] = []
+  /// The same ids, to tell whether a step is running without searching the list: a launch of
+  /// many steps at once would search it for every step that starts.
+  @ObservationIgnored private var running: Set<String> = []
   /// The latest progress message of a running step (`"Upgrading library... 45%"`), if any.
   public private(set) var currentMessage: String?
   /// When each reached milestone was reached, as time since the launch started.
@@ -77,35 +80,40 @@ public final class LaunchSession {
   /// screen: the app can say so, and offer help.
   public var isSafeMode: Bool { context?.isSafeMode ?? false }
 
+  // The session's own bookkeeping, below, is ignored by observation: no property an app
+  // observes reads it, and each read or change of a tracked property goes through the
+  // observation registrar, for every event of the launch.
+
   /// The steps ``progress`` counts; `nil` counts every step.
-  private var countedSteps: Set<String>?
-  private var totalSteps = 0
-  private var finishedSteps = 0
-  private var splash = SplashState(policy: nil, timed: false)
+  @ObservationIgnored private var countedSteps: Set<String>?
+  @ObservationIgnored private var totalSteps = 0
+  @ObservationIgnored private var finishedSteps = 0
+  @ObservationIgnored private var splash = SplashState(policy: nil, timed: false)
   /// The steps whose failure ends the launch (`onFailure: abort`): their failure is the
   /// failure screen's reason, shown without waiting for the rest of the launch to stop.
-  private var abortingSteps: Set<String> = []
+  @ObservationIgnored private var abortingSteps: Set<String> = []
   /// What the current run's engine told ahead of its events; a new run gets a new one, so a
   /// run still ending cannot write into the next.
-  private var heard = Locked(Heard())
+  @ObservationIgnored private var heard = Locked(Heard())
   /// Counts runs, so a run still ending after a newer one started changes nothing.
-  private var generation = 0
+  @ObservationIgnored private var generation = 0
   /// The current launch's control, once one started.
-  private var control: LaunchControl?
+  @ObservationIgnored private var control: LaunchControl?
   /// The signals the app sent in this session: a retry's launch has them from its start.
-  private var sentSignals: [String] = []
+  @ObservationIgnored private var sentSignals: [String] = []
   /// Whether the app said no more signals will come (``finish()``): a retry's launch knows it
   /// from its start.
-  private var signalsFinished = false
+  @ObservationIgnored private var signalsFinished = false
   /// Callers of `run` or `retry` that joined the running launch.
-  private var joiners: [CheckedContinuation<LaunchReport, Never>] = []
+  @ObservationIgnored private var joiners: [CheckedContinuation<LaunchReport, Never>] = []
   /// Runs the last launch's plan again on its engine, reusing what a report says succeeded.
-  private var relaunch: (@MainActor (LaunchSession, LaunchReport?) async -> LaunchReport)?
+  @ObservationIgnored private var relaunch:
+    (@MainActor (LaunchSession, LaunchReport?) async -> LaunchReport)?
   /// The ensure calls under way, by step: concurrent callers share one.
-  private var ensuring: [String: Task<(any Sendable)?, any Error>] = [:]
+  @ObservationIgnored private var ensuring: [String: Task<(any Sendable)?, any Error>] = [:]
 
   /// Each step's plugin kind, for the failures it causes.
-  private var plugins: [String: String] = [:]
+  @ObservationIgnored private var plugins: [String: String] = [:]
 
   /// Outputs waiting for their step's `succeeded` event, milestones reached, and the errors
   /// plugins threw (for the failure of a step's `failed` event).
@@ -412,6 +420,7 @@ public final class LaunchSession {
     splash = SplashState(policy: nil, timed: false)
     finishedSteps = 0
     runningSteps = []
+    running = []
     currentMessage = nil
     milestones = [:]
     route = nil
@@ -452,7 +461,7 @@ public final class LaunchSession {
   package func apply(_ event: LaunchEvent) {
     switch event.kind {
     case .started(let step, _):
-      if !runningSteps.contains(step) { runningSteps.append(step) }
+      if running.insert(step).inserted { runningSteps.append(step) }
     case .progress(_, let fraction, let message):
       let percent = fraction.map { " \(Int(($0 * 100).rounded()))%" } ?? ""
       currentMessage = message.map { $0 + percent } ?? currentMessage
@@ -482,7 +491,7 @@ public final class LaunchSession {
     case .skipped(let step, _):
       stepEnded(step)
     case .retrying(let step, _, _, _, _):
-      runningSteps.removeAll { $0 == step }
+      leaveRunning(step)
     case .milestone(let name):
       milestones[name] = event.time
       if name == splash.policy?.dismissOn { splash.ending = .content }
@@ -531,9 +540,17 @@ public final class LaunchSession {
   }
 
   private func stopRunning(_ step: String) {
-    // At most once in the list (`started` adds it once): the search stops there.
-    if let index = runningSteps.firstIndex(of: step) { runningSteps.remove(at: index) }
+    leaveRunning(step)
     if runningSteps.isEmpty { currentMessage = nil }
+  }
+
+  private func leaveRunning(_ step: String) {
+    // Searched only when running; steps mostly end in the order they started, so the search
+    // stops near the front.
+    guard running.remove(step) != nil, let index = runningSteps.firstIndex(of: step) else {
+      return
+    }
+    runningSteps.remove(at: index)
   }
 
   private func stepEnded(_ step: String) {
