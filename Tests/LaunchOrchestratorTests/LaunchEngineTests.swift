@@ -211,6 +211,37 @@ struct LaunchEngineTests {
     #expect(seen.withLock { $0 } == ["abc+used", "abc"])
   }
 
+  @Test func anInputIsTheNearestDependencysOutputOfItsType() async throws {
+    let seen = Locked<[String: String]>([:])
+    var registry = PluginRegistry.testKinds
+    registry.register(kind: "count") { _ in 7 }
+    registry.register(kind: "token.nearest") { context in
+      let token = try context.input(Token.self).value
+      seen.withLock { $0[context.stepID] = token }
+    }
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "root", "plugin": "token.make", "params": { "value": "root" } },
+        { "id": "count", "plugin": "count", "dependsOn": ["root"] },
+        { "id": "near", "plugin": "token.make", "params": { "value": "near" } },
+        { "id": "both", "plugin": "token.nearest", "dependsOn": ["count", "near"] },
+        { "id": "through", "plugin": "token.nearest", "dependsOn": ["count"] },
+        { "id": "lone", "plugin": "count" },
+        { "id": "none", "plugin": "token.nearest", "dependsOn": ["lone"], "onFailure": "continue" }
+      ] }
+      """, registry: registry)
+    let report = await LaunchEngine().run(plan)
+    // Direct dependencies first, in manifest order, skipping outputs of another type; then
+    // theirs.
+    #expect(seen.withLock { $0["both"] } == "near")
+    #expect(seen.withLock { $0["through"] } == "root")
+    #expect(report.step("none")?.state == .failed)
+    #expect(
+      report.step("none")?.error
+        == "step 'none' needs a Token from a dependency, and none produced one")
+  }
+
   @Test func cancellingTheRunCancelsRunningStepsAndSkipsTheRest() async throws {
     let clock = ManualClock()
     let plan = try loadPlan(

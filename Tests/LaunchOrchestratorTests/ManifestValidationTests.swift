@@ -440,3 +440,17 @@ private struct FolderParameters: StepParameters {
   @Parameter("More folders.") var directories: [String]?
   @Parameter("How much to read.") var limits: Limits?
 }
+
+extension ManifestValidationTests {
+  @Test func aStepListedTwiceInAMilestoneCountsOnce() throws {
+    let plan = try loadPlan(
+      #"""
+      { "version": 1,
+        "milestones": { "ready": ["a", "b", "a"], "done": ["b", "a", "b"] },
+        "steps": [ { "id": "a", "plugin": "noop" }, { "id": "b", "plugin": "noop" } ] }
+      """#)
+    #expect(plan.milestones.map(\.name) == ["ready", "done"])
+    #expect(plan.milestones.map(\.steps) == [[0, 1], [1, 0]])
+    #expect(plan.steps.map(\.milestones) == [[0, 1], [0, 1]])
+  }
+}

@@ -905,9 +905,22 @@ private final class RunningAttempt: StepHost {
   var clock: LaunchClock { run.clock }
 
   func dependencyOutputs() -> [any Sendable] {
-    // Walked only when a plugin asks for an input: most steps never do.
+    // Walked only when a plugin asks for its inputs: most steps never do.
     let dependencies = run.plan.hardDependencyClosure(of: attempt.step)
     return run.outputs.withLock { values in dependencies.compactMap { values[$0] } }
+  }
+
+  func firstDependencyOutput(where matches: (any Sendable) -> Bool) -> (any Sendable)? {
+    let plan = run.plan
+    return run.outputs.withLock { values in
+      var found: (any Sendable)?
+      LaunchPlan.walk(from: attempt.step, edges: { plan.steps[$0].dependsOn }) { dependency in
+        guard let value = values[dependency], matches(value) else { return true }
+        found = value
+        return false
+      }
+      return found
+    }
   }
 
   func report(_ message: StepMessage) {

@@ -77,15 +77,24 @@ public struct LaunchPlan: Sendable {
 
   /// The steps `edges` lead to from `step`, and on from them, nearest first, each once.
   static func closure(from step: Int, edges: (Int) -> [Int]) -> [Int] {
-    var seen: Set<Int> = [step]
     var order: [Int] = []
+    walk(from: step, edges: edges) { next in
+      order.append(next)
+      return true
+    }
+    return order
+  }
+
+  /// Visits the steps `edges` lead to from `step`, and on from them, nearest first, each
+  /// once, for as long as `visit` returns `true`.
+  static func walk(from step: Int, edges: (Int) -> [Int], _ visit: (Int) -> Bool) {
+    var seen: Set<Int> = [step]
     var queue = edges(step)[...]
     while let next = queue.popFirst() {
       guard seen.insert(next).inserted else { continue }
-      order.append(next)
+      guard visit(next) else { return }
       queue.append(contentsOf: edges(next))
     }
-    return order
   }
 }
 

@@ -211,7 +211,9 @@ struct PlanBuilder {
         else {
           continue
         }
-        if !members.contains(index) {
+        // Listed twice: its step already names the milestone last. Checked there, not in
+        // `members`, whose search made a milestone of many steps quadratic.
+        if membership.milestonesOfStep[index].last != m {
           members.append(index)
           membership.milestonesOfStep[index].append(m)
         }

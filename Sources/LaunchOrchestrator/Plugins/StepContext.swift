@@ -63,7 +63,9 @@ public struct StepContext: Sendable {
   /// - Throws: ``StepFailure`` when no dependency produced a `T`; declare the input in
   ///   ``StepPlugin/inputs`` so that this is caught when the manifest loads instead.
   public func input<T: Sendable>(_ type: T.Type) throws -> T {
-    guard let value = inputs(type).first else {
+    // The walk stops at the first: reading every dependency's dependencies for each step that
+    // asks made a chain of such steps quadratic.
+    guard let value = host.firstDependencyOutput(where: { $0 is T }) as? T else {
       throw StepFailure(
         "step '\(stepID)' needs \(English.withArticle(String(describing: type))) from a dependency, and none produced one"
       )
@@ -152,6 +154,8 @@ protocol StepHost: Sendable {
   var clock: LaunchClock { get }
   /// The hard dependencies' outputs, nearest first.
   func dependencyOutputs() -> [any Sendable]
+  /// The nearest hard dependency's output that `matches` accepts, reading no further.
+  func firstDependencyOutput(where matches: (any Sendable) -> Bool) -> (any Sendable)?
   /// Takes a progress report or log line from the step.
   func report(_ message: StepMessage)
 }
@@ -181,6 +185,9 @@ private struct ClosureStepHost: StepHost {
   }
 
   func dependencyOutputs() -> [any Sendable] { outputs() }
+  func firstDependencyOutput(where matches: (any Sendable) -> Bool) -> (any Sendable)? {
+    outputs().first(where: matches)
+  }
   func report(_ message: StepMessage) { reporter(message) }
 }
 
