@@ -81,4 +81,14 @@ extension SessionEventTests {
     #expect(session.currentMessage == nil)
     #expect(session.progress == 1)
   }
+
+  @Test func aNewLaunchForgetsTheStepsThePreviousOneLeftRunning() {
+    let session = LaunchSession()
+    session.start(stepCount: 1)
+    session.apply(LaunchEvent(time: .zero, kind: .started(step: "a", attempt: 1)))
+    session.start(stepCount: 1)
+    #expect(session.runningSteps.isEmpty)
+    session.apply(LaunchEvent(time: .zero, kind: .started(step: "a", attempt: 1)))
+    #expect(session.runningSteps == ["a"])
+  }
 }

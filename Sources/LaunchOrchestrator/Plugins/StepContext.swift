@@ -155,6 +155,8 @@ protocol StepHost: Sendable {
   /// The hard dependencies' outputs, nearest first.
   func dependencyOutputs() -> [any Sendable]
   /// The nearest hard dependency's output that `matches` accepts, reading no further.
+  /// `matches` may run while the host holds the launch's outputs: it must not call back into
+  /// the host (a type check, as `input(_:)` passes, is what it is for).
   func firstDependencyOutput(where matches: (any Sendable) -> Bool) -> (any Sendable)?
   /// Takes a progress report or log line from the step.
   func report(_ message: StepMessage)

@@ -129,6 +129,8 @@ public final class LaunchSession {
 
   /// Called on the main actor with each event of the session's launches (a retry's too), in
   /// order, once the session has applied it: for signposts, MetricKit or the app's own log.
+  /// The events that arrive together are applied, and handed here, in one turn of the main
+  /// actor: keep it quick, as it runs for each of them before the main thread draws again.
   ///
   /// ```swift
   /// launch.onEvent = { event in
