@@ -911,10 +911,10 @@ private final class RunningAttempt: StepHost {
   }
 
   func firstDependencyOutput(where matches: (any Sendable) -> Bool) -> (any Sendable)? {
-    let plan = run.plan
+    let steps = run.plan.steps
     return run.outputs.withLock { values in
       var found: (any Sendable)?
-      LaunchPlan.walk(from: attempt.step, edges: { plan.steps[$0].dependsOn }) { dependency in
+      LaunchPlan.walk(from: attempt.step, edges: { steps[$0].dependsOn }) { dependency in
         guard let value = values[dependency], matches(value) else { return true }
         found = value
         return false
@@ -989,9 +989,9 @@ struct Reuse: Sendable {
     previousOutputs.indexSteps()
     for step in plan.steps.indices {
       let id = plan.steps[step].id
-      guard let line = lines[id], id != routedBy,
-        [.succeeded, .cached].contains(previous.steps[line].state)
-      else { continue }
+      guard let line = lines[id], id != routedBy else { continue }
+      let state = previous.steps[line].state
+      guard state == .succeeded || state == .cached else { continue }
       steps.append(step)
       if let value = previousOutputs.value(of: id) { outputs.append((step, value)) }
     }
