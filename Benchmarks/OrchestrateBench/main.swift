@@ -63,6 +63,7 @@ do {
       "sleepDAG": { try await $0.sleepDAG() },
       "manifest": { try await $0.manifest() }, "seedReplay": { try await $0.seedReplay() },
       "cliStart": { try await $0.cliStart() }, "cli": { try await $0.cli() },
+      "writes": { try await $0.writes() },
       "musicPage": { try await $0.musicPage() },
       "musicLaunch": { try await $0.musicLaunch() },
     ]
@@ -95,6 +96,7 @@ do {
       { try await $0.sleepDAG() },
       { try await $0.manifest() },
       { try await $0.seedReplay() }, { try await $0.cliStart() }, { try await $0.cli() },
+      { try await $0.writes() },
       { try await $0.musicPage() },
       { try await $0.musicLaunch() },
     ]

@@ -254,53 +254,127 @@ struct SafeFilesTests {
     )
   }
 
-  /// Runs `sleep` and returns it, running.
-  private func sleeper() throws -> Process {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/sleep")
-    process.arguments = ["60"]
-    try process.run()
-    return process
+  /// The temporary file of slot `slot` of a write to `name`, held as a write in flight holds
+  /// it: created and locked through a descriptor of its own (a lock of this process's
+  /// conflicts with a write's, as another process's would). Closing the descriptor lets go.
+  private func holdSlot(_ slot: Int, of name: String, in folder: Folder) throws -> Int32 {
+    let path = folder.file(SafeFiles.temporaryName(for: name, slot: slot)).path
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    #expect(descriptor >= 0 && flock(descriptor, LOCK_EX | LOCK_NB) == 0)
+    _ = write(descriptor, "in flight", 9)
+    return descriptor
   }
 
-  @Test func removesTheTemporaryFileAWriterKilledMidWriteLeftBehind() async throws {
+  @Test func theNextWriteRemovesWhatAKilledWriterLeftAndLeavesAWriteInFlight() async throws {
     let folder = try Folder()
     let file = try folder.write("report.json", "old")
-    // A writer that dies by kill -9 leaves its temporary file, named after its process id.
-    let writer = try sleeper()
-    let leftover = SafeFiles.temporaryName(
-      for: "report.json", pid: writer.processIdentifier, tag: "1f2e")
-    try folder.write(leftover, "half a rep")
+    // A process writes half a file into the first slot and dies by kill -9 (a killed
+    // writer's lock goes with it), and an earlier one left the fourth slot.
+    let leftover = folder.file(SafeFiles.temporaryName(for: "report.json", slot: 0))
+    let writer = Process()
+    writer.executableURL = URL(fileURLWithPath: "/bin/sh")
+    writer.arguments = ["-c", #"printf 'half a rep' > "$1"; exec sleep 60"#, "sh", leftover.path]
+    try writer.run()
+    while ((try? Data(contentsOf: leftover))?.count ?? 0) == 0 {
+      try await Task.sleep(for: .milliseconds(5))
+    }
     kill(writer.processIdentifier, SIGKILL)
     writer.waitUntilExit()
-    // A writer still running keeps its temporary file, as do other targets' files.
-    let running = try sleeper()
-    defer {
-      kill(running.processIdentifier, SIGKILL)
-      running.waitUntilExit()
-    }
-    let inFlight = SafeFiles.temporaryName(
-      for: "report.json", pid: running.processIdentifier, tag: "2a")
-    try folder.write(inFlight, "in flight")
-    let otherTarget = SafeFiles.temporaryName(
-      for: "trace.json", pid: writer.processIdentifier, tag: "3b")
-    try folder.write(otherTarget, "not ours to judge")
+    try folder.write(SafeFiles.temporaryName(for: "report.json", slot: 3), "older half")
+    // A write in flight holds the second slot; another file's slot is not this write's to judge.
+    let inFlight = try holdSlot(1, of: "report.json", in: folder)
+    defer { close(inFlight) }
+    let otherTarget = try folder.write(
+      SafeFiles.temporaryName(for: "trace.json", slot: 0), "not ours to judge")
 
     try SafeFiles.writeAtomically(Data("new".utf8), to: file)
-    #expect(leftover == ".report.json.writing-\(writer.processIdentifier)-1f2e")
-    #expect(folder.names == [inFlight, otherTarget, "report.json"].sorted())
+
+    #expect(leftover.lastPathComponent == ".report.json.writing-0")
+    #expect(
+      folder.names
+        == [".report.json.writing-1", otherTarget.lastPathComponent, "report.json"].sorted())
     #expect(try text(file) == "new")
+    #expect(try text(folder.file(".report.json.writing-1")) == "in flight")
+    // Once that write has died too, the next write removes its file as well.
+    close(inFlight)
+    try SafeFiles.writeAtomically(Data("newer".utf8), to: file)
+    #expect(folder.names == [otherTarget.lastPathComponent, "report.json"].sorted())
   }
 
-  @Test func removesATemporaryFileOlderThanAnHourEvenIfItsProcessIdIsInUse() throws {
+  @Test func passesOverASlotTakenByALinkOrAFolderAndNeverFollowsIt() throws {
     let folder = try Folder()
-    let file = folder.file("report.json")
-    // Process ids are reused: an hour-old file of a running process is not a write in flight.
-    let stale = try folder.write(
-      SafeFiles.temporaryName(for: "report.json", pid: getpid(), tag: "9"), "stale")
-    try FileManager.default.setAttributes(
-      [.modificationDate: Date().addingTimeInterval(-7200)], ofItemAtPath: stale.path)
+    let file = try folder.write("report.json", "old")
+    let victim = try folder.write("notes.txt", "someone's notes")
+    try FileManager.default.createSymbolicLink(
+      at: folder.file(SafeFiles.temporaryName(for: "report.json", slot: 0)),
+      withDestinationURL: victim)
+    try FileManager.default.createDirectory(
+      at: folder.file(SafeFiles.temporaryName(for: "report.json", slot: 1) + "/inside"),
+      withIntermediateDirectories: true)
+
     try SafeFiles.writeAtomically(Data("new".utf8), to: file)
+
+    #expect(try text(file) == "new")
+    #expect(try text(victim) == "someone's notes")
+    #expect(
+      folder.names
+        == [".report.json.writing-0", ".report.json.writing-1", "notes.txt", "report.json"])
+    let link = folder.file(".report.json.writing-0").path
+    #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == victim.path)
+  }
+
+  @Test func refusesWhileEverySlotIsHeldAndWritesOnceOneIsFree() throws {
+    let folder = try Folder()
+    let file = try folder.write("report.json", "old")
+    var held = try (0..<8).map { try holdSlot($0, of: "report.json", in: folder) }
+    defer {
+      for descriptor in held { close(descriptor) }
+    }
+
+    #expect(
+      message { try SafeFiles.writeAtomically(Data("new".utf8), to: file) }
+        == "cannot write '\(file.path)': all 8 of its temporary names ('.report.json.writing-0' to '-7' beside it) are held by other writes in flight or taken by something that is not a file, so the file was left as it was; try again when those writes end, or remove what is not a write's"
+    )
+    #expect(try text(file) == "old")
+    #expect(folder.names.count == 9)
+
+    // The write in the sixth slot ends (here: dies): its slot is the next write's.
+    close(held.remove(at: 5))
+    try SafeFiles.writeAtomically(Data("new".utf8), to: file)
+    #expect(try text(file) == "new")
+    #expect(!folder.names.contains(".report.json.writing-5"))
+    #expect(folder.names.count == 8)
+  }
+
+  @Test func writesFromManyThreadsAtOnceEachLandWholeAndLeaveNothingBehind() async throws {
+    let folder = try Folder()
+    let file = try folder.write("report.json", "old")
+    // Big enough that a write is still in flight when others start.
+    let contents = (0..<6).map { writer in
+      (0..<40).map { String(repeating: "\(writer)-\($0) ", count: 2_000) }
+    }
+    let failures = Locked<[String]>([])
+    await withTaskGroup(of: Void.self) { group in
+      for writer in contents {
+        // Threads of their own: a write blocks in fsync, and the test's tasks share two.
+        group.addTask {
+          await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread {
+              for content in writer {
+                do {
+                  try SafeFiles.writeAtomically(Data(content.utf8), to: file)
+                } catch {
+                  failures.withLock { $0.append("\(error)") }
+                }
+              }
+              done.resume()
+            }.start()
+          }
+        }
+      }
+    }
+    #expect(failures.withLock { $0 } == [])
+    #expect(contents.contains { $0.last == (try? text(file)) })
     #expect(folder.names == ["report.json"])
   }
 

@@ -74,25 +74,17 @@ struct HistoryCommandsTests {
     let fixture = try HistoryFixture()
     let manifest = try fixture.manifest(load: "0ms")
     try fixture.addEntry(fixture.report(load: 1, page: 1), index: 0)
-    // A writer that has exited, killed mid-write: its temporary file is nobody's now.
-    let gone = Process()
-    gone.executableURL = URL(fileURLWithPath: "/bin/sh")
-    gone.arguments = ["-c", "exit 0"]
-    try gone.run()
-    gone.waitUntilExit()
+    // A writer killed mid-write: nothing holds its temporary file any more.
     let left =
-      "h/"
-      + SafeFiles.temporaryName(
-        for: "launch-20261123T140000.000000Z-\(gone.processIdentifier)-0a1b2c3d.json",
-        pid: gone.processIdentifier, tag: "dead")
+      "h/" + SafeFiles.temporaryName(for: "launch-20261123T140000.000000Z-9-0a1b2c3d.json", slot: 0)
     try fixture.folder.write(left, "{ half")
-    // This test's own process is alive: a file it is writing stays.
+    // A write in flight in another process (this test's) holds its file's lock: it stays.
     let live =
-      "h/"
-      + SafeFiles.temporaryName(
-        for: "launch-20261123T140001.000000Z-1-0a1b2c3d.json",
-        pid: ProcessInfo.processInfo.processIdentifier, tag: "live")
+      "h/" + SafeFiles.temporaryName(for: "launch-20261123T140001.000000Z-1-0a1b2c3d.json", slot: 0)
     try fixture.folder.write(live, "{ half")
+    let held = open(fixture.folder.path(live), O_RDONLY | O_CLOEXEC)
+    defer { close(held) }
+    #expect(flock(held, LOCK_EX | LOCK_NB) == 0)
     let result = try await Orchestrate.run([
       "run", manifest, "--history", fixture.folder.path("h"), "--quiet",
     ])

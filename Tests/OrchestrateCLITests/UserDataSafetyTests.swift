@@ -113,20 +113,19 @@ struct UserDataSafetyTests {
     let folder = try TemporaryFolder()
     try await store(in: folder)
     try folder.write("queue.json", #"[{"workId": 1}, {"workId": 7}]"#)
-    // A writer killed with kill -9 mid-write leaves its temporary file, named after its pid.
-    let writer = Process()
-    writer.executableURL = URL(fileURLWithPath: "/bin/sleep")
-    writer.arguments = ["60"]
-    try writer.run()
-    let leftover = try folder.write(
-      ".queue.json.writing-\(writer.processIdentifier)-5eed", "[{\"workId\": 1}, {\"wo")
-    kill(writer.processIdentifier, SIGKILL)
-    writer.waitUntilExit()
+    // A writer killed with kill -9 mid-write leaves its temporary file in the first slot; a
+    // write in flight in another process (this test's) holds the second slot's lock.
+    let leftover = try folder.write(".queue.json.writing-0", "[{\"workId\": 1}, {\"wo")
+    let inFlight = try folder.write(".queue.json.writing-1", "[{\"workId\": 7}")
+    let held = open(inFlight, O_RDONLY | O_CLOEXEC)
+    defer { close(held) }
+    #expect(flock(held, LOCK_EX | LOCK_NB) == 0)
 
     let result = try await Orchestrate.run(["run", try queueManifest(folder), "--quiet"])
 
     #expect(result.status == 0, "\(result.stderr)")
     #expect(!FileManager.default.fileExists(atPath: leftover))
+    #expect(try String(contentsOfFile: inFlight, encoding: .utf8) == #"[{"workId": 7}"#)
     #expect(
       try String(contentsOfFile: folder.path("queue.json"), encoding: .utf8) == #"[{"workId": 1}]"#)
   }

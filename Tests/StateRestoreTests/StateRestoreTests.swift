@@ -277,12 +277,11 @@ struct StateRestoreTests {
     saver.executableURL = URL(fileURLWithPath: "/bin/sh")
     saver.arguments = [
       "-c",
-      #"printf '{ "scrollAnchor": "result-9' > "$1/.launch-state.json.writing-$$-ab"; exec sleep 3600"#,
+      #"printf '{ "scrollAnchor": "result-9' > "$1/.launch-state.json.writing-0"; exec sleep 3600"#,
       "saver", folder.file(".state").path,
     ]
     try saver.run()
-    let leftover = SafeFiles.temporaryName(
-      for: "launch-state.json", pid: saver.processIdentifier, tag: "ab")
+    let leftover = SafeFiles.temporaryName(for: "launch-state.json", slot: 0)
     while ((try? Data(contentsOf: folder.file(".state/\(leftover)")))?.count ?? 0) == 0 {
       try await Task.sleep(for: .milliseconds(10))
     }

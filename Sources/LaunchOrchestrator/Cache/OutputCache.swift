@@ -198,7 +198,12 @@ struct OutputCache: Sendable {
         folders.append(text)
         continue
       }
-      if SafeFiles.isTemporaryFileInUse(text, info) { continue }
+      if SafeFiles.isTemporaryName(text), info.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG) {
+        // A save in flight holds its temporary file and renames it into place in a moment
+        // (its entry lands after the clear); one a killed save left is removed.
+        _ = SafeFiles.removeAbandonedTemporaryFile(text, in: opened.descriptor)
+        continue
+      }
       guard unlinkat(opened.descriptor, name, 0) == 0 else {
         let code = errno
         if code == ENOENT { continue }

@@ -38,8 +38,9 @@ public enum SafeFiles {
   /// link); a target that exists and is not a regular file (a folder, device, FIFO or socket)
   /// is refused. The new file keeps the old one's permissions and, where the process may,
   /// its owner. It is written to a temporary file beside the target, flushed to disk, renamed
-  /// over it, and the folder is flushed too. Temporary files that a killed process left for
-  /// the same target are removed first.
+  /// over it, and the folder is flushed too. The temporary file is `.<name>.writing-<n>`, in
+  /// the first of a few fixed slots that no other write holds (`flock`), so the next write to
+  /// the same file finds and removes what a killed write left without listing the folder.
   ///
   /// With `followingLinks` false, a symbolic link at `url` is refused like a folder: for files
   /// only the package writes, where a link can only be someone's attempt to redirect the write.
@@ -61,8 +62,6 @@ public enum SafeFiles {
   package static func writeAtomically(
     _ data: Data, named name: String, in folder: Int32, naming target: URL
   ) throws {
-    removeStaleTemporaryFiles(
-      for: name, in: target.deletingLastPathComponent().path, descriptor: folder)
     var existing = stat()
     let replacesFile = fstatat(folder, name, &existing, AT_SYMLINK_NOFOLLOW) == 0
     // Only a name that is not there is "nothing yet"; any other failure is said as it is.
@@ -75,41 +74,29 @@ public enum SafeFiles {
           + " not a regular file, and replacing it could destroy what it is or leads to; remove"
           + " it if it is not yours")
     }
-    let temporary = temporaryName(for: name, pid: getpid(), tag: randomTag())
     // Private while it is written; it gets the old file's mode just before it takes its place.
-    let descriptor = openat(
-      folder, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-      replacesFile ? 0o600 : 0o666)
-    guard descriptor >= 0 else {
-      throw failure(
-        errno, writing: target,
-        doing: "create a temporary file in '\(target.deletingLastPathComponent().path)'")
-    }
+    let (temporary, descriptor) = try claimTemporaryFile(
+      for: name, in: folder, mode: replacesFile ? 0o600 : 0o666, naming: target)
+    // The lock on the temporary file is held until it is renamed into place or removed:
+    // closing the descriptor lets it go, and another write could then take the name.
+    defer { close(descriptor) }
     var written = false
     defer {
       if !written { unlinkat(folder, temporary, 0) }
     }
-    do {
-      try writeAll(data, to: descriptor, target: target)
-      if replacesFile {
-        // Ownership first: changing the owner can clear set-id bits that fchmod then restores.
-        if existing.st_uid != geteuid() || existing.st_gid != getegid() {
-          _ = fchown(descriptor, existing.st_uid, existing.st_gid)
-        }
-        guard fchmod(descriptor, existing.st_mode & 0o7777) == 0 else {
-          throw failure(
-            errno, writing: target, doing: "give the new file the old one's permissions")
-        }
+    try writeAll(data, to: descriptor, target: target)
+    if replacesFile {
+      // Ownership first: changing the owner can clear set-id bits that fchmod then restores.
+      if existing.st_uid != geteuid() || existing.st_gid != getegid() {
+        _ = fchown(descriptor, existing.st_uid, existing.st_gid)
       }
-      guard fsync(descriptor) == 0 else {
-        throw failure(errno, writing: target, doing: "flush the new file to disk")
+      guard fchmod(descriptor, existing.st_mode & 0o7777) == 0 else {
+        throw failure(
+          errno, writing: target, doing: "give the new file the old one's permissions")
       }
-    } catch {
-      close(descriptor)
-      throw error
     }
-    guard close(descriptor) == 0 else {
-      throw failure(errno, writing: target, doing: "finish writing the new file")
+    guard fsync(descriptor) == 0 else {
+      throw failure(errno, writing: target, doing: "flush the new file to disk")
     }
     guard renameat(folder, temporary, folder, name) == 0 else {
       throw failure(errno, writing: target, doing: "replace it with the new file")
@@ -395,114 +382,154 @@ public enum SafeFiles {
 
   // MARK: - Temporary files
 
-  /// The marker between a target's name and the writer's process id in a temporary name.
+  /// The marker between a target's name and the slot's number in a temporary name.
   private static let temporaryMarker = ".writing-"
 
-  /// How old a temporary file must be to be removed even though its process id is in use:
-  /// ids are reused, and no write of ours takes an hour.
-  private static let staleAge: TimeInterval = 3600
+  /// How many writes to one file may be in flight at once. Each claims a slot of its own: a
+  /// fixed temporary name, which the next write to the file looks at, so that what a killed
+  /// write left is found without listing the folder.
+  private static let temporarySlots = 8
+
+  /// How many times a write creates its file in a slot again after another write took it
+  /// for a leftover and removed it, before it passes on to the next slot.
+  private static let slotAttempts = 3
 
   /// The most links followed before a path counts as a loop, as the kernel does.
   private static let maximumLinks = 32
 
-  /// The name of the temporary file that process `pid` writes before renaming it to `name`:
-  /// `.<name>.writing-<pid>-<tag>`, hidden, beside the target, and recognizable so that the
-  /// next write can remove what a killed process left.
-  package static func temporaryName(for name: String, pid: Int32, tag: String) -> String {
-    "." + shortened(name) + temporaryMarker + "\(pid)-\(tag)"
+  /// The temporary name of the write in slot `slot` to the file `name`:
+  /// `.<name>.writing-<slot>`, hidden and beside the target.
+  package static func temporaryName(for name: String, slot: Int) -> String {
+    "." + shortened(name) + temporaryMarker + String(slot)
   }
 
-  /// Names are at most 255 bytes; the temporary name adds about 30 to the target's.
+  /// Whether `name` is a temporary name as ``temporaryName(for:slot:)`` makes one.
+  package static func isTemporaryName(_ name: String) -> Bool {
+    guard name.hasPrefix("."), let marker = name.range(of: temporaryMarker, options: .backwards)
+    else { return false }
+    let slot = name.utf8[marker.upperBound...]
+    return !slot.isEmpty && slot.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+  }
+
+  /// Names are at most 255 bytes; the temporary name adds about 10 to the target's.
   private static func shortened(_ name: String) -> String {
     var result = Substring(name)
     while result.utf8.count > 200 { result = result.dropLast() }
     return String(result)
   }
 
-  private static func randomTag() -> String {
-    String(UInt64.random(in: 0...UInt64.max), radix: 16)
-  }
-
-  /// Removes the temporary files for `name` in `folder` whose writer has died, or that are
-  /// older than ``staleAge``. Only regular files are removed; a failure to remove one is
-  /// not the caller's problem, so it is ignored.
-  private static func removeStaleTemporaryFiles(
-    for name: String, in folder: String, descriptor: Int32
-  ) {
-    let prefix = "." + shortened(name) + temporaryMarker
-    removeStaleTemporaryFiles(in: folder, descriptor: descriptor) {
-      $0.hasPrefix(prefix) ? $0.dropFirst(prefix.count) : nil
+  /// Creates the temporary file of a write to `name` in the first free slot, with `mode`,
+  /// and locks it (`flock`). A write holds its slot's lock from then until its file is
+  /// renamed into place or removed; the kernel lets go of it when the writer dies. So a
+  /// slot's file that no one holds is what a killed write left: every slot's is removed
+  /// first (a few names looked up, never a listing), which also frees its space before the
+  /// new file takes more. A slot held by a write in flight, or taken by anything but a
+  /// regular file, is passed over.
+  ///
+  /// - Returns: the temporary name and its descriptor, open for writing and locked.
+  private static func claimTemporaryFile(
+    for name: String, in folder: Int32, mode: mode_t, naming target: URL
+  ) throws -> (name: String, descriptor: Int32) {
+    for slot in 0..<temporarySlots {
+      _ = removeAbandonedTemporaryFile(temporaryName(for: name, slot: slot), in: folder)
     }
-  }
-
-  /// Removes, as a write does for its own target, the stale temporary files of every target
-  /// in `folder` whose name starts with `namePrefix`: for folders of files written once each
-  /// under a new name (a launch history), where no later write to the same name would.
-  package static func removeStaleTemporaryFiles(
-    in folder: URL, forNamesStartingWith namePrefix: String
-  ) {
-    let prefix = "." + namePrefix
-    removeStaleTemporaryFiles(in: folder.path) { candidate in
-      guard candidate.hasPrefix(prefix),
-        let marker = candidate.range(of: temporaryMarker, options: .backwards)
-      else { return nil }
-      return candidate[marker.upperBound...]
-    }
-  }
-
-  /// Removes the temporary files in `folder` for which `writer` gives the `<pid>-<tag>` part
-  /// and whose writer has died, or that are older than ``staleAge``. With the folder's open
-  /// `descriptor`, each file is checked and removed through it: a listing of a folder swapped
-  /// for a link meanwhile can then only name files, never reach them.
-  private static func removeStaleTemporaryFiles(
-    in folder: String, descriptor: Int32 = AT_FDCWD, writer: (String) -> Substring?
-  ) {
-    guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
-    let now = Date().timeIntervalSince1970
-    for candidate in names {
-      guard let rest = writer(candidate), let dash = rest.firstIndex(of: "-"),
-        let pid = Int32(rest[..<dash]), pid > 0
-      else {
-        continue
-      }
-      let path = descriptor == AT_FDCWD ? folder + "/" + candidate : candidate
-      var info = stat()
-      guard fstatat(descriptor, path, &info, AT_SYMLINK_NOFOLLOW) == 0,
-        info.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG)
-      else {
-        continue
-      }
-      let age = now - TimeInterval(modificationSeconds(info))
-      let writerIsGone = pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH
-      if writerIsGone || age > staleAge {
-        unlinkat(descriptor, path, 0)
+    for slot in 0..<temporarySlots {
+      let temporary = temporaryName(for: name, slot: slot)
+      // Tried again when another write took the new file for a leftover and removed it.
+      for _ in 0..<slotAttempts {
+        let descriptor = openat(
+          folder, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+        guard descriptor >= 0 else {
+          guard errno == EEXIST else {
+            throw failure(
+              errno, writing: target,
+              doing: "create a temporary file in '\(target.deletingLastPathComponent().path)'")
+          }
+          break
+        }
+        if lock(descriptor, createdAs: temporary, in: folder) {
+          return (temporary, descriptor)
+        }
+        close(descriptor)
       }
     }
+    throw StepFailure(
+      "cannot write '\(target.path)': all \(temporarySlots) of its temporary names ('"
+        + temporaryName(for: name, slot: 0) + "' to '-\(temporarySlots - 1)' beside it) are held"
+        + " by other writes in flight or taken by something that is not a file, so the file was"
+        + " left as it was; try again when those writes end, or remove what is not a write's")
   }
 
-  /// Whether `name` (described by `info`) is the temporary file of a write still in flight:
-  /// named as ``temporaryName(for:pid:tag:)`` names it, a regular file, its writer alive and
-  /// the file younger than an hour. Removing one would fail that write; it is renamed into
-  /// place, or removed by its writer, in a moment.
-  package static func isTemporaryFileInUse(_ name: String, _ info: stat) -> Bool {
-    guard name.hasPrefix("."), info.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG),
-      let marker = name.range(of: temporaryMarker, options: .backwards)
-    else { return false }
-    let rest = name[marker.upperBound...]
-    guard let dash = rest.firstIndex(of: "-"), let pid = Int32(rest[..<dash]), pid > 0 else {
+  /// Locks the temporary file just created as `name`, and checks that the name still leads
+  /// to it: before the lock, a write that took it for a killed write's leftover may have
+  /// removed it, and the name may be another write's now.
+  private static func lock(_ descriptor: Int32, createdAs name: String, in folder: Int32)
+    -> Bool
+  {
+    // A file system without locks cannot lock it for any write: none can take it over.
+    if !tryLock(descriptor), errno == EWOULDBLOCK { return false }
+    return isRegularFile(descriptor, stillNamed: name, in: folder)
+  }
+
+  /// Takes the lock on `descriptor` if no one holds it, without waiting; on failure `errno`
+  /// says why (`EWOULDBLOCK`: another holds it).
+  private static func tryLock(_ descriptor: Int32) -> Bool {
+    while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+      guard errno == EINTR else { return false }
+    }
+    return true
+  }
+
+  /// Whether the file open at `descriptor` is a regular file that `name` in `folder` still
+  /// leads to (the same device and inode).
+  private static func isRegularFile(_ descriptor: Int32, stillNamed name: String, in folder: Int32)
+    -> Bool
+  {
+    var opened = stat()
+    var named = stat()
+    return fstat(descriptor, &opened) == 0
+      && opened.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG)
+      && fstatat(folder, name, &named, AT_SYMLINK_NOFOLLOW) == 0
+      && named.st_dev == opened.st_dev && named.st_ino == opened.st_ino
+  }
+
+  /// Removes the temporary file `name` in the open `folder` if no write holds its lock: what a
+  /// killed write left. It is judged and removed holding that lock, so a write in flight
+  /// never loses its file; only a regular file is removed.
+  ///
+  /// - Returns: whether it was removed, or nothing was there.
+  package static func removeAbandonedTemporaryFile(_ name: String, in folder: Int32) -> Bool {
+    var info = stat()
+    guard fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return errno == ENOENT }
+    guard info.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG) else { return false }
+    // Opened for its lock only; never read, and a FIFO put there meanwhile is not waited on.
+    let descriptor = openat(folder, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+    guard descriptor >= 0 else { return errno == ENOENT }
+    defer { close(descriptor) }
+    // Under the lock the name is checked again: the write that held it may have renamed it
+    // into place meanwhile, and the name may be a new write's file.
+    guard tryLock(descriptor), isRegularFile(descriptor, stillNamed: name, in: folder) else {
       return false
     }
-    let age = Date().timeIntervalSince1970 - TimeInterval(modificationSeconds(info))
-    let writerIsGone = pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH
-    return !writerIsGone && age <= staleAge
+    return unlinkat(folder, name, 0) == 0 || errno == ENOENT
   }
 
-  private static func modificationSeconds(_ info: stat) -> Int {
-    #if canImport(Darwin)
-      Int(info.st_mtimespec.tv_sec)
-    #else
-      Int(info.st_mtim.tv_sec)
-    #endif
+  /// Removes what killed writes left for every target in `folder` whose name starts with
+  /// `namePrefix`, as a write does for its own target: for folders of files each written
+  /// once under a new name (a launch history), whose slots no later write would look at. It
+  /// lists the folder, so it is for commands, not the launch path.
+  package static func removeAbandonedTemporaryFiles(
+    in folder: URL, forNamesStartingWith namePrefix: String
+  ) {
+    let descriptor = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard descriptor >= 0 else { return }
+    defer { close(descriptor) }
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else {
+      return
+    }
+    for name in names where name.hasPrefix("." + namePrefix) && isTemporaryName(name) {
+      _ = removeAbandonedTemporaryFile(name, in: descriptor)
+    }
   }
 
   // MARK: - System calls

@@ -116,7 +116,7 @@ package struct HistoryFolder: Sendable {
   package func prune(keeping keep: Int) -> [(name: String, reason: String)] {
     // Every entry has a name of its own, so no later write to it would clean up after a
     // writer killed mid-write: the folder's prune does.
-    SafeFiles.removeStaleTemporaryFiles(
+    SafeFiles.removeAbandonedTemporaryFiles(
       in: URL(fileURLWithPath: path), forNamesStartingWith: Self.entryNamePrefix)
     var failures: [(String, String)] = []
     for (name, _) in entries.dropLast(keep) {
