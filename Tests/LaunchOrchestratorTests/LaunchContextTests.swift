@@ -123,6 +123,47 @@ struct LaunchContextTests {
     #expect(skipped.context?.launchNumber == 3)
   }
 
+  @Test func runOnceStepsThatSucceedWhileTheRecordIsWrittenShareTheNextWrite() async throws {
+    let folder = try DataFolder()
+    let steps = (0..<12).map { #"{ "id": "seed\#($0)", "plugin": "noop", "once": "perInstall" }"# }
+    let plan = try folder.plan(
+      #"{ "version": 1, "steps": [ \#(steps.joined(separator: ", ")) ] }"#)
+    // The record's first update after the launch's start (the first success) is held until
+    // every step is over: the other successes are asked for meanwhile.
+    let updates = Locked(0)
+    let stepsAreOver = DispatchSemaphore(value: 0)
+    let path = folder.record.url.path
+    SharedFile.beforeLocking.withLock {
+      $0[path] = {
+        let update = updates.withLock { count in
+          count += 1
+          return count
+        }
+        if update == 2 {
+          _ = stepsAreOver.wait(timeout: .now() + 30)
+        }
+      }
+    }
+    defer { _ = SharedFile.beforeLocking.withLock { $0.removeValue(forKey: path) } }
+    let (events, continuation) = LaunchEvents.makeStream()
+    async let launched = LaunchEngine().run(
+      plan, environment: environment(version: "1.0"), events: continuation)
+    // The events end with the steps, before the launch's end is recorded.
+    for await _ in events {}
+    stepsAreOver.signal()
+    let report = await launched
+    #expect(report.steps.allSatisfy { $0.state == .succeeded })
+    // The start, the first success, then the other eleven (with the launch's end, or before
+    // it): one update each would be 14.
+    #expect((3...4).contains(updates.withLock { $0 }))
+    // Every success was recorded, in the order asked for: none runs again, and no claim
+    // is left.
+    let again = await LaunchEngine().run(plan, environment: environment(version: "1.0"))
+    #expect(again.steps.allSatisfy { $0.error == "done before (version 1.0)" })
+    let record = try #require(folder.record.read().record)
+    #expect(record.claims?.isEmpty ?? true)
+  }
+
   @Test func theSessionSaysItRunsInSafeModeAfterLaunchesThatDied() async throws {
     let folder = try DataFolder()
     // Two launches that started and never reached the first screen, in a process that cannot

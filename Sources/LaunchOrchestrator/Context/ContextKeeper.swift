@@ -41,7 +41,17 @@ final class ContextKeeper: Sendable {
     var notes: [String]
     var markedScreen = false
     var writes: [Task<[String], Never>] = []
+    /// The changes asked for that no write has taken yet, in order.
+    var pending: [Change] = []
+    /// Whether a write that will take ``pending`` has been started and has not taken it.
+    var isTakerWaiting = false
   }
+
+  /// A change to the record, given the launch's number; `evenUncounted` when it is made for a
+  /// launch that could not be counted too.
+  private typealias Change = (
+    apply: @Sendable (inout LaunchRecord, Int) -> Void, evenUncounted: Bool
+  )
 
   private init(
     context: LaunchContext, skips: [ContextSkip], plan: LaunchPlan, file: LaunchRecordFile?,
@@ -279,6 +289,10 @@ final class ContextKeeper: Sendable {
   /// Changes the record on a thread of its own, after the launch is counted: never on the
   /// engine's handler, which starts the next steps. `change` gets the launch's number; it
   /// runs only for a counted launch, unless `evenUncounted`.
+  ///
+  /// Changes asked for while a write is under way are made together by the next one, in the
+  /// order they were asked for: steps that succeed back to back cost one write of the record
+  /// (a read, and a replacement with two `fsync`s), not one each.
   private func write(
     evenUncounted: Bool = false,
     _ change: @escaping @Sendable (inout LaunchRecord, Int) -> Void
@@ -288,12 +302,23 @@ final class ContextKeeper: Sendable {
     // In the order they were asked for: a step's success is recorded before the launch's
     // end lets go of its claims, so no launch starting in between runs the step again.
     state.withLock { state in
+      state.pending.append((change, evenUncounted))
+      guard !state.isTakerWaiting else { return }
+      state.isTakerWaiting = true
       let previous = state.writes.last
       let task = Task(executorPreference: BlockingExecutor.shared, priority: .utility) {
         let notes = await previous?.value ?? []
+        let changes = self.state.withLock { state in
+          state.isTakerWaiting = false
+          defer { state.pending = [] }
+          return state.pending
+        }
         let number = await self.launchNumber()
-        guard number > 0 || evenUncounted else { return notes }
-        let update = file.update(waiting: Self.updateWait) { change(&$0, number) }
+        let made = number > 0 ? changes : changes.filter(\.evenUncounted)
+        guard !made.isEmpty else { return notes }
+        let update = file.update(waiting: Self.updateWait) { record in
+          for change in made { change.apply(&record, number) }
+        }
         // A launch that found the record locked at its start said so once already.
         return notes + (isBusy && update.wasBusy ? [] : update.notes)
       }
