@@ -113,19 +113,32 @@ struct UserDataSafetyTests {
     let folder = try TemporaryFolder()
     try await store(in: folder)
     try folder.write("queue.json", #"[{"workId": 1}, {"workId": 7}]"#)
-    // A writer killed with kill -9 mid-write leaves its temporary file in the first slot; a
-    // write in flight in another process (this test's) holds the second slot's lock.
-    let leftover = try folder.write(".queue.json.writing-0", "[{\"workId\": 1}, {\"wo")
-    let inFlight = try folder.write(".queue.json.writing-1", "[{\"workId\": 7}")
-    let held = open(inFlight, O_RDONLY | O_CLOEXEC)
-    defer { close(held) }
-    #expect(flock(held, LOCK_EX | LOCK_NB) == 0)
-
-    let result = try await Orchestrate.run(["run", try queueManifest(folder), "--quiet"])
-
-    #expect(result.status == 0, "\(result.stderr)")
+    // A writer in another process holds its temporary file in the first slot, as a write in
+    // flight does; the second slot has what a write killed earlier left.
+    let inFlight = try folder.write(".queue.json.writing-0", "[{\"workId\": 1}, {\"wo")
+    let leftover = try folder.write(".queue.json.writing-1", "[{\"workId\": 7}")
+    var runs: [CommandResult] = []
+    _ = try await Orchestrate.run(
+      ["hold-file", inFlight, "3600"], binary: "orchestrate-test-helper"
+    ) { writer, stdout in
+      while !((try? String(contentsOf: stdout, encoding: .utf8)) ?? "").contains("locked") {
+        try await Task.sleep(for: .milliseconds(10))
+      }
+      runs.append(try await Orchestrate.run(["run", try queueManifest(folder), "--quiet"]))
+      // The writer dies by kill -9 mid-write: the kernel lets go of its lock.
+      kill(writer.processIdentifier, SIGKILL)
+    }
+    #expect(runs.first?.status == 0, "\(runs.first?.stderr ?? "")")
     #expect(!FileManager.default.fileExists(atPath: leftover))
-    #expect(try String(contentsOfFile: inFlight, encoding: .utf8) == #"[{"workId": 7}"#)
+    #expect(try String(contentsOfFile: inFlight, encoding: .utf8) == "[{\"workId\": 1}, {\"wo")
+    #expect(
+      try String(contentsOfFile: folder.path("queue.json"), encoding: .utf8) == #"[{"workId": 1}]"#)
+
+    // The next rewrite removes what the killed writer left.
+    try folder.write("queue.json", #"[{"workId": 1}, {"workId": 8}]"#)
+    let next = try await Orchestrate.run(["run", try queueManifest(folder), "--quiet"])
+    #expect(next.status == 0, "\(next.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: inFlight))
     #expect(
       try String(contentsOfFile: folder.path("queue.json"), encoding: .utf8) == #"[{"workId": 1}]"#)
   }

@@ -19,6 +19,7 @@ import StoreInitPlugin
 ///     orchestrate-test-helper cache-launches <manifest> <count>
 ///     orchestrate-test-helper store-append <folder> <first> <count> <maxReports>
 ///     orchestrate-test-helper hold-lock <file> <seconds>
+///     orchestrate-test-helper hold-file <file> <seconds>
 struct Entry: Encodable {
   var workId: Int64
   var n: Int
@@ -105,6 +106,17 @@ case ("hold-lock", 3):
   } catch {
     fail("\(error)")
   }
+case ("hold-file", 3):
+  // Holds the file's own `flock`, as a write in flight holds its temporary file, until
+  // killed or `seconds` have passed.
+  let values = Array(arguments.dropFirst())
+  guard let seconds = UInt32(values[1]) else { fail("bad seconds") }
+  let descriptor = open(values[0], O_RDONLY | O_CLOEXEC)
+  guard descriptor >= 0, flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+    fail("cannot lock '\(values[0])': \(String(cString: strerror(errno)))")
+  }
+  FileHandle.standardOutput.write(Data("locked\n".utf8))
+  sleep(seconds)
 case ("cache-launches", 3):
   // Launches one after another, each saving an entry per cached step (the first by running
   // the steps, the others by refreshing them); prints a line per launch, and fails on the

@@ -77,12 +77,12 @@ public enum SafeFiles {
     // Private while it is written; it gets the old file's mode just before it takes its place.
     let (temporary, descriptor) = try claimTemporaryFile(
       for: name, in: folder, mode: replacesFile ? 0o600 : 0o666, naming: target)
-    // The lock on the temporary file is held until it is renamed into place or removed:
-    // closing the descriptor lets it go, and another write could then take the name.
-    defer { close(descriptor) }
     var written = false
     defer {
       if !written { unlinkat(folder, temporary, 0) }
+      // Only now: closing lets go of the temporary file's lock, held until it was renamed
+      // into place or removed, and another write may then take its name.
+      close(descriptor)
     }
     try writeAll(data, to: descriptor, target: target)
     if replacesFile {
@@ -426,6 +426,12 @@ public enum SafeFiles {
   /// new file takes more. A slot held by a write in flight, or taken by anything but a
   /// regular file, is passed over.
   ///
+  /// With every slot held or taken, the file gets a name of its own with a random number,
+  /// locked all the same: a write never fails for want of a slot, and names others can
+  /// guess (in a folder they may write to, such as `/tmp`) cannot block it. No later write
+  /// looks for that name, so one a killed write left stays (`cache clear` and a history's
+  /// prune, which list their folders, remove it).
+  ///
   /// - Returns: the temporary name and its descriptor, open for writing and locked.
   private static func claimTemporaryFile(
     for name: String, in folder: Int32, mode: mode_t, naming target: URL
@@ -436,28 +442,56 @@ public enum SafeFiles {
     for slot in 0..<temporarySlots {
       let temporary = temporaryName(for: name, slot: slot)
       // Tried again when another write took the new file for a leftover and removed it.
-      for _ in 0..<slotAttempts {
-        let descriptor = openat(
-          folder, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
-        guard descriptor >= 0 else {
-          guard errno == EEXIST else {
-            throw failure(
-              errno, writing: target,
-              doing: "create a temporary file in '\(target.deletingLastPathComponent().path)'")
-          }
-          break
+      attempts: for _ in 0..<slotAttempts {
+        switch try claim(temporary, in: folder, mode: mode, naming: target) {
+        case .claimed(let descriptor): return (temporary, descriptor)
+        case .taken: break attempts
+        case .lost: continue
         }
-        if lock(descriptor, createdAs: temporary, in: folder) {
-          return (temporary, descriptor)
-        }
-        close(descriptor)
+      }
+    }
+    for _ in 0..<slotAttempts {
+      let temporary = temporaryName(
+        for: name, slot: Int.random(in: temporarySlots...Int(Int32.max)))
+      if case .claimed(let descriptor) = try claim(
+        temporary, in: folder, mode: mode, naming: target)
+      {
+        return (temporary, descriptor)
       }
     }
     throw StepFailure(
-      "cannot write '\(target.path)': all \(temporarySlots) of its temporary names ('"
-        + temporaryName(for: name, slot: 0) + "' to '-\(temporarySlots - 1)' beside it) are held"
-        + " by other writes in flight or taken by something that is not a file, so the file was"
-        + " left as it was; try again when those writes end, or remove what is not a write's")
+      "cannot write '\(target.path)': every temporary name it tried beside it was taken, so the"
+        + " file was left as it was; look there for files named '"
+        + temporaryName(for: name, slot: 0).dropLast() + "*' that are not the app's writes")
+  }
+
+  /// What became of an attempt to create a temporary file.
+  private enum Claim {
+    /// Created and locked: the descriptor, open for writing.
+    case claimed(Int32)
+    /// Something is at the name already.
+    case taken
+    /// Created, then taken for a killed write's leftover by another write, which removes it.
+    case lost
+  }
+
+  /// Creates the temporary file `temporary` in `folder` with `mode`, and locks it.
+  private static func claim(
+    _ temporary: String, in folder: Int32, mode: mode_t, naming target: URL
+  ) throws -> Claim {
+    let descriptor = openat(
+      folder, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+    guard descriptor >= 0 else {
+      guard errno == EEXIST else {
+        throw failure(
+          errno, writing: target,
+          doing: "create a temporary file in '\(target.deletingLastPathComponent().path)'")
+      }
+      return .taken
+    }
+    if lock(descriptor, createdAs: temporary, in: folder) { return .claimed(descriptor) }
+    close(descriptor)
+    return .lost
   }
 
   /// Locks the temporary file just created as `name`, and checks that the name still leads
@@ -466,8 +500,11 @@ public enum SafeFiles {
   private static func lock(_ descriptor: Int32, createdAs name: String, in folder: Int32)
     -> Bool
   {
-    // A file system without locks cannot lock it for any write: none can take it over.
-    if !tryLock(descriptor), errno == EWOULDBLOCK { return false }
+    // On a file system without locks no write can lock the file to take it over either: it
+    // is used unlocked. Any other failure (held, or the kernel out of lock records) loses it.
+    if !tryLock(descriptor), ![EOPNOTSUPP, ENOTSUP, ENOSYS, EINVAL].contains(errno) {
+      return false
+    }
     return isRegularFile(descriptor, stillNamed: name, in: folder)
   }
 
@@ -503,6 +540,10 @@ public enum SafeFiles {
     guard fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return errno == ENOENT }
     guard info.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG) else { return false }
     // Opened for its lock only; never read, and a FIFO put there meanwhile is not waited on.
+    // Read-only on purpose: where `flock` is made of process-wide `fcntl` locks (NFS), an
+    // exclusive one needs a descriptor open for writing, so none is taken and nothing is
+    // removed there; one that was would let go of every lock this process holds on the
+    // file, a live write's too, when it is closed.
     let descriptor = openat(folder, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
     guard descriptor >= 0 else { return errno == ENOENT }
     defer { close(descriptor) }
