@@ -121,12 +121,14 @@ struct UserDataSafetyTests {
     _ = try await Orchestrate.run(
       ["hold-file", inFlight, "3600"], binary: "orchestrate-test-helper"
     ) { writer, stdout in
+      // The writer dies by kill -9 mid-write, whatever happens here: the kernel lets go of
+      // its lock.
+      defer { kill(writer.processIdentifier, SIGKILL) }
       while !((try? String(contentsOf: stdout, encoding: .utf8)) ?? "").contains("locked") {
+        try #require(writer.isRunning, "the writer could not lock its file")
         try await Task.sleep(for: .milliseconds(10))
       }
       runs.append(try await Orchestrate.run(["run", try queueManifest(folder), "--quiet"]))
-      // The writer dies by kill -9 mid-write: the kernel lets go of its lock.
-      kill(writer.processIdentifier, SIGKILL)
     }
     #expect(runs.first?.status == 0, "\(runs.first?.stderr ?? "")")
     #expect(!FileManager.default.fileExists(atPath: leftover))

@@ -459,10 +459,12 @@ public enum SafeFiles {
         return (temporary, descriptor)
       }
     }
+    // Only when other writes kept taking the names this one created: it may go again.
     throw StepFailure(
-      "cannot write '\(target.path)': every temporary name it tried beside it was taken, so the"
-        + " file was left as it was; look there for files named '"
-        + temporaryName(for: name, slot: 0).dropLast() + "*' that are not the app's writes")
+      "cannot write '\(target.path)': the temporary names it tried beside it ('"
+        + temporaryName(for: name, slot: 0) + "' to '-\(temporarySlots - 1)' and"
+        + " \(slotAttempts) random ones) were all held or taken by other writes, so the file was"
+        + " left as it was; write it again")
   }
 
   /// What became of an attempt to create a temporary file.
@@ -471,11 +473,17 @@ public enum SafeFiles {
     case claimed(Int32)
     /// Something is at the name already.
     case taken
-    /// Created, then taken for a killed write's leftover by another write, which removes it.
+    /// Created, then taken by another write for a killed write's leftover and removed.
     case lost
   }
 
-  /// Creates the temporary file `temporary` in `folder` with `mode`, and locks it.
+  /// Creates the temporary file `temporary` in `folder` with `mode`, locks it, and checks
+  /// that the name still leads to it: before the lock, a write that took it for a killed
+  /// write's leftover may have removed it, and the name may be another write's now.
+  ///
+  /// - Throws: ``StepFailure`` when the file cannot be created, or locked for a reason other
+  ///   than another write holding it (the kernel out of lock records, an NFS mount without
+  ///   its lock service); the file is removed first.
   private static func claim(
     _ temporary: String, in folder: Int32, mode: mode_t, naming target: URL
   ) throws -> Claim {
@@ -489,23 +497,28 @@ public enum SafeFiles {
       }
       return .taken
     }
-    if lock(descriptor, createdAs: temporary, in: folder) { return .claimed(descriptor) }
-    close(descriptor)
-    return .lost
-  }
-
-  /// Locks the temporary file just created as `name`, and checks that the name still leads
-  /// to it: before the lock, a write that took it for a killed write's leftover may have
-  /// removed it, and the name may be another write's now.
-  private static func lock(_ descriptor: Int32, createdAs name: String, in folder: Int32)
-    -> Bool
-  {
-    // On a file system without locks no write can lock the file to take it over either: it
-    // is used unlocked. Any other failure (held, or the kernel out of lock records) loses it.
-    if !tryLock(descriptor), ![EOPNOTSUPP, ENOTSUP, ENOSYS, EINVAL].contains(errno) {
-      return false
+    if !tryLock(descriptor) {
+      let code = errno
+      // Held: another write took the new file for a leftover, and removes it.
+      guard code != EWOULDBLOCK else {
+        close(descriptor)
+        return .lost
+      }
+      // A file system without locks cannot lock the file for any write, so none can take it
+      // over either: it is used unlocked. Any other failure is said as it is.
+      guard [EOPNOTSUPP, ENOTSUP, ENOSYS, EINVAL].contains(code) else {
+        if isRegularFile(descriptor, stillNamed: temporary, in: folder) {
+          unlinkat(folder, temporary, 0)
+        }
+        close(descriptor)
+        throw failure(code, writing: target, doing: "lock its temporary file '\(temporary)'")
+      }
     }
-    return isRegularFile(descriptor, stillNamed: name, in: folder)
+    guard isRegularFile(descriptor, stillNamed: temporary, in: folder) else {
+      close(descriptor)
+      return .lost
+    }
+    return .claimed(descriptor)
   }
 
   /// Takes the lock on `descriptor` if no one holds it, without waiting; on failure `errno`
