@@ -5,8 +5,10 @@ import SQLiteStore
 /// `sample.data`: fills an empty library with a small sample one, once: the built-in books or
 /// songs, or the app's own `.sql` file for its own schema.
 ///
-/// Emptiness is checked with `LIMIT 1` (never counting or loading the library), inside the
-/// same write transaction as the inserts, so two launches at once cannot both seed it.
+/// Emptiness is checked with `LIMIT 1` (never counting or loading the library): first with a
+/// plain read, so every launch but the first neither waits for the store's write lock nor
+/// reads the sample; then again inside the write transaction of the inserts, so two launches
+/// at once cannot both seed it.
 public struct SampleDataStep: StepPlugin {
   /// The kind name.
   public static let kind = "sample.data"
@@ -79,19 +81,23 @@ public struct SampleDataStep: StepPlugin {
     if let script {
       return try runScript(script, on: store, context: context)
     }
+    let table: String
+    let insert: (SQLiteConnection) throws -> Int
+    switch store.schema {
+    case .music: (table, insert) = ("songs", insertSongs)
+    case .books: (table, insert) = ("works", insertBooks)
+    default:
+      throw StepFailure(
+        "sample.data has no built-in sample for the store's own schema '\(store.schema.name)'; give 'file', a .sql file of sample rows, and 'whenEmpty', the table it fills"
+      )
+    }
     let connection = try store.connect()
-    let inserted = try connection.immediateTransaction { () throws -> Int in
-      switch store.schema {
-      case .music:
-        guard try connection.integer(Self.existenceQuery("songs")) == nil else { return 0 }
-        return try insertSongs(connection)
-      case .books:
-        guard try connection.integer(Self.existenceQuery("works")) == nil else { return 0 }
-        return try insertBooks(connection)
-      default:
-        throw StepFailure(
-          "sample.data has no built-in sample for the store's own schema '\(store.schema.name)'; give 'file', a .sql file of sample rows, and 'whenEmpty', the table it fills"
-        )
+    var inserted = 0
+    if try !Self.hasRow(table, in: connection) {
+      inserted = try connection.immediateTransaction { () throws -> Int in
+        // Again under the write lock: another launch may have seeded it since the look.
+        guard try !Self.hasRow(table, in: connection) else { return 0 }
+        return try insert(connection)
       }
     }
     context.log(
@@ -107,22 +113,32 @@ public struct SampleDataStep: StepPlugin {
     "SELECT 1 FROM \"\(table)\" LIMIT 1"
   }
 
+  private static func hasRow(_ table: String, in connection: SQLiteConnection) throws -> Bool {
+    try connection.integer(existenceQuery(table)) != nil
+  }
+
   private func runScript(_ script: Script, on store: StoreHandle, context: StepContext) throws
     -> SampleDataResult
   {
-    let url = context.resolveResource(script.file)
-    let sql = try StoreSchema.sqlText(of: url, noun: "the sample data file")
     let connection = try store.connect()
-    let inserted = try connection.immediateTransaction { () throws -> Int in
-      let hasRow: Bool
+    func hasRow() throws -> Bool {
       do {
-        hasRow = try connection.integer(Self.existenceQuery(script.table)) != nil
+        return try Self.hasRow(script.table, in: connection)
       } catch let error as SQLiteError {
         throw StepFailure(
           "the table '\(script.table)' named by 'whenEmpty' is not in the store '\(store.url.path)' (\(error.message)); name a table the store's migrations create"
         )
       }
-      guard !hasRow else { return 0 }
+    }
+    guard try !hasRow() else {
+      context.log("'\(script.table)' already has rows; no sample data added")
+      return SampleDataResult(inserted: 0)
+    }
+    let url = context.resolveResource(script.file)
+    let sql = try StoreSchema.sqlText(of: url, noun: "the sample data file")
+    let inserted = try connection.immediateTransaction { () throws -> Int in
+      // Again under the write lock: another launch may have seeded it since the look.
+      guard try !hasRow() else { return 0 }
       let before = connection.totalChanges
       do {
         try connection.executeScript(sql)

@@ -385,8 +385,11 @@ struct StoreOpener {
   /// The file system's number for the file at `url`, which a rename keeps and a new file
   /// does not share.
   private static func identity(of url: URL) -> Int? {
-    let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
-    return (attributes?[.systemFileNumber] as? NSNumber)?.intValue
+    // One `lstat`, as `attributesOfItem` makes, without the rest of its dictionary (the
+    // owner's and group's names are looked up for it) on every launch.
+    var info = stat()
+    guard lstat(url.path, &info) == 0 else { return nil }
+    return Int(truncatingIfNeeded: info.st_ino)
   }
 
   /// The `-shm` file's bytes, read before SQLite opens the store and changes them; it is as

@@ -130,6 +130,43 @@ struct SampleDataTests {
     )
   }
 
+  @Test func aSeededLibraryIsLeftWhileAnotherConnectionHoldsTheWriteLock() async throws {
+    let folder = try ScratchFolder()
+    let plugins: [any StepPlugin.Type] = [StoreInitStep.self, SampleDataStep.self]
+    _ = try await launch(manifest(schema: "books"), in: folder, plugins: plugins)
+    let writer = try SQLiteConnection(url: folder.file("library.sqlite"), mode: .readWrite)
+    try writer.run("BEGIN IMMEDIATE")
+    defer { try? writer.run("ROLLBACK") }
+
+    let report = try await launch(manifest(schema: "books"), in: folder, plugins: plugins).report
+
+    // A launch that took the write lock to look would wait for it, then fail as busy.
+    #expect(report.outcome == .succeeded, "\(report.steps.compactMap(\.error))")
+    #expect(report.step("sample")?.notes == ["the library already has items; no sample data added"])
+  }
+
+  @Test func aSeededLibraryIsLeftWithoutTheWriteLockOrReadingTheSample() async throws {
+    let folder = try ScratchFolder()
+    try folder.write("schema/001_create.sql", "CREATE TABLE items (id INTEGER PRIMARY KEY);")
+    try folder.write("schema/sample.sql", "INSERT INTO items (id) VALUES (1);")
+    let manifest = scriptManifest(#"{ "file": "schema/sample.sql", "whenEmpty": "items" }"#)
+    let plugins: [any StepPlugin.Type] = [StoreInitStep.self, SampleDataStep.self]
+    let first = try await launch(manifest, in: folder, plugins: plugins).report
+    #expect(first.step("sample")?.notes == ["added 1 sample rows from sample.sql"])
+    // The sample is no longer text, and another connection (the app, an extension) holds the
+    // store's write lock: a launch that had to read the one or wait for the other would fail.
+    try Data([0xFF, 0xFE, 0x00]).write(to: folder.file("schema/sample.sql"))
+    let writer = try SQLiteConnection(url: folder.file("app.sqlite"), mode: .readWrite)
+    try writer.run("BEGIN IMMEDIATE")
+    defer { try? writer.run("ROLLBACK") }
+
+    let second = try await launch(manifest, in: folder, plugins: plugins).report
+
+    #expect(second.outcome == .succeeded, "\(second.steps.compactMap(\.error))")
+    #expect(second.step("sample")?.notes == ["'items' already has rows; no sample data added"])
+    #expect(try count("items", in: folder, store: "app.sqlite") == 1)
+  }
+
   @Test func refusesASampleFileThatIsAFIFOInsteadOfWaitingOnIt() async throws {
     let folder = try ScratchFolder()
     try folder.write("schema/001_create.sql", "CREATE TABLE items (id INTEGER PRIMARY KEY);")

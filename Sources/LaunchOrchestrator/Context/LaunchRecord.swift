@@ -246,9 +246,8 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
 /// (`.<manifest name>.json.lock` beside it) and replaced whole, so two processes launching at
 /// once each add their launch and neither loses the other's.
 ///
-/// Its folder holds nothing else (a record per manifest and their locks), so the listing an
-/// atomic write makes to clean up after a killed writer stays small whatever the data folder
-/// holds. Nothing about it fails a launch: a damaged record is moved aside and started
+/// Its folder holds nothing else (a record per manifest and their locks). Nothing about it
+/// fails a launch: a damaged record is moved aside and started
 /// afresh, and a record that cannot be written is a note in the report.
 package struct LaunchRecordFile: Sendable {
   /// The folder, under the data folder, that holds every manifest's record.
