@@ -8,13 +8,26 @@ struct GateFile {
   let url: URL
   let root: JSONValue
 
-  /// Reads the file; `nil` when it does not exist.
+  /// The largest file a gate reads: app metadata, a session or a profile is a few kilobytes.
+  static let maximumSize = 1 << 20
+
+  /// Reads the file; `nil` when it does not exist. A link is followed to its file, read
+  /// through one descriptor: a FIFO at the path is refused, never waited on.
   static func read(_ url: URL) throws -> GateFile? {
-    guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+    let bytes: Data
+    do {
+      guard
+        let data = try SafeFiles.contentsOfRegularFile(
+          at: url.resolvingSymlinksInPath(), limit: maximumSize)
+      else { return nil }
+      bytes = data
+    } catch {
+      throw StepFailure("\(error); a gate reads a JSON file")
+    }
     let document: JSONDocument
     do {
-      document = try JSONParser.parse(Array(try Data(contentsOf: url)))
-    } catch let error as JSONSyntaxError {
+      document = try JSONParser.parse(Array(bytes))
+    } catch {
       throw StepFailure("'\(url.path)' is not valid JSON: \(error.message)")
     }
     guard document.root.members != nil else {

@@ -117,6 +117,25 @@ struct LaunchGatesTests {
         == "the profile file '\(missing.file("profile.json").path)' does not exist")
   }
 
+  @Test func refusesAFIFOOrAnOversizedFileInsteadOfWaitingOnItOrReadingItAll() async throws {
+    let fifo = try folder()
+    let metadata = fifo.file("metadata.json")
+    try FileManager.default.removeItem(at: metadata)
+    #expect(mkfifo(metadata.path, 0o600) == 0)
+    let report = try await launch(chain, in: fifo, plugins: plugins).report
+    #expect(
+      report.step("maintenance")?.error
+        == "'\(metadata.path)' is a FIFO (named pipe), not a regular file; a gate reads a JSON file"
+    )
+
+    let big = try folder(profile: "{ \"pad\": \"" + String(repeating: "x", count: 1 << 20) + "\" }")
+    let oversized = try await launch(chain, in: big, plugins: plugins).report
+    #expect(
+      oversized.step("household")?.error
+        == "'\(big.file("profile.json").path)' is over the 1048576-byte limit; a gate reads a JSON file"
+    )
+  }
+
   @Test func failsOnAnAppVersionThatIsNotOne() async throws {
     var environment = LaunchEnvironment()
     environment[AppInfo.self] = AppInfo(version: "one point ten")
