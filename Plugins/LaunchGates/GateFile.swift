@@ -11,18 +11,21 @@ struct GateFile {
   /// The largest file a gate reads: app metadata, a session or a profile is a few kilobytes.
   static let maximumSize = 1 << 20
 
-  /// Reads the file; `nil` when it does not exist. A link is followed to its file, read
-  /// through one descriptor: a FIFO at the path is refused, never waited on.
+  /// Reads the file; `nil` when it does not exist (a link to nothing, or a loop of links,
+  /// included). A link is followed to its file, read through one descriptor: a FIFO at the
+  /// path is refused, never waited on.
   static func read(_ url: URL) throws -> GateFile? {
+    guard FileManager.default.fileExists(atPath: url.path) else { return nil }
     let bytes: Data
     do {
+      // Gone since the look: as if it had not been there.
       guard
         let data = try SafeFiles.contentsOfRegularFile(
           at: url.resolvingSymlinksInPath(), limit: maximumSize)
       else { return nil }
       bytes = data
     } catch {
-      throw StepFailure("\(error); a gate reads a JSON file")
+      throw StepFailure("\(error); a gate needs a readable JSON file of at most 1 MiB there")
     }
     let document: JSONDocument
     do {

@@ -124,7 +124,11 @@ public struct SampleDataStep: StepPlugin {
     func hasRow() throws -> Bool {
       do {
         return try Self.hasRow(script.table, in: connection)
-      } catch let error as SQLiteError {
+      } catch let error as SQLiteError
+        where !error.isBusy && !error.isCorruption && !error.isInterrupted
+      {
+        // Anything else the query meets is about the table (`no such table`); a store held
+        // past the busy timeout, damaged or interrupted is said as it is.
         throw StepFailure(
           "the table '\(script.table)' named by 'whenEmpty' is not in the store '\(store.url.path)' (\(error.message)); name a table the store's migrations create"
         )

@@ -121,19 +121,35 @@ struct LaunchGatesTests {
     let fifo = try folder()
     let metadata = fifo.file("metadata.json")
     try FileManager.default.removeItem(at: metadata)
-    #expect(mkfifo(metadata.path, 0o600) == 0)
+    try #require(mkfifo(metadata.path, 0o600) == 0)
     let report = try await launch(chain, in: fifo, plugins: plugins).report
     #expect(
       report.step("maintenance")?.error
-        == "'\(metadata.path)' is a FIFO (named pipe), not a regular file; a gate reads a JSON file"
+        == "'\(metadata.path)' is a FIFO (named pipe), not a regular file; a gate needs a readable JSON file of at most 1 MiB there"
     )
 
     let big = try folder(profile: "{ \"pad\": \"" + String(repeating: "x", count: 1 << 20) + "\" }")
     let oversized = try await launch(chain, in: big, plugins: plugins).report
     #expect(
       oversized.step("household")?.error
-        == "'\(big.file("profile.json").path)' is over the 1048576-byte limit; a gate reads a JSON file"
+        == "'\(big.file("profile.json").path)' is over the 1048576-byte limit; a gate needs a readable JSON file of at most 1 MiB there"
     )
+  }
+
+  @Test func followsALinkToItsFileAndTakesALinkToNothingForNoFile() async throws {
+    let linked = try folder()
+    // The metadata is a relative link to the file, as an app's build may ship it.
+    try FileManager.default.moveItem(
+      at: linked.file("metadata.json"), to: linked.file("shipped-metadata.json"))
+    try FileManager.default.createSymbolicLink(
+      atPath: linked.file("metadata.json").path, withDestinationPath: "shipped-metadata.json")
+    // The session is a link to a file that is gone: no session, so the user logs in.
+    try FileManager.default.removeItem(at: linked.file("session.json"))
+    try FileManager.default.createSymbolicLink(
+      atPath: linked.file("session.json").path, withDestinationPath: "signed-out.json")
+    let report = try await launch(chain, in: linked, plugins: plugins).report
+    #expect(report.step("version")?.state == .succeeded)
+    #expect(report.route == .loginRequired)
   }
 
   @Test func failsOnAnAppVersionThatIsNotOne() async throws {
