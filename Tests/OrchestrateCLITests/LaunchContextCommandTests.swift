@@ -260,21 +260,12 @@ struct LaunchContextCommandTests {
         of: #""version": 1,"#, with: #""version": 1, "maxConcurrency": 1,"#))
     let record = folder.path(".orchestrate-launches/Ctx.json")
     var launch: CommandResult?
-    let holder = try await Orchestrate.run(
-      // Held far longer than any launch takes, even slowed down by a sanitizer; killed below.
-      ["hold-lock", record, "3600"], binary: "orchestrate-test-helper"
-    ) { process, stdout in
-      // Killed whatever happens here: a test that stops early must not leave it holding.
-      defer { kill(process.processIdentifier, SIGKILL) }
-      while !((try? String(contentsOf: stdout, encoding: .utf8)) ?? "").contains("locked") {
-        try #require(process.isRunning, "the helper could not take the record's lock")
-        try await Task.sleep(for: .milliseconds(10))
-      }
+    // Held far longer than any launch takes, even slowed down by a sanitizer; killed after.
+    try await Orchestrate.whileHelperHolds(["hold-lock", record, "3600"]) {
       launch = try await Orchestrate.run(
         ["run", "slow.json", "--report", "r.json", "--quiet", "--app-version", "2.0"],
         in: folder.url)
     }
-    _ = holder
     let result = try #require(launch)
     #expect(result.status == 0, "\(result.stderr)")
     let report = try LaunchReport(

@@ -56,6 +56,25 @@ enum Orchestrate {
   }
 }
 
+extension Orchestrate {
+  /// Runs `orchestrate-test-helper` with a `hold-…` command (`arguments`), runs `body` once
+  /// the helper says it holds its lock, then kills it with SIGKILL, whatever `body` did: a
+  /// test that stops early must not leave it holding. Fails when the helper exits without
+  /// taking the lock.
+  static func whileHelperHolds(
+    _ arguments: [String], _ body: @escaping () async throws -> Void
+  ) async throws {
+    _ = try await run(arguments, binary: "orchestrate-test-helper") { helper, stdout in
+      defer { kill(helper.processIdentifier, SIGKILL) }
+      while !((try? String(contentsOf: stdout, encoding: .utf8)) ?? "").contains("locked") {
+        try #require(helper.isRunning, "the helper could not take its lock: \(arguments)")
+        try await Task.sleep(for: .milliseconds(10))
+      }
+      try await body()
+    }
+  }
+}
+
 /// A folder that is deleted when the value is.
 final class TemporaryFolder {
   let url: URL

@@ -118,16 +118,8 @@ struct UserDataSafetyTests {
     let inFlight = try folder.write(".queue.json.writing-0", "[{\"workId\": 1}, {\"wo")
     let leftover = try folder.write(".queue.json.writing-1", "[{\"workId\": 7}")
     var runs: [CommandResult] = []
-    _ = try await Orchestrate.run(
-      ["hold-file", inFlight, "3600"], binary: "orchestrate-test-helper"
-    ) { writer, stdout in
-      // The writer dies by kill -9 mid-write, whatever happens here: the kernel lets go of
-      // its lock.
-      defer { kill(writer.processIdentifier, SIGKILL) }
-      while !((try? String(contentsOf: stdout, encoding: .utf8)) ?? "").contains("locked") {
-        try #require(writer.isRunning, "the writer could not lock its file")
-        try await Task.sleep(for: .milliseconds(10))
-      }
+    // Then the writer dies by kill -9 mid-write: the kernel lets go of its lock.
+    try await Orchestrate.whileHelperHolds(["hold-file", inFlight, "3600"]) {
       runs.append(try await Orchestrate.run(["run", try queueManifest(folder), "--quiet"]))
     }
     #expect(runs.first?.status == 0, "\(runs.first?.stderr ?? "")")
