@@ -253,7 +253,60 @@ struct Benchmarks {
             format: ", %.2f µs and %.0f bytes a step (the first load %.2f µs a step)", micros,
             bytes, firstMicros))
     }
+    try migrationsLoad(in: folder, into: &result)
     return result
+  }
+
+  /// A one-step manifest whose `store.init` names a folder of 40 migrations, against the same
+  /// step with a built-in schema, loaded alternately in this process (31 of each, medians): what
+  /// an app's migrations folder adds to every launch's load, where only its names are read.
+  private func migrationsLoad(in folder: URL, into result: inout Result) throws {
+    let migrations = folder.appendingPathComponent("migrations/app")
+    try FileManager.default.createDirectory(at: migrations, withIntermediateDirectories: true)
+    let count = 40
+    for number in 1...count {
+      let table = "t\(number)"
+      let sql =
+        (number == 1 ? "CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL);\n" : "")
+        + "CREATE TABLE \(table) (id INTEGER PRIMARY KEY, name TEXT NOT NULL, created_at REAL);\n"
+        + "CREATE INDEX \(table)_created ON \(table) (created_at DESC, id);\n"
+        + "ALTER TABLE items ADD COLUMN c\(number) INTEGER;\n"
+      try Data(sql.utf8).write(
+        to: migrations.appendingPathComponent(
+          String(format: "%03d_add_table_%d.sql", number, number)))
+    }
+    func manifest(_ params: String) throws -> String {
+      let file = folder.appendingPathComponent("store-\(UUID().uuidString).json")
+      try Data(
+        #"{ "version": 1, "steps": [ { "id": "store", "plugin": "store.init", "params": \#(params) } ] }"#
+          .utf8
+      ).write(to: file)
+      return file.path
+    }
+    let withFolder = try manifest(#"{ "path": "app.sqlite", "migrations": "migrations/app" }"#)
+    let builtIn = try manifest(#"{ "path": "app.sqlite", "schema": "books" }"#)
+    let loader = ManifestLoader(registry: registry)
+    let clock = ContinuousClock()
+    func timedLoad(_ path: String) throws -> Double {
+      let start = clock.now
+      _ = try loader.load(path: path)
+      return (clock.now - start).secondsValue
+    }
+    var folderSeconds: [Double] = []
+    var builtInSeconds: [Double] = []
+    for _ in 0..<31 {
+      folderSeconds.append(try timedLoad(withFolder))
+      builtInSeconds.append(try timedLoad(builtIn))
+    }
+    let withMigrations = Sample(values: folderSeconds)
+    let alone = Sample(values: builtInSeconds)
+    result.field("migrationsLoadMicros", withMigrations.median * 1e6)
+    result.field("builtInSchemaLoadMicros", alone.median * 1e6)
+    result.field("migrationsLoadRatio", withMigrations.median / alone.median)
+    result.lines.append(
+      "  a store.init step with \(count) migration files \(withMigrations.text(scale: 1e6, unit: "µs"))"
+        + ", with a built-in schema \(alone.text(scale: 1e6, unit: "µs"))"
+        + String(format: ": %.2fx", withMigrations.median / alone.median))
   }
 
   /// The child's side of ``manifest()``: prints what ``timedLoads(of:runs:)`` measured, the

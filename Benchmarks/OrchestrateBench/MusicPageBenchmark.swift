@@ -174,7 +174,7 @@ enum MusicLibraryBuilder {
     do {
       let connection = try SQLiteConnection(url: partial, mode: .create)
       let migrations = StoreSchema.music.migrations
-      try connection.execute(migrations[0].sql)
+      try connection.execute(migrations[0].checkedSQL())
       // Rows first, then the indexes and the full-text index: the same schema, built faster.
       try connection.immediateTransaction {
         let insert = try connection.prepare(
@@ -193,8 +193,8 @@ enum MusicLibraryBuilder {
           while try insert.step() {}
         }
       }
-      try connection.execute(migrations[1].sql)
-      try connection.execute(migrations[2].sql)
+      try connection.execute(migrations[1].checkedSQL())
+      try connection.execute(migrations[2].checkedSQL())
       try connection.execute("PRAGMA user_version = \(StoreSchema.music.latestVersion)")
     }
     try FileManager.default.moveItem(at: partial, to: url)

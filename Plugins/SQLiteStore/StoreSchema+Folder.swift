@@ -8,45 +8,31 @@ import LaunchOrchestrator
 #endif
 
 extension StoreSchema {
-  /// Reads an app's schema from a folder of migration files named `NNN_name.sql`, numbered
-  /// from 1 without gaps; the folder's name is the schema's name.
+  /// An app's schema from a folder of migration files named `NNN_name.sql`, numbered from 1
+  /// without gaps; the folder's name is the schema's name.
   ///
+  /// Reads the folder's names, not the files: a migration's file is read when a store needs it
+  /// (``Migration/checkedSQL()``), so a launch whose store is up to date opens none of them.
   /// Files that do not start with a digit (a `sample.sql`, a README) are not migrations and
   /// are left alone.
   /// - Throws: ``StepFailure`` naming the folder or file and what to change: a missing or
   ///   empty folder, a misnamed file, a number used twice, a gap.
   public init(folder: URL) throws(StepFailure) {
-    var isFolder: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder) else {
-      throw StepFailure(
-        "the migrations folder '\(folder.path)' does not exist; give the folder of NNN_name.sql files shipped with the manifest"
-      )
-    }
-    guard isFolder.boolValue else {
-      throw StepFailure(
-        "'\(folder.path)' is a file, not a folder; 'migrations' names a folder of NNN_name.sql files"
-      )
-    }
-    let names: [String]
-    do {
-      names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
-    } catch {
-      throw StepFailure("cannot read the migrations folder '\(folder.path)': \(error)")
-    }
     var numbered: [(number: Int, name: String, summary: String)] = []
-    for name in names.sorted()
-    where name.hasSuffix(".sql") && name.first.map(\.isASCII) == true
-      && name.first?.isNumber == true
-    {
-      let stem = name.dropLast(4)
-      let digits = stem.prefix { $0.isASCII && $0.isNumber }
+    for name in try Self.migrationNames(in: folder) {
+      // `NNN_name.sql`, read as bytes: every launch lists the folder.
+      let stem = name.utf8.dropLast(4)
+      let digits = stem.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
       let rest = stem.dropFirst(digits.count)
-      guard let number = Int(digits), rest.first == "_", rest.count > 1 else {
+      guard digits.count <= 18, rest.first == UInt8(ascii: "_"), rest.count > 1 else {
         throw StepFailure(
           "the migration file '\(folder.appendingPathComponent(name).path)' is not named NNN_name.sql; rename it to its number, an underscore and a name, such as '004_add_tags.sql'"
         )
       }
-      let summary = rest.dropFirst().replacingOccurrences(of: "_", with: " ")
+      let number = digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+      let summary = String(
+        decoding: rest.dropFirst().map { $0 == UInt8(ascii: "_") ? UInt8(ascii: " ") : $0 },
+        as: UTF8.self)
       numbered.append((number, name, summary))
     }
     numbered.sort { ($0.number, $0.name) < ($1.number, $1.name) }
@@ -74,16 +60,44 @@ extension StoreSchema {
           "the migrations in '\(folder.path)' skip number \(expected)\(after) (the next is '\(file.name)'); number them from 1 without gaps"
         )
       }
-      let url = folder.appendingPathComponent(file.name)
-      let sql = try Self.sqlText(of: url, noun: "the migration")
-      if let escape = SQLiteConnection.transactionEscape(in: sql) {
-        throw StepFailure(
-          "the migration '\(url.path):\(escape.line ?? 1)' is refused: \(escape.message); store.init applies each migration inside one transaction and commits it itself, so that a failure leaves the store as it was; remove the statement"
-        )
-      }
-      migrations.append(Migration(version: expected, summary: file.summary, sql: sql, file: url))
+      migrations.append(
+        Migration(
+          version: expected, summary: file.summary,
+          file: folder.appendingPathComponent(file.name, isDirectory: false)))
     }
     self.init(name: folder.lastPathComponent, migrations: migrations)
+  }
+
+  /// The names in `folder` that look like migrations (a digit first, `.sql` last), sorted: one
+  /// listing with the system's calls, no file opened.
+  private static func migrationNames(in folder: URL) throws(StepFailure) -> [String] {
+    guard let stream = opendir(folder.path) else {
+      switch errno {
+      case ENOENT:
+        throw StepFailure(
+          "the migrations folder '\(folder.path)' does not exist; give the folder of NNN_name.sql files shipped with the manifest"
+        )
+      case ENOTDIR:
+        throw StepFailure(
+          "'\(folder.path)' is a file, not a folder; 'migrations' names a folder of NNN_name.sql files"
+        )
+      case let code:
+        throw StepFailure(
+          "cannot read the migrations folder '\(folder.path)': \(String(cString: strerror(code)))")
+      }
+    }
+    defer { closedir(stream) }
+    var names: [String] = []
+    while let entry = readdir(stream) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+        String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+      }
+      guard let first = name.utf8.first, first >= UInt8(ascii: "0"), first <= UInt8(ascii: "9"),
+        name.utf8.count > 4, name.utf8.suffix(4).elementsEqual(".sql".utf8)
+      else { continue }
+      names.append(name)
+    }
+    return names.sorted()
   }
 
   /// The text of a `.sql` file shipped with a manifest, which `noun` names in messages ("the

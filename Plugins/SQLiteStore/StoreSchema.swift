@@ -1,4 +1,5 @@
 import Foundation
+import LaunchOrchestrator
 
 /// The versioned schema of a store: a list of migrations, built in (`books`, `music`) or read
 /// from an app's folder of numbered `.sql` files.
@@ -13,22 +14,55 @@ public struct StoreSchema: Sendable, Equatable {
     public var version: Int
     /// What it does, for progress messages.
     public var summary: String
-    /// The statements it runs.
-    public var sql: String
-    /// The file it was read from; `nil` for a built-in migration.
+    /// The statements it runs, for a migration written in code; `nil` for one in an app's
+    /// folder, whose ``file`` is read only when a store needs it (``checkedSQL()``).
+    public var sql: String?
+    /// The file it is read from; `nil` for a built-in migration.
     public var file: URL?
 
-    /// Describes a migration.
-    public init(version: Int, summary: String, sql: String, file: URL? = nil) {
+    /// A migration written in code.
+    public init(version: Int, summary: String, sql: String) {
       self.version = version
       self.summary = summary
       self.sql = sql
+    }
+
+    /// A migration in a file, read when a store needs it: a launch whose store is already
+    /// past it never opens the file.
+    public init(version: Int, summary: String, file: URL) {
+      self.version = version
+      self.summary = summary
       self.file = file
     }
 
     /// `'003_add_tags.sql'` or `3 (index the library for paging)`, for messages.
     public var label: String {
       file.map { "'\($0.lastPathComponent)'" } ?? "\(version) (\(summary))"
+    }
+
+    /// The statements it runs, read from its file now for a migration of an app's folder,
+    /// checked to run inside the one transaction `store.init` applies migrations in.
+    /// - Throws: ``StepFailure`` naming the file (or the built-in migration) and what to
+    ///   change: a link to nothing, a folder, a FIFO, bytes that are not UTF-8, a statement that
+    ///   would end, begin or leave the transaction (with its line).
+    public func checkedSQL() throws(StepFailure) -> String {
+      let text: String
+      if let sql {
+        text = sql
+      } else if let file {
+        text = try StoreSchema.sqlText(of: file, noun: "the migration")
+      } else {
+        text = ""
+      }
+      if let escape = SQLiteConnection.transactionEscape(in: text) {
+        let location =
+          file.map { "the migration '\($0.path):\(escape.line ?? 1)'" }
+          ?? "migration \(version) (\(summary)) at line \(escape.line ?? 1)"
+        throw StepFailure(
+          "\(location) is refused: \(escape.message); store.init applies each migration inside one transaction and commits it itself, so that a failure leaves the store as it was; remove the statement"
+        )
+      }
+      return text
     }
   }
 
@@ -58,11 +92,14 @@ public struct StoreSchema: Sendable, Equatable {
   }
 
   /// The tables a store of this schema has at `version`, found by applying the migrations up
-  /// to it to an empty database in memory; costs the same whatever the store's size.
-  public func tables(atVersion version: Int) throws(SQLiteError) -> Set<String> {
+  /// to it to an empty database in memory (reading their files); costs the same whatever the
+  /// store's size.
+  /// - Throws: ``StepFailure`` for a migration that cannot be read (``Migration/checkedSQL()``),
+  ///   ``SQLiteError`` for one that fails.
+  public func tables(atVersion version: Int) throws -> Set<String> {
     let memory = try SQLiteConnection.inMemory()
     for migration in migrations where migration.version <= version {
-      try memory.executeScript(migration.sql)
+      try memory.executeScript(migration.checkedSQL())
     }
     return try memory.tableNames()
   }

@@ -61,7 +61,7 @@ public struct StoreInitStep: StepPlugin {
     case folder(String)
   }
 
-  /// Checks the parameters, and reads and checks the migrations folder.
+  /// Checks the parameters, and the names in the migrations folder (``StoreSchema/init(folder:)``).
   public init(parameters: Parameters) throws {
     path = parameters.path
     if let migrations = parameters.migrations {
@@ -93,6 +93,19 @@ public struct StoreInitStep: StepPlugin {
     adopt = parameters.adopt
     busyTimeout = parameters.busyTimeout
     integrityCheck = parameters.integrityCheck
+  }
+
+  /// Reads and checks every file of the migrations folder, not only those a store lacks, for
+  /// `orchestrate validate`: a launch reads a migration only to apply it.
+  public func checkShippedFiles() throws {
+    guard case .loaded(let schema) = schemaSource else { return }
+    for migration in schema.migrations where migration.file != nil {
+      do {
+        _ = try migration.checkedSQL()
+      } catch {
+        throw ParameterError("migrations", error.message + ".")
+      }
+    }
   }
 
   /// SQLite calls block their thread.

@@ -295,12 +295,16 @@ struct StoreOpener {
       let state = try Self.inspect(connection)
       _ = try judge(state)
       let pending = schema.migrations.filter { $0.version > state.version }
-      // Refused before any of them is applied: a statement that ends the transaction would
-      // commit half a migration.
-      for migration in pending {
-        if let escape = SQLiteConnection.transactionEscape(in: migration.sql) {
-          throw failure(escape, in: migration, leftAt: state.version)
-        }
+      // Only the pending ones are read, and every one of them is read and checked before any
+      // is applied: a file that cannot be read, or a statement that would end the transaction
+      // (and commit half a migration), leaves the store as it was.
+      var scripts: [String] = []
+      do throws(StepFailure) {
+        for migration in pending { scripts.append(try migration.checkedSQL()) }
+      } catch {
+        throw StepFailure(
+          "\(error.message); the store '\(url.path)' was left as it was, at version \(state.version)"
+        )
       }
       for (index, migration) in pending.enumerated() {
         try Task.checkCancellation()
@@ -308,7 +312,7 @@ struct StoreOpener {
           Double(index) / Double(pending.count),
           "Migrating to version \(migration.version): \(migration.summary)...")
         do {
-          try connection.executeScriptInTransaction(migration.sql)
+          try connection.executeScriptInTransaction(scripts[index])
         } catch let error as SQLiteError {
           throw failure(error, in: migration, leftAt: state.version)
         }

@@ -22,7 +22,9 @@ struct ValidateCommand: Command {
         continue
       }
       do {
-        let plan = try ManifestLoader(registry: registry).load(path: path)
+        // Every file shipped with the manifest, as a launch reads only those it needs.
+        let plan = try ManifestLoader(registry: registry, checksShippedFiles: true).load(
+          path: path)
         for warning in plan.warnings { console.out(warning.description) }
         warnings += plan.warnings.count
         console.out(

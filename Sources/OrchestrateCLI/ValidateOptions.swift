@@ -4,7 +4,7 @@ package struct ValidateOptions: CommandOptions {
     name: "validate",
     abstract: "Checks manifests and reports every problem, without running anything.",
     discussion:
-      "Problems print compiler-style (file:line:column: error: ...). Exits 65 when a manifest is invalid, 66 when one cannot be read."
+      "Reads every file shipped with a manifest that a launch reads only when it needs it (every store.init migration, not only those a store lacks). Problems print compiler-style (file:line:column: error: ...). Exits 65 when a manifest is invalid, 66 when one cannot be read."
   )
 
   @Arguments("manifest", help: "Manifest files to check.")

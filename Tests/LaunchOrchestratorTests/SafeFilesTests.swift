@@ -285,8 +285,10 @@ struct SafeFilesTests {
     writer.waitUntilExit()
     try folder.write(SafeFiles.temporaryName(for: "report.json", slot: 3), "older half")
     // A write in flight holds the second slot; another file's slot is not this write's to judge.
-    let inFlight = try holdSlot(1, of: "report.json", in: folder)
-    defer { close(inFlight) }
+    // Closed once, whichever comes first: a second `close` would close a descriptor another
+    // test running meanwhile opened under the same number.
+    var inFlight: Int32? = try holdSlot(1, of: "report.json", in: folder)
+    defer { if let inFlight { close(inFlight) } }
     let otherTarget = try folder.write(
       SafeFiles.temporaryName(for: "trace.json", slot: 0), "not ours to judge")
 
@@ -299,7 +301,8 @@ struct SafeFilesTests {
     #expect(try text(file) == "new")
     #expect(try text(folder.file(".report.json.writing-1")) == "in flight")
     // Once that write has died too, the next write removes its file as well.
-    close(inFlight)
+    if let inFlight { close(inFlight) }
+    inFlight = nil
     try SafeFiles.writeAtomically(Data("newer".utf8), to: file)
     #expect(folder.names == [otherTarget.lastPathComponent, "report.json"].sorted())
   }

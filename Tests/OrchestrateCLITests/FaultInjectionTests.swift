@@ -111,7 +111,8 @@ struct FaultInjectionTests {
     let folder = try TemporaryFolder()
     let database = folder.path("library.sqlite")
     // A store at version 2 with enough rows that creating version 3's indexes takes a while.
-    let migrations = StoreSchema.books.migrations.prefix(2).map(\.sql).joined(separator: "\n")
+    let migrations = try StoreSchema.books.migrations.prefix(2).map { try $0.checkedSQL() }.joined(
+      separator: "\n")
     _ = try await sqlite(database, migrations + "PRAGMA user_version = 2;")
     _ = try await sqlite(
       database,
@@ -155,7 +156,8 @@ struct FaultInjectionTests {
   /// the store does not have (validating the queue means rewriting it), in `folder`; their paths.
   private func storeAndQueue(in folder: URL) async throws -> (store: String, queue: String) {
     let database = folder.appendingPathComponent("library.sqlite").path
-    let migrations = StoreSchema.books.migrations.prefix(2).map(\.sql).joined(separator: "\n")
+    let migrations = try StoreSchema.books.migrations.prefix(2).map { try $0.checkedSQL() }.joined(
+      separator: "\n")
     _ = try await sqlite(
       database,
       migrations + "PRAGMA user_version = 2; INSERT INTO works (id, title) VALUES (1, 'Kept');")

@@ -40,7 +40,7 @@ struct StoreConcurrencyTests {
   /// before `store.init` switched them to WAL are.
   private func makeRollbackJournalStore(at store: URL, version: Int) throws {
     let connection = try SQLiteConnection(url: store, mode: .create)
-    try connection.execute(StoreSchema.books.migrations[0].sql)
+    try connection.execute(StoreSchema.books.migrations[0].checkedSQL())
     try connection.execute("PRAGMA user_version = \(version)")
     #expect(try connection.journalMode() == "delete")
   }

@@ -25,6 +25,23 @@ struct StoreFilesTests {
     #expect(!FileManager.default.fileExists(atPath: folder.path(".data")))
   }
 
+  /// A launch reads only the migrations its store lacks; `validate` reads every one, so a file
+  /// spoiled after it was applied is named before the next release, and never fails a launch.
+  @Test func validateReadsEveryMigrationWhileARunReadsOnlyThoseItsStoreLacks() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.copyShipped("screensort.json")
+    #expect(try await Orchestrate.run(["run", manifest, "--quiet"]).status == 0)
+    let applied = folder.path("migrations/screensort/002_add_folders.sql")
+    try Data([0x43, 0xFF, 0xFE]).write(to: URL(fileURLWithPath: applied))
+    #expect(try await Orchestrate.run(["run", manifest, "--quiet"]).status == 0)
+    let result = try await Orchestrate.run(["validate", manifest])
+    #expect(result.status == 65)
+    #expect(
+      (result.stdout + result.stderr).contains(
+        "error: step 'store' (steps[0].params.migrations): the migration '\(applied)' is not UTF-8 text; save it as UTF-8."
+      ), "\(result.stdout)\(result.stderr)")
+  }
+
   @Test func refusesTheManifestAsItsStoreAndAMissingFolderLeavingBothAsTheyWere() async throws {
     let folder = try TemporaryFolder()
     let text = storeManifest(#"{ "path": "store.json" }"#)

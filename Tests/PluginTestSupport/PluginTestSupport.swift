@@ -54,12 +54,15 @@ public func launch(
   return (await report, events)
 }
 
-/// The messages of a manifest that fails to load with `plugins`, or `[]` if it loads.
-public func loadProblems(_ manifest: String, plugins: [any StepPlugin.Type]) -> [String] {
+/// The messages of a manifest that fails to load with `plugins`, or `[]` if it loads; with
+/// `checksShippedFiles`, as `orchestrate validate` loads it.
+public func loadProblems(
+  _ manifest: String, plugins: [any StepPlugin.Type], checksShippedFiles: Bool = false
+) -> [String] {
   var registry = PluginRegistry()
   registry.register(plugins)
   do {
-    _ = try ManifestLoader(registry: registry).load(
+    _ = try ManifestLoader(registry: registry, checksShippedFiles: checksShippedFiles).load(
       bytes: Array(manifest.utf8), file: "launch.json",
       directory: FileManager.default.temporaryDirectory)
     return []

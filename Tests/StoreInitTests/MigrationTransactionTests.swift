@@ -76,15 +76,20 @@ struct MigrationTransactionTests {
         \(statement)
       CREATE TABLE labels (id INTEGER PRIMARY KEY);
       """)
-    var message = ""
-    do {
-      _ = try await launch(storeManifest(params), in: folder, plugins: plugins)
-      Issue.record("the manifest loaded")
-    } catch {
-      message = "\(error)"
-    }
+    let refusal =
+      "the migration '\(migration.path):4' is refused: \(reason); store.init applies each migration inside one transaction and commits it itself, so that a failure leaves the store as it was; remove the statement"
+    let (report, _) = try await launch(storeManifest(params), in: folder, plugins: plugins)
     #expect(
-      message.contains("the migration '\(migration.path):4' is refused: \(reason);"), "\(message)")
+      storeError(report)
+        == "\(refusal); the store '\(folder.file("app.sqlite").path)' was left as it was, at version 1"
+    )
+    // `orchestrate validate` reads every migration, and refuses it before any launch.
+    let absolute =
+      #"{ "path": "app.sqlite", "migrations": "\#(folder.file("migrations/notes").path)" }"#
+    #expect(
+      loadProblems(storeManifest(absolute), plugins: plugins, checksShippedFiles: true) == [
+        "steps[0].params.migrations: \(refusal)."
+      ])
     let connection = try SQLiteConnection(url: folder.file("app.sqlite"), mode: .readOnly)
     #expect(try connection.userVersion() == 1)
     #expect(try connection.tableNames() == ["notes"])

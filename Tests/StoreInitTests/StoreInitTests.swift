@@ -18,7 +18,7 @@ struct StoreInitTests {
   /// Creates a books store at schema version 1 and returns a connection to it.
   private func storeAtVersion1(_ url: URL) throws -> SQLiteConnection {
     let connection = try SQLiteConnection(url: url, mode: .create)
-    try connection.execute(StoreSchema.books.migrations[0].sql)
+    try connection.execute(StoreSchema.books.migrations[0].checkedSQL())
     try connection.execute("PRAGMA user_version = 1")
     return connection
   }
@@ -30,7 +30,7 @@ struct StoreInitTests {
     let source = folder.appendingPathComponent("source.sqlite")
     let connection = try SQLiteConnection(url: source, mode: .create)
     try connection.execute("PRAGMA journal_mode = WAL")
-    for migration in StoreSchema.books.migrations { try connection.execute(migration.sql) }
+    for migration in StoreSchema.books.migrations { try connection.execute(migration.checkedSQL()) }
     try connection.execute("PRAGMA user_version = \(StoreSchema.books.latestVersion)")
     try connection.execute("INSERT INTO authors (name) VALUES ('Ursula K. Le Guin')")
     try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -116,7 +116,7 @@ struct StoreMigrationsTests {
         let file =
           String(repeating: "0", count: max(0, 3 - String(migration.version).count))
           + "\(migration.version)_\(migration.summary.replacingOccurrences(of: " ", with: "_")).sql"
-        try (migration.sql + "\n").write(
+        try (migration.checkedSQL() + "\n").write(
           to: target.appendingPathComponent(file), atomically: true, encoding: .utf8)
       }
       return
@@ -126,8 +126,11 @@ struct StoreMigrationsTests {
     #expect(folder.applicationID == schema.applicationID)
     #expect(folder.migrations.map(\.version) == schema.migrations.map(\.version))
     #expect(folder.migrations.map(\.summary) == schema.migrations.map(\.summary))
+    #expect(folder.migrations.map(\.sql) == schema.migrations.map { _ in nil })
     #expect(
-      folder.migrations.map { $0.sql.trimmingCharacters(in: .whitespacesAndNewlines) }
+      try folder.migrations.map {
+        try $0.checkedSQL().trimmingCharacters(in: .whitespacesAndNewlines)
+      }
         == schema.migrations.map(\.sql),
       "manifests/migrations/\(name) is stale; rerun with RECORD_SNAPSHOTS=1 to write it from StoreSchema.\(name)"
     )
@@ -170,41 +173,78 @@ struct StoreMigrationsTests {
     #expect(try connection.tableNames() == ["notes", "tags"])
   }
 
-  @Test func namesAMigrationThatIsALinkToNothingAFolderAFIFOOrNotText() throws {
+  @Test func namesAMigrationThatIsALinkToNothingAFolderAFIFOOrNotTextWhenItIsReadOnly()
+    async throws
+  {
     let folder = try ScratchFolder()
     let migrations = folder.file("migrations/notes")
     try folder.write("migrations/notes/001_create_notes.sql", "CREATE TABLE notes (id INTEGER);")
-    func problems() -> [String] {
-      loadProblems(
-        storeManifest(#"{ "path": "a.sqlite", "migrations": "\#(migrations.path)" }"#),
-        plugins: plugins
-      ).map { $0.replacingOccurrences(of: folder.url.path, with: "F") }
+    let manifest = storeManifest(#"{ "path": "a.sqlite", "migrations": "\#(migrations.path)" }"#)
+    // What `orchestrate validate` reports, reading every file; a launch loads the names only
+    // and finds the file when its store needs it, before applying anything.
+    func problems() async throws -> (validate: [String], launch: String?) {
+      let validate = loadProblems(manifest, plugins: plugins, checksShippedFiles: true)
+      #expect(loadProblems(manifest, plugins: plugins) == [])
+      let (report, _) = try await launch(manifest, in: folder, plugins: plugins)
+      let connection = try SQLiteConnection(url: folder.file("a.sqlite"), mode: .readOnly)
+      #expect(try connection.userVersion() == 0)
+      return (
+        validate.map { $0.replacingOccurrences(of: folder.url.path, with: "F") },
+        storeError(report)?.replacingOccurrences(of: folder.url.path, with: "F")
+      )
+    }
+    func expectNamed(_ problem: String) async throws {
+      let (validate, launch) = try await problems()
+      #expect(validate == ["steps[0].params.migrations: \(problem)."])
+      #expect(launch == "\(problem); the store 'F/a.sqlite' was left as it was, at version 0")
     }
     let second = migrations.appendingPathComponent("002_more.sql")
     try FileManager.default.createSymbolicLink(
       at: second, withDestinationURL: folder.file("gone.sql"))
-    #expect(
-      problems() == [
-        "steps[0].params.migrations: the migration 'F/migrations/notes/002_more.sql' is a link to 'F/gone.sql', which does not exist; ship the file itself."
-      ])
+    try await expectNamed(
+      "the migration 'F/migrations/notes/002_more.sql' is a link to 'F/gone.sql', which does not exist; ship the file itself"
+    )
     try FileManager.default.removeItem(at: second)
     try FileManager.default.createDirectory(at: second, withIntermediateDirectories: false)
-    #expect(
-      problems() == [
-        "steps[0].params.migrations: the migration 'F/migrations/notes/002_more.sql' is a folder, not a file; move it or rename it."
-      ])
+    try await expectNamed(
+      "the migration 'F/migrations/notes/002_more.sql' is a folder, not a file; move it or rename it"
+    )
     try FileManager.default.removeItem(at: second)
     #expect(mkfifo(second.path, 0o600) == 0)
-    #expect(
-      problems() == [
-        "steps[0].params.migrations: the migration 'F/migrations/notes/002_more.sql' is not a regular file; ship a .sql file."
-      ])
+    try await expectNamed(
+      "the migration 'F/migrations/notes/002_more.sql' is not a regular file; ship a .sql file")
     try FileManager.default.removeItem(at: second)
     try Data([0xFF, 0xFE, 0x43]).write(to: second)
+    try await expectNamed(
+      "the migration 'F/migrations/notes/002_more.sql' is not UTF-8 text; save it as UTF-8")
+  }
+
+  @Test func aLaunchReadsOnlyTheMigrationsItsStoreLacks() async throws {
+    let folder = try ScratchFolder()
+    try folder.write("migrations/notes/001_create_notes.sql", "CREATE TABLE notes (id INTEGER);")
+    try folder.write("migrations/notes/002_more.sql", "CREATE TABLE more (id INTEGER);")
+    let (first, _) = try await launch(storeManifest(params), in: folder, plugins: plugins)
+    #expect(first.outcome == .succeeded)
+    // Both files applied, then spoiled: a launch that read them would fail.
+    try Data([0xFF, 0xFE]).write(to: folder.file("migrations/notes/001_create_notes.sql"))
+    try FileManager.default.removeItem(at: folder.file("migrations/notes/002_more.sql"))
+    try FileManager.default.createDirectory(
+      at: folder.file("migrations/notes/002_more.sql"), withIntermediateDirectories: false)
+    try folder.write("migrations/notes/003_tags.sql", "CREATE TABLE tags (id INTEGER);")
+    let (second, _) = try await launch(storeManifest(params), in: folder, plugins: plugins)
+    #expect(second.outcome == .succeeded, "\(storeError(second) ?? "")")
+    #expect(second.step("store")?.notes == ["migrated the store from version 2 to 3"])
+    let connection = try SQLiteConnection(url: folder.file("app.sqlite"), mode: .readOnly)
+    #expect(try connection.tableNames() == ["more", "notes", "tags"])
+    // `orchestrate validate` still reads them all, and names the first it cannot use.
+    let migrations = folder.file("migrations/notes").path
     #expect(
-      problems() == [
-        "steps[0].params.migrations: the migration 'F/migrations/notes/002_more.sql' is not UTF-8 text; save it as UTF-8."
-      ])
+      loadProblems(
+        storeManifest(#"{ "path": "app.sqlite", "migrations": "\#(migrations)" }"#),
+        plugins: plugins, checksShippedFiles: true)
+        == [
+          "steps[0].params.migrations: the migration '\(migrations)/001_create_notes.sql' is not UTF-8 text; save it as UTF-8."
+        ])
   }
 
   @Test func checksTheFolderWhenTheManifestLoads() throws {

@@ -16,7 +16,7 @@ struct StoreRecoveryTests {
     let source = folder.appendingPathComponent("source.sqlite")
     let connection = try SQLiteConnection(url: source, mode: .create)
     try connection.execute("PRAGMA journal_mode = WAL")
-    for migration in StoreSchema.books.migrations { try connection.execute(migration.sql) }
+    for migration in StoreSchema.books.migrations { try connection.execute(migration.checkedSQL()) }
     try connection.execute("PRAGMA user_version = \(StoreSchema.books.latestVersion)")
     try connection.execute(
       """

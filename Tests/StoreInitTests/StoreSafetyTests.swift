@@ -174,7 +174,9 @@ struct StoreSafetyTests {
     do {
       let connection = try SQLiteConnection(url: url, mode: .create)
       try connection.execute("PRAGMA journal_mode = WAL")
-      for migration in StoreSchema.music.migrations { try connection.execute(migration.sql) }
+      for migration in StoreSchema.music.migrations {
+        try connection.execute(migration.checkedSQL())
+      }
       try connection.execute("PRAGMA user_version = 3")
     }
     let (asBooks, _) = try await launch(
@@ -197,7 +199,7 @@ struct StoreSafetyTests {
     let folder = try ScratchFolder()
     if startVersion > 0 {
       let connection = try SQLiteConnection(url: folder.file("library.sqlite"), mode: .create)
-      try connection.execute(StoreSchema.books.migrations[0].sql)
+      try connection.execute(StoreSchema.books.migrations[0].checkedSQL())
       try connection.execute("PRAGMA user_version = 1")
     }
     let reports = try await launchAtOnce(

@@ -5,13 +5,28 @@ import LaunchJSON
 public struct ManifestLoader: Sendable {
   /// The step kinds manifests may use.
   package var registry: PluginRegistry
+  /// Whether each step's plugin also reads and checks every file shipped with the manifest
+  /// that it reads only when a launch needs it (``StepPlugin/checkShippedFiles()``): every
+  /// migration of a `store.init` folder, not only their names. `orchestrate validate` and an
+  /// app's tests ask for it; a launch does not, to read only what it uses.
+  package let checksShippedFiles: Bool
 
   /// The largest manifest read: a 100,000-step manifest is some 10 MB.
   private static let maximumSize = 1 << 30
 
-  /// Creates a loader for the kinds in `registry`.
-  public init(registry: PluginRegistry) {
+  /// Creates a loader for the kinds in `registry`; with `checksShippedFiles`, it also reads and
+  /// checks every file the steps read only when a launch needs them, as `orchestrate validate`
+  /// does:
+  ///
+  /// ```swift
+  /// @Test func theLaunchManifestIsValid() throws {
+  ///   let loader = ManifestLoader(registry: .app, checksShippedFiles: true)
+  ///   _ = try loader.load(url: manifestURL, dataDirectory: FileManager.default.temporaryDirectory)
+  /// }
+  /// ```
+  public init(registry: PluginRegistry, checksShippedFiles: Bool = false) {
     self.registry = registry
+    self.checksShippedFiles = checksShippedFiles
   }
 
   /// Loads the manifest at `path` (as the user wrote it; relative to the current directory).
@@ -129,7 +144,7 @@ public struct ManifestLoader: Sendable {
     }
     var builder = PlanBuilder(
       manifest: manifest, registry: registry, manifestPath: file, manifestDirectory: directory,
-      dataDirectory: dataDirectory,
+      dataDirectory: dataDirectory, checksShippedFiles: checksShippedFiles,
       diagnostics: reader.diagnostics, sourceIndex: reader.stepSourceIndices)
     let plan = builder.build()
     guard let plan, !builder.diagnostics.hasErrors else {

@@ -9,6 +9,9 @@ struct PlanBuilder {
   let manifestPath: String
   let manifestDirectory: URL
   let dataDirectory: URL
+  /// Whether plugins also read every file they read only when a launch needs it
+  /// (``ManifestLoader/checksShippedFiles``).
+  let checksShippedFiles: Bool
   var diagnostics: DiagnosticCollector
   /// Each step's index in the source's `steps` array.
   let sourceIndex: [Int]
@@ -26,7 +29,7 @@ struct PlanBuilder {
 
   init(
     manifest: Manifest, registry: PluginRegistry, manifestPath: String, manifestDirectory: URL,
-    dataDirectory: URL,
+    dataDirectory: URL, checksShippedFiles: Bool = false,
     diagnostics: DiagnosticCollector, sourceIndex: [Int]
   ) {
     self.manifest = manifest
@@ -34,6 +37,7 @@ struct PlanBuilder {
     self.manifestPath = manifestPath
     self.manifestDirectory = manifestDirectory
     self.dataDirectory = dataDirectory
+    self.checksShippedFiles = checksShippedFiles
     self.diagnostics = diagnostics
     self.sourceIndex = sourceIndex
   }
@@ -563,7 +567,8 @@ struct PlanBuilder {
     // Reused only while nothing else holds it (a plugin's parameters never keep their round).
     if !isKnownUniquelyReferenced(&round) { round = ParameterRound.reusable() }
     switch kind.descriptor.prepare(
-      params: params, manifestDirectory: manifestDirectory, types: kind.types, round: round)
+      params: params, manifestDirectory: manifestDirectory,
+      checksShippedFiles: checksShippedFiles, types: kind.types, round: round)
     {
     case .success(let step):
       return step

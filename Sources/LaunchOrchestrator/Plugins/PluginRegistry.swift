@@ -28,8 +28,10 @@ public struct PluginRegistry: Sendable {
         // `Plugin.Parameters` and `Plugin.Output` are looked up here, when a step of the kind
         // is prepared or the kind described, not at registration: the run-time lookup of an
         // associated type checks its conformances.
-        KindTypes(parameters: Plugin.Parameters.self, output: Plugin.Output.self) { params in
+        KindTypes(parameters: Plugin.Parameters.self, output: Plugin.Output.self) {
+          params, checksShippedFiles in
           let instance = try Plugin(parameters: params)
+          if checksShippedFiles { try instance.checkShippedFiles() }
           return PreparedStep(isBlocking: instance.isBlocking) { context in
             try await instance.run(context)
           }
@@ -54,7 +56,7 @@ public struct PluginRegistry: Sendable {
   ) {
     add(
       PluginDescriptor(kind: kind, summary: summary, inputs: inputs, requirements: requirements) {
-        KindTypes(parameters: NoParameters.self, output: Output.self) { _ in
+        KindTypes(parameters: NoParameters.self, output: Output.self) { _, _ in
           PreparedStep(isBlocking: isBlocking, execute: run)
         }
       })
@@ -68,7 +70,7 @@ public struct PluginRegistry: Sendable {
   ) {
     add(
       PluginDescriptor(kind: kind, summary: summary, inputs: inputs, requirements: requirements) {
-        KindTypes(parameters: Parameters.self, output: Output.self) { params in
+        KindTypes(parameters: Parameters.self, output: Output.self) { params, _ in
           PreparedStep(isBlocking: isBlocking) { context in try await run(params, context) }
         }
       })
@@ -140,27 +142,23 @@ package struct PluginDescriptor: Sendable {
     self.types = Lazy(types)
   }
 
-  /// Decodes `params` (from the manifest in `manifestDirectory`) and makes a runnable step, or
-  /// lists what is wrong with them (paths relative to `params`).
-  func prepare(
-    params: JSONValue, manifestDirectory: URL?
-  ) -> Result<PreparedStep, ParameterProblems> {
-    prepare(params: params, manifestDirectory: manifestDirectory, types: types.value)
-  }
-
   /// Its kind's types, worked out now if they were not yet: read once for the many steps of
   /// a kind a manifest holds, not through the lock for each.
   var kindTypes: KindTypes { types.value }
 
-  /// ``prepare(params:manifestDirectory:)`` with the kind's ``kindTypes``, already read, and a
-  /// round to decode with that the caller keeps for many steps (the only reference to it).
+  /// Decodes `params` (from the manifest in `manifestDirectory`) with the kind's
+  /// ``kindTypes``, already read, and a round to decode with that the caller keeps for many
+  /// steps (the only reference to it), and makes a runnable step, or lists what is wrong with
+  /// them (paths relative to `params`). With `checksShippedFiles`, the plugin also reads and
+  /// checks every file it reads only when a launch needs it (``StepPlugin/checkShippedFiles()``).
   func prepare(
-    params: JSONValue, manifestDirectory: URL?, types: KindTypes, round: ParameterRound? = nil
+    params: JSONValue, manifestDirectory: URL?, checksShippedFiles: Bool, types: KindTypes,
+    round: ParameterRound? = nil
   ) -> Result<PreparedStep, ParameterProblems> {
     let made: Result<PreparedStep, any Error>
     let unused: [JSONValueDecoder.UnusedKey]
     do {
-      (made, unused) = try types.prepare(params, manifestDirectory, round)
+      (made, unused) = try types.prepare(params, manifestDirectory, checksShippedFiles, round)
     } catch {
       return .failure(ParameterProblems(error: error, params: params, plugin: self))
     }
@@ -198,13 +196,13 @@ struct KindTypes: Sendable {
   /// The schema is kept per type, once read.
   let describeParameters: @Sendable () -> [ParameterDescription]
   let prepare:
-    @Sendable (JSONValue, URL?, ParameterRound?) throws -> (
+    @Sendable (JSONValue, URL?, Bool, ParameterRound?) throws -> (
       Result<PreparedStep, any Error>, [JSONValueDecoder.UnusedKey]
     )
 
   init<Parameters: StepParameters, Output: Sendable>(
     parameters: Parameters.Type, output: Output.Type,
-    make: @escaping @Sendable (Parameters) throws -> PreparedStep
+    make: @escaping @Sendable (Parameters, _ checksShippedFiles: Bool) throws -> PreparedStep
   ) {
     outputType = ObjectIdentifier(Output.self)
     self.output = Output.self
@@ -215,11 +213,11 @@ struct KindTypes: Sendable {
     // kind described, and both need its parameters.
     let schema = ParameterSchema.of(Parameters.self)
     describeParameters = { schema.descriptions.value }
-    prepare = { value, manifestDirectory, round in
+    prepare = { value, manifestDirectory, checksShippedFiles, round in
       let (parameters, problem, unused) = try schema.decode(
         value, as: Parameters.self, manifestDirectory: manifestDirectory, reusing: round)
       if let problem { return (.failure(problem), unused) }
-      return (Result { try make(parameters) }, unused)
+      return (Result { try make(parameters, checksShippedFiles) }, unused)
     }
   }
 }

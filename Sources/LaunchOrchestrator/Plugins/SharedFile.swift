@@ -34,7 +34,7 @@ public struct SharedFile: Sendable {
 
   /// The lock file every writer locks: `.<name>.lock` beside the file. It holds nothing and
   /// is never removed, since a writer may hold it at any time.
-  public var lockURL: URL {
+  package var lockURL: URL {
     url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).lock")
   }
 

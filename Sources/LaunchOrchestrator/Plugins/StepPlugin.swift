@@ -47,6 +47,15 @@ public protocol StepPlugin: Sendable {
   /// the manifest then fails to load with an error that names the step and the parameter.
   init(parameters: Parameters) throws
 
+  /// Reads and checks, all of them, the files shipped with the manifest that the step reads
+  /// only when a launch needs them, such as the migrations a store has not applied yet.
+  ///
+  /// ``ManifestLoader`` calls it after `init(parameters:)` when its
+  /// ``ManifestLoader/checksShippedFiles`` is set, as `orchestrate validate` does; a launch
+  /// does not, so that it pays only for the files it uses. Throw ``ParameterError`` naming the
+  /// parameter that names the file, as `init(parameters:)` does.
+  func checkShippedFiles() throws
+
   /// Whether `run` blocks its thread (synchronous file or database I/O).
   ///
   /// Blocking steps run on threads of their own, so they never hold up timers, timeouts or
@@ -70,6 +79,8 @@ extension StepPlugin {
   public static var isolation: StepIsolation { .default }
   /// Not blocking.
   public var isBlocking: Bool { false }
+  /// No files read later than the manifest.
+  public func checkShippedFiles() throws {}
 }
 
 /// The parameters of a plugin that takes none: only an empty `params` object is accepted.

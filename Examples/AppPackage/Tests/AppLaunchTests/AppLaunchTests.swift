@@ -39,6 +39,28 @@ struct WindowStep: StepPlugin {
   }
 }
 
+/// Shows the terms on a first launch: reads its shipped file only then, and checks it whole
+/// only when asked to, as `orchestrate validate` asks.
+struct TermsStep: StepPlugin {
+  static let kind = "terms.show"
+  struct Parameters: StepParameters {
+    @Parameter("The terms, shipped with the manifest.", isPath: true) var file: String
+    @ManifestDirectory var manifestDirectory: URL?
+  }
+  let file: URL?
+  init(parameters: Parameters) {
+    file = parameters.manifestDirectory.map {
+      StepContext.resolve(parameters.file, against: $0)
+    }
+  }
+  func checkShippedFiles() throws {
+    guard let file, FileManager.default.isReadableFile(atPath: file.path) else {
+      throw ParameterError("file", "the terms file is missing; ship it beside the manifest.")
+    }
+  }
+  func run(_ context: StepContext) async throws {}
+}
+
 extension OutputKey where Value == Feed {
   /// The first screen's feed.
   static let feed = OutputKey("feed")
@@ -142,6 +164,26 @@ struct AppLaunchTests {
     #expect(kept.allSatisfy { $0.outcome == .succeeded && $0.labels?.arm == "b" })
     try store.removeAll()
     #expect(try store.reports().isEmpty)
+  }
+
+  @Test func aShippedFileReadOnlyWhenNeededIsCheckedWhenAskedFor() throws {
+    var registry = PluginRegistry()
+    registry.register(TermsStep.self)
+    let manifest = Array(
+      #"{ "version": 1, "steps": [ { "id": "terms", "plugin": "terms.show", "params": { "file": "terms-\#(UUID().uuidString).txt" } } ] }"#
+        .utf8)
+    let folder = FileManager.default.temporaryDirectory
+    // A launch loads without reading the file; the app's test reads it, as validate does.
+    _ = try ManifestLoader(registry: registry).load(
+      bytes: manifest, file: "app.json", directory: folder)
+    #expect {
+      try ManifestLoader(registry: registry, checksShippedFiles: true).load(
+        bytes: manifest, file: "app.json", directory: folder)
+    } throws: { error in
+      (error as? ManifestError)?.diagnostics.map(\.message) == [
+        "the terms file is missing; ship it beside the manifest."
+      ]
+    }
   }
 
   @Test func onePluginAlone() async throws {
