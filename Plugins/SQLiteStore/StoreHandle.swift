@@ -25,7 +25,8 @@ public final class StoreHandle: Sendable {
   /// Where a damaged file was moved before the store was recreated, if that happened.
   public let movedAside: URL?
   /// Whether the store was created in this launch, or recovered (moved aside and created
-  /// anew, see ``movedAside``): it knows nothing the app wrote before.
+  /// anew, see ``movedAside``), or found empty at version 0 (an earlier launch created it and
+  /// its first migrations failed): it knows nothing the app wrote before.
   ///
   /// A step that acts on the user's data because the store does not mention it (a queue
   /// entry whose work is missing, an image no scan names) must do nothing destructive

@@ -24,12 +24,14 @@ extension StoreSchema {
       let stem = name.utf8.dropLast(4)
       let digits = stem.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
       let rest = stem.dropFirst(digits.count)
-      guard digits.count <= 18, rest.first == UInt8(ascii: "_"), rest.count > 1 else {
+      // Leading zeros are padding; more digits than that would overflow are no number.
+      let significant = digits.drop { $0 == UInt8(ascii: "0") }
+      guard significant.count <= 18, rest.first == UInt8(ascii: "_"), rest.count > 1 else {
         throw StepFailure(
           "the migration file '\(folder.appendingPathComponent(name).path)' is not named NNN_name.sql; rename it to its number, an underscore and a name, such as '004_add_tags.sql'"
         )
       }
-      let number = digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+      let number = significant.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
       let summary = String(
         decoding: rest.dropFirst().map { $0 == UInt8(ascii: "_") ? UInt8(ascii: " ") : $0 },
         as: UTF8.self)
@@ -88,47 +90,71 @@ extension StoreSchema {
     }
     defer { closedir(stream) }
     var names: [String] = []
-    while let entry = readdir(stream) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
-        String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+    while true {
+      // `readdir` answers `nil` at the end and on an error alike; only an error sets `errno`.
+      errno = 0
+      guard let entry = readdir(stream) else {
+        guard errno == 0 else {
+          throw StepFailure(
+            "cannot read the migrations folder '\(folder.path)': \(String(cString: strerror(errno)))"
+          )
+        }
+        break
       }
-      guard let first = name.utf8.first, first >= UInt8(ascii: "0"), first <= UInt8(ascii: "9"),
-        name.utf8.count > 4, name.utf8.suffix(4).elementsEqual(".sql".utf8)
+      let bytes = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+      guard let first = bytes.first, first >= UInt8(ascii: "0"), first <= UInt8(ascii: "9"),
+        bytes.count > 4, bytes.suffix(4).elementsEqual(".sql".utf8)
       else { continue }
+      guard let name = String(validating: bytes, as: UTF8.self) else {
+        throw StepFailure(
+          "the migration file '\(folder.path)/\(String(decoding: bytes, as: UTF8.self))' has a name that is not UTF-8; rename it, such as '004_add_tags.sql'"
+        )
+      }
       names.append(name)
     }
     return names.sorted()
   }
 
+  /// The largest `.sql` file read: a migration or a sample holds statements, not the data of a
+  /// library, and a larger one is more likely a mistake than a schema.
+  public static let maximumSQLFileSize = 64 << 20
+
   /// The text of a `.sql` file shipped with a manifest, which `noun` names in messages ("the
-  /// migration"). A link to nothing, a folder, a FIFO (which would hold the launch waiting for a
-  /// writer) or bytes that are not UTF-8 are named as such.
+  /// migration"), read through one descriptor with a link followed to its file: a link to
+  /// nothing, a folder, a FIFO (never waited on for a writer), a file over
+  /// ``maximumSQLFileSize`` or bytes that are not UTF-8 are named as such.
   public static func sqlText(of url: URL, noun: String) throws(StepFailure) -> String {
-    var info = stat()
-    guard stat(url.path, &info) == 0 else {
-      let code = errno
-      if code == ENOENT,
-        let target = try? FileManager.default.destinationOfSymbolicLink(atPath: url.path)
-      {
-        throw StepFailure(
-          "\(noun) '\(url.path)' is a link to '\(target)', which does not exist; ship the file itself"
-        )
+    // A link whose file is gone, or a loop: resolved, it still names a link, or nothing.
+    func brokenLink() -> StepFailure {
+      guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: url.path)
+      else {
+        return StepFailure(
+          "cannot read \(noun) '\(url.path)': \(String(cString: strerror(ENOENT)))")
       }
-      throw StepFailure("cannot read \(noun) '\(url.path)': \(String(cString: strerror(code)))")
+      return StepFailure(
+        "\(noun) '\(url.path)' is a link to '\(target)', which does not exist; ship the file itself"
+      )
     }
-    switch info.st_mode & mode_t(S_IFMT) {
-    case mode_t(S_IFREG): break
-    case mode_t(S_IFDIR):
-      throw StepFailure("\(noun) '\(url.path)' is a folder, not a file; move it or rename it")
-    default:
-      throw StepFailure("\(noun) '\(url.path)' is not a regular file; ship a .sql file")
-    }
-    let data: Data
+    let read: Data?
     do {
-      data = try Data(contentsOf: url)
+      read = try SafeFiles.contentsOfRegularFile(
+        at: url.resolvingSymlinksInPath(), limit: maximumSQLFileSize)
     } catch {
-      throw StepFailure("cannot read \(noun) '\(url.path)': \(error.localizedDescription)")
+      switch error.reason {
+      case .notRegular("a symbolic link"):
+        throw brokenLink()
+      case .notRegular("a folder"):
+        throw StepFailure("\(noun) '\(url.path)' is a folder, not a file; move it or rename it")
+      case .notRegular:
+        throw StepFailure("\(noun) '\(url.path)' is not a regular file; ship a .sql file")
+      case .tooLarge(let limit):
+        throw StepFailure(
+          "\(noun) '\(url.path)' is over the \(limit >> 20) MiB limit; split it into smaller files")
+      case .unreadable(let why):
+        throw StepFailure("cannot read \(noun) '\(url.path)': \(why)")
+      }
     }
+    guard let data = read else { throw brokenLink() }
     guard let text = String(data: data, encoding: .utf8) else {
       throw StepFailure("\(noun) '\(url.path)' is not UTF-8 text; save it as UTF-8")
     }

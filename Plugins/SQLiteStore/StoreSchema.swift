@@ -14,17 +14,29 @@ public struct StoreSchema: Sendable, Equatable {
     public var version: Int
     /// What it does, for progress messages.
     public var summary: String
+    /// Its statements, or the file that holds them: one or the other, never neither.
+    private let source: Source
+
+    private enum Source: Sendable, Equatable {
+      case sql(String)
+      case file(URL)
+    }
+
     /// The statements it runs, for a migration written in code; `nil` for one in an app's
     /// folder, whose ``file`` is read only when a store needs it (``checkedSQL()``).
-    public var sql: String?
+    public var sql: String? {
+      if case .sql(let sql) = source { sql } else { nil }
+    }
     /// The file it is read from; `nil` for a built-in migration.
-    public var file: URL?
+    public var file: URL? {
+      if case .file(let file) = source { file } else { nil }
+    }
 
     /// A migration written in code.
     public init(version: Int, summary: String, sql: String) {
       self.version = version
       self.summary = summary
-      self.sql = sql
+      source = .sql(sql)
     }
 
     /// A migration in a file, read when a store needs it: a launch whose store is already
@@ -32,7 +44,7 @@ public struct StoreSchema: Sendable, Equatable {
     public init(version: Int, summary: String, file: URL) {
       self.version = version
       self.summary = summary
-      self.file = file
+      source = .file(file)
     }
 
     /// `'003_add_tags.sql'` or `3 (index the library for paging)`, for messages.
@@ -47,12 +59,9 @@ public struct StoreSchema: Sendable, Equatable {
     ///   would end, begin or leave the transaction (with its line).
     public func checkedSQL() throws(StepFailure) -> String {
       let text: String
-      if let sql {
-        text = sql
-      } else if let file {
-        text = try StoreSchema.sqlText(of: file, noun: "the migration")
-      } else {
-        text = ""
+      switch source {
+      case .sql(let sql): text = sql
+      case .file(let file): text = try StoreSchema.sqlText(of: file, noun: "the migration")
       }
       if let escape = SQLiteConnection.transactionEscape(in: text) {
         let location =

@@ -83,7 +83,9 @@ struct StoreOpener {
       )
     case .missing:
       guard create else { throw missingStore }
-      return .opened(try createStore(movedAside: nil))
+      let scripts = try checkedScripts(
+        above: 0, otherwise: "no store was created at '\(url.path)'")
+      return .opened(try createStore(movedAside: nil, scripts: scripts))
     case .sqlite:
       break
     }
@@ -111,7 +113,16 @@ struct StoreOpener {
     } else if needsMigration || state.journalMode != "wal"
       || state.applicationID != schema.applicationID
     {
-      return .opened(try openForWriting(movedAside: nil, isNew: false))
+      let scripts =
+        needsMigration
+        ? try checkedScripts(
+          above: state.version,
+          otherwise: "the store '\(url.path)' was left as it was, at version \(state.version)")
+        : [:]
+      // A store with nothing in it yet (a launch created it, and its migrations failed) is as
+      // new as one created now: nothing the app keeps can be judged against it.
+      let isEmpty = state.version == 0 && state.tables.isEmpty
+      return .opened(try openForWriting(movedAside: nil, isNew: isEmpty, scripts: scripts))
     }
     context.reportProgress(1, "store is up to date (version \(state.version))")
     return .opened(handle(version: state.version, movedAside: nil, isNew: false))
@@ -237,8 +248,16 @@ struct StoreOpener {
       return schema.latestVersion > 0
     }
     if state.applicationID != schema.applicationID {
-      // Stores made before the schema's identity was recorded are told by their tables.
-      let expected = try schema.tables(atVersion: state.version)
+      // Stores made before the schema's identity was recorded are told by their tables, for
+      // which the migrations they have are read.
+      let expected: Set<String>
+      do {
+        expected = try schema.tables(atVersion: state.version)
+      } catch let error as StepFailure {
+        throw StepFailure(
+          "cannot tell whether '\(url.path)' holds a \(schema.name) store, as it records no schema identity (application_id) to tell it by: \(error.message)"
+        )
+      }
       let missing = expected.subtracting(state.tables)
       if !missing.isEmpty {
         let other = StoreSchema.all.first { other in
@@ -266,7 +285,9 @@ struct StoreOpener {
   /// ``SQLiteConnection/retryingWhenBusy(_:)``): switching a rollback-journal store to WAL
   /// reads the file's header before it asks for the write lock, so launches opening an old
   /// store together refuse one another instead of waiting.
-  private func openForWriting(movedAside: URL?, isNew: Bool) throws -> StoreHandle {
+  private func openForWriting(movedAside: URL?, isNew: Bool, scripts: [Int: String]) throws
+    -> StoreHandle
+  {
     let result: (from: Int, to: Int)
     do {
       let connection = try SQLiteConnection(url: url, mode: .create, busyTimeout: busyTimeout)
@@ -274,7 +295,7 @@ struct StoreOpener {
         if try connection.journalMode() != "wal" {
           try connection.execute("PRAGMA journal_mode = WAL")
         }
-        return try migrate(connection)
+        return try migrate(connection, scripts: scripts)
       }
     } catch let error as SQLiteError {
       throw explain(error)
@@ -288,31 +309,50 @@ struct StoreOpener {
     return handle(version: result.to, movedAside: movedAside, isNew: isNew)
   }
 
-  /// Migrates the store in one `BEGIN IMMEDIATE` transaction; returns the versions it found and
-  /// left.
-  private func migrate(_ connection: SQLiteConnection) throws -> (from: Int, to: Int) {
+  /// The statements of the migrations above `version`, by version, each read and checked
+  /// (``StoreSchema/Migration/checkedSQL()``) before anything is written: a file that cannot
+  /// be used, or a statement that would end the transaction (and commit half a migration),
+  /// fails the step with `otherwise`, what became of the store, added. Only these files are
+  /// read: a launch on an up-to-date store opens none.
+  private func checkedScripts(above version: Int, otherwise: String) throws(StepFailure)
+    -> [Int: String]
+  {
+    var scripts: [Int: String] = [:]
+    for migration in schema.migrations where migration.version > version {
+      do {
+        scripts[migration.version] = try migration.checkedSQL()
+      } catch {
+        throw StepFailure("\(error.message); \(otherwise)")
+      }
+    }
+    return scripts
+  }
+
+  /// Migrates the store in one `BEGIN IMMEDIATE` transaction with the `scripts` read before;
+  /// returns the versions it found and left.
+  private func migrate(_ connection: SQLiteConnection, scripts: [Int: String]) throws -> (
+    from: Int, to: Int
+  ) {
     try connection.immediateTransaction {
       let state = try Self.inspect(connection)
       _ = try judge(state)
       let pending = schema.migrations.filter { $0.version > state.version }
-      // Only the pending ones are read, and every one of them is read and checked before any
-      // is applied: a file that cannot be read, or a statement that would end the transaction
-      // (and commit half a migration), leaves the store as it was.
-      var scripts: [String] = []
-      do throws(StepFailure) {
-        for migration in pending { scripts.append(try migration.checkedSQL()) }
-      } catch {
-        throw StepFailure(
-          "\(error.message); the store '\(url.path)' was left as it was, at version \(state.version)"
-        )
-      }
+      // Read before down to the version the store had then: a store replaced by an older one
+      // meanwhile has its migrations read now, all before the first is applied.
+      let texts =
+        pending.allSatisfy { scripts[$0.version] != nil }
+        ? scripts
+        : try checkedScripts(
+          above: state.version,
+          otherwise: "the store '\(url.path)' was left as it was, at version \(state.version)")
+      let pendingScripts = pending.compactMap { texts[$0.version] }
       for (index, migration) in pending.enumerated() {
         try Task.checkCancellation()
         context.reportProgress(
           Double(index) / Double(pending.count),
           "Migrating to version \(migration.version): \(migration.summary)...")
         do {
-          try connection.executeScriptInTransaction(scripts[index])
+          try connection.executeScriptInTransaction(pendingScripts[index])
         } catch let error as SQLiteError {
           throw failure(error, in: migration, leftAt: state.version)
         }
@@ -351,13 +391,19 @@ struct StoreOpener {
       throw StepFailure(
         "the store '\(url.path)' is damaged (\(reason)); nothing was changed in read-only mode")
     }
+    // Before the damaged store is moved: its replacement needs every migration.
+    let scripts = try checkedScripts(
+      above: 0,
+      otherwise:
+        "the store '\(url.path)' is damaged (\(reason)) and was left as it was, since a new one needs every migration"
+    )
     let recovered = try FolderLock.holding(folder, exclusive: true) { () throws -> StoreHandle? in
       guard Self.identity(of: url) == found else { return nil }
       let destination = try StoreFile.moveAside(url, shm: shm)
       context.log(
         "the store was damaged (\(reason)); moved it aside to \(destination.lastPathComponent) and created a new one"
       )
-      return try createStore(movedAside: destination)
+      return try createStore(movedAside: destination, scripts: scripts)
     }
     return try recovered ?? openStore()
   }
@@ -365,6 +411,11 @@ struct StoreOpener {
   /// Finishes moving aside the store a killed launch was recovering, then creates the new
   /// one, holding the folder's lock exclusively throughout.
   private func finishRecovery() throws -> StoreHandle {
+    let scripts = try checkedScripts(
+      above: 0,
+      otherwise:
+        "the store '\(url.path)' was being moved aside when a launch stopped; the move waits for a launch that can read every migration, which a new store needs"
+    )
     let recovered = try FolderLock.holding(folder, exclusive: true) { () throws -> StoreHandle? in
       // Another launch may have finished it while this one waited for the lock.
       guard let destination = try StoreFile.finishInterruptedRecovery(url) else { return nil }
@@ -372,14 +423,14 @@ struct StoreOpener {
         "finished moving the damaged store aside to \(destination.lastPathComponent), which a stopped launch had begun, and created a new one"
       )
       guard case .missing = try StoreFile.at(url) else { return nil }
-      return try createStore(movedAside: destination)
+      return try createStore(movedAside: destination, scripts: scripts)
     }
     return try recovered ?? openStore()
   }
 
-  private func createStore(movedAside: URL?) throws -> StoreHandle {
+  private func createStore(movedAside: URL?, scripts: [Int: String]) throws -> StoreHandle {
     context.log("created a new \(schema.name) store at \(url.path)")
-    return try openForWriting(movedAside: movedAside, isNew: true)
+    return try openForWriting(movedAside: movedAside, isNew: true, scripts: scripts)
   }
 
   private var missingStore: StepFailure {

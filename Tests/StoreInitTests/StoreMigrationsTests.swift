@@ -173,7 +173,7 @@ struct StoreMigrationsTests {
     #expect(try connection.tableNames() == ["notes", "tags"])
   }
 
-  @Test func namesAMigrationThatIsALinkToNothingAFolderAFIFOOrNotTextWhenItIsReadOnly()
+  @Test func namesAMigrationThatIsALinkToNothingAFolderAFIFOOrNotTextWhenALaunchReadsIt()
     async throws
   {
     let folder = try ScratchFolder()
@@ -186,8 +186,8 @@ struct StoreMigrationsTests {
       let validate = loadProblems(manifest, plugins: plugins, checksShippedFiles: true)
       #expect(loadProblems(manifest, plugins: plugins) == [])
       let (report, _) = try await launch(manifest, in: folder, plugins: plugins)
-      let connection = try SQLiteConnection(url: folder.file("a.sqlite"), mode: .readOnly)
-      #expect(try connection.userVersion() == 0)
+      // Read before anything is written: no store is created without its migrations.
+      #expect(!FileManager.default.fileExists(atPath: folder.file("a.sqlite").path))
       return (
         validate.map { $0.replacingOccurrences(of: folder.url.path, with: "F") },
         storeError(report)?.replacingOccurrences(of: folder.url.path, with: "F")
@@ -196,7 +196,7 @@ struct StoreMigrationsTests {
     func expectNamed(_ problem: String) async throws {
       let (validate, launch) = try await problems()
       #expect(validate == ["steps[0].params.migrations: \(problem)."])
-      #expect(launch == "\(problem); the store 'F/a.sqlite' was left as it was, at version 0")
+      #expect(launch == "\(problem); no store was created at 'F/a.sqlite'")
     }
     let second = migrations.appendingPathComponent("002_more.sql")
     try FileManager.default.createSymbolicLink(
@@ -245,6 +245,88 @@ struct StoreMigrationsTests {
         == [
           "steps[0].params.migrations: the migration '\(migrations)/001_create_notes.sql' is not UTF-8 text; save it as UTF-8."
         ])
+  }
+
+  @Test func aDamagedStoreStaysWhereItIsWhileItsReplacementCannotReadItsMigrations()
+    async throws
+  {
+    let folder = try ScratchFolder()
+    let migration = try folder.write(
+      "migrations/notes/001_create_notes.sql", "CREATE TABLE notes (id INTEGER);")
+    _ = try await launch(storeManifest(params), in: folder, plugins: plugins)
+    let store = folder.file("app.sqlite")
+    try damageFirstPage(of: store)
+    let damaged = try Data(contentsOf: store)
+    try Data([0x43, 0xFF]).write(to: migration)
+    let (failed, _) = try await launch(storeManifest(params), in: folder, plugins: plugins)
+    let error = try #require(storeError(failed))
+    #expect(
+      error.hasPrefix(
+        "the migration '\(migration.path)' is not UTF-8 text; save it as UTF-8; the store '\(store.path)' is damaged ("
+      ), "\(error)")
+    #expect(error.hasSuffix(") and was left as it was, since a new one needs every migration"))
+    #expect(try Data(contentsOf: store) == damaged)
+    let names = try FileManager.default.contentsOfDirectory(atPath: folder.url.path)
+    #expect(!names.contains { $0.contains(".corrupt-") }, "\(names)")
+
+    // An update ships the file again: the next launch moves the store aside and starts anew.
+    try folder.write("migrations/notes/001_create_notes.sql", "CREATE TABLE notes (id INTEGER);")
+    let (recovered, _) = try await launch(storeManifest(params), in: folder, plugins: plugins)
+    let handle = try #require(recovered.output(of: "store", as: StoreHandle.self))
+    #expect(handle.movedAside != nil)
+    #expect(handle.isNew)
+  }
+
+  @Test func aStoreLeftEmptyByAFailedFirstMigrationIsNewToTheLaunchThatMigratesIt()
+    async throws
+  {
+    let folder = try ScratchFolder()
+    try folder.write(
+      "migrations/notes/001_create_notes.sql",
+      "CREATE TABLE notes (id INTEGER);\nINSERT INTO note (id) VALUES (1);")
+    let (failed, _) = try await launch(storeManifest(params), in: folder, plugins: plugins)
+    #expect(storeError(failed)?.contains("no such table: note") == true)
+    let connection = try SQLiteConnection(url: folder.file("app.sqlite"), mode: .readOnly)
+    #expect(try connection.userVersion() == 0)
+    #expect(try connection.tableNames().isEmpty)
+
+    // Fixed by an update: the store holds nothing the app wrote, so no plugin may judge the
+    // app's files against it.
+    try folder.write("migrations/notes/001_create_notes.sql", "CREATE TABLE notes (id INTEGER);")
+    let (migrated, _) = try await launch(storeManifest(params), in: folder, plugins: plugins)
+    let handle = try #require(migrated.output(of: "store", as: StoreHandle.self))
+    #expect(handle.version == 1)
+    #expect(handle.isNew)
+    #expect(handle.movedAside == nil)
+  }
+
+  @Test func readsTheNamesAsBytesPaddedNumbersAndAllButANameThatIsNotUTF8() throws {
+    let folder = try ScratchFolder()
+    try folder.write("migrations/notes/0000000000000000000001_create.sql", "CREATE TABLE a (id);")
+    try folder.write("migrations/notes/002_more_of_it.sql", "CREATE TABLE b (id);")
+    let schema = try StoreSchema(folder: folder.file("migrations/notes"))
+    #expect(schema.migrations.map(\.version) == [1, 2])
+    #expect(schema.migrations.map(\.summary) == ["create", "more of it"])
+    #expect(
+      schema.migrations.map { $0.file?.lastPathComponent } == [
+        "0000000000000000000001_create.sql", "002_more_of_it.sql",
+      ])
+    // 0xFF is never UTF-8: the file could not be named in a message, nor opened by that name.
+    let name =
+      folder.file("migrations/notes").path.utf8.map { CChar(bitPattern: $0) } + [
+        47, 51, 95, -1, 46, 115, 113, 108, 0,
+      ]
+    let descriptor = open(name, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+    try #require(descriptor >= 0)
+    close(descriptor)
+    #expect(
+      loadProblems(
+        storeManifest(
+          #"{ "path": "a.sqlite", "migrations": "\#(folder.file("migrations/notes").path)" }"#),
+        plugins: plugins
+      ) == [
+        "steps[0].params.migrations: the migration file '\(folder.file("migrations/notes").path)/3_\u{FFFD}.sql' has a name that is not UTF-8; rename it, such as '004_add_tags.sql'."
+      ])
   }
 
   @Test func checksTheFolderWhenTheManifestLoads() throws {

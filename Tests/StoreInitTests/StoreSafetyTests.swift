@@ -167,6 +167,29 @@ struct StoreSafetyTests {
     #expect(try Data(contentsOf: url) == bytes)
   }
 
+  @Test func namesTheMigrationItCouldNotReadToTellAStoreWithoutItsIdentity() async throws {
+    let folder = try ScratchFolder()
+    let migration = try folder.write(
+      "migrations/notes/001_create_notes.sql", "CREATE TABLE notes (id INTEGER);")
+    // Made outside store.init: the version, and no application id.
+    do {
+      let connection = try SQLiteConnection(url: folder.file("app.sqlite"), mode: .create)
+      try connection.execute("PRAGMA journal_mode = WAL")
+      try connection.execute("CREATE TABLE notes (id INTEGER); PRAGMA user_version = 1")
+    }
+    let manifest = storeManifest(
+      #"{ "path": "app.sqlite", "migrations": "migrations/notes", "readOnly": true }"#)
+    let (opened, _) = try await launch(manifest, in: folder, plugins: plugins)
+    #expect(opened.outcome == .succeeded)
+    // Told by its tables, which only the migrations it has can say.
+    try Data([0x43, 0xFF]).write(to: migration)
+    let (refused, _) = try await launch(manifest, in: folder, plugins: plugins)
+    #expect(
+      storeError(refused)
+        == "cannot tell whether '\(folder.file("app.sqlite").path)' holds a notes store, as it records no schema identity (application_id) to tell it by: the migration '\(migration.path)' is not UTF-8 text; save it as UTF-8"
+    )
+  }
+
   @Test func tellsTheSchemaOfAStoreMadeBeforeItsIdentityWasRecorded() async throws {
     let folder = try ScratchFolder()
     let url = folder.file("library.sqlite")

@@ -10,7 +10,7 @@ struct PlanBuilder {
   let manifestDirectory: URL
   let dataDirectory: URL
   /// Whether plugins also read every file they read only when a launch needs it
-  /// (``ManifestLoader/checksShippedFiles``).
+  /// (a ``ManifestLoader`` made with `checksShippedFiles`).
   let checksShippedFiles: Bool
   var diagnostics: DiagnosticCollector
   /// Each step's index in the source's `steps` array.

@@ -50,9 +50,9 @@ public protocol StepPlugin: Sendable {
   /// Reads and checks, all of them, the files shipped with the manifest that the step reads
   /// only when a launch needs them, such as the migrations a store has not applied yet.
   ///
-  /// ``ManifestLoader`` calls it after `init(parameters:)` when its
-  /// ``ManifestLoader/checksShippedFiles`` is set, as `orchestrate validate` does; a launch
-  /// does not, so that it pays only for the files it uses. Throw ``ParameterError`` naming the
+  /// A ``ManifestLoader`` made with `checksShippedFiles` calls it after `init(parameters:)`,
+  /// as `orchestrate validate` does; a launch does not, so that it pays only for the files it
+  /// uses. Throw ``ParameterError`` naming the
   /// parameter that names the file, as `init(parameters:)` does.
   func checkShippedFiles() throws
 
