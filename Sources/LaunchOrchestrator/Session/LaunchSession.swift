@@ -89,9 +89,12 @@ public final class LaunchSession {
   @ObservationIgnored private var totalSteps = 0
   @ObservationIgnored private var finishedSteps = 0
   @ObservationIgnored private var splash = SplashState(policy: nil, timed: false)
-  /// The steps whose failure ends the launch (`onFailure: abort`): their failure is the
-  /// failure screen's reason, shown without waiting for the rest of the launch to stop.
-  @ObservationIgnored private var abortingSteps: Set<String> = []
+  /// The current launch's steps, looked up when one fails: for its plugin kind, and whether
+  /// its failure ends the launch (`onFailure: abort`), which makes it the failure screen's
+  /// reason at once. Indexed by id when the first one fails, not when the launch starts: most
+  /// launches fail no step.
+  @ObservationIgnored private var plannedSteps: [PlannedStep] = []
+  @ObservationIgnored private var plannedStepIndex: [String: Int]?
   /// What the current run's engine told ahead of its events; a new run gets a new one, so a
   /// run still ending cannot write into the next.
   @ObservationIgnored private var heard = Locked(Heard())
@@ -111,9 +114,6 @@ public final class LaunchSession {
     (@MainActor (LaunchSession, LaunchReport?) async -> LaunchReport)?
   /// The ensure calls under way, by step: concurrent callers share one.
   @ObservationIgnored private var ensuring: [String: Task<(any Sendable)?, any Error>] = [:]
-
-  /// Each step's plugin kind, for the failures it causes.
-  @ObservationIgnored private var plugins: [String: String] = [:]
 
   /// Outputs waiting for their step's `succeeded` event, milestones reached, and the errors
   /// plugins threw (for the failure of a step's `failed` event).
@@ -398,9 +398,8 @@ public final class LaunchSession {
       ?? (plan.onDemandSteps.isEmpty
         ? nil
         : Set(plan.steps.lazy.filter { $0.trigger == .launch }.map(\.id)))
-    abortingSteps = Set(plan.steps.filter { $0.onFailure == .abort }.map(\.id))
-    plugins = Dictionary(
-      plan.steps.lazy.map { ($0.id, $0.plugin) }, uniquingKeysWith: { first, _ in first })
+    plannedSteps = plan.steps
+    plannedStepIndex = nil
     totalSteps = countedSteps?.count ?? plan.steps.count
     progress = totalSteps == 0 ? 1 : 0
     splash = SplashState(policy: plan.manifest.splash, timed: timesSplash)
@@ -418,7 +417,8 @@ public final class LaunchSession {
     phase = .running
     screen = .splash
     countedSteps = nil
-    abortingSteps = []
+    plannedSteps = []
+    plannedStepIndex = nil
     splash = SplashState(policy: nil, timed: false)
     finishedSteps = 0
     runningSteps = []
@@ -427,7 +427,6 @@ public final class LaunchSession {
     milestones = [:]
     route = nil
     failure = nil
-    plugins = [:]
     report = nil
     context = nil
     outputs = StepOutputs()
@@ -481,14 +480,14 @@ public final class LaunchSession {
       stepEnded(step)
       stepFailed(
         LaunchFailure(
-          kind: .stepFailed, step: step, plugin: plugins[step],
+          kind: .stepFailed, step: step, plugin: plannedStep(step)?.plugin,
           message: "'\(step)' failed: \(message)",
           underlying: heard.withLock { $0.errors.removeValue(forKey: step) }))
     case .timedOut(let step, let timeout):
       stepEnded(step)
       stepFailed(
         LaunchFailure(
-          kind: .timedOut, step: step, plugin: plugins[step],
+          kind: .timedOut, step: step, plugin: plannedStep(step)?.plugin,
           message: "'\(step)' timed out after \(DurationText.format(timeout))"))
     case .skipped(let step, _):
       stepEnded(step)
@@ -522,10 +521,22 @@ public final class LaunchSession {
     updateScreen()
   }
 
+  /// The current launch's step `id`: only a failed step is looked up.
+  private func plannedStep(_ id: String) -> PlannedStep? {
+    let index =
+      plannedStepIndex
+      ?? Dictionary(
+        plannedSteps.indices.map { (plannedSteps[$0].id, $0) },
+        uniquingKeysWith: { first, _ in first })
+    plannedStepIndex = index
+    return index[id].map { plannedSteps[$0] }
+  }
+
   /// The first failure is the launch's, unless a step that aborts the launch fails: that one
   /// ends it, so it is the reason, shown at once.
   private func stepFailed(_ stepFailure: LaunchFailure) {
-    guard let step = stepFailure.step, abortingSteps.contains(step), !splash.endsOnFailure
+    guard let step = stepFailure.step, plannedStep(step)?.onFailure == .abort,
+      !splash.endsOnFailure
     else {
       failure = failure ?? stepFailure
       return
