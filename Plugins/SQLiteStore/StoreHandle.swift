@@ -25,8 +25,10 @@ public final class StoreHandle: Sendable {
   /// Where a damaged file was moved before the store was recreated, if that happened.
   public let movedAside: URL?
   /// Whether the store was created in this launch, or recovered (moved aside and created
-  /// anew, see ``movedAside``), or found empty at version 0 (an earlier launch created it and
-  /// its first migrations failed): it knows nothing the app wrote before.
+  /// anew, see ``movedAside``), or got the schema's tables in it (found at version 0: an
+  /// earlier launch created it and its first migrations failed, or `adopt`), or a launch
+  /// running beside this one created or recovered it while this one waited: it knows nothing
+  /// the app wrote before.
   ///
   /// A step that acts on the user's data because the store does not mention it (a queue
   /// entry whose work is missing, an image no scan names) must do nothing destructive
@@ -56,7 +58,9 @@ public final class StoreHandle: Sendable {
       return "the store was recovered in this launch (the damaged one was moved aside to"
         + " '\(movedAside.lastPathComponent)'), so it does not know what the app wrote before"
     }
-    return "the store was created in this launch, so it does not know what the app wrote before"
+    return
+      "the store was created or given its tables in this launch (or a launch beside it),"
+      + " so it does not know what the app wrote before"
   }
 
   /// Where a finding of damage is written for the next launch: `store.init` then moves the

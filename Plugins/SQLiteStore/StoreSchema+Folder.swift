@@ -126,14 +126,19 @@ extension StoreSchema {
   public static func sqlText(of url: URL, noun: String) throws(StepFailure) -> String {
     // A link whose file is gone, or a loop: resolved, it still names a link, or nothing.
     func brokenLink() -> StepFailure {
-      guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: url.path)
-      else {
+      switch Self.brokenLinkTarget(of: url) {
+      case .none:
         return StepFailure(
           "cannot read \(noun) '\(url.path)': \(String(cString: strerror(ENOENT)))")
+      case .missing(let target):
+        return StepFailure(
+          "\(noun) '\(url.path)' is a link to '\(target)', which does not exist; ship the file itself"
+        )
+      case .loop:
+        return StepFailure(
+          "\(noun) '\(url.path)' is a link in a loop of links, which leads to no file; ship the file itself"
+        )
       }
-      return StepFailure(
-        "\(noun) '\(url.path)' is a link to '\(target)', which does not exist; ship the file itself"
-      )
     }
     let read: Data?
     do {
@@ -159,5 +164,33 @@ extension StoreSchema {
       throw StepFailure("\(noun) '\(url.path)' is not UTF-8 text; save it as UTF-8")
     }
     return text
+  }
+
+  /// Where a chain of links breaks.
+  private enum BrokenLink {
+    /// At a target that does not exist: as the first link names it, or the full path of a
+    /// later one.
+    case missing(String)
+    /// Nowhere: the links lead round.
+    case loop
+  }
+
+  /// Where the chain of links at `url` breaks; `nil` when `url` is no link or the chain ends
+  /// at something.
+  private static func brokenLinkTarget(of url: URL) -> BrokenLink? {
+    var current = url
+    // As many links as the system follows before it calls the chain a loop.
+    for _ in 0..<40 {
+      guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: current.path)
+      else { return nil }
+      let next = URL(fileURLWithPath: target, relativeTo: current.deletingLastPathComponent())
+        .standardizedFileURL
+      var info = stat()
+      guard lstat(next.path, &info) == 0 else {
+        return current == url ? .missing(target) : .missing(next.path)
+      }
+      current = next
+    }
+    return .loop
   }
 }

@@ -83,8 +83,7 @@ struct StoreOpener {
       )
     case .missing:
       guard create else { throw missingStore }
-      let scripts = try checkedScripts(
-        above: 0, otherwise: "no store was created at '\(url.path)'")
+      let scripts = try newStoreScripts(otherwise: "no store was created at '\(url.path)'")
       return .opened(try createStore(movedAside: nil, scripts: scripts))
     case .sqlite:
       break
@@ -119,10 +118,11 @@ struct StoreOpener {
           above: state.version,
           otherwise: "the store '\(url.path)' was left as it was, at version \(state.version)")
         : [:]
-      // A store with nothing in it yet (a launch created it, and its migrations failed) is as
-      // new as one created now: nothing the app keeps can be judged against it.
-      let isEmpty = state.version == 0 && state.tables.isEmpty
-      return .opened(try openForWriting(movedAside: nil, isNew: isEmpty, scripts: scripts))
+      // A store at version 0 gets the schema's tables in this launch (a launch created it and
+      // its migrations failed, or `adopt`): they hold nothing yet, and nothing the app keeps
+      // can be judged against them.
+      return .opened(
+        try openForWriting(movedAside: nil, isNew: state.version == 0, scripts: scripts))
     }
     context.reportProgress(1, "store is up to date (version \(state.version))")
     return .opened(handle(version: state.version, movedAside: nil, isNew: false))
@@ -358,6 +358,9 @@ struct StoreOpener {
         }
         try connection.execute("PRAGMA user_version = \(migration.version)")
       }
+      // An attempt that timed out during its last statement commits nothing: the step failed,
+      // and its retry finds the store as it was (and new, when it was at version 0).
+      if !pending.isEmpty { try Task.checkCancellation() }
       if state.applicationID != schema.applicationID {
         try connection.execute("PRAGMA application_id = \(schema.applicationID)")
       }
@@ -370,13 +373,37 @@ struct StoreOpener {
   )
     -> StepFailure
   {
+    failure(
+      error, in: migration,
+      otherwise: "the store '\(url.path)' was left as it was, at version \(version)")
+  }
+
+  /// `migration` failed with `error`, which `otherwise` says what became of the store.
+  private func failure(
+    _ error: SQLiteError, in migration: StoreSchema.Migration, otherwise: String
+  ) -> StepFailure {
     let line = error.line.map { ":\($0)" } ?? ""
     let location =
       migration.file.map { "the migration '\($0.path)\(line)'" }
       ?? "migration \(migration.version) (\(migration.summary)) of the \(schema.name) schema at line \(error.line ?? 1)"
-    return StepFailure(
-      "\(location) failed: \(error.message); the store '\(url.path)' was left as it was, at version \(version)"
-    )
+    return StepFailure("\(location) failed: \(error.message); \(otherwise)")
+  }
+
+  /// Every migration, read and checked, and applied first to an empty database in memory:
+  /// before a store is created, or a damaged one moved aside for a new one, so that a file
+  /// that cannot be read or a statement that fails leaves the path as it was (`otherwise`
+  /// says how) instead of an empty store there. Only a new store pays for it.
+  private func newStoreScripts(otherwise: String) throws -> [Int: String] {
+    let scripts = try checkedScripts(above: 0, otherwise: otherwise)
+    let memory = try SQLiteConnection.inMemory()
+    for migration in schema.migrations {
+      do {
+        try memory.executeScript(scripts[migration.version] ?? "")
+      } catch {
+        throw failure(error, in: migration, otherwise: otherwise)
+      }
+    }
+    return scripts
   }
 
   /// Moves the damaged store aside with its WAL and creates a new one in its place.
@@ -392,8 +419,7 @@ struct StoreOpener {
         "the store '\(url.path)' is damaged (\(reason)); nothing was changed in read-only mode")
     }
     // Before the damaged store is moved: its replacement needs every migration.
-    let scripts = try checkedScripts(
-      above: 0,
+    let scripts = try newStoreScripts(
       otherwise:
         "the store '\(url.path)' is damaged (\(reason)) and was left as it was, since a new one needs every migration"
     )
@@ -405,14 +431,14 @@ struct StoreOpener {
       )
       return try createStore(movedAside: destination, scripts: scripts)
     }
-    return try recovered ?? openStore()
+    // Recovered by another launch while this one waited for the lock: as new to this launch.
+    return try recovered ?? Self.asNew(openStore())
   }
 
   /// Finishes moving aside the store a killed launch was recovering, then creates the new
   /// one, holding the folder's lock exclusively throughout.
   private func finishRecovery() throws -> StoreHandle {
-    let scripts = try checkedScripts(
-      above: 0,
+    let scripts = try newStoreScripts(
       otherwise:
         "the store '\(url.path)' was being moved aside when a launch stopped; the move waits for a launch that can read every migration, which a new store needs"
     )
@@ -425,7 +451,16 @@ struct StoreOpener {
       guard case .missing = try StoreFile.at(url) else { return nil }
       return try createStore(movedAside: destination, scripts: scripts)
     }
-    return try recovered ?? openStore()
+    return try recovered ?? Self.asNew(openStore())
+  }
+
+  /// `handle` as a store new to this launch: one another launch created or recovered while
+  /// this one waited, which holds nothing the app wrote before either.
+  static func asNew(_ handle: StoreHandle) -> StoreHandle {
+    StoreHandle(
+      url: handle.url, schema: handle.schema, version: handle.version,
+      isReadOnly: handle.isReadOnly, busyTimeout: handle.busyTimeout,
+      movedAside: handle.movedAside, isNew: true)
   }
 
   private func createStore(movedAside: URL?, scripts: [Int: String]) throws -> StoreHandle {
@@ -439,7 +474,7 @@ struct StoreOpener {
 
   /// The file system's number for the file at `url`, which a rename keeps and a new file
   /// does not share.
-  private static func identity(of url: URL) -> Int? {
+  static func identity(of url: URL) -> Int? {
     // One `lstat`, as `attributesOfItem` makes, without the rest of its dictionary (the
     // owner's and group's names are looked up for it) on every launch.
     var info = stat()

@@ -92,7 +92,7 @@ struct ImageReferencesTests {
     #expect(FileManager.default.fileExists(atPath: image.path))
     #expect(
       report.step("clean")?.notes == [
-        "removed nothing: the store was created in this launch, so it does not know what the app wrote before, so an image no scan names may still be the app's"
+        "removed nothing: the store was created or given its tables in this launch (or a launch beside it), so it does not know what the app wrote before, so an image no scan names may still be the app's"
       ])
   }
 

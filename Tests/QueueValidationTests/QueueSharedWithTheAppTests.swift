@@ -121,7 +121,7 @@ struct QueueSharedWithTheAppTests {
     #expect(try String(contentsOf: queue, encoding: .utf8) == text)
     #expect(
       report.step("queue")?.notes == [
-        "kept all 2 queue entries: the store was created in this launch, so it does not know what the app wrote before, so a work missing from it is no reason to drop an entry"
+        "kept all 2 queue entries: the store was created or given its tables in this launch (or a launch beside it), so it does not know what the app wrote before, so a work missing from it is no reason to drop an entry"
       ])
   }
 

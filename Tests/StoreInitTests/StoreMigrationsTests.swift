@@ -204,6 +204,21 @@ struct StoreMigrationsTests {
     try await expectNamed(
       "the migration 'F/migrations/notes/002_more.sql' is a link to 'F/gone.sql', which does not exist; ship the file itself"
     )
+    // The end of a chain of links is named, and links that lead round are a loop.
+    try FileManager.default.removeItem(at: second)
+    try FileManager.default.createSymbolicLink(
+      at: second, withDestinationURL: folder.file("l1.sql"))
+    try FileManager.default.createSymbolicLink(
+      at: folder.file("l1.sql"), withDestinationURL: folder.file("gone.sql"))
+    try await expectNamed(
+      "the migration 'F/migrations/notes/002_more.sql' is a link to 'F/gone.sql', which does not exist; ship the file itself"
+    )
+    try FileManager.default.removeItem(at: folder.file("l1.sql"))
+    try FileManager.default.createSymbolicLink(
+      at: folder.file("l1.sql"), withDestinationURL: second)
+    try await expectNamed(
+      "the migration 'F/migrations/notes/002_more.sql' is a link in a loop of links, which leads to no file; ship the file itself"
+    )
     try FileManager.default.removeItem(at: second)
     try FileManager.default.createDirectory(at: second, withIntermediateDirectories: false)
     try await expectNamed(
@@ -277,27 +292,43 @@ struct StoreMigrationsTests {
     #expect(handle.isNew)
   }
 
-  @Test func aStoreLeftEmptyByAFailedFirstMigrationIsNewToTheLaunchThatMigratesIt()
+  @Test func aFailingFirstMigrationCreatesNoStoreAndAStoreAtVersion0IsNewWhenItGetsItsTables()
     async throws
   {
     let folder = try ScratchFolder()
-    try folder.write(
+    let store = folder.file("app.sqlite")
+    let migration = try folder.write(
       "migrations/notes/001_create_notes.sql",
       "CREATE TABLE notes (id INTEGER);\nINSERT INTO note (id) VALUES (1);")
+    // Tried on a database in memory first: no empty store is left at the path.
     let (failed, _) = try await launch(storeManifest(params), in: folder, plugins: plugins)
-    #expect(storeError(failed)?.contains("no such table: note") == true)
-    let connection = try SQLiteConnection(url: folder.file("app.sqlite"), mode: .readOnly)
-    #expect(try connection.userVersion() == 0)
-    #expect(try connection.tableNames().isEmpty)
+    #expect(
+      storeError(failed)
+        == "the migration '\(migration.path):2' failed: no such table: note; no store was created at '\(store.path)'"
+    )
+    #expect(!FileManager.default.fileExists(atPath: store.path))
 
-    // Fixed by an update: the store holds nothing the app wrote, so no plugin may judge the
-    // app's files against it.
+    // Such a store, left by an earlier build, and a database adopted with tables of its own:
+    // the schema's tables are made in this launch, so no plugin may judge the app's files
+    // against them.
     try folder.write("migrations/notes/001_create_notes.sql", "CREATE TABLE notes (id INTEGER);")
-    let (migrated, _) = try await launch(storeManifest(params), in: folder, plugins: plugins)
-    let handle = try #require(migrated.output(of: "store", as: StoreHandle.self))
-    #expect(handle.version == 1)
-    #expect(handle.isNew)
-    #expect(handle.movedAside == nil)
+    for (tables, extra) in [("", ""), ("CREATE TABLE mine (id INTEGER);", #", "adopt": true"#)] {
+      try? FileManager.default.removeItem(at: store)
+      do {
+        let connection = try SQLiteConnection(url: store, mode: .create)
+        try connection.execute("PRAGMA journal_mode = WAL")
+        if !tables.isEmpty { try connection.execute(tables) }
+      }
+      let manifest = storeManifest(
+        #"{ "path": "app.sqlite", "migrations": "migrations/notes"\#(extra) }"#)
+      let (migrated, _) = try await launch(manifest, in: folder, plugins: plugins)
+      let handle = try #require(migrated.output(of: "store", as: StoreHandle.self))
+      #expect(handle.version == 1)
+      #expect(handle.isNew, "\(extra)")
+      #expect(handle.movedAside == nil)
+      let (again, _) = try await launch(manifest, in: folder, plugins: plugins)
+      #expect(again.output(of: "store", as: StoreHandle.self)?.isNew == false)
+    }
   }
 
   @Test func readsTheNamesAsBytesPaddedNumbersAndAllButANameThatIsNotUTF8() throws {
