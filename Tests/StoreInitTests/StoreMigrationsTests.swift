@@ -331,6 +331,29 @@ struct StoreMigrationsTests {
     }
   }
 
+  @Test func validateReadsTheMigrationsOfAFallbackAndOfEveryStepOfTheKind() throws {
+    let folder = try ScratchFolder()
+    try folder.write("good/001_create.sql", "CREATE TABLE a (id INTEGER);")
+    let bad = try folder.write("bad/001_create.sql", "COMMIT;")
+    let good = folder.file("good").path
+    let manifest = #"""
+      { "version": 1, "steps": [
+        { "id": "a", "plugin": "store.init",
+          "params": { "path": "a.sqlite", "migrations": "\#(good)" },
+          "fallback": { "params": { "migrations": "\#(folder.file("bad").path)" } } },
+        { "id": "b", "plugin": "store.init",
+          "params": { "path": "b.sqlite", "migrations": "\#(folder.file("bad").path)" } } ] }
+      """#
+    #expect(loadProblems(manifest, plugins: plugins) == [])
+    let refusal =
+      "the migration '\(bad.path):1' is refused: 'COMMIT' would end the transaction it runs in; store.init applies each migration inside one transaction and commits it itself, so that a failure leaves the store as it was; remove the statement."
+    #expect(
+      loadProblems(manifest, plugins: plugins, checksShippedFiles: true) == [
+        "steps[0].fallback.params.migrations: \(refusal)",
+        "steps[1].params.migrations: \(refusal)",
+      ])
+  }
+
   @Test func readsTheNamesAsBytesPaddedNumbersAndAllButANameThatIsNotUTF8() throws {
     let folder = try ScratchFolder()
     try folder.write("migrations/notes/0000000000000000000001_create.sql", "CREATE TABLE a (id);")
