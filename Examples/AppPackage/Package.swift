@@ -35,6 +35,8 @@ let package = Package(
       dependencies: [
         .product(name: "LaunchOrchestrator", package: "LaunchOrchestrator"),
         .product(name: "LaunchTesting", package: "LaunchOrchestrator"),
+        .product(name: "SQLiteStore", package: "LaunchOrchestrator"),
+        .product(name: "StoreInitPlugin", package: "LaunchOrchestrator"),
       ]
     ),
   ],

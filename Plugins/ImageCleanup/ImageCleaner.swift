@@ -7,13 +7,17 @@ import Foundation
 #endif
 
 /// Walks one open folder at a time and removes what qualifies: reviewed scan images, and
-/// files older than the cutoff that no scan references, each file checked again
+/// files older than the cutoff (and younger than the store) that no scan references, each
+/// file checked again
 /// (identity and age) right before it goes.
 struct ImageCleaner {
   /// Folders nested deeper than this are left alone: the walk holds one descriptor a level.
   static let maximumDepth = 64
 
   let cutoff: Double
+  /// When the store was created (seconds since 1970), if it records it: a file older than
+  /// the store is no orphan, since the store never knew what the app wrote before it.
+  var storeCreated: Double?
   let dryRun: Bool
   let reviewed: [String: [Int64]]
   let referenced: Set<String>
@@ -30,6 +34,8 @@ struct ImageCleaner {
   var removedBytes: Int64 = 0
   var clearedScans: [Int64] = []
   var keptForReadOnlyStore = 0
+  /// Files no scan names that are older than the store.
+  var keptOlderThanStore = 0
   var skippedNames = 0
   var skippedChanged = 0
   var skippedFailed = 0
@@ -105,13 +111,24 @@ struct ImageCleaner {
   private static let databaseSuffixes = ["-wal", "-shm", "-journal"].map { Array($0.utf8) }
 
   private func qualifies(_ path: String, _ status: DirectoryHandle.Status) -> Bool {
-    reviewed[path] != nil || (!referenced.contains(path) && status.modified < cutoff)
+    reviewed[path] != nil || (isUnnamedAndOld(path, status) && !isOlderThanStore(status))
+  }
+
+  private func isUnnamedAndOld(_ path: String, _ status: DirectoryHandle.Status) -> Bool {
+    !referenced.contains(path) && status.modified < cutoff
+  }
+
+  private func isOlderThanStore(_ status: DirectoryHandle.Status) -> Bool {
+    storeCreated.map { status.modified < $0 } ?? false
   }
 
   private mutating func remove(
     _ name: [CChar], path: String, listed: DirectoryHandle.Status, in folder: DirectoryHandle
   ) {
-    guard qualifies(path, listed) else { return }
+    guard qualifies(path, listed) else {
+      if reviewed[path] == nil, isUnnamedAndOld(path, listed) { keptOlderThanStore += 1 }
+      return
+    }
     let isReviewed = reviewed[path] != nil
     if isReviewed && keepsReviewed {
       keptForReadOnlyStore += 1

@@ -132,8 +132,11 @@ public struct ImageCleanupStep: StepPlugin {
       }
     }
 
+    // The store knows nothing the app wrote before it was created: older files are no orphans.
+    let storeCreated = store?.recordedCreation()
     var cleaner = ImageCleaner(
-      cutoff: Date().timeIntervalSince1970 - maxAge / .seconds(1), dryRun: dryRun,
+      cutoff: Date().timeIntervalSince1970 - maxAge / .seconds(1),
+      storeCreated: storeCreated?.timeIntervalSince1970, dryRun: dryRun,
       reviewed: reviewed, referenced: referenced,
       // A read-only store cannot forget a removed image, so its scans' images stay.
       keepsReviewed: store?.isReadOnly ?? false, log: { context.log($0) })
@@ -158,6 +161,12 @@ public struct ImageCleanupStep: StepPlugin {
       context.log(
         "kept \(cleaner.keptForReadOnlyStore) reviewed scan images: the store is read-only, so "
           + "their scans would still name them")
+    }
+    if cleaner.keptOlderThanStore > 0, let storeCreated {
+      context.log(
+        "kept \(cleaner.keptOlderThanStore) files no scan names that are older than the store"
+          + " (created at \(storeCreated.formatted(.iso8601))): it does not know what the app"
+          + " wrote before")
     }
     if cleaner.keptDatabases > 0 {
       context.log(

@@ -124,7 +124,9 @@ public struct QueueValidationStep: StepPlugin {
           + "\(position.line), column \(position.column)\(more); which one counts is ambiguous, so "
           + "the queue was left as it was; remove the repeated key and run again")
     }
-    if let reason = store.newStoreReason {
+    // A queue the app last wrote before the store was created names works of another store.
+    if let reason = store.reasonToKeep(dataModifiedAt: Self.modification(of: file) ?? .distantPast)
+    {
       context.log(
         "kept all \(queue.workIds.count) queue entries: \(reason), so a work missing from it is no"
           + " reason to drop an entry")
@@ -162,6 +164,19 @@ public struct QueueValidationStep: StepPlugin {
     context.log(
       "dropped \(dropped.count) queue entries whose work no longer exists; kept \(kept)")
     return QueueValidationResult(kept: kept, dropped: dropped.count, movedAside: nil)
+  }
+
+  /// When the file at `url` was last changed; `nil` when it cannot be read. A file replaced
+  /// since it was read is caught before the rewrite, which acts only on the file it judged.
+  private static func modification(of url: URL) -> Date? {
+    var info = stat()
+    guard lstat(url.path, &info) == 0 else { return nil }
+    #if canImport(Darwin)
+      let time = info.st_mtimespec
+    #else
+      let time = info.st_mtim
+    #endif
+    return Date(timeIntervalSince1970: Double(time.tv_sec) + Double(time.tv_nsec) / 1e9)
   }
 
   /// Replaces `file` with `bytes`, keeping the original as `<file>.bak` until the new file is

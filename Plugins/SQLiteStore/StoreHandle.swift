@@ -32,7 +32,8 @@ public final class StoreHandle: Sendable {
   ///
   /// A step that acts on the user's data because the store does not mention it (a queue
   /// entry whose work is missing, an image no scan names) must do nothing destructive
-  /// against a new store: its silence is no judgement.
+  /// against a new store: its silence is no judgement. In later launches, the same holds for
+  /// data older than the store (``recordedCreation()``, ``reasonToKeep(dataModifiedAt:)``).
   public let isNew: Bool
 
   /// Describes an opened store; `isNew` when it was created in this launch (a store with
@@ -61,6 +62,57 @@ public final class StoreHandle: Sendable {
     return
       "the store was created or given its tables in this launch (or a launch beside it),"
       + " so it does not know what the app wrote before"
+  }
+
+  /// Where `store.init` records when it created this store (or recovered it, or gave it its
+  /// tables): `<store>.created`, beside it, naming the file it was written for.
+  public static func creationRecord(for url: URL) -> URL {
+    URL(fileURLWithPath: url.path + ".created")
+  }
+
+  /// Records that the store file now at `url` is new at `date` (see ``recordedCreation()``).
+  /// `store.init` calls it when it creates a store, recovers one, or gives one its tables, before
+  /// it migrates the store: a launch stopped in between leaves a store at version 0, which the
+  /// next launch records again.
+  public static func recordCreation(of url: URL, at date: Date = Date()) throws {
+    guard let identity = identity(of: url) else {
+      throw StepFailure("cannot record the creation of '\(url.path)': no file is there")
+    }
+    let text = "store \(identity)\ncreated \(date.timeIntervalSince1970)\n"
+    // Only the package writes the record: a link there can only redirect the write.
+    try SafeFiles.writeAtomically(
+      Data(text.utf8), to: creationRecord(for: url), followingLinks: false)
+  }
+
+  /// When `store.init` created this store, recovered it or gave it its tables, from the record
+  /// beside it (``creationRecord(for:)``); `nil` when there is none for this very file: a
+  /// store created before launches kept the record, or one put at the path by other means.
+  ///
+  /// The store knows nothing the app wrote before that: a step that acts on the user's data
+  /// because the store does not mention it must leave alone data older than the store, in
+  /// every launch (a new store's first launch leaves it all alone: ``isNew``). It reads the
+  /// record, so call it once, from the step that judges.
+  public func recordedCreation() -> Date? {
+    guard
+      let data = try? SafeFiles.contentsOfRegularFile(
+        at: Self.creationRecord(for: url), limit: 4096),
+      let identity = Self.identity(of: url)
+    else { return nil }
+    let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
+    guard lines.count >= 2, lines[0] == "store \(identity)", lines[1].hasPrefix("created "),
+      let seconds = Double(lines[1].dropFirst("created ".count)), seconds.isFinite
+    else { return nil }
+    return Date(timeIntervalSince1970: seconds)
+  }
+
+  /// Why a step that judges the user's data against the store leaves alone data the app last
+  /// changed at `modified`: the store is new to this launch (``newStoreReason``), or it was
+  /// created after the data (``recordedCreation()``, read here). `nil` when it can judge it.
+  public func reasonToKeep(dataModifiedAt modified: Date) -> String? {
+    if let newStoreReason { return newStoreReason }
+    guard let created = recordedCreation(), modified < created else { return nil }
+    return "the store was created at \(created.formatted(.iso8601)), after it was last changed"
+      + " (at \(modified.formatted(.iso8601))), so it does not know what the app wrote before"
   }
 
   /// Where a finding of damage is written for the next launch: `store.init` then moves the

@@ -291,6 +291,8 @@ struct StoreOpener {
     let result: (from: Int, to: Int)
     do {
       let connection = try SQLiteConnection(url: url, mode: .create, busyTimeout: busyTimeout)
+      // Before its tables: a store found at version 0 is new again to the next launch.
+      if isNew { try recordCreation() }
       result = try connection.retryingWhenBusy {
         if try connection.journalMode() != "wal" {
           try connection.execute("PRAGMA journal_mode = WAL")
@@ -307,6 +309,20 @@ struct StoreOpener {
       context.log("migrated the store from version \(result.from) to \(result.to)")
     }
     return handle(version: result.to, movedAside: movedAside, isNew: isNew)
+  }
+
+  /// Records, beside the store, that it is new now (``StoreHandle/recordCreation(of:at:)``):
+  /// every later launch keeps what the app wrote before it from the steps that judge the
+  /// app's data against it.
+  private func recordCreation() throws {
+    do {
+      try StoreHandle.recordCreation(of: url)
+    } catch {
+      throw StepFailure(
+        "cannot record that the store '\(url.path)' is new (\(error)), which keeps the app's"
+          + " older data from being judged against it; the store was left at version 0, and the"
+          + " next launch tries again")
+    }
   }
 
   /// The statements of the migrations above `version`, by version, each read and checked

@@ -95,6 +95,7 @@ struct ImageCleanupTests {
     _ = try await launch(
       #"{ "version": 1, "steps": [ { "id": "store", "plugin": "store.init", "params": { "path": "library.sqlite" } } ] }"#,
       in: folder, plugins: plugins)
+    try folder.recordStoreCreated(daysAgo: 30)
     let reviewed = try folder.write("images/reviewed.jpg", "r")
     let pending = try folder.write("images/pending.jpg", "p")
     let orphan = try folder.write("images/orphan.jpg", "o")
@@ -120,6 +121,33 @@ struct ImageCleanupTests {
       report.step("clean")?.notes == [
         "removed 2 files (2 bytes): 1 reviewed scan images, 1 orphaned files"
       ])
+  }
+
+  @Test func keepsFilesOlderThanTheStoreInEveryLaunchAndRemovesOrphansWrittenSince()
+    async throws
+  {
+    let folder = try ScratchFolder()
+    // The app's images from before its store was created (or recovered): the store never
+    // knew them, so its silence about them says nothing.
+    let before = try folder.write("images/before.jpg", "before")
+    try age(before, days: 2)
+    let manifest = cleanup(#"{ "directory": "images", "maxAge": 0 }"#, withStore: true)
+    let first = try await launch(manifest, in: folder, plugins: plugins).report
+    #expect(
+      first.step("clean")?.notes.first?.hasPrefix("removed nothing: the store was created") == true)
+    let after = try folder.write("images/after.jpg", "after")
+
+    let second = try await launch(manifest, in: folder, plugins: plugins).report
+    #expect(second.outcome == .succeeded)
+    #expect(exists(before))
+    #expect(!exists(after))
+    let notes = second.step("clean")?.notes ?? []
+    #expect(notes.first == "removed 1 files (5 bytes): 0 reviewed scan images, 1 orphaned files")
+    #expect(
+      notes.dropFirst().first?.hasPrefix(
+        "kept 1 files no scan names that are older than the store (created at ") == true,
+      "\(notes)")
+    #expect(notes.count == 2)
   }
 
   @Test func removesNothingInADryRun() async throws {
@@ -347,6 +375,7 @@ struct ImageCleanupSafetyTests {
     _ = try await launch(
       #"{ "version": 1, "steps": [ { "id": "store", "plugin": "store.init", "params": { "path": "library.sqlite" } } ] }"#,
       in: folder, plugins: plugins)
+    try folder.recordStoreCreated(daysAgo: 30)
     let reviewed = try folder.write("images/reviewed.jpg", "r")
     let orphan = try folder.write("images/orphan.jpg", "o")
     try age(orphan, days: 3)
@@ -448,5 +477,14 @@ struct ImageCleanupSafetyTests {
     #expect(cleaner.removedOrphans == 50)
     #expect(
       try FileManager.default.contentsOfDirectory(atPath: folder.file("images/moved").path) == [])
+  }
+}
+
+extension ScratchFolder {
+  /// Records the store `library.sqlite` in the folder as created `days` ago: a store the app
+  /// has had since, which knows what the app wrote after that.
+  func recordStoreCreated(daysAgo days: Double) throws {
+    try StoreHandle.recordCreation(
+      of: file("library.sqlite"), at: Date().addingTimeInterval(-days * 86_400))
   }
 }

@@ -29,6 +29,7 @@ struct ImageReferencesTests {
     _ = try await launch(
       #"{ "version": 1, "steps": [ { "id": "store", "plugin": "store.init", "params": { "path": "library.sqlite" } } ] }"#,
       in: folder, plugins: [StoreInitStep.self])
+    try folder.recordStoreCreated(daysAgo: 30)
     let connection = try SQLiteConnection(url: folder.file("library.sqlite"), mode: .readWrite)
     for (index, (path, reviewed)) in scans.enumerated() {
       try connection.run(

@@ -182,8 +182,9 @@ struct FaultInjectionTests {
       """)
   }
 
-  /// Creates the store `elsewhere/library.sqlite` in `folder` beforehand: against a store
-  /// created in the launch itself, queue.validate drops nothing, so it would not rewrite.
+  /// Creates the store `elsewhere/library.sqlite` in `folder` beforehand, before the queue is
+  /// written: against a store created in the launch itself, or after the queue was last
+  /// written, queue.validate drops nothing, so it would not rewrite.
   private func createStoreElsewhere(in folder: TemporaryFolder) async throws {
     let manifest = try folder.write(
       "elsewhere.json",
@@ -201,6 +202,7 @@ struct FaultInjectionTests {
     let folder = try TemporaryFolder()
     let data = folder.url.appendingPathComponent("data")
     try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+    try await createStoreElsewhere(in: folder)
     let (database, queue) = try await storeAndQueue(in: data)
     // Unreadable: validating it means moving it aside.
     let broken = data.appendingPathComponent("broken.json").path
@@ -211,7 +213,6 @@ struct FaultInjectionTests {
       in: folder, "queue.json", store: "elsewhere/library.sqlite", queue: "data/queue.json")
     let brokenQueue = try storeAndQueueManifest(
       in: folder, "broken.json", store: "elsewhere/library.sqlite", queue: "data/broken.json")
-    try await createStoreElsewhere(in: folder)
     let before = try FileManager.default.contentsOfDirectory(atPath: data.path).sorted()
     let storeBytes = try Data(contentsOf: URL(fileURLWithPath: database))
     let queueBytes = try Data(contentsOf: URL(fileURLWithPath: queue))
@@ -257,12 +258,12 @@ struct FaultInjectionTests {
     try FileManager.default.createDirectory(at: disk, withIntermediateDirectories: true)
     try FullDisk.mount(at: disk.path)
     do {
+      try await createStoreElsewhere(in: folder)
       let (database, queue) = try await storeAndQueue(in: disk)
       let storeOnDisk = try storeAndQueueManifest(
         in: folder, "app.json", store: "disk/library.sqlite", queue: "disk/queue.json")
       let storeElsewhere = try storeAndQueueManifest(
         in: folder, "queue.json", store: "elsewhere/library.sqlite", queue: "disk/queue.json")
-      try await createStoreElsewhere(in: folder)
       let storeBytes = try Data(contentsOf: URL(fileURLWithPath: database))
       let queueBytes = try Data(contentsOf: URL(fileURLWithPath: queue))
       try FullDisk.fill(disk.path)

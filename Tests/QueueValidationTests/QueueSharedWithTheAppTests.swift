@@ -125,6 +125,41 @@ struct QueueSharedWithTheAppTests {
       ])
   }
 
+  @Test func keepsAQueueOlderThanTheStoreInLaterLaunchesAndJudgesItOnceTheAppWritesIt()
+    async throws
+  {
+    let folder = try ScratchFolder()
+    let text = #"[ { "workId": 1 }, { "workId": 7 } ]"#
+    let queue = try folder.write("queue.json", text)
+    let first = try await launch(manifest, in: folder, plugins: plugins).report
+    #expect(first.step("queue")?.notes.first?.hasPrefix("kept all 2 queue entries: ") == true)
+    // The app fills the new store: the work of the first entry, none of the second.
+    try SQLiteConnection(url: folder.file("library.sqlite"), mode: .readWrite).run(
+      "INSERT INTO works (id, title) VALUES (1, 'Kindred')")
+
+    // The queue is older than the store, in this launch as in the one that created it.
+    let second = try await launch(manifest, in: folder, plugins: plugins).report
+    #expect(second.outcome == .succeeded)
+    #expect(try String(contentsOf: queue, encoding: .utf8) == text)
+    let note = try #require(second.step("queue")?.notes.first)
+    #expect(note.hasPrefix("kept all 2 queue entries: the store was created at "), "\(note)")
+    #expect(
+      note.hasSuffix(
+        "so it does not know what the app wrote before, so a work missing from it is no reason to drop an entry"
+      ), "\(note)")
+
+    // Once the app has written the queue since, it is judged against the store.
+    struct Entry: Encodable { var workId: Int }
+    try QueueFile(url: queue).append([Entry(workId: 2)])
+    let third = try await launch(manifest, in: folder, plugins: plugins).report
+    #expect(third.outcome == .succeeded)
+    #expect(try JSONParser.parse(Array(try Data(contentsOf: queue))).root == [["workId": 1]])
+    #expect(
+      third.step("queue")?.notes == [
+        "dropped 2 queue entries whose work no longer exists; kept 1"
+      ])
+  }
+
   @Test func appendsKeepingEveryByteAlreadyInTheQueue() throws {
     let folder = try ScratchFolder()
     let text = "[\n  { \"workId\": 1, \"x\": 1e-7 }\n]\n"

@@ -1,6 +1,8 @@
 import Foundation
 import LaunchOrchestrator
 import LaunchTesting
+import SQLiteStore
+import StoreInitPlugin
 import Testing
 
 /// The app's home feed, as its first screen shows it.
@@ -59,6 +61,30 @@ struct TermsStep: StepPlugin {
     }
   }
   func run(_ context: StepContext) async throws {}
+}
+
+/// Prunes the app's saved drafts of songs the store no longer has: judges the app's data by
+/// the store's silence, so it asks the store first whether it can.
+struct DraftsPruneStep: StepPlugin {
+  static let kind = "drafts.prune"
+  static let inputs: [StepInput] = [.required(StoreHandle.self)]
+  struct Parameters: StepParameters {
+    @Parameter("The drafts file.", isPath: true) var file: String
+  }
+  let file: String
+  init(parameters: Parameters) {
+    file = parameters.file
+  }
+  func run(_ context: StepContext) async throws -> String {
+    let store = try context.input(StoreHandle.self)
+    let url = context.resolve(file)
+    let modified =
+      try FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date
+    if let reason = store.reasonToKeep(dataModifiedAt: modified ?? .distantPast) {
+      return "kept: \(reason)"
+    }
+    return "judged"
+  }
 }
 
 extension OutputKey where Value == Feed {
@@ -184,6 +210,34 @@ struct AppLaunchTests {
         "the terms file is missing; ship it beside the manifest."
       ]
     }
+  }
+
+  @Test func aStepThatJudgesTheAppsDataLeavesAloneWhatIsOlderThanTheStore() async throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "app-drafts-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let drafts = folder.appendingPathComponent("drafts.json")
+    try Data("[]".utf8).write(to: drafts)
+    var registry = PluginRegistry()
+    registry.registerStore()
+    registry.register(DraftsPruneStep.self)
+    let plan = try ManifestLoader(registry: registry).load(
+      bytes: Array(
+        #"""
+        { "version": 1, "steps": [
+          { "id": "store", "plugin": "store.init", "params": { "path": "library.sqlite" } },
+          { "id": "prune", "plugin": "drafts.prune", "dependsOn": ["store"], "params": { "file": "drafts.json" } } ] }
+        """#.utf8),
+      file: "app.json", directory: folder, dataDirectory: folder)
+    func prune() async -> String? {
+      await LaunchEngine().run(plan).output(of: "prune", as: String.self)
+    }
+    // Created in the first launch, the store judges nothing then, nor the older drafts later.
+    #expect(await prune()?.hasPrefix("kept: the store was created or given its tables") == true)
+    #expect(await prune()?.hasPrefix("kept: the store was created at ") == true)
+    try Data("[1]".utf8).write(to: drafts)
+    #expect(await prune() == "judged")
   }
 
   @Test func onePluginAlone() async throws {
