@@ -132,8 +132,17 @@ public struct ImageCleanupStep: StepPlugin {
       }
     }
 
-    // The store knows nothing the app wrote before it was created: older files are no orphans.
-    let storeCreated = store?.recordedCreation()
+    // The store knows nothing the app wrote before it became new: older files are no orphans.
+    // Read after the scans: a store a launch beside this one recovered is recorded by then.
+    let storeCreated: Date?
+    do {
+      storeCreated = try store?.recordedCreation()
+    } catch {
+      context.log(
+        "removed nothing: the store's record of when it became new, \(error), so it cannot tell"
+          + " which files it knows")
+      return ImageCleanupResult(removedFiles: 0, removedBytes: 0, dryRun: dryRun)
+    }
     var cleaner = ImageCleaner(
       cutoff: Date().timeIntervalSince1970 - maxAge / .seconds(1),
       storeCreated: storeCreated?.timeIntervalSince1970, dryRun: dryRun,
@@ -165,8 +174,8 @@ public struct ImageCleanupStep: StepPlugin {
     if cleaner.keptOlderThanStore > 0, let storeCreated {
       context.log(
         "kept \(cleaner.keptOlderThanStore) files no scan names that are older than the store"
-          + " (created at \(storeCreated.formatted(.iso8601))): it does not know what the app"
-          + " wrote before")
+          + " (new at \(storeCreated.formatted(.iso8601))): it does not know what the app wrote"
+          + " before")
     }
     if cleaner.keptDatabases > 0 {
       context.log(

@@ -124,14 +124,7 @@ public struct QueueValidationStep: StepPlugin {
           + "\(position.line), column \(position.column)\(more); which one counts is ambiguous, so "
           + "the queue was left as it was; remove the repeated key and run again")
     }
-    // A queue the app last wrote before the store was created names works of another store.
-    if let reason = store.reasonToKeep(dataModifiedAt: Self.modification(of: file) ?? .distantPast)
-    {
-      context.log(
-        "kept all \(queue.workIds.count) queue entries: \(reason), so a work missing from it is no"
-          + " reason to drop an entry")
-      return QueueValidationResult(kept: queue.workIds.count, dropped: 0, movedAside: nil)
-    }
+    if let reason = store.newStoreReason { return keepingAll(queue, reason, context) }
 
     let connection = try store.connect()
     var existing: Set<Int64> = []
@@ -152,6 +145,14 @@ public struct QueueValidationStep: StepPlugin {
       context.log("all \(kept) queue entries are valid")
       return QueueValidationResult(kept: kept, dropped: 0, movedAside: nil)
     }
+    // Read after the query: a store a launch beside this one recovered meanwhile is recorded
+    // anew by then. A queue the app last wrote before the store became new names works the
+    // store never had.
+    if let reason = store.reasonToKeep(
+      "the queue", modifiedAt: Self.modification(of: file) ?? .distantPast)
+    {
+      return keepingAll(queue, reason, context)
+    }
     let text = try queue.removing(dropped, path: url)
     // Only the queue that was judged is replaced: an entry the app appended since is in a
     // file that was not judged, which is read again.
@@ -164,6 +165,16 @@ public struct QueueValidationStep: StepPlugin {
     context.log(
       "dropped \(dropped.count) queue entries whose work no longer exists; kept \(kept)")
     return QueueValidationResult(kept: kept, dropped: dropped.count, movedAside: nil)
+  }
+
+  /// Keeps every entry of `queue`, since the store cannot judge it, for `reason`.
+  private func keepingAll(_ queue: Queue, _ reason: String, _ context: StepContext)
+    -> QueueValidationResult
+  {
+    context.log(
+      "kept all \(queue.workIds.count) queue entries: \(reason); a work missing from the store"
+        + " is no reason to drop an entry")
+    return QueueValidationResult(kept: queue.workIds.count, dropped: 0, movedAside: nil)
   }
 
   /// When the file at `url` was last changed; `nil` when it cannot be read. A file replaced

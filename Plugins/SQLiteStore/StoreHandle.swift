@@ -33,7 +33,7 @@ public final class StoreHandle: Sendable {
   /// A step that acts on the user's data because the store does not mention it (a queue
   /// entry whose work is missing, an image no scan names) must do nothing destructive
   /// against a new store: its silence is no judgement. In later launches, the same holds for
-  /// data older than the store (``recordedCreation()``, ``reasonToKeep(dataModifiedAt:)``).
+  /// data older than the store (``recordedCreation()``, ``reasonToKeep(_:modifiedAt:)``).
   public let isNew: Bool
 
   /// Describes an opened store; `isNew` when it was created in this launch (a store with
@@ -64,55 +64,92 @@ public final class StoreHandle: Sendable {
       + " so it does not know what the app wrote before"
   }
 
-  /// Where `store.init` records when it created this store (or recovered it, or gave it its
-  /// tables): `<store>.created`, beside it, naming the file it was written for.
+  /// Where `store.init` records when this store became new (created, recovered, or given its
+  /// tables): `<store>.created`, beside the database file itself (a link to the store is
+  /// followed), so that it moves with the file's folder when that is copied or restored.
   public static func creationRecord(for url: URL) -> URL {
-    URL(fileURLWithPath: url.path + ".created")
+    URL(fileURLWithPath: url.resolvingSymlinksInPath().path + ".created")
   }
 
-  /// Records that the store file now at `url` is new at `date` (see ``recordedCreation()``).
-  /// `store.init` calls it when it creates a store, recovers one, or gives one its tables, before
-  /// it migrates the store: a launch stopped in between leaves a store at version 0, which the
-  /// next launch records again.
-  public static func recordCreation(of url: URL, at date: Date = Date()) throws {
-    guard let identity = identity(of: url) else {
-      throw StepFailure("cannot record the creation of '\(url.path)': no file is there")
-    }
-    let text = "store \(identity)\ncreated \(date.timeIntervalSince1970)\n"
-    // Only the package writes the record: a link there can only redirect the write.
-    try SafeFiles.writeAtomically(
-      Data(text.utf8), to: creationRecord(for: url), followingLinks: false)
+  /// A record of when a store became new that cannot be used: what is at its path and why.
+  public struct UnreadableRecord: Error, CustomStringConvertible {
+    /// The record's path.
+    public let url: URL
+    /// The record and what is wrong with it, for a message.
+    public let description: String
   }
 
-  /// When `store.init` created this store, recovered it or gave it its tables, from the record
-  /// beside it (``creationRecord(for:)``); `nil` when there is none for this very file: a
-  /// store created before launches kept the record, or one put at the path by other means.
+  /// Records that the store at `url` is new at `date` (see ``recordedCreation()``).
+  /// `store.init` calls it when it creates a store, recovers one, or gives one its tables,
+  /// before it migrates the store: a launch stopped in between leaves a store at version 0,
+  /// which the next launch records again.
   ///
-  /// The store knows nothing the app wrote before that: a step that acts on the user's data
+  /// - Throws: when the record cannot be written, or when something that is not such a record
+  ///   is at its path (a file of the user's, another store, a link, a folder): it is left alone.
+  public static func recordCreation(of url: URL, at date: Date = Date()) throws {
+    let record = creationRecord(for: url)
+    do {
+      _ = try recordedTime(at: record)
+    } catch let unreadable {
+      throw StepFailure(
+        "\(unreadable), so it was left alone; move it away if it is not a record of store.init's")
+    }
+    // Only store.init writes the record: a link there can only redirect the write.
+    try SafeFiles.writeAtomically(
+      Data("created \(date.timeIntervalSince1970)\n".utf8), to: record, followingLinks: false)
+  }
+
+  /// When `store.init` last made this store new (created it, recovered it or gave it its
+  /// tables), from the record beside it (``creationRecord(for:)``); `nil` when there is none:
+  /// a store made before launches kept the record.
+  ///
+  /// The store knows nothing the app wrote before then: a step that acts on the user's data
   /// because the store does not mention it must leave alone data older than the store, in
   /// every launch (a new store's first launch leaves it all alone: ``isNew``). It reads the
-  /// record, so call it once, from the step that judges.
-  public func recordedCreation() -> Date? {
-    guard
-      let data = try? SafeFiles.contentsOfRegularFile(
-        at: Self.creationRecord(for: url), limit: 4096),
-      let identity = Self.identity(of: url)
-    else { return nil }
-    let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
-    guard lines.count >= 2, lines[0] == "store \(identity)", lines[1].hasPrefix("created "),
-      let seconds = Double(lines[1].dropFirst("created ".count)), seconds.isFinite
-    else { return nil }
+  /// record, so read it once, from the step that judges, after its queries of the store.
+  ///
+  /// - Throws: ``UnreadableRecord`` when something is at the record's path that cannot be
+  ///   read as one: then nothing can be judged against the store.
+  public func recordedCreation() throws(UnreadableRecord) -> Date? {
+    try Self.recordedTime(at: Self.creationRecord(for: url))
+  }
+
+  private static func recordedTime(at record: URL) throws(UnreadableRecord) -> Date? {
+    let data: Data?
+    do {
+      data = try SafeFiles.contentsOfRegularFile(at: record, limit: 4096)
+    } catch {
+      throw UnreadableRecord(url: record, description: "\(error)")
+    }
+    guard let data else { return nil }
+    let text = String(decoding: data, as: UTF8.self)
+    guard text.hasPrefix("created "), text.hasSuffix("\n"),
+      let seconds = Double(text.dropFirst("created ".count).dropLast()), seconds.isFinite
+    else {
+      throw UnreadableRecord(
+        url: record, description: "'\(record.path)' is not a record of when the store became new")
+    }
     return Date(timeIntervalSince1970: seconds)
   }
 
-  /// Why a step that judges the user's data against the store leaves alone data the app last
-  /// changed at `modified`: the store is new to this launch (``newStoreReason``), or it was
-  /// created after the data (``recordedCreation()``, read here). `nil` when it can judge it.
-  public func reasonToKeep(dataModifiedAt modified: Date) -> String? {
+  /// Why a step that judges the user's data against the store leaves alone `data` (`"the
+  /// queue"`), which the app last changed at `modified`: the store is new to this launch
+  /// (``newStoreReason``), it became new after that (``recordedCreation()``, read here), or
+  /// its record cannot be read. `nil` when the store can judge it.
+  public func reasonToKeep(_ data: String, modifiedAt modified: Date) -> String? {
     if let newStoreReason { return newStoreReason }
-    guard let created = recordedCreation(), modified < created else { return nil }
-    return "the store was created at \(created.formatted(.iso8601)), after it was last changed"
-      + " (at \(modified.formatted(.iso8601))), so it does not know what the app wrote before"
+    let created: Date?
+    do {
+      created = try recordedCreation()
+    } catch {
+      return "the store's record of when it became new, \(error), so it cannot tell what the"
+        + " store knows"
+    }
+    guard let created, modified < created else { return nil }
+    let time = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+    return "\(data) was last changed at \(modified.formatted(time)), before the store became"
+      + " new at \(created.formatted(time)) (created, recovered or given its tables), so the"
+      + " store does not know what the app wrote before"
   }
 
   /// Where a finding of damage is written for the next launch: `store.init` then moves the

@@ -320,8 +320,8 @@ struct StoreOpener {
     } catch {
       throw StepFailure(
         "cannot record that the store '\(url.path)' is new (\(error)), which keeps the app's"
-          + " older data from being judged against it; the store was left at version 0, and the"
-          + " next launch tries again")
+          + " older data from being judged against it; the store was left at version 0 until a"
+          + " launch can record it")
     }
   }
 

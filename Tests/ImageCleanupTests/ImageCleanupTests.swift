@@ -145,9 +145,24 @@ struct ImageCleanupTests {
     #expect(notes.first == "removed 1 files (5 bytes): 0 reviewed scan images, 1 orphaned files")
     #expect(
       notes.dropFirst().first?.hasPrefix(
-        "kept 1 files no scan names that are older than the store (created at ") == true,
+        "kept 1 files no scan names that are older than the store (new at ") == true,
       "\(notes)")
     #expect(notes.count == 2)
+  }
+
+  @Test func removesNothingWhenTheStoresRecordCannotBeRead() async throws {
+    let folder = try ScratchFolder()
+    let manifest = cleanup(#"{ "directory": "images", "maxAge": 0 }"#, withStore: true)
+    _ = try await launch(manifest, in: folder, plugins: plugins)
+    let image = try folder.write("images/a.jpg", "a")
+    let record = try folder.write("library.sqlite.created", "garbage")
+    let report = try await launch(manifest, in: folder, plugins: plugins).report
+    #expect(report.outcome == .succeeded)
+    #expect(exists(image))
+    #expect(
+      report.step("clean")?.notes == [
+        "removed nothing: the store's record of when it became new, '\(record.path)' is not a record of when the store became new, so it cannot tell which files it knows"
+      ])
   }
 
   @Test func removesNothingInADryRun() async throws {

@@ -121,7 +121,7 @@ struct QueueSharedWithTheAppTests {
     #expect(try String(contentsOf: queue, encoding: .utf8) == text)
     #expect(
       report.step("queue")?.notes == [
-        "kept all 2 queue entries: the store was created or given its tables in this launch (or a launch beside it), so it does not know what the app wrote before, so a work missing from it is no reason to drop an entry"
+        "kept all 2 queue entries: the store was created or given its tables in this launch (or a launch beside it), so it does not know what the app wrote before; a work missing from the store is no reason to drop an entry"
       ])
   }
 
@@ -142,10 +142,10 @@ struct QueueSharedWithTheAppTests {
     #expect(second.outcome == .succeeded)
     #expect(try String(contentsOf: queue, encoding: .utf8) == text)
     let note = try #require(second.step("queue")?.notes.first)
-    #expect(note.hasPrefix("kept all 2 queue entries: the store was created at "), "\(note)")
+    #expect(note.hasPrefix("kept all 2 queue entries: the queue was last changed at "), "\(note)")
     #expect(
       note.hasSuffix(
-        "so it does not know what the app wrote before, so a work missing from it is no reason to drop an entry"
+        " (created, recovered or given its tables), so the store does not know what the app wrote before; a work missing from the store is no reason to drop an entry"
       ), "\(note)")
 
     // Once the app has written the queue since, it is judged against the store.

@@ -23,29 +23,74 @@ struct StoreCreationRecordTests {
     #expect(created >= before && created <= Date())
     let later = try await openedStore(in: folder)
     #expect(!later.isNew)
-    #expect(later.recordedCreation() == created)
+    #expect(try later.recordedCreation() == created)
   }
 
-  @Test func aRecoveredStoreIsRecordedAnewAndAReplacedOneIsNotTheRecordedOne() async throws {
+  @Test func theRecordIsBesideTheDatabaseALinkLeadsTo() async throws {
+    let folder = try ScratchFolder()
+    try FileManager.default.createDirectory(
+      at: folder.file("shared"), withIntermediateDirectories: true)
+    try FileManager.default.createSymbolicLink(
+      atPath: folder.file("library.sqlite").path, withDestinationPath: "shared/library.sqlite")
+    let opened = try await openedStore(in: folder)
+    #expect(
+      FileManager.default.fileExists(atPath: folder.file("shared/library.sqlite.created").path))
+    #expect(!FileManager.default.fileExists(atPath: folder.file("library.sqlite.created").path))
+    // A launch that names the database itself (an extension sharing it) reads the same record.
+    let (report, _) = try await launch(
+      storeManifest(#"{ "path": "shared/library.sqlite" }"#), in: folder,
+      plugins: [StoreInitStep.self])
+    let direct = try #require(report.output(of: "store", as: StoreHandle.self))
+    #expect(try direct.recordedCreation() == opened.recordedCreation())
+  }
+
+  @Test func aCopiedFolderKeepsItsRecordAndARecoveredStoreIsRecordedAnew() async throws {
     let folder = try ScratchFolder()
     let url = folder.file("library.sqlite")
     let first = try #require(try await openedStore(in: folder).recordedCreation())
 
-    // Another file put at the path (a copy the app restored): the record is not about it.
-    try FileManager.default.copyItem(at: url, to: folder.file("copy.sqlite"))
-    try FileManager.default.removeItem(at: url)
-    try FileManager.default.moveItem(at: folder.file("copy.sqlite"), to: url)
-    let replaced = try await openedStore(in: folder)
-    #expect(!replaced.isNew)
-    #expect(replaced.recordedCreation() == nil)
+    // The folder copied or restored elsewhere: the record goes with the store.
+    let copy = try ScratchFolder()
+    for name in ["library.sqlite", "library.sqlite.created"] {
+      try FileManager.default.copyItem(at: folder.file(name), to: copy.file(name))
+    }
+    #expect(try await openedStore(in: copy).recordedCreation() == first)
 
-    try replaced.recordDamage("a query found the store malformed")
+    let opened = try await openedStore(in: folder)
+    try opened.recordDamage("a query found the store malformed")
     try damageLastPage(of: url)
     let before = Date()
     let recovered = try await openedStore(in: folder)
     #expect(recovered.movedAside != nil)
-    let again = try #require(recovered.recordedCreation())
+    let again = try #require(try recovered.recordedCreation())
     #expect(again >= before && again > first)
+  }
+
+  @Test func aRecordThatCannotBeReadJudgesNothingAndIsNeverReplaced() async throws {
+    let folder = try ScratchFolder()
+    let url = folder.file("library.sqlite")
+    _ = try await openedStore(in: folder)
+    let opened = try await openedStore(in: folder)
+    let record = StoreHandle.creationRecord(for: url)
+    for text in ["my own notes", "created nan\n", "created 1e400\n", "created 5"] {
+      try folder.write("library.sqlite.created", text)
+      #expect(throws: StoreHandle.UnreadableRecord.self) { try opened.recordedCreation() }
+      let reason = try #require(opened.reasonToKeep("the queue", modifiedAt: .distantPast))
+      #expect(
+        reason
+          == "the store's record of when it became new, '\(record.path)' is not a record of when the store became new, so it cannot tell what the store knows"
+      )
+    }
+    // A store.init that would record a new store leaves a file that is no record alone.
+    try folder.write("library.sqlite.created", "my own notes")
+    try FileManager.default.removeItem(at: url)
+    let (report, _) = try await launch(store, in: folder, plugins: [StoreInitStep.self])
+    #expect(report.outcome == .failed)
+    #expect(
+      storeError(report)
+        == "cannot record that the store '\(url.path)' is new ('\(record.path)' is not a record of when the store became new, so it was left alone; move it away if it is not a record of store.init's), which keeps the app's older data from being judged against it; the store was left at version 0 until a launch can record it"
+    )
+    #expect(try String(contentsOf: record, encoding: .utf8) == "my own notes")
   }
 
   @Test func aStoreLeftAtVersion0IsRecordedWhenItGetsItsTables() async throws {
@@ -57,7 +102,7 @@ struct StoreCreationRecordTests {
     let before = Date()
     let opened = try await openedStore(in: folder)
     #expect(opened.isNew)
-    #expect(try #require(opened.recordedCreation()) >= before)
+    #expect(try #require(try opened.recordedCreation()) >= before)
   }
 
   @Test func aLinkWhereTheRecordGoesIsNotFollowed() async throws {
@@ -84,7 +129,7 @@ struct StoreCreationRecordTests {
     #expect(error.hasPrefix("cannot record that the store '\(url.path)' is new ("), "\(error)")
     #expect(
       error.hasSuffix(
-        "), which keeps the app's older data from being judged against it; the store was left at version 0, and the next launch tries again"
+        " is a folder, not a regular file, so it was left alone; move it away if it is not a record of store.init's), which keeps the app's older data from being judged against it; the store was left at version 0 until a launch can record it"
       ), "\(error)")
     #expect(try SQLiteConnection(url: url, mode: .readOnly).userVersion() == 0)
 
@@ -92,6 +137,6 @@ struct StoreCreationRecordTests {
     let opened = try await openedStore(in: folder)
     #expect(opened.isNew)
     #expect(opened.version == StoreSchema.books.latestVersion)
-    #expect(opened.recordedCreation() != nil)
+    #expect(try opened.recordedCreation() != nil)
   }
 }

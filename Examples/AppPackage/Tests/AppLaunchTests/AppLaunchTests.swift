@@ -80,7 +80,7 @@ struct DraftsPruneStep: StepPlugin {
     let url = context.resolve(file)
     let modified =
       try FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date
-    if let reason = store.reasonToKeep(dataModifiedAt: modified ?? .distantPast) {
+    if let reason = store.reasonToKeep("the drafts file", modifiedAt: modified ?? .distantPast) {
       return "kept: \(reason)"
     }
     return "judged"
@@ -235,7 +235,7 @@ struct AppLaunchTests {
     }
     // Created in the first launch, the store judges nothing then, nor the older drafts later.
     #expect(await prune()?.hasPrefix("kept: the store was created or given its tables") == true)
-    #expect(await prune()?.hasPrefix("kept: the store was created at ") == true)
+    #expect(await prune()?.hasPrefix("kept: the drafts file was last changed at ") == true)
     try Data("[1]".utf8).write(to: drafts)
     #expect(await prune() == "judged")
   }
