@@ -8,8 +8,7 @@ import Foundation
 
 /// Walks one open folder at a time and removes what qualifies: reviewed scan images, and
 /// files older than the cutoff (and younger than the store) that no scan references, each
-/// file checked again
-/// (identity and age) right before it goes.
+/// file checked again (identity and age) right before it goes.
 struct ImageCleaner {
   /// Folders nested deeper than this are left alone: the walk holds one descriptor a level.
   static let maximumDepth = 64

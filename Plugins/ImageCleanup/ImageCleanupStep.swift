@@ -139,8 +139,8 @@ public struct ImageCleanupStep: StepPlugin {
       storeCreated = try store?.recordedCreation()
     } catch {
       context.log(
-        "removed nothing: the store's record of when it became new, \(error), so it cannot tell"
-          + " which files it knows")
+        "removed nothing: cannot tell when the store became new (\(error)), and so which files"
+          + " it knows")
       return ImageCleanupResult(removedFiles: 0, removedBytes: 0, dryRun: dryRun)
     }
     var cleaner = ImageCleaner(

@@ -92,7 +92,7 @@ public final class StoreHandle: Sendable {
       _ = try recordedTime(at: record)
     } catch let unreadable {
       throw StepFailure(
-        "\(unreadable), so it was left alone; move it away if it is not a record of store.init's")
+        "\(unreadable), so it was left alone; move it away")
     }
     // Only store.init writes the record: a link there can only redirect the write.
     try SafeFiles.writeAtomically(
@@ -127,7 +127,7 @@ public final class StoreHandle: Sendable {
       let seconds = Double(text.dropFirst("created ".count).dropLast()), seconds.isFinite
     else {
       throw UnreadableRecord(
-        url: record, description: "'\(record.path)' is not a record of when the store became new")
+        url: record, description: "'\(record.path)' is not a record store.init wrote")
     }
     return Date(timeIntervalSince1970: seconds)
   }
@@ -142,8 +142,7 @@ public final class StoreHandle: Sendable {
     do {
       created = try recordedCreation()
     } catch {
-      return "the store's record of when it became new, \(error), so it cannot tell what the"
-        + " store knows"
+      return "cannot tell when the store became new (\(error)), and so what it knows"
     }
     guard let created, modified < created else { return nil }
     let time = Date.ISO8601FormatStyle(includingFractionalSeconds: true)

@@ -161,7 +161,7 @@ struct ImageCleanupTests {
     #expect(exists(image))
     #expect(
       report.step("clean")?.notes == [
-        "removed nothing: the store's record of when it became new, '\(record.path)' is not a record of when the store became new, so it cannot tell which files it knows"
+        "removed nothing: cannot tell when the store became new ('\(record.path)' is not a record store.init wrote), and so which files it knows"
       ])
   }
 

@@ -78,7 +78,7 @@ struct StoreCreationRecordTests {
       let reason = try #require(opened.reasonToKeep("the queue", modifiedAt: .distantPast))
       #expect(
         reason
-          == "the store's record of when it became new, '\(record.path)' is not a record of when the store became new, so it cannot tell what the store knows"
+          == "cannot tell when the store became new ('\(record.path)' is not a record store.init wrote), and so what it knows"
       )
     }
     // A store.init that would record a new store leaves a file that is no record alone.
@@ -88,7 +88,7 @@ struct StoreCreationRecordTests {
     #expect(report.outcome == .failed)
     #expect(
       storeError(report)
-        == "cannot record that the store '\(url.path)' is new ('\(record.path)' is not a record of when the store became new, so it was left alone; move it away if it is not a record of store.init's), which keeps the app's older data from being judged against it; the store was left at version 0 until a launch can record it"
+        == "cannot record that the store '\(url.path)' is new ('\(record.path)' is not a record store.init wrote, so it was left alone; move it away), which keeps the app's older data from being judged against it; the store was left at version 0 until a launch can record it"
     )
     #expect(try String(contentsOf: record, encoding: .utf8) == "my own notes")
   }
@@ -129,7 +129,7 @@ struct StoreCreationRecordTests {
     #expect(error.hasPrefix("cannot record that the store '\(url.path)' is new ("), "\(error)")
     #expect(
       error.hasSuffix(
-        " is a folder, not a regular file, so it was left alone; move it away if it is not a record of store.init's), which keeps the app's older data from being judged against it; the store was left at version 0 until a launch can record it"
+        " is a folder, not a regular file, so it was left alone; move it away), which keeps the app's older data from being judged against it; the store was left at version 0 until a launch can record it"
       ), "\(error)")
     #expect(try SQLiteConnection(url: url, mode: .readOnly).userVersion() == 0)
 
