@@ -173,11 +173,13 @@ public final class StoreHandle: Sendable {
   /// `store.check` when its integrity check fails; the store itself is not touched while in use.
   /// The marker names the file it was written for (device and inode), so that it never
   /// moves another store aside, and the next launch checks the store's integrity before it
-  /// acts on it.
+  /// acts on it. A link at the marker's path is refused, never followed.
   public func recordDamage(_ finding: String) throws {
     var text = ""
     if let identity = Self.identity(of: url) { text = "store \(identity)\n" }
-    try SafeFiles.writeAtomically(Data((text + finding).utf8), to: damageMarker)
+    // Only the package writes the marker: a link there can only redirect the write.
+    try SafeFiles.writeAtomically(
+      Data((text + finding).utf8), to: damageMarker, followingLinks: false)
   }
 
   /// `<device>:<inode>` of the file at `url`, which a rename keeps and a new file does not

@@ -114,6 +114,17 @@ struct StoreRecoveryTests {
     }
   }
 
+  @Test func aLinkWhereTheDamageMarkerGoesIsNotFollowed() async throws {
+    let folder = try ScratchFolder()
+    let (report, _) = try await launch(store, in: folder, plugins: [StoreInitStep.self])
+    let opened = try #require(report.output(of: "store", as: StoreHandle.self))
+    let precious = try folder.write("precious.txt", "the user's own words")
+    try FileManager.default.createSymbolicLink(
+      at: opened.damageMarker, withDestinationURL: precious)
+    #expect(throws: (any Error).self) { try opened.recordDamage("malformed") }
+    #expect(try String(contentsOf: precious, encoding: .utf8) == "the user's own words")
+  }
+
   @Test func aStoreCreatedOrRecoveredInThisLaunchSaysSo() async throws {
     let folder = try ScratchFolder()
     let url = folder.file("library.sqlite")
