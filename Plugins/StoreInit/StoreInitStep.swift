@@ -53,6 +53,7 @@ public struct StoreInitStep: StepPlugin {
   private let adopt: Bool
   private let busyTimeout: Duration
   private let integrityCheck: Bool
+
   /// A built-in schema, or an app's folder read when the manifest loaded or, without a
   /// manifest folder to resolve it against then, when the step runs.
   private enum SchemaSource: Sendable {

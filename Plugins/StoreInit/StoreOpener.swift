@@ -472,7 +472,7 @@ struct StoreOpener {
 
   /// `handle` as a store new to this launch: one another launch created or recovered while
   /// this one waited, which holds nothing the app wrote before either.
-  static func asNew(_ handle: StoreHandle) -> StoreHandle {
+  private static func asNew(_ handle: StoreHandle) -> StoreHandle {
     StoreHandle(
       url: handle.url, schema: handle.schema, version: handle.version,
       isReadOnly: handle.isReadOnly, busyTimeout: handle.busyTimeout,
@@ -490,7 +490,7 @@ struct StoreOpener {
 
   /// The file system's number for the file at `url`, which a rename keeps and a new file
   /// does not share.
-  static func identity(of url: URL) -> Int? {
+  private static func identity(of url: URL) -> Int? {
     // One `lstat`, as `attributesOfItem` makes, without the rest of its dictionary (the
     // owner's and group's names are looked up for it) on every launch.
     var info = stat()

@@ -247,8 +247,8 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
 /// once each add their launch and neither loses the other's.
 ///
 /// Its folder holds nothing else (a record per manifest and their locks). Nothing about it
-/// fails a launch: a damaged record is moved aside and started
-/// afresh, and a record that cannot be written is a note in the report.
+/// fails a launch: a damaged record is moved aside and started afresh, and a record that
+/// cannot be written is a note in the report.
 package struct LaunchRecordFile: Sendable {
   /// The folder, under the data folder, that holds every manifest's record.
   package static let folderName = ".orchestrate-launches"

@@ -29,7 +29,7 @@ struct PlanBuilder {
 
   init(
     manifest: Manifest, registry: PluginRegistry, manifestPath: String, manifestDirectory: URL,
-    dataDirectory: URL, checksShippedFiles: Bool = false,
+    dataDirectory: URL, checksShippedFiles: Bool,
     diagnostics: DiagnosticCollector, sourceIndex: [Int]
   ) {
     self.manifest = manifest

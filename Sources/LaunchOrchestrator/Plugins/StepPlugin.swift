@@ -52,8 +52,8 @@ public protocol StepPlugin: Sendable {
   ///
   /// A ``ManifestLoader`` made with `checksShippedFiles` calls it after `init(parameters:)`,
   /// as `orchestrate validate` does; a launch does not, so that it pays only for the files it
-  /// uses. Throw ``ParameterError`` naming the
-  /// parameter that names the file, as `init(parameters:)` does.
+  /// uses. Throw ``ParameterError`` naming the parameter that names the file, as
+  /// `init(parameters:)` does.
   func checkShippedFiles() throws
 
   /// Whether `run` blocks its thread (synchronous file or database I/O).
