@@ -79,19 +79,52 @@ public struct JSONValue: Sendable, Equatable {
     members?.first { $0.key.hasSameBytes(as: key) }?.value
   }
 
+  /// The value of the member named `key`, looked for from the member at `hint` on, then from
+  /// the first; `hint` moves past the member found.
+  ///
+  /// For an object with each key once, as every parsed one is (the parser keeps the first of
+  /// a key written twice), where this finds what ``subscript(key:)`` finds: a reader that reads
+  /// an object's members in the order they were written finds each at the hint, at one
+  /// comparison instead of half the object's keys.
+  package func member(_ key: String, from hint: inout Int) -> JSONValue? {
+    guard case .object(let members) = kind else { return nil }
+    let start = min(hint, members.count)
+    for index in members.indices[start...] where members[index].key.hasSameBytes(as: key) {
+      hint = index + 1
+      return members[index].value
+    }
+    for index in members.indices[..<start] where members[index].key.hasSameBytes(as: key) {
+      hint = index + 1
+      return members[index].value
+    }
+    return nil
+  }
+
   /// The number as a `T`, exactly, or `nil` when this is not a whole number `T` can hold.
   ///
   /// A parsed number is read from its text, so integers beyond 2^53 keep every digit;
   /// `1.0`, `1e2` and `2.5e1` count as whole numbers.
-  public func exactInteger<T: FixedWidthInteger>(_ type: T.Type = T.self) -> T? {
+  @inlinable public func exactInteger<T: FixedWidthInteger>(_ type: T.Type = T.self) -> T? {
     if case .exact(let integer) = integer(T.self) { return integer }
     return nil
   }
 
   /// The number read as a `T`: exactly, or why it is not one; `nil` when this is not a number.
-  public func integer<T: FixedWidthInteger>(_ type: T.Type) -> IntegerReading<T>? {
+  @inlinable public func integer<T: FixedWidthInteger>(_ type: T.Type) -> IntegerReading<T>? {
     guard case .number(let number) = kind else { return nil }
-    if let numberText { return IntegerReading(jsonNumber: numberText) }
+    if let numberText {
+      // Up to 15 digits and a sign, the `Double` holds the integer exactly: the common case
+      // (a count, an attempt) needs no second reading of the text.
+      let text = numberText.utf8
+      if text.count <= 15,
+        text.allSatisfy({
+          $0 == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+        })
+      {
+        return T(exactly: number).map { .exact($0) } ?? .outOfRange
+      }
+      return IntegerReading(jsonNumber: numberText)
+    }
     // Built in code, the Double is all there is; beyond 2^53 it stands for several
     // integers, so it names none of them exactly.
     guard number == number.rounded() else { return .fractional }
@@ -213,7 +246,7 @@ public enum IntegerReading<T: FixedWidthInteger>: Equatable {
 
   /// Reads the text of a JSON number (`-12`, `1.50e2`) digit by digit, never through a
   /// `Double`, which holds integers exactly only up to 2^53.
-  init(jsonNumber text: String) {
+  @usableFromInline init(jsonNumber text: String) {
     if let exact = T(text) {
       self = .exact(exact)
       return

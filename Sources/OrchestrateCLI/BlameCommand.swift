@@ -9,6 +9,7 @@ struct BlameCommand: Command {
 
   func execute() async throws(CLIError) -> ExitCode {
     let (report, _) = try TimesSource.readRun(options.report, for: options.$report.synopsis)
+    ExitKeeper.keep(report)
     guard !report.criticalChains.isEmpty else {
       throw CLIError(
         message:

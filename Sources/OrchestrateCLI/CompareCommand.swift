@@ -55,6 +55,7 @@ struct CompareCommand: Command {
       heading = "the median of \(Grammar.count(figures.reports.count, "run")) in '\(folder.path)'"
       isHistory = true
     }
+    ExitKeeper.keep((report, baseline))
     console.out("Comparing '\(options.report)' (\(describe(report))) with \(heading).")
 
     let milestoneNames = Set(report.milestones.map(\.name))
@@ -113,9 +114,10 @@ struct CompareCommand: Command {
     if let time = line.time, let figure = line.figure {
       let difference = time - figure.median
       let size = difference < .zero ? .zero - difference : difference
-      change = Self.signed(difference.seconds, "%.3fs")
+      change = Self.signed(difference.seconds, places: 3, unit: "s")
       if figure.median > .zero {
-        share = Self.signed(difference.seconds / figure.median.seconds * 100, "%.1f%%")
+        share = Self.signed(
+          difference.seconds / figure.median.seconds * 100, places: 1, unit: "%")
       }
       if let noise = figure.noise, size > noise {
         verdict = difference > .zero ? "slower" : "faster"
@@ -130,10 +132,11 @@ struct CompareCommand: Command {
     return [line.name, time, median, change, share, noise, verdict]
   }
 
-  /// `value` in `format` with its sign, and none when it rounds to zero: `+0.180s`, `0.000s`.
-  private static func signed(_ value: Double, _ format: String) -> String {
-    let text = String(format: format, abs(value))
-    guard text.contains(where: { $0 != "0" && $0.isNumber }) else { return text }
+  /// `value` to `places` decimals and `unit`, with its sign, and none when it rounds to zero
+  /// (or is not a number): `+0.180s`, `0.000s`, `-12.5%`.
+  private static func signed(_ value: Double, places: Int, unit: StaticString) -> String {
+    let text = TimeText.fixed(abs(value), places: places, unit: unit)
+    guard value.isFinite, !TimeText.roundsToZero(value, places: places) else { return text }
     return (value < 0 ? "-" : "+") + text
   }
 

@@ -32,10 +32,14 @@ public enum Orchestrate {
   public static func main(
     registry: PluginRegistry, environment: LaunchEnvironment = LaunchEnvironment()
   ) async -> Never {
-    let code = await run(
-      arguments: Array(CommandLine.arguments.dropFirst()), registry: registry,
-      environment: environment)
-    exit(code.rawValue)
+    let keeper = ExitKeeper()
+    let code = await ExitKeeper.$current.withValue(keeper) {
+      await run(
+        arguments: Array(CommandLine.arguments.dropFirst()), registry: registry,
+        environment: environment)
+    }
+    // What the command kept goes with the process, not freed object by object.
+    withExtendedLifetime(keeper) { exit(code.rawValue) }
   }
 
   /// Runs one command line and returns its exit code.

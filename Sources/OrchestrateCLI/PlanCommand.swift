@@ -84,6 +84,7 @@ struct PlanCommand: Command {
         : "this plan times a launch without their saved outputs; with them, they are served at once and run again behind"
       console.out("cached: \(cached.joined(separator: ", ")): \(rest)")
     }
+    ExitKeeper.keep((plan, earlier, prediction, rows, table, chart))
     return .success
   }
 

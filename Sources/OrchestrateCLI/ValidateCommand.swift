@@ -30,6 +30,7 @@ struct ValidateCommand: Command {
         console.out(
           "\(path): valid (\(Grammar.count(plan.steps.count, "step")), \(Grammar.count(plan.milestones.count, "milestone")))"
         )
+        ExitKeeper.keep(plan)
       } catch {
         for diagnostic in error.diagnostics { console.out(diagnostic.description) }
         errors += error.errors.count

@@ -172,6 +172,19 @@ struct JSONParserTests {
     #expect(try parse(#""1""#).exactInteger(Int.self) == nil)
   }
 
+  /// Up to 15 digits the integer is read from the `Double` the parser made; from 16, where a
+  /// `Double` no longer holds every integer, from the text.
+  @Test func readsShortIntegersAsExactlyAsLongOnes() throws {
+    #expect(try parse("999999999999999").exactInteger(Int64.self) == 999_999_999_999_999)
+    #expect(try parse("-999999999999999").exactInteger(Int64.self) == -999_999_999_999_999)
+    #expect(try parse("9999999999999999").exactInteger(Int64.self) == 9_999_999_999_999_999)
+    #expect(try parse("-0").exactInteger(Int.self) == 0)
+    #expect(try parse("-5").integer(UInt8.self) == .outOfRange)
+    #expect(try parse("300").integer(UInt8.self) == .outOfRange)
+    #expect(try parse("-128").integer(Int8.self) == .exact(-128))
+    #expect(try parse("7").integer(Int.self) == .exact(7))
+  }
+
   @Test func writesIntegersBuiltInCodeAsTheirDigits() throws {
     let large = JSONValue(integer: Int64.max)
     #expect(JSONWriter.compact(large) == "9223372036854775807")

@@ -176,6 +176,24 @@ struct ReportTests {
     #expect(try LaunchReport(jsonText: text).jsonText == text)
   }
 
+  /// The reader looks for each field from where it found the last; a key written twice still
+  /// reads as its first, wherever the second one stands.
+  @Test func readsTheFirstOfAKeyWrittenTwiceWhereverTheSecondStands() throws {
+    let text = """
+      { "manifest": "m.json", "name": "n", "outcome": "failed", "route": null,
+        "duration": 1, "milestones": {}, "criticalPath": [],
+        "steps": [ { "error": "first", "id": "a", "plugin": "noop", "state": "failed",
+          "start": 0, "end": 1, "attempts": 1, "usedFallback": false, "error": "second",
+          "attempts": 7 } ] }
+      """
+    let document = try JSONParser.parse(Array(text.utf8))
+    #expect(document.duplicateKeys.count == 2)
+    for report in [try LaunchReport(jsonText: text), try LaunchReport(json: document.root)] {
+      #expect(report.steps.first?.error == "first")
+      #expect(report.steps.first?.attempts == 1)
+    }
+  }
+
   @Test func namesTheFieldThatIsWrongInABrokenReport() {
     #expect(throws: ReportFormatError.self) { try LaunchReport(jsonText: "{}") }
     do {

@@ -55,21 +55,23 @@ extension LaunchReport {
   /// Reads a report written by ``jsonText``.
   /// - Throws: an error whose description names the first field that is missing or malformed.
   public init(jsonText: String) throws {
-    try self.init(reader: try FieldReader(reportText: jsonText))
+    var reader = try FieldReader(reportText: jsonText)
+    try self.init(reader: &reader)
   }
 
   /// Reads a report from its parsed JSON (`root`), for a reader that parsed the file already:
   /// a report of 100,000 steps is tens of megabytes, and parsing it is most of reading it.
   /// - Throws: ``ReportFormatError`` naming the first field that is missing or malformed.
   package init(json root: JSONValue) throws {
-    try self.init(reader: FieldReader(value: root, path: .root))
+    var reader = FieldReader(value: root)
+    try self.init(reader: &reader)
   }
 
-  private init(reader report: FieldReader) throws {
-    try Self.checkVersion(of: report)
+  private init(reader report: inout FieldReader) throws(ReportFormatError) {
+    try Self.checkVersion(of: &report)
     // Steps first: a file that is not a report at all is named by its missing steps.
-    let steps = try report.elements("steps").map(Step.init)
-    let milestones = try Self.milestones(of: report)
+    let steps = try report.elements("steps", Step.init)
+    let milestones = try Self.milestones(of: &report)
     self.init(
       manifest: try report.field("manifest", as: String.self),
       name: try report.field("name", as: String.self),
@@ -81,49 +83,49 @@ extension LaunchReport {
       steps: steps,
       // Reports written before these existed have neither.
       error: report.fieldIfPresent("error", as: String.self),
-      splash: report.member("splash").flatMap(SplashTiming.init))
+      splash: try report.member("splash", SplashTiming.init))
     // Reports written before critical chains have none.
-    criticalChains = try report.elementsIfPresent("criticalChains").map(CriticalChain.init)
+    criticalChains = try report.elementsIfPresent("criticalChains", CriticalChain.init)
     // Reports written before pauses and signals have none; `wallDuration` follows from them.
-    pauses = try report.elementsIfPresent("pauses").map { pause in
+    pauses = try report.elementsIfPresent("pauses") {
+      (pause: inout FieldReader) throws(ReportFormatError) in
       Pause(
         at: try pause.field("at", as: Duration.self),
         duration: try pause.field("duration", as: Duration.self))
     }
     // Reports written before launch contexts, or of launches that kept no record, have none.
-    if let context = report.member("context"), context.value.kind != .null {
-      let object = try report.object("context")
-      self.context = try LaunchContext(object)
-      contextNotes = object.stringsIfPresent("notes")
+    if report.isPresent("context") {
+      (context, contextNotes) = try report.object("context") {
+        (object: inout FieldReader) throws(ReportFormatError) in
+        (try LaunchContext(&object), object.stringsIfPresent("notes"))
+      }
     }
     // Reports written before format 6 have none of these.
-    if let app = report.member("app"), app.value.kind != .null {
-      self.app = try AppInfo(try report.object("app"))
-    }
-    if let labels = report.member("labels"), labels.value.kind != .null {
-      self.labels = try LaunchLabels(try report.object("labels"))
-    }
+    if report.isPresent("app") { app = try report.object("app", AppInfo.init) }
+    if report.isPresent("labels") { labels = try report.object("labels", LaunchLabels.init) }
     sinceProcessStart = report.fieldIfPresent("sinceProcessStart", as: Duration.self)
     if let text = report.fieldIfPresent("startedAt", as: String.self) {
       guard let date = ReportDate.date(text) else { throw report.malformed("startedAt") }
       startedAt = date
     }
-    if let signals = report.member("signals"), signals.value.kind != .null {
-      let object = try report.object("signals")
-      self.signals = try object.keys.map { name in
-        Signal(name: name, time: try object.field(name, as: Duration?.self))
+    if report.isPresent("signals") {
+      signals = try report.object("signals") {
+        (object: inout FieldReader) throws(ReportFormatError) in
+        try object.keys.map { name throws(ReportFormatError) in
+          Signal(name: name, time: try object.field(name, as: Duration?.self))
+        }
       }
     }
   }
 
   /// Older forms read as far as they go; a newer one may mean something else by a key.
-  private static func checkVersion(of report: FieldReader) throws {
-    guard report.member("version") != nil else { return }
+  private static func checkVersion(of report: inout FieldReader) throws(ReportFormatError) {
+    guard report.has("version") else { return }
     let version = try report.field("version", as: Int.self)
     guard version >= 1 else { throw report.malformed("version") }
     guard version <= formatVersion else {
       throw ReportFormatError(
-        path: report.path.appending("version"),
+        path: .root.appending("version"),
         message:
           "the report is format \(version), and this build reads formats up to \(formatVersion); use a newer orchestrate"
       )
@@ -131,10 +133,13 @@ extension LaunchReport {
   }
 
   /// The `milestones` object: each milestone's time under its name, in manifest order.
-  private static func milestones(of report: FieldReader) throws -> [Milestone] {
-    let milestones = try report.object("milestones")
-    return try milestones.keys.map { name in
-      Milestone(name: name, time: try milestones.field(name, as: Duration?.self))
+  private static func milestones(
+    of report: inout FieldReader
+  ) throws(ReportFormatError) -> [Milestone] {
+    try report.object("milestones") { (milestones: inout FieldReader) throws(ReportFormatError) in
+      try milestones.keys.map { name throws(ReportFormatError) in
+        Milestone(name: name, time: try milestones.field(name, as: Duration?.self))
+      }
     }
   }
 }
@@ -161,7 +166,7 @@ extension LaunchReport.Step {
     ]
   }
 
-  fileprivate init(_ step: FieldReader) throws {
+  fileprivate init(_ step: inout FieldReader) throws(ReportFormatError) {
     self.init(
       id: try step.field("id", as: String.self),
       plugin: try step.field("plugin", as: String.self),
@@ -175,16 +180,16 @@ extension LaunchReport.Step {
       notes: step.stringsIfPresent("notes"),
       // Reports written before wait reasons have no ready time, waits or work.
       ready: step.fieldIfPresent("ready", as: Duration.self),
-      waits: try step.elementsIfPresent("waits").map(LaunchReport.Wait.init),
-      work: try step.elementsIfPresent("work").map(LaunchReport.Work.init))
+      waits: try step.elementsIfPresent("waits", LaunchReport.Wait.init),
+      work: try step.elementsIfPresent("work", LaunchReport.Work.init))
     // Reports written before retries have no `reused`.
     reused = step.fieldIfPresent("reused", as: Bool.self) ?? false
     // Reports written before format 6 have no priority or deferral.
     priority = step.fieldIfPresent("priority", as: String.self).flatMap(StepPriority.init(name:))
     deferUntil = step.fieldIfPresent("deferUntil", as: String.self)
     // Reports written before cached steps have no refresh.
-    if let refresh = step.member("refresh"), refresh.value.kind != .null {
-      self.refresh = try LaunchReport.Refresh(refresh)
+    if step.isPresent("refresh") {
+      refresh = try step.member("refresh", LaunchReport.Refresh.init)
     }
   }
 }
@@ -203,7 +208,7 @@ extension LaunchReport.Refresh {
     ]
   }
 
-  fileprivate init(_ refresh: FieldReader) throws {
+  fileprivate init(_ refresh: inout FieldReader) throws(ReportFormatError) {
     self.init(
       state: try refresh.field("state", as: StepState.self),
       start: try refresh.field("start", as: Duration?.self),
@@ -211,8 +216,8 @@ extension LaunchReport.Refresh {
       attempts: try refresh.field("attempts", as: Int.self),
       error: try refresh.field("error", as: String?.self),
       ready: refresh.fieldIfPresent("ready", as: Duration.self),
-      waits: try refresh.elementsIfPresent("waits").map(LaunchReport.Wait.init),
-      work: try refresh.elementsIfPresent("work").map(LaunchReport.Work.init))
+      waits: try refresh.elementsIfPresent("waits", LaunchReport.Wait.init),
+      work: try refresh.elementsIfPresent("work", LaunchReport.Work.init))
   }
 }
 
@@ -226,7 +231,7 @@ extension LaunchReport.Wait {
     ]
   }
 
-  fileprivate init(_ wait: FieldReader) throws {
+  fileprivate init(_ wait: inout FieldReader) throws(ReportFormatError) {
     self.init(
       reason: try wait.field("reason", as: WaitReason.self),
       start: try wait.field("start", as: Duration.self),
@@ -244,7 +249,7 @@ extension LaunchReport.Work {
     ]
   }
 
-  fileprivate init(_ work: FieldReader) throws {
+  fileprivate init(_ work: inout FieldReader) throws(ReportFormatError) {
     self.init(
       attempt: try work.field("attempt", as: Int.self),
       start: try work.field("start", as: Duration.self),
@@ -260,10 +265,10 @@ extension LaunchReport.CriticalChain {
     ]
   }
 
-  fileprivate init(_ chain: FieldReader) throws {
+  fileprivate init(_ chain: inout FieldReader) throws(ReportFormatError) {
     self.init(
       milestone: try chain.field("milestone", as: String?.self),
-      links: try chain.elements("links").map(Link.init))
+      links: try chain.elements("links", Link.init))
   }
 }
 
@@ -279,7 +284,7 @@ extension LaunchReport.CriticalChain.Link {
     ]
   }
 
-  fileprivate init(_ link: FieldReader) throws {
+  fileprivate init(_ link: inout FieldReader) throws(ReportFormatError) {
     self.init(
       step: try link.field("step", as: String.self),
       heldVia: try link.field("heldVia", as: LaunchReport.CriticalChain.Hold?.self),
@@ -300,7 +305,7 @@ extension SplashTiming {
 
   /// Reads what reports write since `splash` existed, and tolerates anything else: it was
   /// added without a version of its own.
-  fileprivate init?(_ splash: FieldReader) {
+  fileprivate init?(_ splash: inout FieldReader) {
     guard splash.value.members != nil else { return nil }
     self.init(
       contentAt: splash.fieldIfPresent("contentAt", as: Duration.self),
@@ -321,70 +326,121 @@ package struct ReportFormatError: Error, Sendable, CustomStringConvertible {
 
 /// Reads the fields of one JSON object of a report, each as the type it is written as, and
 /// names the path of the first that is missing or malformed.
+///
+/// A reader does not know where it is: an error names the field from the reader that found
+/// it, and each array or object it is inside adds its own key on the way out. A path made for
+/// every element read would cost an allocation each, in reports of 100,000 steps that are
+/// almost never malformed.
 private struct FieldReader {
   /// The object (or whatever stands where one should be).
   let value: JSONValue
-  /// Where it is in the report.
-  let path: JSONPath
-
-  init(value: JSONValue, path: JSONPath) {
-    self.value = value
-    self.path = path
-  }
+  /// Where the search for the next key starts: fields are read in the order the report
+  /// writes them, so each is usually the member after the last one found, where a search from
+  /// the first member would compare half of an object's keys for each field.
+  private var next = 0
 
   /// Reads the report's root.
-  init(reportText: String) throws {
+  init(reportText: String) throws(ReportFormatError) {
     do {
-      self.init(value: try JSONParser.parse(Array(reportText.utf8)).root, path: .root)
+      self.init(value: try JSONParser.parse(Array(reportText.utf8)).root)
     } catch {
       throw ReportFormatError(
         path: .root, message: "the report is not valid JSON: \(error.message)")
     }
   }
 
+  init(value: JSONValue) {
+    self.value = value
+  }
+
+  /// The value of the member `key`. A parsed object has each key once (the parser keeps the
+  /// first of a key written twice), so the one found from the cursor is the only one.
+  private mutating func lookup(_ key: String) -> JSONValue? {
+    value.member(key, from: &next)
+  }
+
+  /// Whether the object has the member `key`, whatever its value.
+  mutating func has(_ key: String) -> Bool {
+    lookup(key) != nil
+  }
+
   /// The field `key` as a `T`.
-  func field<T: ReportField>(_ key: String, as type: T.Type) throws -> T {
-    guard let field = value[key].flatMap(T.init(reportJSON:)) else { throw malformed(key) }
+  mutating func field<T: ReportField>(
+    _ key: String, as type: T.Type
+  ) throws(ReportFormatError) -> T {
+    guard let field = lookup(key).flatMap(T.init(reportJSON:)) else { throw malformed(key) }
     return field
   }
 
   /// The field `key` as a `T`, or `nil` when it is missing (or null, or anything else): for
   /// fields older reports lack.
-  func fieldIfPresent<T: ReportField>(_ key: String, as type: T.Type) -> T? {
-    value[key].flatMap(T.init(reportJSON:))
+  mutating func fieldIfPresent<T: ReportField>(_ key: String, as type: T.Type) -> T? {
+    lookup(key).flatMap(T.init(reportJSON:))
+  }
+
+  /// Whether the field `key` is there and not null: for parts older reports lack.
+  mutating func isPresent(_ key: String) -> Bool {
+    guard let field = lookup(key) else { return false }
+    return field.kind != .null
   }
 
   /// The strings of the array `key`, anything else left out; none when it is missing.
-  func stringsIfPresent(_ key: String) -> [String] {
-    value[key]?.elements?.compactMap(\.stringValue) ?? []
+  mutating func stringsIfPresent(_ key: String) -> [String] {
+    lookup(key)?.elements?.compactMap(\.stringValue) ?? []
   }
 
-  /// The elements of the array `key`, to read each.
-  func elements(_ key: String) throws -> [FieldReader] {
-    guard let elements = elementsIfArray(key) else { throw malformed(key) }
-    return elements
+  /// Each element of the array `key`, read by `read`.
+  mutating func elements<T>(
+    _ key: String, _ read: (inout FieldReader) throws(ReportFormatError) -> T
+  ) throws(ReportFormatError) -> [T] {
+    guard let elements = lookup(key)?.elements else { throw malformed(key) }
+    return try self.read(elements, of: key, read)
   }
 
-  /// The elements of the array `key`; none when it is missing (or anything else).
-  func elementsIfPresent(_ key: String) -> [FieldReader] {
-    elementsIfArray(key) ?? []
+  /// Each element of the array `key`, read by `read`; none when it is missing (or anything
+  /// else).
+  mutating func elementsIfPresent<T>(
+    _ key: String, _ read: (inout FieldReader) throws(ReportFormatError) -> T
+  ) throws(ReportFormatError) -> [T] {
+    guard let elements = lookup(key)?.elements else { return [] }
+    return try self.read(elements, of: key, read)
   }
 
-  private func elementsIfArray(_ key: String) -> [FieldReader]? {
-    guard let elements = value[key]?.elements else { return nil }
-    let path = path.appending(key)
-    return elements.indices.map { FieldReader(value: elements[$0], path: path.appending($0)) }
+  private func read<T>(
+    _ elements: [JSONValue], of key: String,
+    _ read: (inout FieldReader) throws(ReportFormatError) -> T
+  ) throws(ReportFormatError) -> [T] {
+    var values: [T] = []
+    values.reserveCapacity(elements.count)
+    for index in elements.indices {
+      var element = FieldReader(value: elements[index])
+      do {
+        values.append(try read(&element))
+      } catch {
+        throw error.inside(.key(key), .index(index))
+      }
+    }
+    return values
   }
 
-  /// The object `key`, to read its fields.
-  func object(_ key: String) throws -> FieldReader {
-    guard let object = member(key), object.value.members != nil else { throw malformed(key) }
-    return object
+  /// The object `key`, read by `read`.
+  mutating func object<T>(
+    _ key: String, _ read: (inout FieldReader) throws(ReportFormatError) -> T
+  ) throws(ReportFormatError) -> T {
+    guard lookup(key)?.members != nil else { throw malformed(key) }
+    return try member(key, read)
   }
 
-  /// The value of `key`, whatever it is; `nil` when it is missing.
-  func member(_ key: String) -> FieldReader? {
-    value[key].map { FieldReader(value: $0, path: path.appending(key)) }
+  /// The value of `key`, whatever it is (missing reads as null), read by `read`.
+  mutating func member<T>(
+    _ key: String, _ read: (inout FieldReader) throws(ReportFormatError) -> T
+  ) throws(ReportFormatError) -> T {
+    var member = FieldReader(value: lookup(key) ?? nil)
+    do {
+      return try read(&member)
+    } catch {
+      throw error.inside(.key(key))
+    }
   }
 
   /// The keys of this object, in order.
@@ -392,7 +448,14 @@ private struct FieldReader {
 
   /// The error for the field `key`.
   func malformed(_ key: String) -> ReportFormatError {
-    ReportFormatError(path: path.appending(key), message: "missing or malformed")
+    ReportFormatError(path: .root.appending(key), message: "missing or malformed")
+  }
+}
+
+extension ReportFormatError {
+  /// The error as seen from the array or object that holds where it was found.
+  fileprivate func inside(_ components: JSONPath.Component...) -> ReportFormatError {
+    ReportFormatError(path: JSONPath(components: components + path.components), message: message)
   }
 }
 
@@ -511,7 +574,7 @@ extension LaunchContext {
     ]
   }
 
-  fileprivate init(_ context: FieldReader) throws {
+  fileprivate init(_ context: inout FieldReader) throws(ReportFormatError) {
     self.init(
       reason: Reason(rawValue: try context.field("reason", as: String.self)),
       isPrewarmed: try context.field("prewarmed", as: Bool.self),
@@ -527,7 +590,7 @@ extension AppInfo {
     ["version": version.reportJSON, "build": build.reportJSON]
   }
 
-  fileprivate init(_ app: FieldReader) throws {
+  fileprivate init(_ app: inout FieldReader) throws(ReportFormatError) {
     self.init(
       version: try app.field("version", as: String.self),
       build: app.fieldIfPresent("build", as: String.self))
@@ -539,7 +602,7 @@ extension LaunchLabels {
     ["arm": arm.reportJSON, "device": device.reportJSON]
   }
 
-  fileprivate init(_ labels: FieldReader) throws {
+  fileprivate init(_ labels: inout FieldReader) throws(ReportFormatError) {
     self.init(
       arm: labels.fieldIfPresent("arm", as: String.self),
       device: labels.fieldIfPresent("device", as: String.self))

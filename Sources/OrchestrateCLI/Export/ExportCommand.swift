@@ -100,7 +100,7 @@ struct ExportCommand: Command {
             fallbackStart: recorded.addingTimeInterval(-entry.report.wallDuration.seconds))
           start = "the time its history entry was recorded"
         } else {
-          let report = try LaunchReport(jsonText: text)
+          let report = try LaunchReport(json: root)
           launch = OTLPTrace.Launch(
             report: report,
             fallbackStart: modified.addingTimeInterval(-report.wallDuration.seconds))
