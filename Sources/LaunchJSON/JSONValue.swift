@@ -100,6 +100,21 @@ public struct JSONValue: Sendable, Equatable {
     return nil
   }
 
+  /// The integer `text` writes when it is a sign and at most 15 digits, which no `Int64`
+  /// overflows; `nil` for any other text.
+  @usableFromInline static func shortInteger(_ text: String) -> Int64? {
+    var digits = text.utf8[...]
+    let isNegative = digits.first == UInt8(ascii: "-")
+    if isNegative { digits = digits.dropFirst() }
+    guard !digits.isEmpty, digits.count <= 15 else { return nil }
+    var value: Int64 = 0
+    for byte in digits {
+      guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+      value = value * 10 + Int64(byte - UInt8(ascii: "0"))
+    }
+    return isNegative ? -value : value
+  }
+
   /// The number as a `T`, exactly, or `nil` when this is not a whole number `T` can hold.
   ///
   /// A parsed number is read from its text, so integers beyond 2^53 keep every digit;
@@ -113,15 +128,10 @@ public struct JSONValue: Sendable, Equatable {
   @inlinable public func integer<T: FixedWidthInteger>(_ type: T.Type) -> IntegerReading<T>? {
     guard case .number(let number) = kind else { return nil }
     if let numberText {
-      // Up to 15 digits and a sign, the `Double` holds the integer exactly: the common case
-      // (a count, an attempt) needs no second reading of the text.
-      let text = numberText.utf8
-      if text.count <= 15,
-        text.allSatisfy({
-          $0 == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
-        })
-      {
-        return T(exactly: number).map { .exact($0) } ?? .outOfRange
+      // The common case (a count, an attempt) in a 64-bit sum of its digits: the general
+      // reading below goes through the generic integer parser.
+      if let short = Self.shortInteger(numberText) {
+        return T(exactly: short).map { .exact($0) } ?? .outOfRange
       }
       return IntegerReading(jsonNumber: numberText)
     }

@@ -9,6 +9,10 @@ import Synchronization
 /// the same). Only ``Orchestrate/main(registry:environment:)``, which exits, binds a keeper:
 /// a command that ``Orchestrate/run(arguments:registry:environment:)`` runs in its caller's
 /// process frees its values as it returns, as any function does.
+///
+/// What is kept is never deinitialised: a plugin's object made when its step is prepared,
+/// and held by the plan, does not run its `deinit` when `plan` or `validate` exits. The
+/// built-in plugins open what they close (a connection, a folder) when their step runs.
 final class ExitKeeper: Sendable {
   /// The keeper of the process that is about to exit, if any.
   @TaskLocal static var current: ExitKeeper?
@@ -16,8 +20,8 @@ final class ExitKeeper: Sendable {
   private let kept = Mutex<(any Sendable)?>(nil)
 
   /// Hands `values` to the exit when a keeper is bound, in place of the values handed
-  /// before, which are freed now: a command that loops (`validate a.json b.json`) holds
-  /// one round's values, not all of them.
+  /// before, which are freed now: a command that hands values more than once holds the
+  /// last, not all of them.
   static func keep(_ values: some Sendable) {
     guard let current else { return }
     // The previous values come out of the lock and are freed here, outside it.

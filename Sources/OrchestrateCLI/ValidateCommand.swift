@@ -14,7 +14,7 @@ struct ValidateCommand: Command {
     var invalid = 0
     var unreadable = 0
     var skipped = 0
-    for path in options.manifests {
+    for (index, path) in options.manifests.enumerated() {
       // `validate manifests/*.json` also names the schema that sits beside the manifests.
       if Self.isJSONSchema(path) {
         console.out("\(path): skipped, a JSON Schema rather than a manifest")
@@ -30,7 +30,9 @@ struct ValidateCommand: Command {
         console.out(
           "\(path): valid (\(Grammar.count(plan.steps.count, "step")), \(Grammar.count(plan.milestones.count, "milestone")))"
         )
-        ExitKeeper.keep(plan)
+        // Only the last manifest's plan is left to the exit: each earlier one is freed as the
+        // loop goes on, so that `validate` of many manifests holds one plan at a time.
+        if index == options.manifests.count - 1 { ExitKeeper.keep(plan) }
       } catch {
         for diagnostic in error.diagnostics { console.out(diagnostic.description) }
         errors += error.errors.count

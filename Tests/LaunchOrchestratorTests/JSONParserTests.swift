@@ -183,6 +183,11 @@ struct JSONParserTests {
     #expect(try parse("300").integer(UInt8.self) == .outOfRange)
     #expect(try parse("-128").integer(Int8.self) == .exact(-128))
     #expect(try parse("7").integer(Int.self) == .exact(7))
+    // The text is what is read, as for longer numbers, whatever the value beside it says.
+    #expect(JSONValue(number: 1.5, text: "2").integer(Int.self) == .exact(2))
+    var changed = try parse("5")
+    changed.kind = .number(7)
+    #expect(changed.integer(Int.self) == .exact(5))
   }
 
   @Test func writesIntegersBuiltInCodeAsTheirDigits() throws {

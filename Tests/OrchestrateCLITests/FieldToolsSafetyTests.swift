@@ -248,6 +248,28 @@ struct FieldToolsSafetyTests {
 
   // MARK: - 6. Messages
 
+  @Test func exportNamesWhatIsWrongWithADamagedHistoryEntryInWords() async throws {
+    let folder = try TemporaryFolder()
+    let good = try folder.write("r.json", try Self.report())
+    // Damaged where `stats`' scanner, which `export` reads with first, does not look.
+    let damaged = try Self.report { report in
+      var steps = report["steps"] as? [[String: Any]] ?? []
+      steps[0]["work"] = [["start": 0, "end": 0.1]]
+      report["steps"] = steps
+    }
+    let entry = try folder.write(
+      "entry.json",
+      #"{ "orchestrateHistory": 1, "recordedAt": "2026-11-25T00:00:00Z", "report": "#
+        + damaged + " }")
+    let result = try await Orchestrate.run(["export", "otlp", good, entry])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(
+      result.stderr.contains(
+        "'\(entry)': it is not a launch report (its report is damaged (report.steps[0].work[0].attempt: missing or malformed))"
+      ), "\(result.stderr)")
+    #expect(!result.stderr.contains("HistoryFormatError"))
+  }
+
   @Test func messagesNameTheFileLineAndColumnAndTheSupportedOperators() async throws {
     let folder = try TemporaryFolder()
     let garbage = try folder.write("g.json", "{\n  \"outcome\": oops\n}\n")

@@ -95,9 +95,12 @@ package struct HistoryEntry: Sendable {
 }
 
 /// Why a file marked as a history entry cannot be read.
-struct HistoryFormatError: Error {
+struct HistoryFormatError: Error, CustomStringConvertible {
   /// What is wrong, to follow "it": `it is not valid JSON (...)`.
   var message: String
+
+  /// The message, as a note that quotes the error prints it.
+  var description: String { message }
 
   init(_ message: String) {
     self.message = message
