@@ -94,28 +94,26 @@ extension LaunchReport {
         duration: try pause.field("duration", as: Duration.self))
     }
     // Reports written before launch contexts, or of launches that kept no record, have none.
-    if report.isPresent("context") {
-      (context, contextNotes) = try report.object("context") {
-        (object: inout FieldReader) throws(ReportFormatError) in
-        (try LaunchContext(&object), object.stringsIfPresent("notes"))
-      }
+    let context = try report.objectIfPresent("context") {
+      (object: inout FieldReader) throws(ReportFormatError) in
+      (try LaunchContext(&object), object.stringsIfPresent("notes"))
     }
+    if let context { (self.context, contextNotes) = context }
     // Reports written before format 6 have none of these.
-    if report.isPresent("app") { app = try report.object("app", AppInfo.init) }
-    if report.isPresent("labels") { labels = try report.object("labels", LaunchLabels.init) }
+    app = try report.objectIfPresent("app", AppInfo.init)
+    labels = try report.objectIfPresent("labels", LaunchLabels.init)
     sinceProcessStart = report.fieldIfPresent("sinceProcessStart", as: Duration.self)
     if let text = report.fieldIfPresent("startedAt", as: String.self) {
       guard let date = ReportDate.date(text) else { throw report.malformed("startedAt") }
       startedAt = date
     }
-    if report.isPresent("signals") {
-      signals = try report.object("signals") {
-        (object: inout FieldReader) throws(ReportFormatError) in
-        try object.keys.map { name throws(ReportFormatError) in
-          Signal(name: name, time: try object.field(name, as: Duration?.self))
-        }
+    let signals = try report.objectIfPresent("signals") {
+      (object: inout FieldReader) throws(ReportFormatError) in
+      try object.keys.map { name throws(ReportFormatError) in
+        Signal(name: name, time: try object.field(name, as: Duration?.self))
       }
     }
+    if let signals { self.signals = signals }
   }
 
   /// Older forms read as far as they go; a newer one may mean something else by a key.
@@ -188,9 +186,7 @@ extension LaunchReport.Step {
     priority = step.fieldIfPresent("priority", as: String.self).flatMap(StepPriority.init(name:))
     deferUntil = step.fieldIfPresent("deferUntil", as: String.self)
     // Reports written before cached steps have no refresh.
-    if step.isPresent("refresh") {
-      refresh = try step.member("refresh", LaunchReport.Refresh.init)
-    }
+    refresh = try step.memberIfPresent("refresh", LaunchReport.Refresh.init)
   }
 }
 
@@ -378,12 +374,6 @@ private struct FieldReader {
     lookup(key).flatMap(T.init(reportJSON:))
   }
 
-  /// Whether the field `key` is there and not null: for parts older reports lack.
-  mutating func isPresent(_ key: String) -> Bool {
-    guard let field = lookup(key) else { return false }
-    return field.kind != .null
-  }
-
   /// The strings of the array `key`, anything else left out; none when it is missing.
   mutating func stringsIfPresent(_ key: String) -> [String] {
     lookup(key)?.elements?.compactMap(\.stringValue) ?? []
@@ -394,7 +384,7 @@ private struct FieldReader {
     _ key: String, _ read: (inout FieldReader) throws(ReportFormatError) -> T
   ) throws(ReportFormatError) -> [T] {
     guard let elements = lookup(key)?.elements else { throw malformed(key) }
-    return try self.read(elements, of: key, read)
+    return try Self.read(elements, of: key, read)
   }
 
   /// Each element of the array `key`, read by `read`; none when it is missing (or anything
@@ -403,10 +393,12 @@ private struct FieldReader {
     _ key: String, _ read: (inout FieldReader) throws(ReportFormatError) -> T
   ) throws(ReportFormatError) -> [T] {
     guard let elements = lookup(key)?.elements else { return [] }
-    return try self.read(elements, of: key, read)
+    return try Self.read(elements, of: key, read)
   }
 
-  private func read<T>(
+  /// Each of `elements`, the array `key`, read by `read`; an error inside one names `key` and
+  /// its index.
+  private static func read<T>(
     _ elements: [JSONValue], of key: String,
     _ read: (inout FieldReader) throws(ReportFormatError) -> T
   ) throws(ReportFormatError) -> [T] {
@@ -427,15 +419,40 @@ private struct FieldReader {
   mutating func object<T>(
     _ key: String, _ read: (inout FieldReader) throws(ReportFormatError) -> T
   ) throws(ReportFormatError) -> T {
-    guard lookup(key)?.members != nil else { throw malformed(key) }
-    return try member(key, read)
+    guard let object = lookup(key), object.members != nil else { throw malformed(key) }
+    return try Self.read(object, of: key, read)
+  }
+
+  /// The object `key`, read by `read`; `nil` when it is missing or null: for parts older
+  /// reports lack.
+  mutating func objectIfPresent<T>(
+    _ key: String, _ read: (inout FieldReader) throws(ReportFormatError) -> T
+  ) throws(ReportFormatError) -> T? {
+    guard let object = lookup(key), object.kind != .null else { return nil }
+    guard object.members != nil else { throw malformed(key) }
+    return try Self.read(object, of: key, read)
   }
 
   /// The value of `key`, whatever it is (missing reads as null), read by `read`.
   mutating func member<T>(
     _ key: String, _ read: (inout FieldReader) throws(ReportFormatError) -> T
   ) throws(ReportFormatError) -> T {
-    var member = FieldReader(value: lookup(key) ?? nil)
+    try Self.read(lookup(key) ?? nil, of: key, read)
+  }
+
+  /// The value of `key`, whatever it is, read by `read`; `nil` when it is missing or null.
+  mutating func memberIfPresent<T>(
+    _ key: String, _ read: (inout FieldReader) throws(ReportFormatError) -> T
+  ) throws(ReportFormatError) -> T? {
+    guard let member = lookup(key), member.kind != .null else { return nil }
+    return try Self.read(member, of: key, read)
+  }
+
+  /// `value`, the member `key`, read by `read`; an error inside it names `key`.
+  private static func read<T>(
+    _ value: JSONValue, of key: String, _ read: (inout FieldReader) throws(ReportFormatError) -> T
+  ) throws(ReportFormatError) -> T {
+    var member = FieldReader(value: value)
     do {
       return try read(&member)
     } catch {
