@@ -159,6 +159,9 @@ private final class LaunchRun: ControlledRun {
   let outputs: Locked<[(any Sendable)?]>
   let environment: LaunchEnvironment
   let events: EventSink?
+  /// Whether `events` is set: asked on every batch, where testing the optional itself would
+  /// copy it, a retain and a release of the channel each time.
+  let hasEvents: Bool
   let hooks: RunHooks
   let options: LaunchOptions
   /// The launch's context and its record; `nil` when the launch keeps none.
@@ -208,6 +211,7 @@ private final class LaunchRun: ControlledRun {
     publishesLastBurstAfterReport = !staysOpen && activity == nil
     self.environment = environment
     self.events = events
+    hasEvents = events != nil
     self.hooks = hooks
     self.options = options
     outputs = Locked(Array(repeating: nil, count: plan.steps.count))
@@ -388,22 +392,23 @@ private final class LaunchRun: ControlledRun {
   /// `onMainThread` is for a poster that knows where it runs: asking costs two system calls
   /// on Linux, a tenth of a no-op step.
   func post(_ message: RunMessage, onMainThread: Bool = Thread.isMainThread) {
-    guard mailbox.enqueue(message) else { return }
+    guard let handling = mailbox.enqueue(message, takingBatch: !onMainThread) else { return }
     if onMainThread {
       if let activity {
         activity.begin()
-        Task { await activity.run { self.handleMessages() } }
+        Task { await activity.run { self.handleMessages(handling) } }
       } else {
-        Task { self.handleMessages() }
+        Task { self.handleMessages(handling) }
       }
     } else {
-      handleMessages()
+      handleMessages(handling)
     }
   }
 
-  private func handleMessages() {
+  private func handleMessages(_ handling: consuming Mailbox<RunMessage, RunHandler>.Handling) {
     var launchEnded = false
     let closed = mailbox.handle(
+      handling,
       with: { handler, batch in
         // Under the lock only the state changes; what the changes call for (tasks to start
         // and cancel, the timer, hooks, events, cache saves) is collected and done after it,
@@ -426,9 +431,9 @@ private final class LaunchRun: ControlledRun {
         return goesOn
       },
       whenIdle: { handler in
-        if let events {
+        if hasEvents {
           let burst = state.withLock { $0.scheduler.takeEvents() }
-          if !burst.isEmpty { events.publish(burst) }
+          if !burst.isEmpty { events?.publish(burst) }
         }
         handOverEnsured(&handler)
       })
@@ -515,7 +520,6 @@ private final class LaunchRun: ControlledRun {
       ? (plan.steps[step].fallbackAction ?? plan.steps[step].action).isBlocking
       : plan.steps[step].action.isBlocking
     let isMain = plan.steps[step].isolation == .main
-    let running = RunningAttempt(attempt, start: now, run: self, isMain: isMain)
     let priority =
       attempt.isRefresh
       ? TaskPriority.background : plan.steps[step].effectivePriority.taskPriority
@@ -531,20 +535,67 @@ private final class LaunchRun: ControlledRun {
       let executor = CountingExecutor(
         counting: participation, on: isMain ? .main : isBlocking ? .blocking : .pool)
       return Task(executorPreference: executor, priority: priority) {
-        await participation.run { await running.execute() }
+        await participation.run { await self.execute(attempt, start: now, isMain: isMain) }
       }
     }
     if isMain {
       return Task(executorPreference: MainThreadExecutor.shared, priority: priority) {
-        await running.execute()
+        await self.execute(attempt, start: now, isMain: true)
       }
     }
     if isBlocking {
       return Task(executorPreference: BlockingExecutor.shared, priority: priority) {
-        await running.execute()
+        await self.execute(attempt, start: now, isMain: false)
       }
     }
-    return Task(priority: priority) { await running.execute() }
+    return Task(priority: priority) { await self.execute(attempt, start: now, isMain: false) }
+  }
+
+  /// Runs an attempt's plugin code, started at `start`, and posts how it ended. `isMain`: it
+  /// runs on the main thread, so it times when its code begins (it waited for the main
+  /// thread), and its end is posted from there.
+  private func execute(_ attempt: LaunchScheduler.Attempt, start: Duration, isMain: Bool) async {
+    let began = isMain ? elapsed : nil
+    let step = attempt.step
+    let context = StepContext(
+      attempt: attempt.number, isFallback: attempt.isFallback, attemptStart: start,
+      host: AttemptHost(run: self, step: step, token: attempt.token))
+    let outcome: AttemptOutcome
+    do {
+      // The plugin's code is looked up here, on the step's thread: taking a reference to it
+      // on the handler's, and letting go of it here, would move its reference count from
+      // core to core on every step.
+      let code =
+        attempt.isFallback
+        ? (plan.steps[step].fallbackAction ?? plan.steps[step].action).execute
+        : plan.steps[step].action.execute
+      outcome = .succeeded(try await code(context))
+    } catch let route as LaunchRoute {
+      outcome = .routed(route)
+    } catch {
+      outcome = .failed(Self.describe(error))
+      // Kept as thrown, for the app's `LaunchFailure.underlying`.
+      aside.withLock { $0.errors[step] = error }
+      hooks.onError?(plan.steps[step].id, error)
+    }
+    post(.finished(token: attempt.token, outcome: outcome, began: began), onMainThread: isMain)
+  }
+
+  /// The error in developers' words: its own description (Foundation's errors have one,
+  /// naming the file), a `LocalizedError`'s, or else the value as Swift writes it with its
+  /// fields (`OfflineError(host: "api.example.com")`), followed by its words for users when it
+  /// has some; never Foundation's "The operation could not be completed" that names nothing.
+  private static func describe(_ error: any Error) -> String {
+    switch error {
+    case let failure as StepFailure: failure.message
+    case is CancellationError: "cancelled"
+    case let error as any CustomStringConvertible: error.description
+    case let error as any LocalizedError where error.errorDescription != nil:
+      error.localizedDescription
+    // Its value names it for developers; its words for users say what happened.
+    case let error as any UserFacingError: "\(String(describing: error)): \(error.userMessage)"
+    default: String(describing: error)
+    }
   }
 }
 
@@ -635,7 +686,7 @@ private struct RunState {
       handler.effects.append(.firstScreen)
     }
     // At the launch's end, the last burst waits for the report when `execute()` publishes it.
-    if run.events != nil, scheduler.isFinished || scheduler.pendingEventCount >= 256,
+    if run.hasEvents, scheduler.isFinished || scheduler.pendingEventCount >= 256,
       !(scheduler.isFinished && run.publishesLastBurstAfterReport)
     {
       let burst = scheduler.takeEvents()
@@ -854,51 +905,15 @@ private enum AttemptOutcome: Sendable {
   case routed(LaunchRoute)
 }
 
-/// One attempt of a step: it runs the plugin, hosts its context, and tells the run how it
-/// ended. One object per attempt keeps the hot path to two allocations, this and its task.
-private final class RunningAttempt: StepHost {
-  let attempt: LaunchScheduler.Attempt
-  let start: Duration
+/// A step's attempt as its context sees the launch: the run, and which attempt it is. Three
+/// words, which the context's `any StepHost` holds inline: an attempt allocates nothing for
+/// its host, and its task's closure holds the rest.
+private struct AttemptHost: StepHost {
   let run: LaunchRun
-  /// Whether it runs on the main thread: it times when its code begins (it waited for the
-  /// main thread), and its end is posted from there.
-  let isMain: Bool
+  let step: Int
+  let token: Int
 
-  init(_ attempt: LaunchScheduler.Attempt, start: Duration, run: LaunchRun, isMain: Bool) {
-    self.attempt = attempt
-    self.start = start
-    self.run = run
-    self.isMain = isMain
-  }
-
-  func execute() async {
-    let began = isMain ? run.elapsed : nil
-    let step = attempt.step
-    let context = StepContext(
-      attempt: attempt.number, isFallback: attempt.isFallback, attemptStart: start, host: self)
-    let outcome: AttemptOutcome
-    do {
-      // The plugin's code is looked up here, on the step's thread: taking a reference to it
-      // on the handler's, and letting go of it here, would move its reference count from
-      // core to core on every step.
-      let code =
-        attempt.isFallback
-        ? (run.plan.steps[step].fallbackAction ?? run.plan.steps[step].action).execute
-        : run.plan.steps[step].action.execute
-      outcome = .succeeded(try await code(context))
-    } catch let route as LaunchRoute {
-      outcome = .routed(route)
-    } catch {
-      outcome = .failed(Self.describe(error))
-      // Kept as thrown, for the app's `LaunchFailure.underlying`.
-      run.aside.withLock { $0.errors[step] = error }
-      run.hooks.onError?(run.plan.steps[step].id, error)
-    }
-    run.post(
-      .finished(token: attempt.token, outcome: outcome, began: began), onMainThread: isMain)
-  }
-
-  var stepID: String { run.plan.steps[attempt.step].id }
+  var stepID: String { run.plan.steps[step].id }
   var manifestDirectory: URL { run.plan.manifestDirectory }
   var dataDirectory: URL { run.plan.dataDirectory }
   var environment: LaunchEnvironment { run.environment }
@@ -906,7 +921,7 @@ private final class RunningAttempt: StepHost {
 
   func dependencyOutputs() -> [any Sendable] {
     // Walked only when a plugin asks for its inputs: most steps never do.
-    let dependencies = run.plan.hardDependencyClosure(of: attempt.step)
+    let dependencies = run.plan.hardDependencyClosure(of: step)
     return run.outputs.withLock { values in dependencies.compactMap { values[$0] } }
   }
 
@@ -914,7 +929,7 @@ private final class RunningAttempt: StepHost {
     let steps = run.plan.steps
     return run.outputs.withLock { values in
       var found: (any Sendable)?
-      LaunchPlan.walk(from: attempt.step, edges: { steps[$0].dependsOn }) { dependency in
+      LaunchPlan.walk(from: step, edges: { steps[$0].dependsOn }) { dependency in
         guard let value = values[dependency], matches(value) else { return true }
         found = value
         return false
@@ -924,24 +939,7 @@ private final class RunningAttempt: StepHost {
   }
 
   func report(_ message: StepMessage) {
-    run.post(.report(token: attempt.token, message: message))
-  }
-
-  /// The error in developers' words: its own description (Foundation's errors have one,
-  /// naming the file), a `LocalizedError`'s, or else the value as Swift writes it with its
-  /// fields (`OfflineError(host: "api.example.com")`), followed by its words for users when it
-  /// has some; never Foundation's "The operation could not be completed" that names nothing.
-  private static func describe(_ error: any Error) -> String {
-    switch error {
-    case let failure as StepFailure: failure.message
-    case is CancellationError: "cancelled"
-    case let error as any CustomStringConvertible: error.description
-    case let error as any LocalizedError where error.errorDescription != nil:
-      error.localizedDescription
-    // Its value names it for developers; its words for users say what happened.
-    case let error as any UserFacingError: "\(String(describing: error)): \(error.userMessage)"
-    default: String(describing: error)
-    }
+    run.post(.report(token: token, message: message))
   }
 }
 

@@ -17,6 +17,19 @@ final class Mailbox<Message: Sendable, Owned: Sendable>: Sendable {
     var isClosed = false
     /// The handler's value, here while no one handles messages.
     var owned: Owned?
+    /// An empty buffer with room, left by the last handler for the next: `messages` and the
+    /// handler's batch trade buffers, so a steady flow of messages allocates nothing.
+    var spare: [Message] = []
+  }
+
+  /// The handler's role, as ``enqueue(_:takingBatch:)`` hands it to the poster that takes
+  /// it: the messages so far (the poster's own) and the handlers' value, taken under the lock
+  /// the post takes anyway, so the new handler starts without taking it again. Or empty, both
+  /// left in the mailbox, for a handler on a task of its own: a task's closure holds a copy
+  /// of what it captures, and the handler's changes would then copy the value's arrays whole.
+  struct Handling: Sendable {
+    fileprivate var batch: [Message] = []
+    fileprivate var owned: Owned?
   }
 
   private let state: Locked<State>
@@ -26,16 +39,29 @@ final class Mailbox<Message: Sendable, Owned: Sendable>: Sendable {
     state = Locked(State(owned: owned))
   }
 
-  /// Adds `message`; returns whether the caller has become the handler, which it is when no
-  /// one else was handling messages. The new handler must call ``handle(with:whenIdle:)``,
-  /// here or on a task it starts: meanwhile others only queue, so order is kept.
-  func enqueue(_ message: Message) -> Bool {
+  /// Adds `message`; returns the handler's role when the caller has taken it, which it does
+  /// when no one else was handling messages. The new handler must pass it to
+  /// ``handle(_:with:whenIdle:)``, here or on a task it starts: meanwhile others only queue,
+  /// so order is kept. With `takingBatch` false, the role comes empty (see ``Handling``).
+  func enqueue(_ message: Message, takingBatch: Bool = true) -> Handling? {
     state.withLock { state in
-      guard !state.isClosed else { return false }
-      state.messages.append(message)
-      guard !state.isHandling else { return false }
+      guard !state.isClosed else { return nil }
+      guard !state.isHandling, takingBatch else {
+        state.messages.append(message)
+        guard !state.isHandling else { return nil }
+        state.isHandling = true
+        return Handling()
+      }
+      // No one handles, so nothing is queued: the batch is this message alone, in the
+      // spare buffer.
       state.isHandling = true
-      return true
+      // Swapped out, never copied: a copy would retain every reference the value holds, and
+      // leave the next handler's changes to copy its arrays whole.
+      var handling = Handling()
+      swap(&handling.owned, &state.owned)
+      swap(&handling.batch, &state.spare)
+      handling.batch.append(message)
+      return handling
     }
   }
 
@@ -49,51 +75,60 @@ final class Mailbox<Message: Sendable, Owned: Sendable>: Sendable {
   ///
   /// - Returns: Whether this call closed the mailbox.
   func handle(
-    with body: (inout Owned, [Message]) -> Bool, whenIdle idle: (inout Owned) -> Void = { _ in }
+    _ handling: consuming Handling, with body: (inout Owned, [Message]) -> Bool,
+    whenIdle idle: (inout Owned) -> Void = { _ in }
   ) -> Bool {
-    // Two buffers trade places, so a steady flow of messages allocates nothing.
+    var handling = handling
     var batch: [Message] = []
-    // Swapped in and out, never copied: a copy would retain every reference it holds.
     var owned: Owned?
-    var calledIdle = false
-    while true {
-      let next: Next = state.withLock { state in
-        if owned == nil { swap(&owned, &state.owned) }
-        if !state.messages.isEmpty {
-          swap(&batch, &state.messages)
-          return .handle
-        }
-        if calledIdle {
-          state.isHandling = false
-          swap(&owned, &state.owned)
-          return .stop
-        }
-        return .idle
+    swap(&batch, &handling.batch)
+    swap(&owned, &handling.owned)
+    if owned == nil {
+      // The role came empty: the messages and the value are still in the mailbox.
+      state.withLock { state in
+        swap(&owned, &state.owned)
+        swap(&batch, &state.messages)
       }
-      switch next {
-      case .handle:
-        let keepsOpen = body(&owned!, batch)
-        batch.removeAll(keepingCapacity: true)
-        calledIdle = false
-        if !keepsOpen {
-          state.withLock { state in
-            state.isClosed = true
-            state.isHandling = false
-            state.messages.removeAll()
-            swap(&owned, &state.owned)
-          }
-          return true
+    }
+    while true {
+      let keepsOpen = body(&owned!, batch)
+      batch.removeAll(keepingCapacity: true)
+      guard keepsOpen else {
+        state.withLock { state in
+          state.isClosed = true
+          state.isHandling = false
+          state.messages.removeAll()
+          swap(&owned, &state.owned)
         }
-      case .idle:
+        return true
+      }
+      // The next batch, or else a lull: `idle`, then the next batch or the end.
+      var calledIdle = false
+      while !takeNextBatch(into: &batch, handing: &owned, afterIdle: calledIdle) {
+        if calledIdle { return false }
         idle(&owned!)
         calledIdle = true
-      case .stop:
-        return false
       }
     }
   }
 
-  private enum Next {
-    case handle, idle, stop
+  /// Swaps the queued messages into `batch` and returns `true`; with none queued, returns
+  /// `false`, and after `idle` also lets go of the role, leaving the value and the emptied
+  /// batch's buffer for the next handler.
+  private func takeNextBatch(
+    into batch: inout [Message], handing owned: inout Owned?, afterIdle: Bool
+  ) -> Bool {
+    state.withLock { state in
+      if !state.messages.isEmpty {
+        swap(&batch, &state.messages)
+        return true
+      }
+      if afterIdle {
+        state.isHandling = false
+        swap(&owned, &state.owned)
+        swap(&batch, &state.spare)
+      }
+      return false
+    }
   }
 }
