@@ -68,7 +68,7 @@ public struct LaunchEngine<C: Clock>: Sendable where C.Duration == Duration {
     _ plan: LaunchPlan, environment: LaunchEnvironment = LaunchEnvironment(),
     control: LaunchControl? = nil, events: AsyncStream<LaunchEvent>.Continuation? = nil
   ) async -> LaunchReport {
-    await run(plan, environment: environment, sink: events.map(EventSink.stream), control: control)
+    await run(plan, environment: environment, sink: events.map(EventSink.init), control: control)
   }
 
   /// Runs `plan` as ``run(_:environment:control:events:)`` does, delivering events to the
@@ -78,7 +78,7 @@ public struct LaunchEngine<C: Clock>: Sendable where C.Duration == Duration {
     _ plan: LaunchPlan, environment: LaunchEnvironment = LaunchEnvironment(),
     control: LaunchControl? = nil, events: LaunchEvents.Continuation
   ) async -> LaunchReport {
-    await run(plan, environment: environment, sink: .events(events), control: control)
+    await run(plan, environment: environment, sink: EventSink(events), control: control)
   }
 
   /// Runs `plan` from `start`, telling `hooks` of outputs and milestones as they happen,
@@ -89,7 +89,7 @@ public struct LaunchEngine<C: Clock>: Sendable where C.Duration == Duration {
     control: LaunchControl, reusing previous: LaunchReport? = nil, hooks: RunHooks
   ) async -> LaunchReport {
     await run(
-      plan, environment: environment, sink: .events(events), control: control,
+      plan, environment: environment, sink: EventSink(events), control: control,
       reusing: previous, hooks: hooks)
   }
 
@@ -453,8 +453,9 @@ private final class LaunchRun: ControlledRun {
     // of steps allocates nothing here.
     var effects: [RunEffect] = []
     swap(&effects, &handler.effects)
-    for effect in effects {
-      switch effect {
+    // By index: iterating would copy each effect whole, through its value witnesses.
+    for index in effects.indices {
+      switch effects[index] {
       case .start(let attempt, let now):
         handler.tasks[attempt.step] = (attempt.token, launch(attempt, at: now))
       case .cancel(let attempt):
@@ -675,8 +676,9 @@ private struct RunState {
     -> Bool
   {
     let wasFinished = scheduler.isFinished
-    for message in batch where !scheduler.isFinished || run.staysOpen {
-      handle(message, of: run, handler: &handler)
+    // By index: iterating would copy each message whole, through its value witnesses.
+    for index in batch.indices where !scheduler.isFinished || run.staysOpen {
+      handle(batch[index], of: run, handler: &handler)
     }
     if run.hooks.onMilestone != nil { collectMilestones(into: &handler.effects) }
     if let context = run.context, !toldFirstScreen, let screen = context.firstScreen,
@@ -943,28 +945,40 @@ private struct AttemptHost: StepHost {
   }
 }
 
-/// Where a run delivers its events.
-private enum EventSink: Sendable {
-  case events(LaunchEvents.Continuation)
-  case stream(AsyncStream<LaunchEvent>.Continuation)
+/// Where a run delivers its events. A class: the run publishes at every lull, and an enum
+/// held in the run is copied for each call (a retain and a release, through its value
+/// witnesses), where a reference the run holds is lent as it is.
+private final class EventSink: Sendable {
+  private let channel: LaunchEvents.Continuation?
+  private let stream: AsyncStream<LaunchEvent>.Continuation?
+
+  /// Delivers to the package's own channel.
+  init(_ channel: LaunchEvents.Continuation) {
+    self.channel = channel
+    stream = nil
+  }
+
+  /// Delivers to an `AsyncStream`.
+  init(_ stream: AsyncStream<LaunchEvent>.Continuation) {
+    channel = nil
+    self.stream = stream
+  }
 
   func publish(_ burst: [LaunchEvent]) {
-    switch self {
-    case .events(let continuation): continuation.yield(burst: burst)
-    case .stream(let continuation): for event in burst { continuation.yield(event) }
+    channel?.yield(burst: burst)
+    if let stream {
+      for event in burst { stream.yield(event) }
     }
   }
 
   func finish() {
-    switch self {
-    case .events(let continuation): continuation.finish()
-    case .stream(let continuation): continuation.finish()
-    }
+    channel?.finish()
+    stream?.finish()
   }
 
   /// On a test clock, counts the consumer while it applies the events it is handed.
   func countConsumer(in activity: LaunchActivity) {
-    if case .events(let continuation) = self { continuation.countConsumer(in: activity) }
+    channel?.countConsumer(in: activity)
   }
 }
 
