@@ -66,8 +66,9 @@ public struct LaunchReport: Sendable, Equatable {
     package init(
       id: String, plugin: String, state: StepState, start: Duration?, end: Duration?, attempts: Int,
       usedFallback: Bool, error: String?, notes: [String] = [], ready: Duration? = nil,
-      waits: [Wait] = [], work: [Work] = []
+      waits: [Wait] = [], work: [Work] = [], reused: Bool = false
     ) {
+      self.reused = reused
       self.ready = ready
       self.waits = waits
       self.attemptWork = work.count == 1 && work[0].start == start && work[0].end == end ? [] : work
@@ -336,15 +337,16 @@ extension LaunchReport {
         attempts: 0, usedFallback: false, error: "on demand, and not ensured",
         notes: records[index].notes)
     }
-    var step = Step(
+    // Made whole, not changed after: a step changed after its init was copied and destroyed
+    // once more, for every step of every report.
+    return Step(
       id: plan.steps[index].id,
       plugin: records[index].usedFallback ? plan.steps[index].fallbackPlugin ?? plugin : plugin,
       state: records[index].state ?? .skipped, start: records[index].start,
       end: records[index].end, attempts: records[index].attempts,
       usedFallback: records[index].usedFallback, error: records[index].error,
-      notes: records[index].notes, ready: records[index].ready, waits: waits, work: work)
-    step.reused = records[index].reused
-    return step
+      notes: records[index].notes, ready: records[index].ready, waits: waits, work: work,
+      reused: records[index].reused)
   }
 
   /// The line of a step served from its cache at `servedAt`, its run behind that as its
