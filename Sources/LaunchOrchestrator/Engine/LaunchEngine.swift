@@ -392,23 +392,22 @@ private final class LaunchRun: ControlledRun {
   /// `onMainThread` is for a poster that knows where it runs: asking costs two system calls
   /// on Linux, a tenth of a no-op step.
   func post(_ message: RunMessage, onMainThread: Bool = Thread.isMainThread) {
-    guard let handling = mailbox.enqueue(message, takingBatch: !onMainThread) else { return }
-    if onMainThread {
-      if let activity {
-        activity.begin()
-        Task { await activity.run { self.handleMessages(handling) } }
-      } else {
-        Task { self.handleMessages(handling) }
-      }
+    guard onMainThread else { return handleMessages(posting: message) }
+    guard mailbox.enqueue(message) else { return }
+    if let activity {
+      activity.begin()
+      Task { await activity.run { self.handleMessages() } }
     } else {
-      handleMessages(handling)
+      Task { self.handleMessages() }
     }
   }
 
-  private func handleMessages(_ handling: consuming Mailbox<RunMessage, RunHandler>.Handling) {
+  /// Posts `message` and handles the run's messages if no one else is; without a message,
+  /// handles them as the handler `post` made on a task of its own.
+  private func handleMessages(posting message: RunMessage? = nil) {
     var launchEnded = false
-    let closed = mailbox.handle(
-      handling,
+    let handled = mailbox.handle(
+      posting: message,
       with: { handler, batch in
         // Under the lock only the state changes; what the changes call for (tasks to start
         // and cancel, the timer, hooks, events, cache saves) is collected and done after it,
@@ -437,7 +436,7 @@ private final class LaunchRun: ControlledRun {
         }
         handOverEnsured(&handler)
       })
-    guard closed || launchEnded else { return }
+    guard let closed = handled, closed || launchEnded else { return }
     let waiter = aside.withLock { aside in
       aside.isOver = true
       defer { aside.waiter = nil }

@@ -22,16 +22,6 @@ final class Mailbox<Message: Sendable, Owned: Sendable>: Sendable {
     var spare: [Message] = []
   }
 
-  /// The handler's role, as ``enqueue(_:takingBatch:)`` hands it to the poster that takes
-  /// it: the messages so far (the poster's own) and the handlers' value, taken under the lock
-  /// the post takes anyway, so the new handler starts without taking it again. Or empty, both
-  /// left in the mailbox, for a handler on a task of its own: a task's closure holds a copy
-  /// of what it captures, and the handler's changes would then copy the value's arrays whole.
-  struct Handling: Sendable {
-    fileprivate var batch: [Message] = []
-    fileprivate var owned: Owned?
-  }
-
   private let state: Locked<State>
 
   /// A mailbox whose handlers share `owned`.
@@ -39,57 +29,63 @@ final class Mailbox<Message: Sendable, Owned: Sendable>: Sendable {
     state = Locked(State(owned: owned))
   }
 
-  /// Adds `message`; returns the handler's role when the caller has taken it, which it does
-  /// when no one else was handling messages. The new handler must pass it to
-  /// ``handle(_:with:whenIdle:)``, here or on a task it starts: meanwhile others only queue,
-  /// so order is kept. With `takingBatch` false, the role comes empty (see ``Handling``).
-  func enqueue(_ message: Message, takingBatch: Bool = true) -> Handling? {
+  /// Adds `message`; returns whether the caller has become the handler, which it is when no
+  /// one else was handling messages. The new handler must call ``handle(posting:with:whenIdle:)``
+  /// without a message, on a task it starts: meanwhile others only queue, so order is kept.
+  /// A poster that handles where it is posts through that call instead, which takes its
+  /// batch in the same lock.
+  func enqueue(_ message: Message) -> Bool {
     state.withLock { state in
-      guard !state.isClosed else { return nil }
-      guard !state.isHandling, takingBatch else {
-        state.messages.append(message)
-        guard !state.isHandling else { return nil }
-        state.isHandling = true
-        return Handling()
-      }
-      // No one handles, so nothing is queued: the batch is this message alone, in the
-      // spare buffer.
+      guard !state.isClosed else { return false }
+      state.messages.append(message)
+      guard !state.isHandling else { return false }
       state.isHandling = true
-      // Swapped out, never copied: a copy would retain every reference the value holds, and
-      // leave the next handler's changes to copy its arrays whole.
-      var handling = Handling()
-      swap(&handling.owned, &state.owned)
-      swap(&handling.batch, &state.spare)
-      handling.batch.append(message)
-      return handling
+      return true
     }
   }
 
-  /// As the handler, handles the messages with `body`, a batch at a time, until none are
-  /// left, or until `body` returns `false`, which closes the mailbox: later messages are
-  /// dropped. `body` and `idle` hold no lock of the mailbox's, and get the handlers' value.
+  /// Handles the messages with `body`, a batch at a time, until none are left, or until
+  /// `body` returns `false`, which closes the mailbox: later messages are dropped. `body` and
+  /// `idle` hold no lock of the mailbox's, and get the handlers' value.
+  ///
+  /// With a `message`, adds it first, and handles only if no one else was handling messages;
+  /// the batch and the value are taken in the lock that adds it. Without one, the caller is
+  /// the handler ``enqueue(_:)`` made.
   ///
   /// When the messages run out, the handler calls `idle` before it lets go, still as the
   /// only handler; what is posted meanwhile is handled before it returns. Work that can wait
   /// for a lull (waking a consumer) belongs there.
   ///
-  /// - Returns: Whether this call closed the mailbox.
+  /// - Returns: `nil` when another handler takes `message`; otherwise whether this call
+  ///   closed the mailbox.
   func handle(
-    _ handling: consuming Handling, with body: (inout Owned, [Message]) -> Bool,
+    posting message: Message?, with body: (inout Owned, [Message]) -> Bool,
     whenIdle idle: (inout Owned) -> Void = { _ in }
-  ) -> Bool {
-    var handling = handling
-    var batch: [Message] = []
+  ) -> Bool? {
+    // Swapped in and out, never copied: a copy would retain every reference the value holds,
+    // and leave the next change to copy its arrays whole.
     var owned: Owned?
-    swap(&batch, &handling.batch)
-    swap(&owned, &handling.owned)
-    if owned == nil {
-      // The role came empty: the messages and the value are still in the mailbox.
-      state.withLock { state in
-        swap(&owned, &state.owned)
+    var batch: [Message] = []
+    let isHandler = state.withLock { state in
+      if let message {
+        guard !state.isClosed else { return false }
+        guard !state.isHandling else {
+          state.messages.append(message)
+          return false
+        }
+        // No one handles, so nothing is queued: the batch is this message alone, in the
+        // spare buffer.
+        state.isHandling = true
+        swap(&batch, &state.spare)
+        batch.append(message)
+      } else {
         swap(&batch, &state.messages)
+        swap(&state.messages, &state.spare)
       }
+      swap(&owned, &state.owned)
+      return true
     }
+    guard isHandler else { return nil }
     while true {
       let keepsOpen = body(&owned!, batch)
       batch.removeAll(keepingCapacity: true)

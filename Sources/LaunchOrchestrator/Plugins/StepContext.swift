@@ -140,7 +140,8 @@ public struct StepContext: Sendable {
 /// Whoever runs a step: what the launch shares with it, the source of its inputs and the
 /// receiver of its messages.
 ///
-/// The engine's host is the attempt itself, so a context costs no closures of its own.
+/// The engine's host is a value naming the run, the step and the attempt, which the context
+/// holds inline: a context costs no closures or objects of its own.
 protocol StepHost: Sendable {
   /// The step's id in the manifest.
   var stepID: String { get }
