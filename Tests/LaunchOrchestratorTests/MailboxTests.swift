@@ -130,8 +130,8 @@ struct MailboxTests {
 
   @Test func theHandlersOwnValueIsMovedFromHandlerToHandlerNeverCopied() async {
     let mailbox = Mailbox<Int, Owned>(owning: Owned())
-    // A copy left in the mailbox, in a role or in a task's closure would make each later
-    // change copy the engine's arrays whole; here it shows as a second reference.
+    // A copy left in the mailbox when a handler takes the value would make each change the
+    // handler makes copy the engine's arrays whole; here it shows as a second reference.
     @Sendable func handle(posting message: Int?) -> [Bool] {
       var unique: [Bool] = []
       _ = mailbox.handle(
@@ -169,6 +169,13 @@ struct MailboxTests {
     #expect(closing)
     #expect(!afterClosing)
     #expect(!mailbox.enqueue(3), "a closed mailbox makes no handler")
+    let posting = mailbox.handle(
+      posting: 4,
+      with: { _, batch in
+        seen += batch
+        return true
+      })
+    #expect(posting == nil, "a closed mailbox drops the message, and no one handles")
     #expect(seen == [1])
   }
 }

@@ -392,13 +392,15 @@ private final class LaunchRun: ControlledRun {
   /// `onMainThread` is for a poster that knows where it runs: asking costs two system calls
   /// on Linux, a tenth of a no-op step.
   func post(_ message: RunMessage, onMainThread: Bool = Thread.isMainThread) {
-    guard onMainThread else { return handleMessages(posting: message) }
-    guard mailbox.enqueue(message) else { return }
-    if let activity {
-      activity.begin()
-      Task { await activity.run { self.handleMessages() } }
-    } else {
-      Task { self.handleMessages() }
+    if !onMainThread {
+      handleMessages(posting: message)
+    } else if mailbox.enqueue(message) {
+      if let activity {
+        activity.begin()
+        Task { await activity.run { self.handleMessages() } }
+      } else {
+        Task { self.handleMessages() }
+      }
     }
   }
 

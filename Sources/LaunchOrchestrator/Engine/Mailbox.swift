@@ -6,10 +6,10 @@
 /// A message posted while its handler runs (say, from a cancellation handler the handler
 /// triggered) is queued for the next batch, never handled re-entrantly.
 ///
-/// The mailbox also keeps the handler's own value (`Owned`): it goes to each handler with
-/// the role and comes back when the handler lets go, through the lock the mailbox takes
-/// anyway. Only the handler reaches it, so it needs no lock of its own, and the handler can
-/// act on it (cancel the tasks it holds, say) while holding none.
+/// The mailbox also keeps the handler's own value (`Owned`): a handler takes it when it
+/// starts handling and gives it back when it lets go, through the lock the mailbox takes
+/// anyway, moving it, never copying it. Only the handler reaches it, so it needs no lock of
+/// its own, and the handler can act on it (cancel the tasks it holds, say) while holding none.
 final class Mailbox<Message: Sendable, Owned: Sendable>: Sendable {
   private struct State {
     var messages: [Message] = []
@@ -30,10 +30,11 @@ final class Mailbox<Message: Sendable, Owned: Sendable>: Sendable {
   }
 
   /// Adds `message`; returns whether the caller has become the handler, which it is when no
-  /// one else was handling messages. The new handler must call ``handle(posting:with:whenIdle:)``
-  /// without a message, on a task it starts: meanwhile others only queue, so order is kept.
-  /// A poster that handles where it is posts through that call instead, which takes its
-  /// batch in the same lock.
+  /// one else was handling messages. `false` also when the mailbox is closed: the message is
+  /// dropped. The new handler must call ``handle(posting:with:whenIdle:)`` without a message,
+  /// here or on a task it starts; until it does, later posts only queue, so order is kept. A
+  /// poster that handles where it is posts through that call instead, which takes its batch
+  /// in the same lock.
   func enqueue(_ message: Message) -> Bool {
     state.withLock { state in
       guard !state.isClosed else { return false }
@@ -45,19 +46,20 @@ final class Mailbox<Message: Sendable, Owned: Sendable>: Sendable {
   }
 
   /// Handles the messages with `body`, a batch at a time, until none are left, or until
-  /// `body` returns `false`, which closes the mailbox: later messages are dropped. `body` and
-  /// `idle` hold no lock of the mailbox's, and get the handlers' value.
+  /// `body` returns `false`, which closes the mailbox: the messages still queued and any
+  /// posted later are dropped. `body` and `idle` hold no lock of the mailbox's, and get the
+  /// handlers' value.
   ///
   /// With a `message`, adds it first, and handles only if no one else was handling messages;
   /// the batch and the value are taken in the lock that adds it. Without one, the caller is
   /// the handler ``enqueue(_:)`` made.
   ///
   /// When the messages run out, the handler calls `idle` before it lets go, still as the
-  /// only handler; what is posted meanwhile is handled before it returns. Work that can wait
-  /// for a lull (waking a consumer) belongs there.
+  /// only handler; what is posted meanwhile is handled, and `idle` called again, before it
+  /// returns. Work that can wait for a lull (waking a consumer) belongs there.
   ///
-  /// - Returns: `nil` when another handler takes `message`; otherwise whether this call
-  ///   closed the mailbox.
+  /// - Returns: `nil` when another handler takes `message`, or the mailbox is closed and
+  ///   drops it; otherwise whether this call closed the mailbox.
   func handle(
     posting message: Message?, with body: (inout Owned, [Message]) -> Bool,
     whenIdle idle: (inout Owned) -> Void = { _ in }
@@ -75,10 +77,14 @@ final class Mailbox<Message: Sendable, Owned: Sendable>: Sendable {
         }
         // No one handles, so nothing is queued: the batch is this message alone, in the
         // spare buffer.
+        assert(state.messages.isEmpty, "messages queued with no one to handle them")
         state.isHandling = true
         swap(&batch, &state.spare)
         batch.append(message)
       } else {
+        precondition(
+          state.isHandling && state.owned != nil,
+          "handle(posting: nil) is for the handler enqueue(_:) made, once")
         swap(&batch, &state.messages)
         swap(&state.messages, &state.spare)
       }
