@@ -140,7 +140,8 @@ let package = Package(
     .executableTarget(
       name: "orchestrate-test-helper",
       dependencies: [
-        "LaunchOrchestrator", "StoreInitPlugin", "QueueValidationPlugin", "StateRestorePlugin",
+        "LaunchOrchestrator", "SQLiteStore", "StoreInitPlugin", "QueueValidationPlugin",
+        "StateRestorePlugin",
       ],
       path: "Tests/TestHelper"
     ),

@@ -85,10 +85,14 @@ package enum StoreFile: Equatable {
   /// marker before either moves.
   private static let movedSuffixes = [""] + sidecarSuffixes + [".damaged"]
 
-  /// Called after each step of a recovery with its name (`marker`, `store`, `-wal`, `-shm`,
-  /// `.damaged`, `done`): only for tests, which end the process there to show that the next
-  /// launch finishes the recovery. Set before any launch runs.
-  nonisolated(unsafe) package static var recoveryStepHook: ((String) -> Void)?
+  /// Called with the name of each point of a store's opening where a test stops it, in a
+  /// process of its own (`orchestrate-test-helper`): after each step of a recovery (`marker`,
+  /// `store`, `-wal`, `-shm`, `.damaged`, `done`), to show that the next launch finishes it;
+  /// `recovering`, when a launch found the store damaged and is about to wait for the folder's
+  /// exclusive lock, to let another launch recover it first; `migrated`, when the last pending
+  /// migration ran and its transaction is not yet committed, to cancel the attempt there.
+  /// Only for tests; set before any launch runs.
+  nonisolated(unsafe) package static var testHook: ((String) -> Void)?
 
   /// Moves a damaged store aside with its `-wal` and `-shm` files, under one timestamped name
   /// (`library.sqlite.corrupt-<stamp>`, `...-wal`, `...-shm`) so SQLite can open the copy
@@ -116,7 +120,7 @@ package enum StoreFile: Equatable {
         "cannot move the damaged store '\(url.path)' aside: cannot note the move first (\(error)); it was left as it was"
       )
     }
-    recoveryStepHook?("marker")
+    testHook?("marker")
     try move(url, to: destination)
     if let shm, FileManager.default.fileExists(atPath: destination.path + "-shm") {
       try? shm.write(to: URL(fileURLWithPath: destination.path + "-shm"))
@@ -173,7 +177,7 @@ package enum StoreFile: Equatable {
           "cannot move the damaged store '\(url.path)' aside with its WAL: cannot rename '\(source)' (\(reason)); what moved is in '\(destination.path)', and the next launch finishes the move"
         )
       }
-      recoveryStepHook?(suffix.isEmpty ? "store" : suffix)
+      testHook?(suffix.isEmpty ? "store" : suffix)
     }
   }
 
@@ -190,7 +194,7 @@ package enum StoreFile: Equatable {
       )
     }
     if descriptor >= 0 { _ = fsync(descriptor) }
-    recoveryStepHook?("done")
+    testHook?("done")
   }
 
   /// `<store>.corrupt-<UTC stamp>`, with `-2`, `-3`, ... when that name or one of its

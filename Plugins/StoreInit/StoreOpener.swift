@@ -278,8 +278,9 @@ struct StoreOpener {
     return sorted.count > 5 ? "\(shown) and \(sorted.count - 5) more" : shown
   }
 
-  /// Switches to WAL, then migrates inside one write transaction that reads the state again:
-  /// another launch may have migrated the store while this one waited for the lock.
+  /// Migrates inside one write transaction that reads the state again (another launch may
+  /// have migrated the store while this one waited for the lock), then switches to WAL: a
+  /// migration that fails leaves the store as it was, its journal mode too.
   ///
   /// Both are tried again while SQLite refuses them at once (see
   /// ``SQLiteConnection/retryingWhenBusy(_:)``): switching a rollback-journal store to WAL
@@ -293,11 +294,11 @@ struct StoreOpener {
       let connection = try SQLiteConnection(url: url, mode: .create, busyTimeout: busyTimeout)
       // Before its tables: a store found at version 0 is new again to the next launch.
       if isNew { try recordCreation() }
-      result = try connection.retryingWhenBusy {
+      result = try connection.retryingWhenBusy { try migrate(connection, scripts: scripts) }
+      try connection.retryingWhenBusy {
         if try connection.journalMode() != "wal" {
           try connection.execute("PRAGMA journal_mode = WAL")
         }
-        return try migrate(connection, scripts: scripts)
       }
     } catch let error as SQLiteError {
       throw explain(error)
@@ -370,13 +371,18 @@ struct StoreOpener {
         do {
           try connection.executeScriptInTransaction(pendingScripts[index])
         } catch let error as SQLiteError {
-          throw failure(error, in: migration, leftAt: state.version)
+          // A migration that cannot write (a full disk, a folder made read-only) says so, as
+          // the switch to WAL did when it came first.
+          throw writeProblem(error) ?? failure(error, in: migration, leftAt: state.version)
         }
         try connection.execute("PRAGMA user_version = \(migration.version)")
       }
       // An attempt that timed out during its last statement commits nothing: the step failed,
       // and its retry finds the store as it was (and new, when it was at version 0).
-      if !pending.isEmpty { try Task.checkCancellation() }
+      if !pending.isEmpty {
+        StoreFile.testHook?("migrated")
+        try Task.checkCancellation()
+      }
       if state.applicationID != schema.applicationID {
         try connection.execute("PRAGMA application_id = \(schema.applicationID)")
       }
@@ -439,6 +445,7 @@ struct StoreOpener {
       otherwise:
         "the store '\(url.path)' is damaged (\(reason)) and was left as it was, since a new one needs every migration"
     )
+    StoreFile.testHook?("recovering")
     let recovered = try FolderLock.holding(folder, exclusive: true) { () throws -> StoreHandle? in
       guard Self.identity(of: url) == found else { return nil }
       let destination = try StoreFile.moveAside(url, shm: shm)
@@ -545,8 +552,13 @@ struct StoreOpener {
         "the store '\(url.path)' stayed locked by another connection for all of 'busyTimeout' (\(busyTimeout.manifestText)); close the other writer, or raise 'busyTimeout'"
       )
     }
+    return writeProblem(error) ?? error
+  }
+
+  /// `error` explained by what keeps the store's folder from being written, if anything does.
+  private func writeProblem(_ error: SQLiteError) -> StepFailure? {
     guard let problem = SafeFiles.writeProblem(in: url.deletingLastPathComponent()) else {
-      return error
+      return nil
     }
     return StepFailure(
       "cannot open the store '\(url.path)': \(problem.reason), and SQLite writes its journal beside the store, even to read it (\(error.message)); \(problem.advice)"

@@ -1,6 +1,7 @@
 import Foundation
 import LaunchOrchestrator
 import QueueValidationPlugin
+import SQLiteStore
 import StateRestorePlugin
 import StoreInitPlugin
 
@@ -16,6 +17,8 @@ import StoreInitPlugin
 ///     orchestrate-test-helper queue-append <queue> <first> <count> <workId>...
 ///     orchestrate-test-helper state-save <file> <key> <integer>
 ///     orchestrate-test-helper recover <manifest> <point>
+///     orchestrate-test-helper pause-at <manifest> <point>
+///     orchestrate-test-helper cancel-at <manifest> <point>
 ///     orchestrate-test-helper cache-launches <manifest> <count>
 ///     orchestrate-test-helper store-append <folder> <first> <count> <maxReports>
 ///     orchestrate-test-helper hold-lock <file> <seconds>
@@ -38,6 +41,35 @@ struct SnapshotStep: StepPlugin {
   }
   let parameters: Parameters
   func run(_ context: StepContext) async throws -> Snapshot { Snapshot(value: parameters.value) }
+}
+
+/// Runs the store.init manifest at `path`; prints the launch's outcome, then the store step's
+/// error or whether the store was new to the launch.
+func launchStore(_ path: String) async {
+  var registry = PluginRegistry()
+  registry.register(StoreInitStep.self)
+  do {
+    let plan = try ManifestLoader(registry: registry).load(path: path)
+    let report = await LaunchEngine().run(plan)
+    print(report.outcome)
+    let step = report.steps.first { $0.id == "store" }
+    if let error = step?.error {
+      print("error: \(error)")
+    } else if let store = report.output(of: "store", as: StoreHandle.self) {
+      print("isNew: \(store.isNew)")
+    }
+  } catch {
+    fail("\(error)")
+  }
+}
+
+/// Runs `action` where a store's opening reaches `point` (``StoreFile/testHook``), on the
+/// thread and in the task that reach it: a function, so that the hook is not isolated to the
+/// main actor as the script's own closures are.
+func stop(at point: String, _ action: @escaping @Sendable () -> Void) {
+  StoreFile.testHook = { reached in
+    if reached == point { action() }
+  }
 }
 
 func fail(_ message: String) -> Never {
@@ -81,18 +113,24 @@ case ("state-save", 4):
 case ("recover", 3):
   let values = Array(arguments.dropFirst())
   let point = values[1]
-  StoreFile.recoveryStepHook = { reached in
-    if reached == point { kill(getpid(), SIGKILL) }
+  stop(at: point) { kill(getpid(), SIGKILL) }
+  await launchStore(values[0])
+case ("pause-at", 3):
+  // Stops the launch at the point: creates `<manifest>.reached`, and goes on once the test
+  // has created `<manifest>.go`.
+  let values = Array(arguments.dropFirst())
+  let point = values[1]
+  stop(at: point) {
+    _ = FileManager.default.createFile(atPath: values[0] + ".reached", contents: nil)
+    while !FileManager.default.fileExists(atPath: values[0] + ".go") { usleep(5_000) }
   }
-  var registry = PluginRegistry()
-  registry.register(StoreInitStep.self)
-  do {
-    let plan = try ManifestLoader(registry: registry).load(path: values[0])
-    let report = await LaunchEngine().run(plan)
-    print(report.outcome)
-  } catch {
-    fail("\(error)")
-  }
+  await launchStore(values[0])
+case ("cancel-at", 3):
+  // Cancels the attempt at the point, as its timeout firing there would.
+  let values = Array(arguments.dropFirst())
+  let point = values[1]
+  stop(at: point) { withUnsafeCurrentTask { $0?.cancel() } }
+  await launchStore(values[0])
 case ("hold-lock", 3):
   // Holds a shared file's write lock, as another process writing it would, until killed or
   // `seconds` have passed.
