@@ -307,6 +307,120 @@ struct FaultInjectionTests {
     #expect(result.stderr.hasPrefix("Error: the launch failed: 'store' failed: "))
     #expect(try String(contentsOfFile: folder.path("data"), encoding: .utf8) == "not a folder")
   }
+
+  /// Where the file system has no lock service (NFS without its lock daemon), `flock` fails
+  /// with ENOLCK: a rewrite cannot lock its temporary file, which another write could then
+  /// take for a killed write's leftover, so it removes the file and fails, naming why; the
+  /// queue is left as it was, and the next launch on working locks rewrites it.
+  @Test(.enabled(if: FailingLocks.library != nil, "needs clang and LD_PRELOAD (Linux)"))
+  func aRewriteThatCannotLockItsTemporaryFileFailsClearlyAndLeavesNothing() async throws {
+    let folder = try TemporaryFolder()
+    let (_, queue) = try await storeAndQueue(in: folder.url)
+    let manifest = try storeAndQueueManifest(
+      in: folder, "app.json", store: "library.sqlite", queue: "queue.json")
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: queue))
+
+    let failed = try await Orchestrate.run(
+      ["run", manifest, "--quiet"], environment: FailingLocks.environment(errno: ENOLCK))
+
+    #expect(failed.status == 1)
+    #expect(
+      failed.stderr
+        == "Error: the launch failed: 'queue' failed: cannot rewrite '\(queue)': could not lock its temporary file '.queue.json.writing-0' (No locks available), so the file was left as it was.\n"
+    )
+    #expect(try Data(contentsOf: URL(fileURLWithPath: queue)) == bytes)
+    #expect(try temporaryFiles(in: folder).isEmpty)
+
+    let next = try await Orchestrate.run(["run", manifest, "--quiet"])
+    #expect(next.status == 0, "\(next.stderr)")
+    #expect(try String(contentsOfFile: queue, encoding: .utf8) == #"[{ "workId": 1 }]"#)
+  }
+
+  /// Where the file system cannot lock at all (EOPNOTSUPP), no write can lock a temporary
+  /// file, so none can take another's over either: the rewrite goes on unlocked.
+  @Test(.enabled(if: FailingLocks.library != nil, "needs clang and LD_PRELOAD (Linux)"))
+  func aRewriteWhereFilesCannotBeLockedAtAllGoesOnUnlocked() async throws {
+    let folder = try TemporaryFolder()
+    let (_, queue) = try await storeAndQueue(in: folder.url)
+    let manifest = try storeAndQueueManifest(
+      in: folder, "app.json", store: "library.sqlite", queue: "queue.json")
+
+    let result = try await Orchestrate.run(
+      ["run", manifest, "--quiet"], environment: FailingLocks.environment(errno: EOPNOTSUPP))
+
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(try String(contentsOfFile: queue, encoding: .utf8) == #"[{ "workId": 1 }]"#)
+    #expect(try temporaryFiles(in: folder).isEmpty)
+  }
+
+  private func temporaryFiles(in folder: TemporaryFolder) throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter {
+      $0.contains(".writing-")
+    }
+  }
+}
+
+/// `flock` failing with a chosen error on the temporary files of writes (`.writing-` in their
+/// names), as on a file system without locks, through a library the tests build and preload
+/// into the binary: the binary's own code meets the failure, with no hook in it.
+private enum FailingLocks {
+  private static let source = """
+    #define _GNU_SOURCE
+    #include <dlfcn.h>
+    #include <errno.h>
+    #include <stdio.h>
+    #include <stdlib.h>
+    #include <string.h>
+    #include <unistd.h>
+
+    int flock(int descriptor, int operation) {
+      static int (*real)(int, int);
+      if (!real) real = (int (*)(int, int))dlsym(RTLD_NEXT, "flock");
+      char link[64], path[4096];
+      snprintf(link, sizeof link, "/proc/self/fd/%d", descriptor);
+      ssize_t length = readlink(link, path, sizeof path - 1);
+      const char *code = getenv("ORCHESTRATE_TEST_FLOCK_ERRNO");
+      if (length > 0 && code) {
+        path[length] = 0;
+        if (strstr(path, ".writing-")) {
+          errno = atoi(code);
+          return -1;
+        }
+      }
+      return real(descriptor, operation);
+    }
+    """
+
+  /// The library, built once with the toolchain's `clang`; `nil` where it cannot be (not
+  /// Linux, or no `clang`).
+  static let library: URL? = {
+    #if os(Linux)
+      let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "orchestrate-failing-locks-\(UUID().uuidString)")
+      let library = folder.appendingPathComponent("libfailinglocks.so")
+      do {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = folder.appendingPathComponent("failinglocks.c")
+        try source.write(to: file, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["clang", "-shared", "-fPIC", "-o", library.path, file.path, "-ldl"]
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus == 0 ? library : nil
+      } catch {
+        return nil
+      }
+    #else
+      return nil
+    #endif
+  }()
+
+  /// The environment that preloads the library and makes `flock` fail with `code`.
+  static func environment(errno code: Int32) -> [String: String] {
+    ["LD_PRELOAD": library?.path ?? "", "ORCHESTRATE_TEST_FLOCK_ERRNO": "\(code)"]
+  }
 }
 
 /// A small file system mounted for one test and filled to the last byte: a full disk that

@@ -18,13 +18,15 @@ enum Orchestrate {
   static let packageRoot = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-  /// Runs the binary with `arguments` in `directory`; `whileRunning` gets the process and the
-  /// file its stdout goes to, for tests that signal it mid-run.
+  /// Runs the binary with `arguments` in `directory`, with `extra` added to its environment;
+  /// `whileRunning` gets the process and the file its stdout goes to, for tests that signal
+  /// it mid-run.
   ///
   /// Waits for the process without blocking a thread: Swift's cooperative pool has only as
   /// many threads as cores, and other tests need them meanwhile.
   static func run(
     _ arguments: [String], in directory: URL? = nil, binary name: String = "orchestrate",
+    environment extra: [String: String] = [:],
     whileRunning: ((Process, URL) async throws -> Void)? = nil
   ) async throws -> CommandResult {
     let binary = buildFolder.appendingPathComponent(name)
@@ -40,6 +42,7 @@ enum Orchestrate {
     process.currentDirectoryURL = directory ?? packageRoot
     var environment = ProcessInfo.processInfo.environment
     environment["CI"] = "true"
+    environment.merge(extra) { $1 }
     process.environment = environment
     process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
     process.standardError = try FileHandle(forWritingTo: stderrURL)
