@@ -148,13 +148,6 @@ private final class LaunchRun: ControlledRun {
   let reused: Reuse?
   /// Whether the run outlives its launch: on-demand steps can still be ensured after it.
   let staysOpen: Bool
-  /// Whether `execute()` publishes the launch's last burst of events, after it made the
-  /// report, and ends the events with it: the handler that ends the launch only wakes
-  /// `execute()`, and the consumer is woken once, when the report it awaits next is ready
-  /// (woken with `execute()`, it would find the report not made yet, wait for it and be
-  /// woken again). Not on a test clock, whose count of running tasks must take the consumer
-  /// in as the launch's last task ends, nor for a run that stays open.
-  let publishesLastBurstAfterReport: Bool
   /// Step outputs, written by the handler and read by dependents' tasks.
   let outputs: Locked<[(any Sendable)?]>
   let environment: LaunchEnvironment
@@ -208,7 +201,6 @@ private final class LaunchRun: ControlledRun {
     self.control = control
     self.reused = reused
     staysOpen = control != nil && !plan.onDemandSteps.isEmpty
-    publishesLastBurstAfterReport = !staysOpen && activity == nil
     self.environment = environment
     self.events = events
     hasEvents = events != nil
@@ -259,14 +251,10 @@ private final class LaunchRun: ControlledRun {
     } onCancel: {
       post(.cancel)
     }
-    // The handler that ended the launch stopped the timer, unless on-demand steps may
-    // still be ensured.
-    var lastBurst: [LaunchEvent] = []
-    var report = state.withLock { state in
-      if publishesLastBurstAfterReport { lastBurst = state.scheduler.takeEvents() }
-      return makeReport(state)
-    }
-    if !lastBurst.isEmpty { events?.publish(lastBurst) }
+    // The handler that ended the launch stopped the timer and published the last events,
+    // unless on-demand steps may still be ensured: the app hears the end (the milestone
+    // reached by the last step, `finished`) while the report is made, not after.
+    var report = state.withLock { makeReport($0) }
     events?.finish()
     if let context { report.contextNotes = await context.finish(outcome: report.outcome) }
     for (step, save) in aside.withLock({ $0.saves }) {
@@ -424,10 +412,9 @@ private final class LaunchRun: ControlledRun {
         perform(&handler)
         if !goesOn {
           // No lull comes after the last batch: the ensure callers hear now. The events end
-          // with the last burst, published above or by `execute()`: the consumer wakes once
-          // for both, not again when `execute()` has made the report.
+          // with the last burst, published above: the consumer wakes once for both.
           handOverEnsured(&handler)
-          if !publishesLastBurstAfterReport { events?.finish() }
+          events?.finish()
         }
         return goesOn
       },
@@ -688,10 +675,7 @@ private struct RunState {
       toldFirstScreen = true
       handler.effects.append(.firstScreen)
     }
-    // At the launch's end, the last burst waits for the report when `execute()` publishes it.
-    if run.hasEvents, scheduler.isFinished || scheduler.pendingEventCount >= 256,
-      !(scheduler.isFinished && run.publishesLastBurstAfterReport)
-    {
+    if run.hasEvents, scheduler.isFinished || scheduler.pendingEventCount >= 256 {
       let burst = scheduler.takeEvents()
       if !burst.isEmpty { handler.effects.append(.publish(burst)) }
     }
