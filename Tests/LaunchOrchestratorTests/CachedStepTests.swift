@@ -221,6 +221,48 @@ struct CachedStepTests {
     #expect(report.step("summary")?.refresh?.state == .succeeded)
   }
 
+  /// Several entries are read together before the first step starts; each is served, or
+  /// not, as if read alone, and the steps' notes and `cached` events keep the plan's order.
+  @Test func severalEntriesAreReadTogetherAndEachServedAsIfAlone() async throws {
+    let folder = try Folder()
+    let ids = (1...6).map { "part\($0)" }
+    let steps = ids.map {
+      #"{ "id": "\#($0)", "plugin": "snapshot.fetch", "params": { "value": "new \#($0)" }, "cache": {} }"#
+    }
+    let plan = try Self.plan(
+      #"{ "version": 1, "name": "Shots", "steps": [ \#(steps.joined(separator: ", ")) ] }"#,
+      in: folder)
+    let cache = OutputCache(dataDirectory: plan.dataDirectory, manifestName: plan.name)
+    // Every other step has an entry; the fifth's is cut short.
+    for id in ids where id != "part2" && id != "part4" {
+      let step = try #require(plan.step(id))
+      try cache.save(
+        Snapshot(value: "old \(id)"), step: id, kind: step.plugin,
+        key: try #require(step.cacheKey), now: Self.saved)
+    }
+    let fifth = plan.cacheDirectory.appendingPathComponent("part5.json")
+    try Data(try Data(contentsOf: fifth).dropLast(3)).write(to: fifth)
+
+    let recorder = EventRecorder()
+    let report = await recorder.start(
+      plan, on: LaunchEngine(clock: ContinuousClock(), options: Self.options())
+    ).value
+    await recorder.drained()
+
+    let served = "served from the cache (saved 1h ago); refreshing behind"
+    #expect(
+      ids.map { report.step($0)?.notes.first } == [
+        served, "cache not used: no entry yet", served, "cache not used: no entry yet",
+        "cache not used: the entry does not decode as LaunchOrchestratorTests.Snapshot (The given data was not valid JSON.)",
+        served,
+      ])
+    #expect(
+      recorder.lines.filter { $0.hasPrefix("cached") } == [
+        "cached part1", "cached part3", "cached part6",
+      ])
+    #expect(report.outcome == .succeeded)
+  }
+
   @Test func aFailedRefreshKeepsTheCachedOutputAndWarnsWithoutFailingTheLaunch() async throws {
     let folder = try Folder()
     let plan = try Self.plan(

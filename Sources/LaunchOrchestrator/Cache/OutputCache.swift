@@ -42,7 +42,7 @@ struct OutputCache: Sendable {
   }
 
   /// What looking up a step's entry found.
-  enum Lookup {
+  enum Lookup: Sendable {
     /// A usable output, saved `age` ago.
     case hit(any Sendable, age: Duration)
     /// Why there is nothing to serve.

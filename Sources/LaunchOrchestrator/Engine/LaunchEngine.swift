@@ -230,9 +230,10 @@ private final class LaunchRun: ControlledRun {
     let signalled = (control?.sentSignals ?? []).compactMap { plan.signals.firstIndex(of: $0) }
     // Before the first events: on a test clock their consumer is counted from the first burst.
     if let activity { events?.countConsumer(in: activity) }
+    let lookups = await serveFromCache()
     post(
       .begin(
-        serveFromCache(), paused: activeClock.isPaused, signalled: signalled,
+        lookups, paused: activeClock.isPaused, signalled: signalled,
         holds: control?.takeHoldsBeforeStart() ?? 0))
     // After the start: what the app said before it is replayed as messages that follow it.
     control?.attach(self)
@@ -290,26 +291,49 @@ private final class LaunchRun: ControlledRun {
   }
 
   /// Looks up the entries of the steps with a `cache`: the outputs found are the steps'
-  /// outputs from the start; the notes say what was served, or why not.
-  private func serveFromCache() -> CacheLookups {
+  /// outputs from the start; the notes say what was served, or why not. Several entries are
+  /// read and decoded at once, each on a task of its own: an entry can be megabytes of JSON,
+  /// and the first steps wait for them all.
+  private func serveFromCache() async -> CacheLookups {
     var lookups = CacheLookups()
+    let plan = self.plan
     guard !plan.cachedSteps.isEmpty else { return lookups }
+    let skipped = Set(context?.skips.map(\.step) ?? [])
+    let wanted: [(step: Int, key: CacheKey)] = plan.cachedSteps.compactMap { step in
+      guard !skipped.contains(step), let key = plan.steps[step].cacheKey else { return nil }
+      return (step, key)
+    }
+    guard options.servesCachedOutputs else {
+      lookups.notes = wanted.map {
+        ($0.step, "cache not used: cached outputs are off for this launch")
+      }
+      return lookups
+    }
     let cache = OutputCache(dataDirectory: plan.dataDirectory, manifestName: plan.name)
     let now = options.currentDate()
-    let skipped = Set(context?.skips.map(\.step) ?? [])
-    for step in plan.cachedSteps where !skipped.contains(step) {
-      let planned = plan.steps[step]
-      guard let key = planned.cacheKey else { continue }
-      guard options.servesCachedOutputs else {
-        lookups.notes.append((step, "cache not used: cached outputs are off for this launch"))
-        continue
+    @Sendable func lookup(_ step: Int, _ key: CacheKey) -> OutputCache.Lookup {
+      cache.lookup(
+        step: plan.steps[step].id, kind: plan.steps[step].plugin, key: key,
+        maxAge: plan.steps[step].cache?.maxAge, now: now)
+    }
+    var found: [OutputCache.Lookup]
+    if wanted.count == 1 {
+      found = [lookup(wanted[0].step, wanted[0].key)]
+    } else {
+      found = Array(repeating: .miss(""), count: wanted.count)
+      await withTaskGroup(of: (Int, OutputCache.Lookup).self) { group in
+        for (position, (step, key)) in wanted.enumerated() {
+          group.addTask { (position, lookup(step, key)) }
+        }
+        for await (position, lookup) in group { found[position] = lookup }
       }
-      switch cache.lookup(
-        step: planned.id, kind: planned.plugin, key: key, maxAge: planned.cache?.maxAge, now: now)
-      {
+    }
+    // In the plan's order, whichever was read first.
+    for ((step, _), lookup) in zip(wanted, found) {
+      switch lookup {
       case .hit(let output, let age):
         outputs.withLock { $0[step] = output }
-        hooks.onOutput?(planned.id, output)
+        hooks.onOutput?(plan.steps[step].id, output)
         lookups.served.append(step)
         lookups.notes.append(
           (
