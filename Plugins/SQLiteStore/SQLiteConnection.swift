@@ -34,6 +34,17 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
     code == SQLITE_BUSY || code == SQLITE_LOCKED
   }
 
+  /// Whether SQLite could not write: the disk is full, the file or its folder cannot be
+  /// written or opened, or a read-only connection met what only a writer may do (roll back a
+  /// hot journal, say).
+  public var isWriteFailure: Bool {
+    [SQLITE_FULL, SQLITE_IOERR, SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_PERM].contains(code)
+  }
+
+  /// Whether a read-only connection met what only a writer may do, such as rolling back the
+  /// hot journal a stopped writer left.
+  public var isReadOnly: Bool { code == SQLITE_READONLY }
+
   /// `message (SQLite code N)`.
   public var description: String { "\(message) (SQLite code \(code))" }
 }

@@ -96,7 +96,7 @@ struct StoreOpener {
     let shm = readOnly ? nil : sharedMemorySnapshot()
     let state: State
     do {
-      state = try probe()
+      state = try probeRollingBack()
     } catch let error as SQLiteError where error.isCorruption {
       return .damaged(reason: error.message, shm: shm, found: found)
     } catch let error as SQLiteError {
@@ -217,6 +217,30 @@ struct StoreOpener {
     return state
   }
 
+  /// ``probe()``, after rolling back what a writer stopped mid-transaction in a rollback
+  /// journal left: a hot journal, which a read-only connection cannot roll back
+  /// (`SQLITE_READONLY`). A read-write connection's first read rolls it back, as the app's
+  /// would; a read-only launch leaves it and says so.
+  private func probeRollingBack() throws -> State {
+    do {
+      return try probe()
+    } catch let error as SQLiteError
+      where error.isReadOnly && FileManager.default.fileExists(atPath: url.path + "-journal")
+    {
+      let journal = "'\(url.lastPathComponent)-journal'"
+      guard !readOnly else {
+        throw StepFailure(
+          "the store '\(url.path)' has a transaction that a stopped writer never committed in \(journal), which only a read-write connection can roll back; nothing was changed in read-only mode, and the next launch that opens it read-write rolls it back"
+        )
+      }
+      let connection = try SQLiteConnection(url: url, mode: .readWrite, busyTimeout: busyTimeout)
+      _ = try connection.retryingWhenBusy { try connection.userVersion() }
+      context.log(
+        "rolled back the transaction a stopped writer left in \(journal); it was never committed")
+      return try probe()
+    }
+  }
+
   /// Reading the schema first makes a damaged first page fail here, with `SQLITE_CORRUPT`.
   private static func inspect(_ connection: SQLiteConnection) throws(SQLiteError) -> State {
     let tables = try connection.tableNames()
@@ -278,9 +302,14 @@ struct StoreOpener {
     return sorted.count > 5 ? "\(shown) and \(sorted.count - 5) more" : shown
   }
 
-  /// Migrates inside one write transaction that reads the state again (another launch may
-  /// have migrated the store while this one waited for the lock), then switches to WAL: a
-  /// migration that fails leaves the store as it was, its journal mode too.
+  /// Switches to WAL, then migrates inside one write transaction that reads the state again:
+  /// another launch may have migrated the store while this one waited for the lock.
+  ///
+  /// WAL first, whatever the migration does: the app's and its extensions' readers go on
+  /// reading while it runs, and a migration killed midway leaves its changes in the WAL,
+  /// which any connection ignores, read-only ones included; in a rollback journal it would
+  /// leave a hot journal that only a read-write connection can roll back. A failed migration
+  /// leaves the store's data and version as they were, in WAL mode.
   ///
   /// Both are tried again while SQLite refuses them at once (see
   /// ``SQLiteConnection/retryingWhenBusy(_:)``): switching a rollback-journal store to WAL
@@ -294,11 +323,11 @@ struct StoreOpener {
       let connection = try SQLiteConnection(url: url, mode: .create, busyTimeout: busyTimeout)
       // Before its tables: a store found at version 0 is new again to the next launch.
       if isNew { try recordCreation() }
-      result = try connection.retryingWhenBusy { try migrate(connection, scripts: scripts) }
-      try connection.retryingWhenBusy {
+      result = try connection.retryingWhenBusy {
         if try connection.journalMode() != "wal" {
           try connection.execute("PRAGMA journal_mode = WAL")
         }
+        return try migrate(connection, scripts: scripts)
       }
     } catch let error as SQLiteError {
       throw explain(error)
@@ -371,9 +400,7 @@ struct StoreOpener {
         do {
           try connection.executeScriptInTransaction(pendingScripts[index])
         } catch let error as SQLiteError {
-          // A migration that cannot write (a full disk, a folder made read-only) says so, as
-          // the switch to WAL did when it came first.
-          throw writeProblem(error) ?? failure(error, in: migration, leftAt: state.version)
+          throw failure(error, in: migration, leftAt: state.version)
         }
         try connection.execute("PRAGMA user_version = \(migration.version)")
       }
@@ -552,14 +579,11 @@ struct StoreOpener {
         "the store '\(url.path)' stayed locked by another connection for all of 'busyTimeout' (\(busyTimeout.manifestText)); close the other writer, or raise 'busyTimeout'"
       )
     }
-    return writeProblem(error) ?? error
-  }
-
-  /// `error` explained by what keeps the store's folder from being written, if anything does.
-  private func writeProblem(_ error: SQLiteError) -> StepFailure? {
-    guard let problem = SafeFiles.writeProblem(in: url.deletingLastPathComponent()) else {
-      return nil
-    }
+    // Only SQLite failing to write: a statement's own error (a constraint, say) on a nearly
+    // full disk is that error.
+    guard error.isWriteFailure,
+      let problem = SafeFiles.writeProblem(in: url.deletingLastPathComponent())
+    else { return error }
     return StepFailure(
       "cannot open the store '\(url.path)': \(problem.reason), and SQLite writes its journal beside the store, even to read it (\(error.message)); \(problem.advice)"
     )

@@ -144,9 +144,19 @@ struct FaultInjectionTests {
             == "[(\(StoreSchema.books.latestVersion),)]")
       }
     }
-    // One transaction: the store is at version 2 or the latest, consistent, with every row.
-    let version = try await sqlite(database, "PRAGMA user_version")
-    #expect(["[(2,)]", "[(\(StoreSchema.books.latestVersion),)]"].contains(version))
+    // One transaction: the store is at version 2 or the latest, and reads as it is through a
+    // read-only connection (an extension's, a read-only launch's), which could not roll back
+    // a hot journal: what a migration killed in a rollback journal would leave.
+    do {
+      let left = try SQLiteConnection(url: URL(fileURLWithPath: database), mode: .readOnly)
+      #expect([2, StoreSchema.books.latestVersion].contains(try left.userVersion()))
+    }
+    // The next launch opens it and finishes the migration.
+    let next = try await Orchestrate.run(["run", manifest, "--quiet"])
+    #expect(next.status == 0, "\(next.stderr)")
+    #expect(
+      try await sqlite(database, "PRAGMA user_version")
+        == "[(\(StoreSchema.books.latestVersion),)]")
     #expect(try await sqlite(database, "PRAGMA integrity_check") == "[('ok',)]")
     #expect(try await sqlite(database, "SELECT count(*) FROM library_entries") == "[(600000,)]")
     #expect(try await sqlite(database, "SELECT count(*) FROM works") == "[(600000,)]")

@@ -186,6 +186,52 @@ struct StoreInitTests {
     #expect(try open(url).journalMode() == "wal")
   }
 
+  /// A writer stopped mid-transaction in a rollback journal (the app, on a store it keeps in
+  /// one) leaves a hot journal, which a read-only connection cannot roll back: the launch
+  /// rolls it back with a read-write one, as any writer's first read would, and goes on.
+  @Test func rollsBackWhatAWriterStoppedInARollbackJournalLeftAndOpensTheStore() async throws {
+    let folder = try ScratchFolder()
+    let source = folder.file("source.sqlite")
+    let url = folder.file("library.sqlite")
+    let writer = try storeAtVersion1(source)
+    try writer.run("INSERT INTO works (id, title) VALUES (1, 'Kept')")
+    // A small cache spills the transaction's pages into the file before it commits.
+    try writer.execute("PRAGMA cache_size = 2")
+    try writer.execute("BEGIN")
+    try writer.execute(
+      """
+      WITH RECURSIVE n(i) AS (SELECT 2 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
+      INSERT INTO works (id, title) SELECT i, 'Never committed ' || i FROM n
+      """)
+    // The files as a crash leaves them.
+    for suffix in ["", "-journal"] {
+      try FileManager.default.copyItem(atPath: source.path + suffix, toPath: url.path + suffix)
+    }
+    try writer.execute("ROLLBACK")
+    try #require(FileManager.default.fileExists(atPath: url.path + "-journal"))
+    let journal = try Data(contentsOf: URL(fileURLWithPath: url.path + "-journal"))
+
+    let (readOnly, _) = try await launch(
+      manifest(#"{ "path": "library.sqlite", "readOnly": true }"#), in: folder,
+      plugins: [StoreInitStep.self])
+    #expect(
+      readOnly.step("store")?.error
+        == "the store '\(url.path)' has a transaction that a stopped writer never committed in 'library.sqlite-journal', which only a read-write connection can roll back; nothing was changed in read-only mode, and the next launch that opens it read-write rolls it back"
+    )
+    #expect(try Data(contentsOf: URL(fileURLWithPath: url.path + "-journal")) == journal)
+
+    let (report, _) = try await launch(
+      manifest(#"{ "path": "library.sqlite" }"#), in: folder, plugins: [StoreInitStep.self])
+
+    #expect(report.outcome == .succeeded, "\(report.step("store")?.error ?? "")")
+    #expect(
+      report.step("store")?.notes.first
+        == "rolled back the transaction a stopped writer left in 'library.sqlite-journal'; it was never committed"
+    )
+    #expect(try open(url).integer("SELECT count(*) FROM works") == 1)
+    #expect(try open(url).userVersion() == StoreSchema.books.latestVersion)
+  }
+
   @Test func movesADamagedStoreAsideWithItsLiveWALByteForByteAndStartsAnew() async throws {
     let folder = try ScratchFolder()
     let url = folder.file("library.sqlite")

@@ -85,28 +85,6 @@ struct StoreMigrationsTests {
     #expect(try connection.tableNames() == ["notes"])
   }
 
-  /// The switch to WAL comes after the migrations commit: a store the app keeps in a rollback
-  /// journal, whose migration fails, keeps its journal mode with its version.
-  @Test func aFailingMigrationLeavesARollbackJournalStoreInItsJournalMode() async throws {
-    let folder = try ScratchFolder()
-    let url = folder.file("app.sqlite")
-    try folder.write("migrations/notes/001_create_notes.sql", "CREATE TABLE notes (id INTEGER);")
-    _ = try await launch(storeManifest(params), in: folder, plugins: plugins)
-    try SQLiteConnection(url: url, mode: .readWrite).execute("PRAGMA journal_mode = DELETE")
-    try folder.write("migrations/notes/002_broken.sql", "INSERT INTO missing VALUES (1);")
-
-    let (failed, _) = try await launch(storeManifest(params), in: folder, plugins: plugins)
-    #expect(storeError(failed)?.hasSuffix("was left as it was, at version 1") == true)
-    #expect(try SQLiteConnection(url: url, mode: .readOnly).journalMode() == "delete")
-
-    try folder.write("migrations/notes/002_broken.sql", "CREATE TABLE more (id INTEGER);")
-    let (mended, _) = try await launch(storeManifest(params), in: folder, plugins: plugins)
-    #expect(mended.outcome == .succeeded)
-    let connection = try SQLiteConnection(url: url, mode: .readOnly)
-    #expect(try connection.userVersion() == 2)
-    #expect(try connection.journalMode() == "wal")
-  }
-
   @Test func refusesAStoreNewerThanItsNewestFile() async throws {
     let folder = try ScratchFolder()
     try folder.write("migrations/notes/001_create_notes.sql", "CREATE TABLE notes (id INTEGER);")

@@ -18,7 +18,7 @@ import Testing
 struct StoreStoppedMidwayTests {
   private let store = storeManifest(#"{ "path": "library.sqlite" }"#)
 
-  /// A books store at version 1 holding a work, in a rollback journal.
+  /// A books store at version 1 holding a work.
   private func storeAtVersion1(_ url: URL) throws {
     let connection = try SQLiteConnection(url: url, mode: .create)
     try connection.execute(StoreSchema.books.migrations[0].checkedSQL())
@@ -71,12 +71,57 @@ struct StoreStoppedMidwayTests {
     let kept = try SQLiteConnection(url: url, mode: .readOnly)
     #expect(try kept.userVersion() == 1)
     #expect(try kept.tableNames() == StoreSchema.books.tables(atVersion: 1))
-    #expect(try kept.journalMode() == "delete")
 
     let (retried, _) = try await launch(store, in: folder, plugins: [StoreInitStep.self])
     #expect(retried.step("store")?.notes == ["migrated the store from version 1 to 4"])
     let migrated = try SQLiteConnection(url: url, mode: .readOnly)
     #expect(try migrated.integer("SELECT count(*) FROM works") == 1)
+  }
+
+  /// A launch killed (SIGKILL: a crash, the system's watchdog) after its migration ran and
+  /// before it committed, on a store the app kept in a rollback journal, leaves a store that
+  /// every connection reads as it was, a read-only one too (an extension's, a read-only
+  /// launch's): the store went to WAL first, so the migration's pages were never written into
+  /// the file, nor a hot journal left that only a writer could roll back.
+  @Test func aLaunchKilledBeforeItsMigrationCommitsLeavesAStoreEveryConnectionReads()
+    async throws
+  {
+    let folder = try ScratchFolder()
+    let url = folder.file("app.sqlite")
+    let store = storeManifest(#"{ "path": "app.sqlite", "migrations": "migrations/notes" }"#)
+    try folder.write(
+      "migrations/notes/001_create_notes.sql",
+      "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL);")
+    let (created, _) = try await launch(store, in: folder, plugins: [StoreInitStep.self])
+    try #require(created.outcome == .succeeded)
+    do {
+      let app = try SQLiteConnection(url: url, mode: .readWrite)
+      try app.execute("PRAGMA journal_mode = DELETE")
+      try app.run("INSERT INTO notes (text) VALUES ('kept')")
+    }
+    // More pages than SQLite's cache holds: in a rollback journal they would be spilled into
+    // the file before the commit.
+    try folder.write(
+      "migrations/notes/002_fill.sql",
+      """
+      WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100000)
+      INSERT INTO notes (text) SELECT printf('%0200d', i) FROM n;
+      """)
+    let manifest = try folder.write("killed.json", store)
+
+    let killed = try await TestHelper.run(["recover", manifest.path, "migrated"])
+    #expect(killed.status == 128 + SIGKILL, "the helper is killed before the commit")
+    do {
+      let reader = try SQLiteConnection(url: url, mode: .readOnly)
+      #expect(try reader.userVersion() == 1)
+      #expect(try reader.integer("SELECT count(*) FROM notes") == 1)
+    }
+
+    let (next, _) = try await launch(store, in: folder, plugins: [StoreInitStep.self])
+    #expect(next.step("store")?.notes == ["migrated the store from version 1 to 2"])
+    #expect(
+      try SQLiteConnection(url: url, mode: .readOnly).integer("SELECT count(*) FROM notes")
+        == 100_001)
   }
 
   /// What the helper printed, once it ended (on a thread of its own: the wait blocks).
