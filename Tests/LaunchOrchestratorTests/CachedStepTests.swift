@@ -46,6 +46,48 @@ private struct ShowStep: StepPlugin {
   }
 }
 
+/// A snapshot whose decoding waits, up to 10 seconds, for another one's decoding to begin:
+/// two entries decoded at once meet at once; decoded one after the other, the first waits in
+/// vain. Only `severalEntriesAreReadTogetherAndEachServedAsIfAlone` decodes it.
+private struct MeetingSnapshot: Codable, Sendable {
+  var value: String
+
+  /// How many decodings began, and whether one waited in vain.
+  static let meeting = Locked((arrived: 0, waitedInVain: false))
+
+  init(value: String) { self.value = value }
+
+  init(from decoder: any Decoder) throws {
+    value = try decoder.singleValueContainer().decode(String.self)
+    Self.meeting.withLock { $0.arrived += 1 }
+    let deadline = ContinuousClock.now + .seconds(10)
+    while Self.meeting.withLock({ $0.arrived }) < 2 {
+      guard ContinuousClock.now < deadline else {
+        Self.meeting.withLock { $0.waitedInVain = true }
+        return
+      }
+      usleep(1_000)
+    }
+  }
+
+  func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    try container.encode(value)
+  }
+}
+
+/// Outputs a ``MeetingSnapshot`` of its `value`.
+private struct MeetStep: StepPlugin {
+  static let kind = "snapshot.meet"
+  struct Parameters: StepParameters {
+    @Parameter("What the snapshot says.") var value: String
+  }
+  let parameters: Parameters
+  func run(_ context: StepContext) async throws -> MeetingSnapshot {
+    MeetingSnapshot(value: parameters.value)
+  }
+}
+
 /// A class: not Codable, so it cannot be cached.
 private final class Connection: Sendable {}
 
@@ -59,7 +101,7 @@ private struct ConnectStep: StepPlugin {
 struct CachedStepTests {
   private static let registry: PluginRegistry = {
     var registry = PluginRegistry.testKinds
-    registry.register([FetchStep.self, ShowStep.self, ConnectStep.self])
+    registry.register([FetchStep.self, ShowStep.self, ConnectStep.self, MeetStep.self])
     return registry
   }()
 
@@ -221,19 +263,23 @@ struct CachedStepTests {
     #expect(report.step("summary")?.refresh?.state == .succeeded)
   }
 
-  /// Several entries are read together before the first step starts; each is served, or
-  /// not, as if read alone, and the steps' notes and `cached` events keep the plan's order.
+  /// Several entries are read together before the first step starts: two that meet while
+  /// they are decoded show it. Each is served, or not, as if read alone, and the steps' notes
+  /// and `cached` events keep the plan's order.
   @Test func severalEntriesAreReadTogetherAndEachServedAsIfAlone() async throws {
     let folder = try Folder()
     let ids = (1...6).map { "part\($0)" }
     let steps = ids.map {
       #"{ "id": "\#($0)", "plugin": "snapshot.fetch", "params": { "value": "new \#($0)" }, "cache": {} }"#
     }
+    let meeting = ["meet1", "meet2"].map {
+      #"{ "id": "\#($0)", "plugin": "snapshot.meet", "params": { "value": "new" }, "cache": {} }"#
+    }
     let plan = try Self.plan(
-      #"{ "version": 1, "name": "Shots", "steps": [ \#(steps.joined(separator: ", ")) ] }"#,
+      #"{ "version": 1, "name": "Shots", "steps": [ \#((steps + meeting).joined(separator: ", ")) ] }"#,
       in: folder)
     let cache = OutputCache(dataDirectory: plan.dataDirectory, manifestName: plan.name)
-    // Every other step has an entry; the fifth's is cut short.
+    // Entries for parts 1, 3, 5 and 6, the fifth's cut short; none for 2 and 4.
     for id in ids where id != "part2" && id != "part4" {
       let step = try #require(plan.step(id))
       try cache.save(
@@ -242,6 +288,12 @@ struct CachedStepTests {
     }
     let fifth = plan.cacheDirectory.appendingPathComponent("part5.json")
     try Data(try Data(contentsOf: fifth).dropLast(3)).write(to: fifth)
+    for id in ["meet1", "meet2"] {
+      let step = try #require(plan.step(id))
+      try cache.save(
+        MeetingSnapshot(value: "old"), step: id, kind: step.plugin,
+        key: try #require(step.cacheKey), now: Self.saved)
+    }
 
     let recorder = EventRecorder()
     let report = await recorder.start(
@@ -249,16 +301,17 @@ struct CachedStepTests {
     ).value
     await recorder.drained()
 
+    #expect(MeetingSnapshot.meeting.withLock { $0 } == (2, false), "decoded at the same time")
     let served = "served from the cache (saved 1h ago); refreshing behind"
     #expect(
-      ids.map { report.step($0)?.notes.first } == [
+      (ids + ["meet1", "meet2"]).map { report.step($0)?.notes.first } == [
         served, "cache not used: no entry yet", served, "cache not used: no entry yet",
         "cache not used: the entry does not decode as LaunchOrchestratorTests.Snapshot (The given data was not valid JSON.)",
-        served,
+        served, served, served,
       ])
     #expect(
       recorder.lines.filter { $0.hasPrefix("cached") } == [
-        "cached part1", "cached part3", "cached part6",
+        "cached part1", "cached part3", "cached part6", "cached meet1", "cached meet2",
       ])
     #expect(report.outcome == .succeeded)
   }

@@ -292,8 +292,9 @@ private final class LaunchRun: ControlledRun {
 
   /// Looks up the entries of the steps with a `cache`: the outputs found are the steps'
   /// outputs from the start; the notes say what was served, or why not. Several entries are
-  /// read and decoded at once, each on a task of its own: an entry can be megabytes of JSON,
-  /// and the first steps wait for them all.
+  /// read and decoded at once, each on a task of its own on the blocking pool (file reads
+  /// that would otherwise hold Swift's few cooperative threads): an entry can be megabytes of
+  /// JSON, and the first steps wait for them all.
   private func serveFromCache() async -> CacheLookups {
     var lookups = CacheLookups()
     let plan = self.plan
@@ -323,7 +324,9 @@ private final class LaunchRun: ControlledRun {
       found = Array(repeating: .miss(""), count: wanted.count)
       await withTaskGroup(of: (Int, OutputCache.Lookup).self) { group in
         for (position, (step, key)) in wanted.enumerated() {
-          group.addTask { (position, lookup(step, key)) }
+          group.addTask(executorPreference: BlockingExecutor.shared) {
+            (position, lookup(step, key))
+          }
         }
         for await (position, lookup) in group { found[position] = lookup }
       }
