@@ -565,10 +565,12 @@ extension LaunchEngineTests {
   /// `finished`) from the step that ended it, without waiting for the launch's own task to
   /// make the report: here that task cannot run again until the app has heard the end.
   @Test func theLastEventsReachTheAppBeforeTheLaunchsTaskRunsAgain() async throws {
-    let (release, releasing) = AsyncStream.makeStream(of: Void.self)
+    let executor = HoldingExecutor()
     var registry = PluginRegistry.testKinds
     registry.register(kind: "held") { _ in
-      for await _ in release { break }
+      // Ends the launch only once its task can no longer run: it waits, held, for its end.
+      executor.closeWhenIdle()
+      while !executor.isClosed { try await Task.sleep(for: .milliseconds(1)) }
     }
     let plan = try loadPlan(
       """
@@ -576,9 +578,6 @@ extension LaunchEngineTests {
         { "id": "last", "plugin": "held" }
       ] }
       """, registry: registry)
-    // Runs the launch's first job, then holds every later one (the launch's task resumed at
-    // its end) until opened.
-    let executor = HoldingExecutor { releasing.yield() }
     let (events, continuation) = AsyncStream.makeStream(of: LaunchEvent.self)
     let launch = Task(executorPreference: executor) {
       await LaunchEngine().run(plan, events: continuation)
@@ -598,51 +597,6 @@ extension LaunchEngineTests {
     #expect(heard.suffix(3) == ["done last", "milestone interactive", "finish succeeded"])
     let report = await launch.value
     #expect(report.outcome == .succeeded)
-  }
-}
-
-/// A task executor that runs the first job it is given, then holds the others until
-/// ``open()``; `afterFirst` runs once the first job has.
-private final class HoldingExecutor: TaskExecutor, @unchecked Sendable {
-  private let queue = DispatchQueue(label: "HoldingExecutor")
-  /// Jobs given and not run yet, and whether it was opened; guarded by `lock`.
-  private var held: [UnownedJob] = []
-  private var ran = 0
-  private var isOpen = false
-  private let lock = NSLock()
-  private let afterFirst: @Sendable () -> Void
-
-  init(afterFirst: @escaping @Sendable () -> Void) {
-    self.afterFirst = afterFirst
-  }
-
-  func enqueue(_ job: consuming ExecutorJob) {
-    let job = UnownedJob(job)
-    let (runsNow, isFirst) = lock.withLock {
-      ran += 1
-      if ran == 1 || isOpen { return (true, ran == 1) }
-      held.append(job)
-      return (false, false)
-    }
-    guard runsNow else { return }
-    queue.async {
-      job.runSynchronously(on: self.asUnownedTaskExecutor())
-      if isFirst { self.afterFirst() }
-    }
-  }
-
-  /// Runs the held jobs, and any later one at once; returns whether it was still closed.
-  @discardableResult
-  func open() -> Bool {
-    let (wasClosed, jobs) = lock.withLock {
-      defer {
-        isOpen = true
-        held = []
-      }
-      return (!isOpen, held)
-    }
-    for job in jobs { queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) } }
-    return wasClosed
   }
 }
 

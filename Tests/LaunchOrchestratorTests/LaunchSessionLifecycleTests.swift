@@ -113,6 +113,67 @@ struct LaunchSessionLifecycleTests {
 
   // MARK: Retry
 
+  /// The app hears a launch's end (its failure screen shows) while the launch still writes
+  /// its record and its report is not the session's yet: a retry asked for then waits for
+  /// that report and retries the launch. Here the record's last write waits until the retry
+  /// was asked for.
+  @Test func aRetryAskedForBeforeTheReportIsInRetriesThatLaunch() async throws {
+    let data = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "retry-window-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: data) }
+    let record = LaunchRecordFile(dataDirectory: data, manifestName: "retry").url.path
+    defer { SharedFile.beforeLocking.withLock { $0[record] = nil } }
+    let (retryAsked, askingRetry) = AsyncStream.makeStream(of: Void.self)
+    let attempts = Locked(0)
+    var registry = PluginRegistry.testKinds
+    registry.register(kind: "held") { _ in
+      let attempt = attempts.withLock { count -> Int in
+        count += 1
+        return count
+      }
+      guard attempt == 1 else { return }
+      // The record's next write, the launch's last, waits for the retry to be asked for.
+      let asked = DispatchSemaphore(value: 0)
+      Task {
+        for await _ in retryAsked { break }
+        asked.signal()
+      }
+      SharedFile.beforeLocking.withLock {
+        $0[record] = {
+          SharedFile.beforeLocking.withLock { $0[record] = nil }
+          asked.wait()
+        }
+      }
+      throw StepFailure("the server said no")
+    }
+    let plan = try ManifestLoader(registry: registry).load(
+      bytes: Array(
+        #"{ "version": 1, "name": "retry", "steps": [ { "id": "fetch", "plugin": "held" } ] }"#.utf8
+      ),
+      file: "retry.json", directory: data, dataDirectory: data)
+    var options = LaunchOptions()
+    options.launchRecord = .kept
+    let session = LaunchSession()
+    let first = Task { await session.run(plan, on: LaunchEngine(options: options)) }
+    await until({ session.phase == .finished(.failed) }, "the failure was heard")
+    #expect(session.report == nil, "the report is not the session's yet")
+
+    var asked = false
+    let retried = Task {
+      asked = true
+      return await session.retry()
+    }
+    await until({ asked }, "the retry was asked for")
+    askingRetry.yield()
+
+    #expect(await first.value.outcome == .failed)
+    let report = await retried.value
+    #expect(report.outcome == .succeeded)
+    #expect(report.step("fetch")?.state == .succeeded)
+    #expect(attempts.withLock { $0 } == 2)
+  }
+
   @Test func retryAfterAFailureRunsNoSucceededStepAgain() async throws {
     // 'feed' fails a second after 'store' succeeded, without depending on it; 'page' needs
     // 'feed'.

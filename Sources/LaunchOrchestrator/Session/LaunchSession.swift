@@ -107,6 +107,9 @@ public final class LaunchSession {
   /// Whether the app said no more signals will come (``finish()``): a retry's launch knows it
   /// from its start.
   @ObservationIgnored private var signalsFinished = false
+  /// Whether the current launch's end was heard and its report is still to come: the app may
+  /// ask for a retry from the failure screen before the report is made.
+  @ObservationIgnored private var awaitsReport = false
   /// Callers of `run` or `retry` that joined the running launch.
   @ObservationIgnored private var joiners: [CheckedContinuation<LaunchReport, Never>] = []
   /// Runs the last launch's plan again on its engine, reusing what a report says succeeded.
@@ -188,12 +191,19 @@ public final class LaunchSession {
   /// report marks the reused steps (``LaunchReport/Step/reused``).
   ///
   /// After a launch that succeeded it returns that launch's report; while a launch runs it
-  /// joins it. Call ``run(_:on:environment:)`` first: a session that never launched has
-  /// nothing to retry.
+  /// joins it. Asked for from the failure screen while the launch still finishes (its report
+  /// made, its record written), it waits for that and retries. Call ``run(_:on:environment:)``
+  /// first: a session that never launched has nothing to retry.
   @discardableResult
   public func retry() async -> LaunchReport {
     if phase == .running { return await join() }
-    guard let relaunch, let previous = report else {
+    var previous = report
+    if awaitsReport {
+      previous = await join()
+      // Another call retried it meanwhile: this one joins that.
+      if phase == .running { return await join() }
+    }
+    guard let relaunch, let previous else {
       preconditionFailure("retry() needs a launch to retry; call run(_:on:environment:) first.")
     }
     if previous.outcome == .succeeded { return previous }
@@ -326,6 +336,8 @@ public final class LaunchSession {
       apply(event)
       onEvent?(event)
     }
+    // The end was heard, and shown: the engine may still be making the report.
+    if generation == run { awaitsReport = true }
     let finished = await report
     let joined = joiners
     joiners = []
@@ -335,6 +347,7 @@ public final class LaunchSession {
       return finished
     }
     self.report = finished
+    awaitsReport = false
     context = finished.context ?? context
     if let reason = finished.error {
       // A launch refused before it started: the reason is the app developer's to see.
