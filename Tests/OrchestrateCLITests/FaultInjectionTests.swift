@@ -401,15 +401,13 @@ private enum FailingLocks {
     }
     """
 
-  /// The library, built once with the toolchain's `clang`; `nil` where it cannot be (not
-  /// Linux, or no `clang`).
+  /// The library, built once per test run with the toolchain's `clang` into the build
+  /// folder; `nil` where it cannot be (not Linux, or no `clang`).
   static let library: URL? = {
     #if os(Linux)
-      let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-        "orchestrate-failing-locks-\(UUID().uuidString)")
+      let folder = Orchestrate.buildFolder
       let library = folder.appendingPathComponent("libfailinglocks.so")
       do {
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let file = folder.appendingPathComponent("failinglocks.c")
         try source.write(to: file, atomically: true, encoding: .utf8)
         let process = Process()
@@ -427,9 +425,14 @@ private enum FailingLocks {
     #endif
   }()
 
-  /// The environment that preloads the library and makes `flock` fail with `code`.
+  /// The environment that preloads the library, after what the tests' own preloads, and
+  /// makes `flock` fail with `code`.
   static func environment(errno code: Int32) -> [String: String] {
-    ["LD_PRELOAD": library?.path ?? "", "ORCHESTRATE_TEST_FLOCK_ERRNO": "\(code)"]
+    let preloaded = ProcessInfo.processInfo.environment["LD_PRELOAD"].map { [$0] } ?? []
+    return [
+      "LD_PRELOAD": (preloaded + [library?.path ?? ""]).joined(separator: ":"),
+      "ORCHESTRATE_TEST_FLOCK_ERRNO": "\(code)",
+    ]
   }
 }
 

@@ -38,7 +38,7 @@ struct StoreStoppedMidwayTests {
     let manifest = try folder.write("waiting.json", store)
 
     let waiting = try TestHelper.start(["pause-at", manifest.path, "recovering"])
-    defer { kill(waiting.processIdentifier, SIGKILL) }
+    defer { if waiting.isRunning { kill(waiting.processIdentifier, SIGKILL) } }
     while !FileManager.default.fileExists(atPath: manifest.path + ".reached") {
       try #require(waiting.isRunning, "the helper stopped before it found the store damaged")
       try await Task.sleep(for: .milliseconds(5))
