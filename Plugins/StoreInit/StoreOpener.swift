@@ -185,7 +185,11 @@ struct StoreOpener {
   /// `PRAGMA integrity_check` through a read-only connection: `nil` when the store passes,
   /// otherwise what is wrong. Reads the whole store, so it runs only when a marker says the
   /// store is damaged.
-  private func integrityProblem() -> String? {
+  ///
+  /// A transaction a stopped writer left in a rollback journal is rolled back first
+  /// (``rolledBackStoppedWriter(after:)``): the store is judged as any writer would find it,
+  /// never moved aside for what a read-only connection cannot read.
+  private func integrityProblem(rollingBack: Bool = true) -> String? {
     do {
       let connection = try SQLiteConnection(url: url, mode: .readOnly, busyTimeout: busyTimeout)
       let result = try connection.retryingWhenBusy {
@@ -193,10 +197,14 @@ struct StoreOpener {
       }
       return result == ["ok"]
         ? nil : "integrity check failed: \(result.prefix(3).joined(separator: "; "))"
-    } catch let error as SQLiteError where error.isCorruption {
-      return error.message
-    } catch {
+    } catch let error as SQLiteError {
+      if error.isCorruption { return error.message }
+      if rollingBack, (try? rolledBackStoppedWriter(after: error)) == true {
+        return integrityProblem(rollingBack: false)
+      }
       // Busy or unreadable is no finding either way: the marker's word stands.
+      return "\(error)"
+    } catch {
       return "\(error)"
     }
   }
@@ -218,27 +226,75 @@ struct StoreOpener {
   }
 
   /// ``probe()``, after rolling back what a writer stopped mid-transaction in a rollback
-  /// journal left: a hot journal, which a read-only connection cannot roll back
-  /// (`SQLITE_READONLY`). A read-write connection's first read rolls it back, as the app's
-  /// would; a read-only launch leaves it and says so.
+  /// journal left (``rolledBackStoppedWriter(after:)``); a read-only launch leaves it and says
+  /// so.
   private func probeRollingBack() throws -> State {
     do {
       return try probe()
-    } catch let error as SQLiteError
-      where error.isReadOnly && FileManager.default.fileExists(atPath: url.path + "-journal")
-    {
+    } catch let error as SQLiteError where error.isReadOnly {
+      if try rolledBackStoppedWriter(after: error) { return try probe() }
       let journal = "'\(url.lastPathComponent)-journal'"
-      guard !readOnly else {
+      switch Self.journal(beside: url) {
+      case .transaction where readOnly:
         throw StepFailure(
           "the store '\(url.path)' has a transaction that a stopped writer never committed in \(journal), which only a read-write connection can roll back; nothing was changed in read-only mode, and the next launch that opens it read-write rolls it back"
         )
+      case .stranger:
+        // SQLite takes any file by that name for the store's journal, and a writer would
+        // delete one it cannot use: it is someone's, and left alone.
+        throw StepFailure(
+          "\(journal) beside the store '\(url.path)' is not a SQLite journal, yet SQLite takes a file by that name for the store's and would delete it; move it elsewhere, and the store opens"
+        )
+      default:
+        throw error
       }
-      let connection = try SQLiteConnection(url: url, mode: .readWrite, busyTimeout: busyTimeout)
-      _ = try connection.retryingWhenBusy { try connection.userVersion() }
-      context.log(
-        "rolled back the transaction a stopped writer left in \(journal); it was never committed")
-      return try probe()
     }
+  }
+
+  /// After `error` from a read-only connection: rolls back the transaction a writer stopped
+  /// mid-way left in the store's rollback journal, and returns whether it did. SQLite takes
+  /// such a journal (hot: its writer holds no lock any more) for one a read-only connection
+  /// cannot roll back (`SQLITE_READONLY`); a read-write connection's first read rolls it
+  /// back, as the app's would. Only in a read-write launch, and only for a file beside the
+  /// store (its target's, for a link) that starts as SQLite's journals do.
+  private func rolledBackStoppedWriter(after error: SQLiteError) throws -> Bool {
+    guard !readOnly, error.isReadOnly, Self.journal(beside: url) == .transaction else {
+      return false
+    }
+    let connection = try SQLiteConnection(url: url, mode: .readWrite, busyTimeout: busyTimeout)
+    _ = try connection.retryingWhenBusy { try connection.userVersion() }
+    guard Self.journal(beside: url) != .transaction else { return false }
+    context.log(
+      "rolled back the transaction a stopped writer left in '\(url.lastPathComponent)-journal'; it was never committed"
+    )
+    return true
+  }
+
+  /// What lies where SQLite keeps the store's rollback journal (beside the link's target,
+  /// for a link).
+  private enum Journal {
+    /// Nothing, or a journal with no transaction in it (empty, or its header cleared).
+    case none
+    /// A journal with a transaction in it: a regular file that starts with the 8 bytes every
+    /// journal header starts with.
+    case transaction
+    /// Something else: a file that is no journal, a link, a folder.
+    case stranger
+  }
+
+  private static func journal(beside url: URL) -> Journal {
+    let path = url.resolvingSymlinksInPath().path + "-journal"
+    var info = stat()
+    guard lstat(path, &info) == 0 else { return .none }
+    guard info.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG) else { return .stranger }
+    let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+    guard descriptor >= 0 else { return .none }
+    defer { close(descriptor) }
+    var header = [UInt8](repeating: 0, count: 8)
+    let count = read(descriptor, &header, 8)
+    if count <= 0 || header.allSatisfy({ $0 == 0 }) { return .none }
+    return count == 8 && header == [0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7]
+      ? .transaction : .stranger
   }
 
   /// Reading the schema first makes a damaged first page fail here, with `SQLITE_CORRUPT`.

@@ -295,6 +295,7 @@ struct CachedStepTests {
         key: try #require(step.cacheKey), now: Self.saved)
     }
 
+    MeetingSnapshot.meeting.withLock { $0 = (0, false) }
     let recorder = EventRecorder()
     let report = await recorder.start(
       plan, on: LaunchEngine(clock: ContinuousClock(), options: Self.options())

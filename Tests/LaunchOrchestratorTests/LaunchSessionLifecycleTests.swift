@@ -10,6 +10,27 @@ import Testing
 @MainActor
 @Suite("Launch session lifecycle", .timeLimit(.minutes(10)))
 struct LaunchSessionLifecycleTests {
+  /// Asks `session` for a retry of the failed launch `first`, then, once it was asked for,
+  /// lets `first` end with `letEnd`: the retry waits for that end and retries 'fetch', which
+  /// succeeds on its second attempt.
+  private func expectRetried(
+    _ session: LaunchSession, after first: Task<LaunchReport, Never>, attempts: Locked<Int>,
+    letEnd: () -> Void
+  ) async {
+    var asked = false
+    let retried = Task {
+      asked = true
+      return await session.retry()
+    }
+    await until({ asked }, "the retry was asked for")
+    letEnd()
+    #expect(await first.value.outcome == .failed)
+    let report = await retried.value
+    #expect(report.outcome == .succeeded)
+    #expect(report.step("fetch")?.state == .succeeded)
+    #expect(attempts.withLock { $0 } == 2)
+  }
+
   /// Waits for the session to catch up with the clock, failing after about five seconds.
   private func until(_ condition: () -> Bool, _ comment: Comment) async {
     for _ in 0..<5_000 {
@@ -128,10 +149,7 @@ struct LaunchSessionLifecycleTests {
     let attempts = Locked(0)
     var registry = PluginRegistry.testKinds
     registry.register(kind: "held") { _ in
-      let attempt = attempts.withLock { count -> Int in
-        count += 1
-        return count
-      }
+      let attempt = increment(attempts)
       guard attempt == 1 else { return }
       // The record's next write, the launch's last, waits for the retry to be asked for.
       let asked = DispatchSemaphore(value: 0)
@@ -159,19 +177,42 @@ struct LaunchSessionLifecycleTests {
     await until({ session.phase == .finished(.failed) }, "the failure was heard")
     #expect(session.report == nil, "the report is not the session's yet")
 
-    var asked = false
-    let retried = Task {
-      asked = true
-      return await session.retry()
-    }
-    await until({ asked }, "the retry was asked for")
-    askingRetry.yield()
+    await expectRetried(session, after: first, attempts: attempts) { askingRetry.yield() }
+  }
 
-    #expect(await first.value.outcome == .failed)
-    let report = await retried.value
-    #expect(report.outcome == .succeeded)
-    #expect(report.step("fetch")?.state == .succeeded)
-    #expect(attempts.withLock { $0 } == 2)
+  /// A failing step that aborts the launch shows the failure screen at once, while another
+  /// step is still stopping: a retry asked for there waits for the launch's end and retries
+  /// it, rather than returning the failed launch's report.
+  @Test func aRetryFromTheFailureScreenWhileAStepStillStopsRetriesOnceItHas() async throws {
+    let (release, releasing) = AsyncStream.makeStream(of: Void.self)
+    let attempts = Locked(0)
+    var registry = PluginRegistry.testKinds
+    registry.register(kind: "fetch") { _ in
+      let attempt = increment(attempts)
+      if attempt == 1 { throw StepFailure("the server said no") }
+    }
+    let stubbornRuns = Locked(0)
+    registry.register(kind: "stubborn") { _ in
+      let run = increment(stubbornRuns)
+      // The first time, it ignores its cancellation until released.
+      guard run == 1 else { return }
+      await Task { for await _ in release { break } }.value
+    }
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "sync", "plugin": "stubborn" },
+        { "id": "fetch", "plugin": "fetch" }
+      ] }
+      """, registry: registry)
+    let session = LaunchSession()
+    // 'sync' stops only when released, however long that takes.
+    let engine = LaunchEngine(options: LaunchOptions(cancellationGracePeriod: .seconds(3600)))
+    let first = Task { await session.run(plan, on: engine) }
+    await until({ session.failure != nil }, "the failure shows")
+    #expect(session.phase == .running, "'sync' is still stopping")
+
+    await expectRetried(session, after: first, attempts: attempts) { releasing.yield() }
   }
 
   @Test func retryAfterAFailureRunsNoSucceededStepAgain() async throws {
@@ -475,5 +516,13 @@ struct LaunchSessionLifecycleTests {
     let later = try await session.ensure("search", as: Tally.self)
     #expect(later == expected)
     #expect(runs("session-ensure-search") == 1)
+  }
+}
+
+/// Adds one to `count` and returns it: the how-manieth run of a step this is.
+private func increment(_ count: Locked<Int>) -> Int {
+  count.withLock { value -> Int in
+    value += 1
+    return value
   }
 }

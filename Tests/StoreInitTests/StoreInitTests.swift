@@ -186,13 +186,12 @@ struct StoreInitTests {
     #expect(try open(url).journalMode() == "wal")
   }
 
-  /// A writer stopped mid-transaction in a rollback journal (the app, on a store it keeps in
-  /// one) leaves a hot journal, which a read-only connection cannot roll back: the launch
-  /// rolls it back with a read-write one, as any writer's first read would, and goes on.
-  @Test func rollsBackWhatAWriterStoppedInARollbackJournalLeftAndOpensTheStore() async throws {
-    let folder = try ScratchFolder()
-    let source = folder.file("source.sqlite")
-    let url = folder.file("library.sqlite")
+  /// A books store at version 1 with one work at `url`, and the rollback journal a writer
+  /// stopped mid-transaction left beside it (as a crash leaves the files): a hot journal,
+  /// which a read-only connection cannot roll back.
+  private func storeWithHotJournal(at url: URL) throws {
+    let source = url.deletingLastPathComponent().appendingPathComponent(
+      "source-\(UUID().uuidString).sqlite")
     let writer = try storeAtVersion1(source)
     try writer.run("INSERT INTO works (id, title) VALUES (1, 'Kept')")
     // A small cache spills the transaction's pages into the file before it commits.
@@ -203,12 +202,26 @@ struct StoreInitTests {
       WITH RECURSIVE n(i) AS (SELECT 2 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
       INSERT INTO works (id, title) SELECT i, 'Never committed ' || i FROM n
       """)
-    // The files as a crash leaves them.
     for suffix in ["", "-journal"] {
       try FileManager.default.copyItem(atPath: source.path + suffix, toPath: url.path + suffix)
     }
     try writer.execute("ROLLBACK")
+    for suffix in ["", "-journal"] {
+      try? FileManager.default.removeItem(atPath: source.path + suffix)
+    }
     try #require(FileManager.default.fileExists(atPath: url.path + "-journal"))
+  }
+
+  private let rolledBack =
+    "rolled back the transaction a stopped writer left in 'library.sqlite-journal'; it was never committed"
+
+  /// A writer stopped mid-transaction in a rollback journal (the app, on a store it keeps in
+  /// one) leaves a hot journal, which a read-only connection cannot roll back: the launch
+  /// rolls it back with a read-write one, as any writer's first read would, and goes on.
+  @Test func rollsBackWhatAWriterStoppedInARollbackJournalLeftAndOpensTheStore() async throws {
+    let folder = try ScratchFolder()
+    let url = folder.file("library.sqlite")
+    try storeWithHotJournal(at: url)
     let journal = try Data(contentsOf: URL(fileURLWithPath: url.path + "-journal"))
 
     let (readOnly, _) = try await launch(
@@ -224,12 +237,65 @@ struct StoreInitTests {
       manifest(#"{ "path": "library.sqlite" }"#), in: folder, plugins: [StoreInitStep.self])
 
     #expect(report.outcome == .succeeded, "\(report.step("store")?.error ?? "")")
-    #expect(
-      report.step("store")?.notes.first
-        == "rolled back the transaction a stopped writer left in 'library.sqlite-journal'; it was never committed"
-    )
+    #expect(report.step("store")?.notes.first == rolledBack)
     #expect(try open(url).integer("SELECT count(*) FROM works") == 1)
     #expect(try open(url).userVersion() == StoreSchema.books.latestVersion)
+  }
+
+  /// A damage marker an earlier launch left beside such a store is judged after the
+  /// rollback: the store passes its integrity check, so it is kept, not moved aside for what
+  /// a read-only connection could not read, its journal lost with it.
+  @Test func judgesADamageMarkerAfterRollingBackWhatAStoppedWriterLeft() async throws {
+    let folder = try ScratchFolder()
+    let url = folder.file("library.sqlite")
+    try storeWithHotJournal(at: url)
+    try folder.write("library.sqlite.damaged", "malformed")
+
+    let (report, _) = try await launch(
+      manifest(#"{ "path": "library.sqlite" }"#), in: folder, plugins: [StoreInitStep.self])
+
+    #expect(report.outcome == .succeeded, "\(report.step("store")?.error ?? "")")
+    #expect(report.step("store")?.notes.first == rolledBack)
+    #expect(try names(in: folder).filter { $0.contains("corrupt") }.isEmpty)
+    #expect(try open(url).integer("SELECT count(*) FROM works") == 1)
+  }
+
+  /// The journal is looked for where SQLite keeps it: beside the target of a store's link.
+  @Test func rollsBackTheJournalBesideTheTargetOfALinkedStore() async throws {
+    let folder = try ScratchFolder()
+    try FileManager.default.createDirectory(
+      at: folder.file("real"), withIntermediateDirectories: true)
+    let real = folder.file("real/library.sqlite")
+    try storeWithHotJournal(at: real)
+    try FileManager.default.createSymbolicLink(
+      atPath: folder.file("library.sqlite").path, withDestinationPath: "real/library.sqlite")
+
+    let (report, _) = try await launch(
+      manifest(#"{ "path": "library.sqlite" }"#), in: folder, plugins: [StoreInitStep.self])
+
+    #expect(report.outcome == .succeeded, "\(report.step("store")?.error ?? "")")
+    #expect(report.step("store")?.notes.first == rolledBack)
+    #expect(try open(real).integer("SELECT count(*) FROM works") == 1)
+  }
+
+  /// A file at the journal's name that is no journal, which SQLite would take for the
+  /// store's and delete, is neither taken for one nor touched: the step names it.
+  @Test func leavesAFileNamedLikeTheJournalThatIsNoJournalAloneAndNamesIt() async throws {
+    let folder = try ScratchFolder()
+    let url = folder.file("library.sqlite")
+    _ = try storeAtVersion1(url)
+    let stranger = try folder.write("library.sqlite-journal", "my notes, not a journal")
+
+    let (report, _) = try await launch(
+      manifest(#"{ "path": "library.sqlite" }"#), in: folder, plugins: [StoreInitStep.self])
+
+    #expect(
+      report.step("store")?.error
+        == "'library.sqlite-journal' beside the store '\(url.path)' is not a SQLite journal, yet SQLite takes a file by that name for the store's and would delete it; move it elsewhere, and the store opens"
+    )
+    #expect(try String(contentsOf: stranger, encoding: .utf8) == "my notes, not a journal")
+    try FileManager.default.removeItem(at: stranger)
+    #expect(try open(url).userVersion() == 1, "the store as it was")
   }
 
   @Test func movesADamagedStoreAsideWithItsLiveWALByteForByteAndStartsAnew() async throws {

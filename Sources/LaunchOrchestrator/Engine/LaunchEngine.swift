@@ -322,13 +322,22 @@ private final class LaunchRun: ControlledRun {
       found = [lookup(wanted[0].step, wanted[0].key)]
     } else {
       found = Array(repeating: .miss(""), count: wanted.count)
+      // As many at once as the device has cores: more would only start threads.
+      let width = max(2, ProcessInfo.processInfo.activeProcessorCount)
       await withTaskGroup(of: (Int, OutputCache.Lookup).self) { group in
-        for (position, (step, key)) in wanted.enumerated() {
+        var next = 0
+        func readNext() {
+          let (position, (step, key)) = (next, wanted[next])
           group.addTask(executorPreference: BlockingExecutor.shared) {
             (position, lookup(step, key))
           }
+          next += 1
         }
-        for await (position, lookup) in group { found[position] = lookup }
+        while next < min(width, wanted.count) { readNext() }
+        for await (position, lookup) in group {
+          found[position] = lookup
+          if next < wanted.count { readNext() }
+        }
       }
     }
     // In the plan's order, whichever was read first.

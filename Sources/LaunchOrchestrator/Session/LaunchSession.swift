@@ -107,9 +107,6 @@ public final class LaunchSession {
   /// Whether the app said no more signals will come (``finish()``): a retry's launch knows it
   /// from its start.
   @ObservationIgnored private var signalsFinished = false
-  /// Whether the current launch's end was heard and its report is still to come: the app may
-  /// ask for a retry from the failure screen before the report is made.
-  @ObservationIgnored private var awaitsReport = false
   /// Callers of `run` or `retry` that joined the running launch.
   @ObservationIgnored private var joiners: [CheckedContinuation<LaunchReport, Never>] = []
   /// Runs the last launch's plan again on its engine, reusing what a report says succeeded.
@@ -191,18 +188,23 @@ public final class LaunchSession {
   /// report marks the reused steps (``LaunchReport/Step/reused``).
   ///
   /// After a launch that succeeded it returns that launch's report; while a launch runs it
-  /// joins it. Asked for from the failure screen while the launch still finishes (its report
-  /// made, its record written), it waits for that and retries. Call ``run(_:on:environment:)``
-  /// first: a session that never launched has nothing to retry.
+  /// joins it. Asked for from the failure screen, which shows as soon as the launch's failure
+  /// is known, while the launch still finishes (its other steps stopping, its report made,
+  /// its record written), it waits for the launch's end and retries it; callers asking at once
+  /// share one retry. Call ``run(_:on:environment:)`` first: a session that never launched
+  /// has nothing to retry.
   @discardableResult
   public func retry() async -> LaunchReport {
-    if phase == .running { return await join() }
     var previous = report
-    if awaitsReport {
-      previous = await join()
-      // Another call retried it meanwhile: this one joins that.
-      if phase == .running { return await join() }
-    }
+    // Asked for from the failure screen, which shows before the launch is over (the other
+    // steps still stop, or its report is still to come: a launch's report is `nil` until
+    // then): the launch is retried once it is.
+    let showsFailure = if case .failed = screen { true } else { false }
+    let stillFailing = phase == .running && showsFailure
+    let reportToCome = phase != .running && previous == nil && relaunch != nil
+    if stillFailing || reportToCome { previous = await join() }
+    // A launch running, or one a call retried meanwhile: this call joins it.
+    if phase == .running { return await join() }
     guard let relaunch, let previous else {
       preconditionFailure("retry() needs a launch to retry; call run(_:on:environment:) first.")
     }
@@ -336,8 +338,6 @@ public final class LaunchSession {
       apply(event)
       onEvent?(event)
     }
-    // The end was heard, and shown: the engine may still be making the report.
-    if generation == run { awaitsReport = true }
     let finished = await report
     let joined = joiners
     joiners = []
@@ -347,7 +347,6 @@ public final class LaunchSession {
       return finished
     }
     self.report = finished
-    awaitsReport = false
     context = finished.context ?? context
     if let reason = finished.error {
       // A launch refused before it started: the reason is the app developer's to see.
