@@ -274,7 +274,7 @@ struct StoreOpener {
   /// for a link).
   private enum Journal {
     /// Nothing, or a journal with no transaction in it (empty, or its header cleared).
-    case none
+    case absent
     /// A journal with a transaction in it: a regular file that starts with the 8 bytes every
     /// journal header starts with.
     case transaction
@@ -285,14 +285,14 @@ struct StoreOpener {
   private static func journal(beside url: URL) -> Journal {
     let path = url.resolvingSymlinksInPath().path + "-journal"
     var info = stat()
-    guard lstat(path, &info) == 0 else { return .none }
+    guard lstat(path, &info) == 0 else { return .absent }
     guard info.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG) else { return .stranger }
     let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-    guard descriptor >= 0 else { return .none }
+    guard descriptor >= 0 else { return .absent }
     defer { close(descriptor) }
     var header = [UInt8](repeating: 0, count: 8)
     let count = read(descriptor, &header, 8)
-    if count <= 0 || header.allSatisfy({ $0 == 0 }) { return .none }
+    if count <= 0 || header.allSatisfy({ $0 == 0 }) { return .absent }
     return count == 8 && header == [0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7]
       ? .transaction : .stranger
   }
