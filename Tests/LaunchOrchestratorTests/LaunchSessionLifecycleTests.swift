@@ -139,12 +139,7 @@ struct LaunchSessionLifecycleTests {
   /// that report and retries the launch. Here the record's last write waits until the retry
   /// was asked for.
   @Test func aRetryAskedForBeforeTheReportIsInRetriesThatLaunch() async throws {
-    let data = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "retry-window-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: data) }
-    let record = LaunchRecordFile(dataDirectory: data, manifestName: "retry").url.path
-    defer { SharedFile.beforeLocking.withLock { $0[record] = nil } }
+    let kept = try KeptRecord()
     let (retryAsked, askingRetry) = AsyncStream.makeStream(of: Void.self)
     let attempts = Locked(0)
     var registry = PluginRegistry.testKinds
@@ -152,32 +147,58 @@ struct LaunchSessionLifecycleTests {
       let attempt = increment(attempts)
       guard attempt == 1 else { return }
       // The record's next write, the launch's last, waits for the retry to be asked for.
-      let asked = DispatchSemaphore(value: 0)
-      Task {
-        for await _ in retryAsked { break }
-        asked.signal()
-      }
-      SharedFile.beforeLocking.withLock {
-        $0[record] = {
-          SharedFile.beforeLocking.withLock { $0[record] = nil }
-          asked.wait()
-        }
-      }
+      kept.holdNextWrite(until: retryAsked)
       throw StepFailure("the server said no")
     }
-    let plan = try ManifestLoader(registry: registry).load(
-      bytes: Array(
-        #"{ "version": 1, "name": "retry", "steps": [ { "id": "fetch", "plugin": "held" } ] }"#.utf8
-      ),
-      file: "retry.json", directory: data, dataDirectory: data)
-    var options = LaunchOptions()
-    options.launchRecord = .kept
+    let plan = try kept.plan(#"{ "id": "fetch", "plugin": "held" }"#, registry: registry)
     let session = LaunchSession()
-    let first = Task { await session.run(plan, on: LaunchEngine(options: options)) }
+    let first = Task { await session.run(plan, on: kept.engine) }
     await until({ session.phase == .finished(.failed) }, "the failure was heard")
     #expect(session.report == nil, "the report is not the session's yet")
 
     await expectRetried(session, after: first, attempts: attempts) { askingRetry.yield() }
+  }
+
+  /// A `run` that joins a launch gets that launch's report, not the one of a launch that was
+  /// still ending when the newer one started.
+  @Test func aRunJoiningANewerLaunchGetsItsReportNotTheOneStillEnding() async throws {
+    let kept = try KeptRecord()
+    let (endFirst, endingFirst) = AsyncStream.makeStream(of: Void.self)
+    let (endSecond, endingSecond) = AsyncStream.makeStream(of: Void.self)
+    let attempts = Locked(0)
+    let firstEnding = Locked(false)
+    var registry = PluginRegistry.testKinds
+    registry.register(kind: "fetch") { _ in
+      guard increment(attempts) == 1 else {
+        for await _ in endSecond { break }
+        return
+      }
+      // The first launch's last record write waits for the test.
+      kept.holdNextWrite(until: endFirst) { firstEnding.withLock { $0 = true } }
+      throw StepFailure("the server said no")
+    }
+    let plan = try kept.plan(#"{ "id": "fetch", "plugin": "fetch" }"#, registry: registry)
+    let engine = kept.engine
+    let session = LaunchSession()
+    let first = Task { await session.run(plan, on: engine) }
+    await until({ session.phase == .finished(.failed) }, "the first launch's end was heard")
+    // Its last record write is held, so the next launch's first write is not.
+    await until({ firstEnding.withLock { $0 } }, "the first launch writes its record")
+    let second = Task { await session.run(plan, on: engine) }
+    await until({ attempts.withLock { $0 } == 2 }, "the second launch runs")
+    var joined = false
+    let third = Task {
+      joined = true
+      return await session.run(plan, on: engine)
+    }
+    await until({ joined }, "a third caller joined the second launch")
+
+    endingFirst.yield()
+    #expect(await first.value.outcome == .failed)
+    endingSecond.yield()
+    #expect(await second.value.outcome == .succeeded)
+    #expect(await third.value.outcome == .succeeded, "the launch it joined")
+    #expect(attempts.withLock { $0 } == 2)
   }
 
   /// A failing step that aborts the launch shows the failure screen at once, while another
@@ -524,5 +545,58 @@ private func increment(_ count: Locked<Int>) -> Int {
   count.withLock { value -> Int in
     value += 1
     return value
+  }
+}
+
+/// A data folder of a test's own whose launches keep their launch record (removed with the
+/// value, and with it any hook left on the record's writes).
+private final class KeptRecord: Sendable {
+  let data = FileManager.default.temporaryDirectory.appendingPathComponent(
+    "kept-record-\(UUID().uuidString)")
+  /// The record's path, for ``SharedFile/beforeLocking``.
+  let record: String
+
+  init() throws {
+    try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+    record = LaunchRecordFile(dataDirectory: data, manifestName: "kept").url.path
+  }
+
+  deinit {
+    SharedFile.beforeLocking.withLock { [record] in $0[record] = nil }
+    try? FileManager.default.removeItem(at: data)
+  }
+
+  /// The plan of the manifest `kept` with `steps`, its data in the folder.
+  func plan(_ steps: String, registry: PluginRegistry) throws -> LaunchPlan {
+    try ManifestLoader(registry: registry).load(
+      bytes: Array(#"{ "version": 1, "name": "kept", "steps": [ \#(steps) ] }"#.utf8),
+      file: "kept.json", directory: data, dataDirectory: data)
+  }
+
+  /// Holds the record's next write (a launch's last, when a step of it asks) until `released`
+  /// yields; `held` runs once the write is held.
+  func holdNextWrite(
+    until released: AsyncStream<Void>, held: @escaping @Sendable () -> Void = {}
+  ) {
+    let record = record
+    let goes = DispatchSemaphore(value: 0)
+    Task {
+      for await _ in released { break }
+      goes.signal()
+    }
+    SharedFile.beforeLocking.withLock {
+      $0[record] = {
+        SharedFile.beforeLocking.withLock { $0[record] = nil }
+        held()
+        goes.wait()
+      }
+    }
+  }
+
+  /// An engine whose launches keep their record.
+  var engine: LaunchEngine<ContinuousClock> {
+    var options = LaunchOptions()
+    options.launchRecord = .kept
+    return LaunchEngine(options: options)
   }
 }

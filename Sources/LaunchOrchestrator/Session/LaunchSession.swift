@@ -107,8 +107,10 @@ public final class LaunchSession {
   /// Whether the app said no more signals will come (``finish()``): a retry's launch knows it
   /// from its start.
   @ObservationIgnored private var signalsFinished = false
-  /// Callers of `run` or `retry` that joined the running launch.
-  @ObservationIgnored private var joiners: [CheckedContinuation<LaunchReport, Never>] = []
+  /// Callers of `run` or `retry` that joined a launch, with its ``generation``: a launch still
+  /// ending after a newer one started hands its report only to those who joined it.
+  @ObservationIgnored private var joiners:
+    [(generation: Int, caller: CheckedContinuation<LaunchReport, Never>)] = []
   /// Runs the last launch's plan again on its engine, reusing what a report says succeeded.
   @ObservationIgnored private var relaunch:
     (@MainActor (LaunchSession, LaunchReport?) async -> LaunchReport)?
@@ -212,9 +214,9 @@ public final class LaunchSession {
     return await relaunch(self, previous)
   }
 
-  /// Waits for the running launch's report.
+  /// Waits for the report of the session's latest launch.
   private func join() async -> LaunchReport {
-    await withCheckedContinuation { joiners.append($0) }
+    await withCheckedContinuation { joiners.append((generation, $0)) }
   }
 
   /// Pauses the launch, as when the app leaves the foreground: running steps go on, no step
@@ -339,9 +341,9 @@ public final class LaunchSession {
       onEvent?(event)
     }
     let finished = await report
-    let joined = joiners
-    joiners = []
-    for joiner in joined { joiner.resume(returning: finished) }
+    let joined = joiners.filter { $0.generation == run }
+    joiners.removeAll { $0.generation == run }
+    for joiner in joined { joiner.caller.resume(returning: finished) }
     guard generation == run else {
       timer.cancel()
       return finished
