@@ -284,12 +284,14 @@ struct StoreOpener {
 
   private static func journal(beside url: URL) -> Journal {
     let path = url.resolvingSymlinksInPath().path + "-journal"
-    var info = stat()
-    guard lstat(path, &info) == 0 else { return .absent }
-    guard info.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG) else { return .stranger }
+    // Judged on the open file: a link fails to open (ELOOP), a FIFO opens without waiting.
     let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-    guard descriptor >= 0 else { return .absent }
+    guard descriptor >= 0 else { return errno == ENOENT ? .absent : .stranger }
     defer { close(descriptor) }
+    var info = stat()
+    guard fstat(descriptor, &info) == 0, info.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG) else {
+      return .stranger
+    }
     var header = [UInt8](repeating: 0, count: 8)
     let count = read(descriptor, &header, 8)
     if count <= 0 || header.allSatisfy({ $0 == 0 }) { return .absent }

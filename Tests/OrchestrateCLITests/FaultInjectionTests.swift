@@ -325,9 +325,7 @@ struct FaultInjectionTests {
   @Test(.enabled(if: FailingLocks.library != nil, "needs clang and LD_PRELOAD (Linux)"))
   func aRewriteThatCannotLockItsTemporaryFileFailsClearlyAndLeavesNothing() async throws {
     let folder = try TemporaryFolder()
-    let (_, queue) = try await storeAndQueue(in: folder.url)
-    let manifest = try storeAndQueueManifest(
-      in: folder, "app.json", store: "library.sqlite", queue: "queue.json")
+    let (queue, manifest) = try await queueToRewrite(in: folder)
     let bytes = try Data(contentsOf: URL(fileURLWithPath: queue))
 
     let failed = try await Orchestrate.run(
@@ -351,9 +349,7 @@ struct FaultInjectionTests {
   @Test(.enabled(if: FailingLocks.library != nil, "needs clang and LD_PRELOAD (Linux)"))
   func aRewriteWhereFilesCannotBeLockedAtAllGoesOnUnlocked() async throws {
     let folder = try TemporaryFolder()
-    let (_, queue) = try await storeAndQueue(in: folder.url)
-    let manifest = try storeAndQueueManifest(
-      in: folder, "app.json", store: "library.sqlite", queue: "queue.json")
+    let (queue, manifest) = try await queueToRewrite(in: folder)
 
     let result = try await Orchestrate.run(
       ["run", manifest, "--quiet"], environment: FailingLocks.environment(errno: EOPNOTSUPP))
@@ -361,6 +357,16 @@ struct FaultInjectionTests {
     #expect(result.status == 0, "\(result.stderr)")
     #expect(try String(contentsOfFile: queue, encoding: .utf8) == #"[{ "workId": 1 }]"#)
     #expect(try temporaryFiles(in: folder).isEmpty)
+  }
+
+  /// A store and a queue in `folder` whose launch rewrites the queue; their manifest.
+  private func queueToRewrite(in folder: TemporaryFolder) async throws
+    -> (queue: String, manifest: String)
+  {
+    let (_, queue) = try await storeAndQueue(in: folder.url)
+    let manifest = try storeAndQueueManifest(
+      in: folder, "app.json", store: "library.sqlite", queue: "queue.json")
+    return (queue, manifest)
   }
 
   private func temporaryFiles(in folder: TemporaryFolder) throws -> [String] {

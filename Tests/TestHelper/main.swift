@@ -124,7 +124,8 @@ case ("pause-at", 3):
     _ = FileManager.default.createFile(atPath: values[0] + ".reached", contents: nil)
     // Not past the test: it ends when its parent does, or after a minute.
     let parent = getppid()
-    for _ in 0..<12_000 where getppid() == parent {
+    for _ in 0..<12_000 {
+      guard getppid() == parent else { break }
       if FileManager.default.fileExists(atPath: values[0] + ".go") { return }
       usleep(5_000)
     }
