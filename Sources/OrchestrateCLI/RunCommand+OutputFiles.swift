@@ -39,31 +39,38 @@ extension OutputFiles {
   }
 
   /// Refuses, before the launch runs, an output that names a file the launch reads or
-  /// writes: a path any step's parameters give (a store with its `-wal`, `-shm` and
-  /// `-journal`, a queue, a state file, a file in a migrations or images folder) and the
-  /// `.lock` file beside each that the app and the launch lock to write it, the cache's
-  /// folder, the launch record with its lock and folder, and the `--history` folder. This is
-  /// the one list of the files a launch uses.
+  /// writes: a path any step's parameters give, or its fallback's (a store with its `-wal`,
+  /// `-shm` and `-journal`, a queue, a state file, a file in a migrations or images folder),
+  /// and the `.lock` file beside each that the app and the launch lock to write it, the
+  /// cache's folder, the launch record with its lock and folder, and the `--history` folder.
+  /// This is the one list of the files a launch uses. Beside each such file, a name that
+  /// continues it (`library.sqlite-wal`, `library.sqlite.created`,
+  /// `library.sqlite.corrupt-20261123T101500Z`, `queue.json.unreadable-…`) is refused too:
+  /// SQLite and the plugins keep such files there, some of them the user's data moved aside,
+  /// and for a file reached through a symbolic link they sit beside the file it leads to.
   /// - Throws: a usage ``CLIError`` naming the output and the step's parameter.
   func refuseFiles(of plan: LaunchPlan, registry: PluginRegistry, history: String?)
     throws(CLIError)
   {
     guard !claimed.isEmpty else { return }
     var used: [(path: String, owner: String)] = []
-    for (index, step) in plan.manifest.steps.enumerated() {
-      guard let descriptor = registry.descriptor(for: step.plugin) else { continue }
-      for parameter in descriptor.parameters where parameter.type == .path {
-        guard let value = step.params?[parameter.name]?.stringValue ?? parameter.defaultValue
-        else { continue }
-        let owner = "'\(parameter.name)' of step '\(plan.manifest.steps[index].id)'"
-        for base in [plan.dataDirectory, plan.manifestDirectory] {
-          let resolved = StepContext.resolve(value, against: base)
-          used.append((resolved.path, owner))
-          for suffix in Self.companionSuffixes { used.append((resolved.path + suffix, owner)) }
-          // The lock the app and the launch take to write a shared file: replacing it would
-          // give the two of them different locks.
-          used.append((SharedFile(url: resolved).lockURL.path, owner))
+    var kept: [(path: String, owner: String)] = []
+    for (path, owner) in Self.pathParameters(of: plan, registry: registry) {
+      for base in [plan.dataDirectory, plan.manifestDirectory] {
+        let resolved = StepContext.resolve(path, against: base)
+        // Where the file is, a symbolic link followed: SQLite keeps a linked store's WAL,
+        // journal and the plugins their markers beside the file the link leads to.
+        var places = [resolved.path]
+        let canonical = FileIdentity(path: resolved.path)?.canonicalPath
+        if let canonical, canonical != resolved.path { places.append(canonical) }
+        for place in places {
+          used.append((place, owner))
+          for suffix in Self.companionSuffixes { used.append((place + suffix, owner)) }
         }
+        if let canonical { kept.append((canonical, owner)) }
+        // The lock the app and the launch take to write a shared file: replacing it would
+        // give the two of them different locks.
+        used.append((SharedFile(url: resolved).lockURL.path, owner))
       }
     }
     let record = LaunchRecordFile(dataDirectory: plan.dataDirectory, manifestName: plan.name)
@@ -75,10 +82,68 @@ extension OutputFiles {
     ]
     if let history { used.append((history, "'--history'")) }
     try refuse(used.map { ($0.path, "which the launch uses (\($0.owner))") })
+    try refuseNamesContinuing(kept)
+  }
+
+  /// Each path parameter a step's plugin or its fallback's is given (or defaults to), with
+  /// the phrase that names it. A fallback of the step's own kind takes the step's parameters
+  /// with its own over them; one of another kind, only its own.
+  private static func pathParameters(of plan: LaunchPlan, registry: PluginRegistry)
+    -> [(path: String, owner: String)]
+  {
+    var found: [(path: String, owner: String)] = []
+    func add(_ kind: String, _ params: (String) -> JSONValue?, owner: (String) -> String) {
+      guard let descriptor = registry.descriptor(for: kind) else { return }
+      for parameter in descriptor.parameters where parameter.type == .path {
+        guard let value = params(parameter.name)?.stringValue ?? parameter.defaultValue
+        else { continue }
+        found.append((value, owner(parameter.name)))
+      }
+    }
+    for step in plan.manifest.steps {
+      add(step.plugin, { step.params?[$0] }, owner: { "'\($0)' of step '\(step.id)'" })
+      guard let fallback = step.fallback else { continue }
+      let ownKind = fallback.plugin == nil
+      add(
+        fallback.plugin ?? step.plugin,
+        { fallback.params?[$0] ?? (ownKind ? step.params?[$0] : nil) },
+        owner: { "'\($0)' of the fallback of step '\(step.id)'" })
+    }
+    return found
+  }
+
+  /// Refuses an output that exists and whose name continues that of a file the launch uses,
+  /// in its folder (`library.sqlite` and `library.sqlite.corrupt-20261123T101500Z`), however
+  /// the output is spelled: the names SQLite and the plugins give the files they keep beside
+  /// it, some of them the user's data moved aside. A folder's name is no file's to continue.
+  /// - Parameter files: each used file's canonical path, and who uses it.
+  private func refuseNamesContinuing(_ files: [(path: String, owner: String)])
+    throws(CLIError)
+  {
+    let existing = claimed.filter { $0.identity.node != nil }
+    guard !existing.isEmpty else { return }
+    for (path, owner) in files {
+      var isFolder: ObjCBool = false
+      if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder),
+        isFolder.boolValue
+      {
+        continue
+      }
+      for (output, identity) in existing {
+        let written = identity.canonicalPath
+        guard written.hasPrefix(path) else { continue }
+        let rest = written.dropFirst(path.count)
+        guard let first = rest.first, first == "-" || first == ".", !rest.contains("/")
+        else { continue }
+        throw .usage(
+          "'\(output.option.name) \(output.path)' is named as a file kept beside '\(path)', which the launch uses (\(owner)); writing there could destroy it. Name another file.",
+          command: command)
+      }
+    }
   }
 
   /// The files SQLite and the plugins keep beside a file they use.
   private static let companionSuffixes = [
-    "-wal", "-shm", "-journal", ".damaged", ".recovering", ".bak",
+    "-wal", "-shm", "-journal", ".created", ".damaged", ".recovering", ".bak",
   ]
 }

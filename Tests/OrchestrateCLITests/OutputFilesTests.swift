@@ -25,6 +25,13 @@ struct OutputFilesTests {
     return info.st_mode & mode_t(S_IFMT)
   }
 
+  /// The path with every symbolic link in it followed, as the refusals name it.
+  private func realPath(_ path: String) throws -> String {
+    let resolved = try #require(realpath(path, nil))
+    defer { free(resolved) }
+    return String(cString: resolved)
+  }
+
   @Test func aReportThatCannotBeWrittenAfterTheLaunchKeepsTheLaunchsOutcomeAndTheHistory()
     async throws
   {
@@ -185,6 +192,64 @@ struct OutputFilesTests {
       #expect(result.stdout.isEmpty, "the launch must not start")
       #expect(result.stderr.contains("which the launch uses (\(owner))"), "\(result.stderr)")
       #expect((try? Data(contentsOf: URL(fileURLWithPath: target))) == before)
+    }
+  }
+
+  @Test func refusesTheFilesOfAFallbackAndThoseKeptBesideALinkedStoresTarget() async throws {
+    let folder = try TemporaryFolder()
+    for name in ["data", "real"] {
+      try FileManager.default.createDirectory(
+        atPath: folder.path(name), withIntermediateDirectories: true)
+    }
+    // The store reached through a link: SQLite keeps its WAL and the plugins their records
+    // beside the file the link leads to.
+    try FileManager.default.createSymbolicLink(
+      atPath: folder.path("data/library.sqlite"), withDestinationPath: "../real/library.sqlite")
+    let manifest = try folder.write(
+      "app.json",
+      """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "store.init", "params": { "path": "data/library.sqlite" },
+          "fallback": { "params": { "path": "data/local.sqlite" } } },
+        { "id": "restore", "plugin": "state.restore", "params": { "file": "data/state.json" },
+          "fallback": { "params": { "file": "data/saved.json" } } }
+      ] }
+      """)
+    // Refused before the launch: no store need be there, only the files they would destroy.
+    let store = try folder.write("real/library.sqlite", "the user's store")
+    let fallbackStore = try folder.write("data/local.sqlite", "the fallback's store")
+    let saved = try folder.write("data/saved.json", "{}")
+    let movedAside = try folder.write("real/library.sqlite.corrupt-20261123T101500Z", "old data")
+    let targets = [
+      (fallbackStore, "which the launch uses ('path' of the fallback of step 'store')"),
+      (fallbackStore + "-wal", "which the launch uses ('path' of the fallback of step 'store')"),
+      (saved, "which the launch uses ('file' of the fallback of step 'restore')"),
+      (folder.path("real/library.sqlite-wal"), "which the launch uses ('path' of step 'store')"),
+      (
+        folder.path("real/library.sqlite.created"),
+        "which the launch uses ('path' of step 'store')"
+      ),
+      (
+        folder.path("data/library.sqlite.created"), "which the launch uses ('path' of step 'store')"
+      ),
+      (
+        movedAside,
+        "is named as a file kept beside '\(try realPath(store))', which the launch uses ('path' of step 'store')"
+      ),
+    ]
+    for (target, reason) in targets {
+      let before = try? Data(contentsOf: URL(fileURLWithPath: target))
+      let result = try await Orchestrate.run(["run", manifest, "--report", target])
+      #expect(result.status == 64, "\(target): \(result.stderr)")
+      #expect(result.stdout.isEmpty, "the launch must not start")
+      #expect(result.stderr.contains(reason), "\(result.stderr)")
+      #expect((try? Data(contentsOf: URL(fileURLWithPath: target))) == before)
+    }
+    // A name that only begins like the store's, where nothing is kept yet, is the user's.
+    for name in ["real/library.sqlite.report.json", "data/local.sqlite.json"] {
+      let result = try await Orchestrate.run(["run", manifest, "--report", folder.path(name)])
+      #expect(result.status != 64, "\(name): \(result.stderr)")
+      #expect(FileManager.default.fileExists(atPath: folder.path(name)), "\(result.stderr)")
     }
   }
 
