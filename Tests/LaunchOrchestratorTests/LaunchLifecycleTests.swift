@@ -260,6 +260,31 @@ struct LaunchLifecycleTests {
     await #expect(throws: LaunchFailure.self) { try await control.ensure("nothing", as: Int.self) }
   }
 
+  @Test func noStepEnsuredAfterTheLaunchStartsWhilePaused() async throws {
+    let clock = ManualClock()
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "noop" },
+        { "id": "index", "plugin": "count", "params": { "key": "paused-ondemand" },
+          "trigger": "onDemand" }
+      ] }
+      """)
+    let control = LaunchControl()
+    let report = await clock.start { await LaunchEngine(clock: clock).run(plan, control: control) }
+      .value
+    #expect(report.outcome == .succeeded)
+    // The app went to the background after the launch, then asked for the step: as during
+    // the launch, it waits for the app to come back.
+    control.pause()
+    control.request("index")
+    await clock.settle()
+    #expect(stepRuns.withLock { $0["paused-ondemand"] } == nil)
+    control.resume()
+    let tally = try await control.ensure("index", as: Tally.self)
+    #expect(tally == Tally(value: "paused-ondemand#1"))
+  }
+
   @Test func anOnDemandStepEnsuredDuringTheLaunchIsPartOfIt() async throws {
     let clock = ManualClock()
     let plan = try loadPlan(

@@ -236,6 +236,54 @@ struct LaunchSessionLifecycleTests {
     await expectRetried(session, after: first, attempts: attempts) { releasing.yield() }
   }
 
+  @Test func aRetryAskedForWhileTheSplashStillHidesAKnownFailureRetriesThatLaunch() async throws {
+    let (release, releasing) = AsyncStream.makeStream(of: Void.self)
+    let attempts = Locked(0)
+    var registry = PluginRegistry.testKinds
+    registry.register(kind: "fetch") { _ in
+      let attempt = increment(attempts)
+      if attempt == 1 { throw StepFailure("the server said no") }
+    }
+    let stubbornRuns = Locked(0)
+    registry.register(kind: "stubborn") { _ in
+      guard increment(stubbornRuns) == 1 else { return }
+      await Task { for await _ in release { break } }.value
+    }
+    let plan = try loadPlan(
+      """
+      { "version": 1, "milestones": { "interactive": ["fetch"] },
+        "splash": { "dismissOn": "interactive", "minimum": "2s" }, "steps": [
+        { "id": "sync", "plugin": "stubborn" },
+        { "id": "fetch", "plugin": "fetch" }
+      ] }
+      """, registry: registry)
+    let clock = ManualClock()
+    let session = LaunchSession()
+    let engine = LaunchEngine(
+      clock: clock, options: LaunchOptions(cancellationGracePeriod: .seconds(3600)))
+    let first = clock.start { await session.run(plan, on: engine) }
+    await until({ session.failure != nil }, "the failure is known")
+    // The failure is the session's, the splash still has its minimum: an app that retries on
+    // `failure` asks now.
+    #expect(session.screen == .splash)
+    #expect(session.phase == .running, "'sync' is still stopping")
+    var asked = false
+    let retried = Task {
+      asked = true
+      return await session.retry()
+    }
+    await until({ asked }, "the retry was asked for")
+    releasing.yield()
+    await clock.advance(to: .seconds(2))
+    #expect(await first.value.outcome == .failed)
+    // The retry's splash has its minimum again, from the retry's start.
+    await clock.advance(to: .seconds(4))
+    let report = await retried.value
+    #expect(report.outcome == .succeeded)
+    #expect(report.step("fetch")?.state == .succeeded)
+    #expect(attempts.withLock { $0 } == 2)
+  }
+
   @Test func retryAfterAFailureRunsNoSucceededStepAgain() async throws {
     // 'feed' fails a second after 'store' succeeded, without depending on it; 'page' needs
     // 'feed'.
@@ -500,6 +548,31 @@ struct LaunchSessionLifecycleTests {
 
   // MARK: On demand
 
+  @Test func ensureAskedForBeforeTheFirstLaunchStartsWaitsForIt() async throws {
+    let key = "session-early-\(UUID())"
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "noop" },
+        { "id": "search", "plugin": "count", "params": { "key": "\(key)" },
+          "dependsOn": ["store"], "trigger": "onDemand" }
+      ] }
+      """)
+    let session = LaunchSession()
+    // Two `.task`s of one view: which starts first is not the app's to choose.
+    var asked = false
+    let ensured = Task {
+      asked = true
+      return try await session.ensure("search", as: Tally.self)
+    }
+    await until({ asked }, "the step was asked for")
+    let report = await session.run(plan, on: LaunchEngine(clock: ManualClock()))
+    #expect(report.outcome == .succeeded)
+    #expect(try await ensured.value == Tally(value: "\(key)#1"))
+    #expect(session.report?.step("search")?.state == .succeeded)
+    #expect(runs(key) == 1)
+  }
+
   @Test func ensureAfterTheLaunchUpdatesOutputsAndReportAndRunsOnceForManyCallers()
     async throws
   {
@@ -537,6 +610,12 @@ struct LaunchSessionLifecycleTests {
     let later = try await session.ensure("search", as: Tally.self)
     #expect(later == expected)
     #expect(runs("session-ensure-search") == 1)
+    // A launch step is not on demand, before its output is in and after alike.
+    #expect(session.output(of: "store", as: Tally.self) != nil)
+    let failure = await #expect(throws: LaunchFailure.self) {
+      try await session.ensure("store", as: Tally.self)
+    }
+    #expect(failure?.kind == .notOnDemand)
   }
 }
 

@@ -372,6 +372,9 @@ struct LaunchSessionSplashTests {
     #expect(reason.contains("step 'v' (needs.app) requires AppInfo"))
     #expect(session.failure?.message == reason)
     #expect(session.failure?.kind == .missingEnvironment)
+    // The step that needs the value, as for any step's failure: an app branches on it.
+    #expect(session.failure?.step == "v")
+    #expect(session.failure?.plugin == "needs.app")
     #expect(session.screen.failureMessage == reason)
   }
 

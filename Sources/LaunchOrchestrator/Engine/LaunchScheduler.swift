@@ -396,11 +396,13 @@ struct LaunchScheduler {
     settle(at: now)
   }
 
-  /// The app paused the launch: attempts running go on, but none starts until ``resume(at:)``.
+  /// The app paused the launch: attempts running go on, but none starts until ``resume(at:)``,
+  /// after the launch too (an on-demand step ensured while the app is away waits for it, its
+  /// clock stopped meanwhile).
   mutating func pause(at now: Duration) {
-    guard !isPaused, !isFinished else { return }
+    guard !isPaused else { return }
     isPaused = true
-    emit(.paused, at: now)
+    if !isFinished { emit(.paused, at: now) }
   }
 
   /// The app resumed the launch after `pausedFor` of real time.

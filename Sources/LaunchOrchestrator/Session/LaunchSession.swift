@@ -89,10 +89,10 @@ public final class LaunchSession {
   @ObservationIgnored private var totalSteps = 0
   @ObservationIgnored private var finishedSteps = 0
   @ObservationIgnored private var splash = SplashState(policy: nil, timed: false)
-  /// The current launch's steps, looked up when one fails: for its plugin kind, and whether
-  /// its failure ends the launch (`onFailure: abort`), which makes it the failure screen's
-  /// reason at once. Indexed by id when the first one fails, not when the launch starts: most
-  /// launches fail no step.
+  /// The current launch's steps, looked up when one fails (for its plugin kind, and whether
+  /// its failure ends the launch, `onFailure: abort`, which makes it the failure screen's
+  /// reason at once) or is ensured (whether it is on demand). Indexed by id when first looked
+  /// up, not when the launch starts: most launches fail no step.
   @ObservationIgnored private var plannedSteps: [PlannedStep] = []
   @ObservationIgnored private var plannedStepIndex: [String: Int]?
   /// What the current run's engine told ahead of its events; a new run gets a new one, so a
@@ -102,6 +102,9 @@ public final class LaunchSession {
   @ObservationIgnored private var generation = 0
   /// The current launch's control, once one started.
   @ObservationIgnored private var control: LaunchControl?
+  /// The control of the ensure calls made before the first launch started, which that
+  /// launch takes: the steps they asked for run in it.
+  @ObservationIgnored private var earlyControl: LaunchControl?
   /// The signals the app sent in this session: a retry's launch has them from its start.
   @ObservationIgnored private var sentSignals: [String] = []
   /// Whether the app said no more signals will come (``finish()``): a retry's launch knows it
@@ -201,8 +204,10 @@ public final class LaunchSession {
     // Asked for from the failure screen, which shows before the launch is over (the other
     // steps still stop, or its report is still to come: a launch's report is `nil` until
     // then): the launch is retried once it is.
+    // Known before the screen shows it, while the splash has its minimum time: an app that
+    // retries on `failure` asks then.
     let showsFailure = if case .failed = screen { true } else { false }
-    let stillFailing = phase == .running && showsFailure
+    let stillFailing = phase == .running && (showsFailure || splash.endsOnFailure)
     let reportToCome = phase != .running && previous == nil && relaunch != nil
     if stillFailing || reportToCome { previous = await join() }
     // A launch running, or one a call retried meanwhile: this call joins it.
@@ -263,15 +268,19 @@ public final class LaunchSession {
   /// calls return the output at once. Its events, output and report line appear like any
   /// step's (after the launch, in ``output(of:as:)`` and ``report``).
   ///
+  /// Asked for before the session's first launch starts (its `run` on a task that has not
+  /// begun yet, say), it waits for that launch, in which or after which the step runs.
+  ///
   /// - Throws: ``LaunchFailure`` when the step failed (it may be ensured again), does not
-  ///   exist, is not on demand, outputs another type, or no launch has started.
+  ///   exist, is not on demand, or outputs another type.
   public func ensure<T>(_ step: String, as type: T.Type = T.self) async throws -> T {
-    if let value = outputs.output(of: step, as: T.self) { return value }
-    guard let control else {
-      throw LaunchFailure(
-        kind: .skipped, step: step,
-        message: "'\(step)' cannot run before the launch: call run(_:on:environment:) first.")
+    // Only an on-demand step's output is handed at once: a launch step's is refused as not
+    // on demand, before it is in as after.
+    if plannedStep(step)?.trigger == .onDemand, let value = outputs.output(of: step, as: T.self) {
+      return value
     }
+    let control = self.control ?? earlyControl ?? LaunchControl()
+    if self.control == nil { earlyControl = control }
     let task =
       ensuring[step]
       ?? Task { @MainActor in try await control.ensureOutput(of: step) }
@@ -295,7 +304,9 @@ public final class LaunchSession {
     _ plan: LaunchPlan, on engine: LaunchEngine<C>, environment: LaunchEnvironment,
     reusing previous: LaunchReport?
   ) async -> LaunchReport where C.Duration == Duration {
-    let control = LaunchControl()
+    // The first launch takes the control of the ensure calls made before it.
+    let control = earlyControl ?? LaunchControl()
+    earlyControl = nil
     if isPaused { control.pause() }
     for name in sentSignals { control.signal(name) }
     if signalsFinished { control.finish() }
@@ -351,8 +362,12 @@ public final class LaunchSession {
     self.report = finished
     context = finished.context ?? context
     if let reason = finished.error {
-      // A launch refused before it started: the reason is the app developer's to see.
-      let refused = LaunchFailure(kind: .missingEnvironment, message: reason)
+      // A launch refused before it started: the reason is the app developer's to see, and
+      // the first step that needs a value the app did not provide is its step. Looked up
+      // again only here, on a launch that never ran.
+      let missing = plan.missingRequirements(in: environment).first
+      let refused = LaunchFailure(
+        kind: .missingEnvironment, step: missing?.step, plugin: missing?.plugin, message: reason)
       failure = refused
       if case .failed = screen { screen = .failed(refused) }
       splash.ending = .failed(refused)
