@@ -100,6 +100,62 @@ struct LaunchReportStoreTests {
     #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("notes.txt").path))
   }
 
+  @Test func countsReadsAndRemovesOnlyTheNamesItWrites() throws {
+    let folder = Self.folder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    // Names an `Int` reads a sequence from, but not as the store writes them: signed,
+    // unpadded, padded too much, zero, and beyond `Int`. Each holds a report of its own.
+    let strays = [
+      "report-+2.json", "report--5.json", "report-7.json", "report-0000000000003.json",
+      "report-000000000000.json", "report-99999999999999999999.json",
+    ]
+    let stray = Data((JSONWriter.compact(Self.report(99).json) + "\n").utf8)
+    for name in strays { try stray.write(to: folder.appendingPathComponent(name)) }
+    let store = LaunchReportStore(folder: folder, maxReports: 2)
+    for number in 1...3 { try store.append(Self.report(number)) }
+
+    var notes: [String] = []
+    #expect(try store.reports(notes: &notes).map(\.labels?.arm) == ["2", "3"])
+    #expect(notes.isEmpty)
+    let names = { try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() }
+    #expect(
+      try names().filter { $0.hasPrefix("report-") }
+        == (strays + ["report-000000000002.json", "report-000000000003.json"]).sorted())
+    try store.removeAll()
+    #expect(try names().filter { $0.hasPrefix("report-") } == strays.sorted())
+    for name in strays {
+      #expect(try Data(contentsOf: folder.appendingPathComponent(name)) == stray)
+    }
+  }
+
+  @Test func anEntryAtTheLargestSequenceRefusesTheNextReportWithAReason() throws {
+    let folder = Self.folder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let last = "report-\(Int.max).json"
+    try Data("{}".utf8).write(to: folder.appendingPathComponent(last))
+    let store = LaunchReportStore(folder: folder)
+    let error = #expect(throws: (any Error).self) { try store.append(Self.report(1)) }
+    #expect(
+      error.map { "\($0)" }
+        == "cannot add a report to '\(folder.path)': its newest entry '\(last)' has the largest"
+        + " sequence there is, so none can follow it; removeAll() empties the store and"
+        + " numbering starts again")
+    // It is an entry like any other: damaged, so skipped with a note, and removed by removeAll.
+    var notes: [String] = []
+    #expect(try store.reports(notes: &notes).isEmpty)
+    #expect(notes.count == 1)
+    #expect(notes.first?.contains(last) == true)
+    try store.removeAll()
+    try store.append(Self.report(1))
+    #expect(try store.reports().map(\.labels?.arm) == ["1"])
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
+        $0.hasPrefix("report-")
+      } == ["report-000000000001.json"])
+  }
+
   @Test @MainActor func aStoreThatCannotBeWrittenNeverFailsTheLaunch() async throws {
     let file = Self.folder()
     try Data("not a folder".utf8).write(to: file)

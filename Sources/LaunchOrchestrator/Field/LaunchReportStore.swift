@@ -19,11 +19,13 @@ import LaunchJSON
 /// try store.removeAll()
 /// ```
 ///
-/// Each report is one file, `report-<sequence>.json`, written beside its place and renamed
-/// into it, so a reader sees whole reports only. Appending holds a lock file (`.lock`) while
-/// it numbers, writes and trims, and lists only the store's own folder, which never holds
-/// more than `maxReports` entries. A damaged entry is skipped when reading, with a note, and
-/// ages out like any other.
+/// Each report is one file, `report-<sequence>.json` with the sequence in at least 12 digits
+/// (`report-000000000042.json`), written beside its place and renamed into it, so a reader
+/// sees whole reports only. Only the names the store writes are entries: any other file, even
+/// one named nearly so (`report-42.json`, `report-+42.json`), is never counted, read or
+/// removed. Appending holds a lock file (`.lock`) while it numbers, writes and trims, and
+/// lists only the store's own folder, which never holds more than `maxReports` entries. A
+/// damaged entry is skipped when reading, with a note, and ages out like any other.
 public struct LaunchReportStore: Sendable {
   /// The folder the reports are kept in; created on the first append.
   package let folder: URL
@@ -41,7 +43,9 @@ public struct LaunchReportStore: Sendable {
 
   /// Adds `report` as the newest, then drops the oldest beyond the store's bounds.
   /// - Throws: when the folder cannot be created or written, another process held the store
-  ///   for five seconds, or the report alone is larger than `maxBytes`.
+  ///   for five seconds, the report alone is larger than `maxBytes`, or the newest entry's
+  ///   sequence is the largest an `Int` holds (``removeAll()`` empties the store, and
+  ///   numbering starts again).
   public func append(_ report: LaunchReport) throws {
     let data = Data((JSONWriter.compact(report.json) + "\n").utf8)
     guard data.count <= maxBytes else {
@@ -51,7 +55,15 @@ public struct LaunchReportStore: Sendable {
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     try withLock {
       var entries = try entries()
-      let sequence = (entries.last?.sequence ?? 0) + 1
+      // Only a file put there by hand can stand at the last sequence (it takes 2^63 appends):
+      // refused with a reason, as a trap would stop the app that appends.
+      let (sequence, overflow) = (entries.last?.sequence ?? 0).addingReportingOverflow(1)
+      if overflow, let last = entries.last {
+        throw StoreError(
+          "cannot add a report to '\(folder.path)': its newest entry '\(last.name)' has the"
+            + " largest sequence there is, so none can follow it; removeAll() empties the store"
+            + " and numbering starts again")
+      }
       let entry = Entry(sequence: sequence, bytes: data.count)
       try SafeFiles.writeAtomically(
         data, to: folder.appendingPathComponent(entry.name), followingLinks: false)
@@ -132,9 +144,17 @@ public struct LaunchReportStore: Sendable {
       return "report-" + String(repeating: "0", count: max(0, 12 - digits.count)) + digits + ".json"
     }
 
+    /// The sequence of the entry named `name`, when `name` is exactly what ``name`` makes of
+    /// it. Looser names (`report-+2.json`, `report-7.json`) would count as entries that
+    /// trimming and `removeAll()` then look for under their padded names, never removing
+    /// them; so they are not entries.
     static func sequence(in name: String) -> Int? {
-      guard name.hasPrefix("report-"), name.hasSuffix(".json") else { return nil }
-      return Int(name.dropFirst(7).dropLast(5))
+      guard name.hasPrefix("report-"), name.hasSuffix(".json"),
+        let sequence = Int(name.dropFirst(7).dropLast(5)), sequence > 0,
+        // Bytes, not `String` equality, which would take a name only equivalent in Unicode.
+        Entry(sequence: sequence, bytes: 0).name.utf8.elementsEqual(name.utf8)
+      else { return nil }
+      return sequence
     }
   }
 
