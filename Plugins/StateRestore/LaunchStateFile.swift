@@ -84,7 +84,8 @@ public struct LaunchStateFile: Sendable {
 
   /// Reads the state, never failing: a missing file is empty state, and a file that cannot be
   /// used is empty state with the file moved aside (byte for byte, beside it) so that the next
-  /// save does not replace what could be recovered. The notes say what happened.
+  /// save does not replace what could be recovered. The notes say what happened. Through a
+  /// symbolic link, the file it leads to is moved aside and the link stays.
   ///
   /// A file is moved aside only when it is still exactly the one judged unusable (see
   /// ``SharedFile``); one the app saved meanwhile is read again.
@@ -167,17 +168,27 @@ public struct LaunchStateFile: Sendable {
   private func moveAside(
     _ reason: String, _ shared: SharedFile, _ snapshot: SharedFile.Snapshot
   ) -> (state: RestoredState, notes: [String])? {
+    // The file judged, not a link to it: the link is the app's way to its state, which saves
+    // write through; moving it would leave the unreadable bytes where the link led and the
+    // next save writing a plain file in the link's place.
+    let file = shared.url
     do {
       let aside = try shared.withWriteLock { () throws -> URL? in
         guard shared.isUnchanged(since: snapshot, limit: Self.maximumSize) else { return nil }
-        return try SafeFiles.moveAside(url, label: "unreadable")
+        return try SafeFiles.moveAside(file, label: "unreadable")
       }
       guard let aside else { return nil }
+      // `file` is `url`'s path itself unless a link was followed to it.
+      let moved =
+        file.path == url.path
+        ? "moved it aside to '\(aside.lastPathComponent)'"
+        : "moved the file it links to, '\(file.path)', aside to '\(aside.lastPathComponent)'"
+          + " (the link stays)"
       return (
         RestoredState(),
         [
-          "the saved state '\(url.path)' was unreadable (\(reason)); moved it aside to"
-            + " '\(aside.lastPathComponent)' and started from empty state"
+          "the saved state '\(url.path)' was unreadable (\(reason)); \(moved) and started from"
+            + " empty state"
         ]
       )
     } catch {

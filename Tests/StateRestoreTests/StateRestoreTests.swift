@@ -240,6 +240,67 @@ struct StateRestoreTests {
     #expect((mode as? NSNumber)?.intValue == 0o600)
   }
 
+  @Test func anUnreadableFileALinkLeadsToIsMovedAsideBesideItselfAndTheLinkStays() async throws {
+    let folder = try ScratchFolder()
+    let text = #"{"a": 1,"#
+    let real = try folder.write("real/state.json", text)
+    let link = folder.file("state.json")
+    try FileManager.default.createSymbolicLink(
+      atPath: link.path, withDestinationPath: "real/state.json")
+    let (state, notes, outcome) = try await restore(
+      """
+      { "version": 1, "steps": [ { "id": "restore", "plugin": "state.restore",
+        "params": { "file": "state.json" } } ] }
+      """, in: folder)
+    #expect(outcome == .succeeded)
+    #expect(state?.isEmpty == true)
+    #expect(
+      try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == "real/state.json")
+    #expect(!FileManager.default.fileExists(atPath: real.path))
+    let aside = try #require(try names(folder, "real").first)
+    #expect(try names(folder, "real").count == 1)
+    #expect(aside.hasPrefix("state.json.unreadable-"))
+    #expect(try Data(contentsOf: folder.file("real/\(aside)")) == Data(text.utf8))
+    #expect(!(try names(folder, ".")).contains { $0.contains("unreadable") })
+    #expect(
+      notes == [
+        "the saved state '\(link.path)' was unreadable (it is not valid JSON: unexpected end of file; expected a key in double quotes at line 1, column 9); moved the file it links to, '\(real.path)', aside to '\(aside)' (the link stays) and started from empty state"
+      ])
+
+    // The link now leads to nothing, which a save refuses rather than replace the link with
+    // a file (SafeFiles.checkReplaceable): the link and what was moved aside stay as they are.
+    #expect(throws: StepFailure.self) {
+      try LaunchStateFile(url: link).save(["selectedTab": "history"])
+    }
+    #expect(
+      try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == "real/state.json")
+    #expect(try names(folder, "real") == [aside])
+  }
+
+  @Test(arguments: [
+    ("nowhere/state.json", "which does not exist"),
+    ("state.json", "a chain of more than 32 symbolic links (a loop?)"),
+  ])
+  func aLinkToNothingOrALoopOfLinksIsEmptyStateAndStays(target: String, problem: String)
+    async throws
+  {
+    let folder = try ScratchFolder()
+    let link = folder.file("state.json")
+    try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: target)
+    let (state, notes, outcome) = try await restore(
+      """
+      { "version": 1, "steps": [ { "id": "restore", "plugin": "state.restore",
+        "params": { "file": "state.json" } } ] }
+      """, in: folder)
+    #expect(outcome == .succeeded)
+    #expect(state?.isEmpty == true)
+    #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == target)
+    #expect(try names(folder, ".") == ["launch.json", "state.json"])
+    #expect(notes.count == 1)
+    #expect(notes.first?.contains(problem) == true, "\(notes)")
+    #expect(notes.first?.hasSuffix("; started from empty state and left it as it was") == true)
+  }
+
   @Test func concurrentSavesNeverLeaveATornFile() throws {
     let folder = try ScratchFolder()
     let stateFile = LaunchStateFile(dataDirectory: folder.url)
