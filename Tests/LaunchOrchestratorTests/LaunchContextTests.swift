@@ -239,6 +239,55 @@ struct LaunchContextTests {
     #expect(folder.record.read().record?.launchCount == 1)
   }
 
+  @Test func aRecordANewerBuildWroteIsLeftAsItIsAndNoRunOnceStepRunsOnAGuess() async throws {
+    let folder = try DataFolder()
+    let records = folder.url.appendingPathComponent(LaunchRecordFile.folderName)
+    try FileManager.default.createDirectory(at: records, withIntermediateDirectories: true)
+    // A beta's record, after the user went back to the store's build.
+    let newer = Data(#"{ "format": 2, "launches": { "count": 40 } }"#.utf8)
+    try newer.write(to: folder.record.url)
+    let plan = try folder.plan(
+      """
+      { "version": 1, "steps": [
+        { "id": "seed", "plugin": "noop", "once": "perInstall" },
+        { "id": "welcome", "plugin": "noop", "when": { "firstLaunch": true } }
+      ] }
+      """)
+    let report = await LaunchEngine().run(plan, environment: environment(version: "1.0"))
+    #expect(report.outcome == .succeeded)
+    #expect(report.context?.isFirstLaunch == false)
+    #expect(report.context?.launchNumber == 0)
+    #expect(report.step("seed")?.state == .skipped)
+    #expect(report.step("seed")?.error == "no launch record kept; left to a launch that keeps one")
+    #expect(report.step("welcome")?.error == "condition: not the first launch")
+    #expect(
+      report.contextNotes == [
+        "the launch record '\(folder.record.url.path)' was written by a newer build of the app (format 2, this build reads 1); it was left as it is, and not kept"
+      ])
+    #expect(try Data(contentsOf: folder.record.url) == newer)
+    let names = try FileManager.default.contentsOfDirectory(atPath: records.path)
+    #expect(!names.contains { $0.contains("damaged") }, "\(names)")
+  }
+
+  @Test func withoutAFolderForTheRecordNoRunOnceStepRunsOnAGuess() async throws {
+    let folder = try DataFolder()
+    try Data("not a folder".utf8).write(
+      to: folder.url.appendingPathComponent(LaunchRecordFile.folderName))
+    let plan = try folder.plan(
+      """
+      { "version": 1, "steps": [
+        { "id": "seed", "plugin": "noop", "once": "perInstall" },
+        { "id": "page", "plugin": "noop", "dependsOn": ["seed"] }
+      ] }
+      """)
+    for _ in 0..<2 {
+      let report = await LaunchEngine().run(plan, environment: environment())
+      #expect(
+        report.step("seed")?.error == "no launch record kept; left to a launch that keeps one")
+      #expect(report.step("page")?.state == .skipped)
+    }
+  }
+
   @Test func aLaunchTiedToNoContextTouchesNoFile() async throws {
     let folder = try DataFolder()
     let plan = try folder.plan(#"{ "version": 1, "steps": [ { "id": "a", "plugin": "noop" } ] }"#)

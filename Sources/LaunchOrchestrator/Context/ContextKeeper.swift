@@ -193,12 +193,24 @@ final class ContextKeeper: Sendable {
           }
           return update.value ?? 0
         }
-      } else if started.wasBusy {
-        notes[0] +=
-          "; this launch went on without its facts (not the first launch, not after an upgrade, not in safe mode)"
-        skips = Self.skips(of: plan, in: context, record: LaunchRecord(), version: version)
       } else {
+        if started.wasBusy {
+          notes[0] +=
+            "; this launch went on without its facts (not the first launch, not after an upgrade, not in safe mode)"
+        }
+        // Without a record, whether a run-once step ran is unknown, and none is claimed:
+        // the safe side is not to run it, as when the record is locked, rather than run it in
+        // every launch.
         skips = Self.skips(of: plan, in: context, record: LaunchRecord(), version: version)
+        let skipped = Set(skips.map(\.step))
+        let reason =
+          started.wasBusy
+          ? "launch record locked; left to a later launch"
+          : "no launch record kept; left to a launch that keeps one"
+        for index in onceSteps where !skipped.contains(index) {
+          skips.append(ContextSkip(step: index, reason: reason, keepsDependents: false))
+        }
+        skips.sort { $0.step < $1.step }
       }
       notes += readNotes
       return ContextKeeper(

@@ -298,8 +298,9 @@ package struct LaunchRecordFile: Sendable {
   /// Reads the record holding its lock, lets `change` change it, and writes it back
   /// atomically. Waits at most `wait` for the lock, so that the record never holds up a
   /// launch; `change` does not run when the lock stayed taken, or the record cannot be kept
-  /// (its folder is a file or a symbolic link). A damaged record is moved aside and `change`
-  /// starts from an empty one. Nothing here throws: what went wrong is in the notes.
+  /// (its folder is a file or a symbolic link), or a newer build of the app wrote it (left as
+  /// it is). A damaged record is moved aside and `change` starts from an empty one. Nothing
+  /// here throws: what went wrong is in the notes.
   package func update<T>(waiting wait: Duration, _ change: (inout LaunchRecord) -> T) -> Update<T> {
     var notes: [String] = []
     if let problem = folderProblem() { return Update(value: nil, notes: [problem]) }
@@ -320,6 +321,11 @@ package struct LaunchRecordFile: Sendable {
         switch load() {
         case .success(let found):
           record = found ?? LaunchRecord()
+        case .failure(let problem) where problem.isNewer:
+          // Another build's, which the app may go back to (a beta rolled back): kept as it is,
+          // and this launch keeps none.
+          notes.append("the launch record \(problem); it was left as it is, and not kept")
+          return
         case .failure(let problem):
           record = LaunchRecord()
           notes.append(setAside(because: problem.description))
@@ -408,6 +414,15 @@ package struct LaunchRecordFile: Sendable {
     guard let bytes = snapshot.bytes else {
       return .failure(RecordProblem("is larger than \(Self.maximumSize / 1024) KiB"))
     }
+    // Before the whole record: a newer layout may not read as this build's at all.
+    if let format = (try? JSONDecoder().decode(FormatOnly.self, from: bytes))?.format,
+      format > LaunchRecord.currentFormat
+    {
+      return .failure(
+        RecordProblem(
+          "'\(url.path)' was written by a newer build of the app (format \(format), this build reads \(LaunchRecord.currentFormat))",
+          isDamage: false, isNewer: true))
+    }
     guard let record = try? JSONDecoder().decode(LaunchRecord.self, from: bytes) else {
       return .failure(RecordProblem("is damaged (it does not read as a launch record)"))
     }
@@ -428,9 +443,17 @@ package struct LaunchRecordFile: Sendable {
     /// Whether the record's content is wrong (set aside and started afresh), rather than the
     /// file unreadable.
     var isDamage = true
-    init(_ description: String, isDamage: Bool = true) {
+    /// Whether a newer build wrote it: left as it is, never set aside.
+    var isNewer = false
+    init(_ description: String, isDamage: Bool = true, isNewer: Bool = false) {
       self.description = description
       self.isDamage = isDamage
+      self.isNewer = isNewer
     }
+  }
+
+  /// A record's `format` alone, whatever the rest of its layout.
+  private struct FormatOnly: Decodable {
+    var format: Int?
   }
 }
