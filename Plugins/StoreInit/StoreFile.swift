@@ -14,8 +14,11 @@ package enum StoreFile: Equatable {
   case missing
   /// A folder.
   case folder
-  /// A SQLite database, or an empty file (which SQLite takes as an empty database).
+  /// A SQLite database, or the start of one another launch is writing.
   case sqlite
+  /// A file of no bytes, which SQLite takes as an empty database: a store only where the
+  /// step may create one.
+  case empty
   /// Something else; `start` shows its first bytes.
   case foreign(start: String)
   /// A device, FIFO or socket; `what` names it.
@@ -49,6 +52,7 @@ package enum StoreFile: Equatable {
     } catch {
       throw StepFailure("cannot read the store '\(url.path)': \(error.localizedDescription)")
     }
+    if bytes.isEmpty { return .empty }
     // A shorter prefix of the header is a store another launch is creating right now.
     if bytes.elementsEqual(magic.prefix(bytes.count)) { return .sqlite }
     return .foreign(start: describe(bytes))

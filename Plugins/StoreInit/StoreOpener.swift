@@ -85,7 +85,11 @@ struct StoreOpener {
       guard create else { throw missingStore }
       let scripts = try newStoreScripts(otherwise: "no store was created at '\(url.path)'")
       return .opened(try createStore(movedAside: nil, scripts: scripts))
-    case .sqlite:
+    case .empty where !create:
+      throw StepFailure(
+        "'\(url.path)' is an empty file, not a store; with \"create\": false store.init makes none in it: remove the file, or set \"create\": true"
+      )
+    case .sqlite, .empty:
       break
     }
     let found = Self.identity(of: url)

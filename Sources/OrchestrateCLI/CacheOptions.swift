@@ -4,8 +4,9 @@ package struct CacheOptions: CommandOptions {
     name: "cache", abstract: "Clears the saved outputs of a manifest's cached steps.",
     discussion: """
       Steps with a 'cache' save their output under the data folder, in \
-      .orchestrate-cache/<manifest name>/, one file per step. 'clear' removes them, so the next \
-      launch runs every step; other files are never touched.
+      .orchestrate-cache/<manifest name>/, one file per step. 'clear' removes every file in \
+      that folder (it is the cache's own), so the next launch runs every step; nothing outside \
+      it is touched, and a folder found in it is left and named.
       """)
 
   @Argument("action", help: "What to do: 'clear'.")

@@ -353,6 +353,22 @@ struct StoreInitTests {
         == true)
   }
 
+  @Test func leavesAnEmptyFileItMayNotCreateAStoreIn() async throws {
+    let folder = try ScratchFolder()
+    let url = folder.file("empty.sqlite")
+    try Data().write(to: url)
+    let (report, _) = try await launch(
+      manifest(#"{ "path": "empty.sqlite", "create": false }"#), in: folder,
+      plugins: [StoreInitStep.self])
+    #expect(report.outcome == .failed)
+    #expect(
+      report.step("store")?.error
+        == "'\(url.path)' is an empty file, not a store; with \"create\": false store.init makes none in it: remove the file, or set \"create\": true"
+    )
+    #expect(try Data(contentsOf: url).isEmpty)
+    #expect(!FileManager.default.fileExists(atPath: url.path + ".created"))
+  }
+
   @Test func refusesAStoreNewerThanItKnows() async throws {
     let folder = try ScratchFolder()
     do {
