@@ -109,10 +109,19 @@ public struct ImageCleanupStep: StepPlugin {
       let references = ImageReferences(
         folder: root, physicalPath: physicalPath, dataDirectory: context.dataDirectory)
       let connection = try store.connect()
-      let scans = try connection.query(
-        "SELECT id, image_path, reviewed FROM scans WHERE image_path IS NOT NULL"
-      ) {
-        (id: $0.integer(0), path: $0.text(1) ?? "", reviewed: $0.integer(2) != 0)
+      let scans: [(id: Int64, path: String, reviewed: Bool)]
+      do {
+        scans = try connection.query(
+          "SELECT id, image_path, reviewed FROM scans WHERE image_path IS NOT NULL"
+        ) {
+          (id: $0.integer(0), path: $0.text(1) ?? "", reviewed: $0.integer(2) != 0)
+        }
+      } catch let error as SQLiteError where error.message.hasPrefix("no such table") {
+        // A store of another schema: SQLite's words alone name no cause.
+        throw StepFailure(
+          "the \(store.schema.name) store '\(store.url.path)' has no scans (\(error.message)); "
+            + "images.cleanup judges images against a store with a 'scans' table, such as the "
+            + "screensort schema's: depend on that store's step, or on none; nothing was removed")
       }
       for scan in scans {
         for path in references.paths(for: scan.path) {

@@ -129,15 +129,23 @@ public struct QueueValidationStep: StepPlugin {
     let connection = try store.connect()
     var existing: Set<Int64> = []
     let ids = Array(Set(queue.workIds))
-    for start in stride(from: 0, to: ids.count, by: 500) {
-      let chunk = ids[start..<min(start + 500, ids.count)]
-      let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-      existing.formUnion(
-        try connection.query(
-          "SELECT id FROM works WHERE id IN (\(marks))", chunk.map { .integer($0) }
-        ) {
-          $0.integer(0)
-        })
+    do {
+      for start in stride(from: 0, to: ids.count, by: 500) {
+        let chunk = ids[start..<min(start + 500, ids.count)]
+        let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+        existing.formUnion(
+          try connection.query(
+            "SELECT id FROM works WHERE id IN (\(marks))", chunk.map { .integer($0) }
+          ) {
+            $0.integer(0)
+          })
+      }
+    } catch let error as SQLiteError where error.message.hasPrefix("no such table") {
+      // A store of another schema (a music library): SQLite's words alone name no cause.
+      throw StepFailure(
+        "the \(store.schema.name) store '\(store.url.path)' has no works (\(error.message)); "
+          + "queue.validate checks the queue against a store with a 'works' table, such as "
+          + "the books schema's: depend on that store's step; the queue was left as it was")
     }
     let dropped = Set(queue.workIds.indices.filter { !existing.contains(queue.workIds[$0]) })
     let kept = queue.workIds.count - dropped.count

@@ -90,6 +90,30 @@ struct ImageCleanupTests {
     #expect(exists(folder.file("real/a.jpg")))
   }
 
+  @Test func aStoreWithoutScansFailsTheStepNamingItsSchemaAndRemovesNothing() async throws {
+    let folder = try ScratchFolder()
+    let music =
+      #"{ "id": "store", "plugin": "store.init", "params": { "path": "library.sqlite", "schema": "music" } },"#
+    _ = try await launch(
+      #"{ "version": 1, "steps": [ \#(music.dropLast()) ] }"#, in: folder, plugins: plugins)
+    try folder.recordStoreCreated(daysAgo: 30)
+    let orphan = try folder.write("images/orphan.jpg", "o")
+    try age(orphan, days: 10)
+    let report = try await launch(
+      """
+      { "version": 1, "steps": [ \(music)
+        { "id": "clean", "plugin": "images.cleanup", "dependsOn": ["store"],
+          "params": { "directory": "images", "maxAge": "1d" } } ] }
+      """, in: folder, plugins: plugins
+    ).report
+    #expect(report.outcome == .failed)
+    #expect(
+      report.step("clean")?.error
+        == "the music store '\(folder.file("library.sqlite").path)' has no scans (no such table: scans); images.cleanup judges images against a store with a 'scans' table, such as the screensort schema's: depend on that store's step, or on none; nothing was removed"
+    )
+    #expect(exists(orphan))
+  }
+
   @Test func removesReviewedScanImagesAndKeepsReferencedOnes() async throws {
     let folder = try ScratchFolder()
     _ = try await launch(

@@ -61,6 +61,27 @@ struct QueueValidationTests {
       } == ["queue.json"])
   }
 
+  @Test func aStoreWithoutWorksFailsTheStepNamingItsSchemaAndKeepsTheQueue() async throws {
+    let folder = try ScratchFolder()
+    let music = manifest.replacingOccurrences(
+      of: #""path": "library.sqlite""#, with: #""path": "library.sqlite", "schema": "music""#)
+    _ = try await launch(
+      #"{ "version": 1, "steps": [ { "id": "store", "plugin": "store.init", "params": { "path": "library.sqlite", "schema": "music" } } ] }"#,
+      in: folder, plugins: [StoreInitStep.self])
+    let text = #"[ { "workId": 1 } ]"#
+    let queue = try folder.write("queue.json", text)
+    // Written after the store became new, so judged.
+    try FileManager.default.setAttributes(
+      [.modificationDate: Date().addingTimeInterval(60)], ofItemAtPath: queue.path)
+    let report = try await launch(music, in: folder, plugins: plugins).report
+    #expect(report.outcome == .failed)
+    #expect(
+      report.step("queue")?.error
+        == "the music store '\(folder.file("library.sqlite").path)' has no works (no such table: works); queue.validate checks the queue against a store with a 'works' table, such as the books schema's: depend on that store's step; the queue was left as it was"
+    )
+    #expect(try String(contentsOf: queue, encoding: .utf8) == text)
+  }
+
   @Test func refusesAnEmptyQueuePathWhenTheManifestLoads() {
     #expect(
       loadProblems(manifest.replacingOccurrences(of: "queue.json", with: ""), plugins: plugins)
