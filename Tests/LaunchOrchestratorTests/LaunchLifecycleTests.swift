@@ -202,6 +202,8 @@ struct LaunchLifecycleTests {
     #expect(report.step("analytics")?.error == "signal 'consent' was not sent")
     #expect(report.step("upload")?.error == "dependency 'analytics' was skipped")
     #expect(report.signals == [.init(name: "consent", time: nil)])
+    // What the app chose (consent declined), as a `when` condition is: not a degraded launch.
+    #expect(report.outcome == .succeeded)
   }
 
   @Test func anOnDemandStepRunsOnlyWhenEnsuredAndOnceForManyCallers() async throws {

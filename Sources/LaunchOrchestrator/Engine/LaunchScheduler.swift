@@ -141,10 +141,11 @@ struct LaunchScheduler {
   /// Set while a failure that ends the launch is applied: neither the step nor the dependents
   /// it skips reach a milestone, so the app shows the failure, never content it let through.
   private var isAborting = false
-  /// The steps the launch's context kept out (`when`, `once`) and the dependents skipped
-  /// because of them: skipped by design, they do not degrade the launch. Empty (not
-  /// allocated) for a launch that skips none.
-  private var skippedByContext: [Bool] = []
+  /// The steps the launch's context kept out (`when`, `once`), those waiting for a signal
+  /// the app said would not come (``closeSignals(at:)``: consent declined, say), and the
+  /// dependents skipped because of them: skipped by design, they do not degrade the launch.
+  /// Empty (not allocated) for a launch that skips none.
+  private var skippedByDesign: [Bool] = []
 
   private var phase: [Phase]
   private var unmetHard: [Int]
@@ -259,8 +260,7 @@ struct LaunchScheduler {
   private mutating func keepOut(_ skip: ContextSkip, at now: Duration) {
     let step = skip.step
     guard phase[step] == .waiting else { return }
-    if skippedByContext.isEmpty { skippedByContext = Array(repeating: false, count: records.count) }
-    skippedByContext[step] = true
+    markSkippedByDesign(step)
     guard skip.keepsDependents else {
       finish(step, .skipped, error: skip.reason)
       return
@@ -557,7 +557,7 @@ struct LaunchScheduler {
       records.indices.allSatisfy {
         records[$0].state == .succeeded || records[$0].state == .cached
           || plan.steps[$0].trigger == .onDemand
-          || (!skippedByContext.isEmpty && skippedByContext[$0])
+          || (!skippedByDesign.isEmpty && skippedByDesign[$0])
       } ? .succeeded : .degraded
     }
   }
@@ -593,6 +593,11 @@ struct LaunchScheduler {
     }
   }
 
+  private mutating func markSkippedByDesign(_ step: Int) {
+    if skippedByDesign.isEmpty { skippedByDesign = Array(repeating: false, count: records.count) }
+    skippedByDesign[step] = true
+  }
+
   private mutating func becomeReadyIfPossible(_ step: Int, at now: Duration) {
     guard phase[step] == .waiting, unmetHard[step] == 0, unmetOrder[step] == 0, ending == nil else {
       return
@@ -600,6 +605,7 @@ struct LaunchScheduler {
     if unmetSignals[step] > 0 {
       guard signalsClosed else { return }
       let missing = plan.steps[step].waitFor.first { signalTimes[$0] == nil } ?? 0
+      markSkippedByDesign(step)
       finish(step, .skipped, error: "signal '\(plan.signals[missing])' was not sent")
       return
     }
@@ -854,7 +860,7 @@ struct LaunchScheduler {
         noteReadyIfPossible(dependent, at: now)
         becomeReadyIfPossible(dependent, at: now)
       } else if phase[dependent] != .done, phase[dependent] != .dormant {
-        if !skippedByContext.isEmpty, skippedByContext[step] { skippedByContext[dependent] = true }
+        if !skippedByDesign.isEmpty, skippedByDesign[step] { skippedByDesign[dependent] = true }
         finish(dependent, .skipped, error: "dependency '\(id)' \(Self.verb(state))")
       }
     }
