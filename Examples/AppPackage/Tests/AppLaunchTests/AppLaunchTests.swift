@@ -87,6 +87,13 @@ struct DraftsPruneStep: StepPlugin {
   }
 }
 
+/// Builds the search index, when the user first searches.
+struct SearchIndexStep: StepPlugin {
+  static let kind = "search.index"
+  init(parameters: NoParameters) {}
+  func run(_ context: StepContext) async throws -> [String] { ["welcome"] }
+}
+
 extension OutputKey where Value == Feed {
   /// The first screen's feed.
   static let feed = OutputKey("feed")
@@ -148,6 +155,26 @@ struct AppLaunchTests {
     let session = LaunchSession()
     _ = await clock.run { await session.run(plan, on: LaunchEngine(clock: clock)) }
     #expect(session[.feed] == Feed(items: ["welcome"]))
+  }
+
+  @Test func aViewsTwoTasksMayAskForAnOnDemandStepBeforeTheLaunchStarts() async throws {
+    var registry = Self.registry
+    registry.register(SearchIndexStep.self)
+    let plan = try ManifestLoader(registry: registry).load(
+      bytes: Array(
+        """
+        { "version": 1, "steps": [
+          { "id": "window", "plugin": "ui.window" },
+          { "id": "search", "plugin": "search.index", "trigger": "onDemand" } ] }
+        """.utf8), file: "app.json", directory: FileManager.default.temporaryDirectory)
+    let clock = ManualClock()
+    let session = LaunchSession()
+    // `.task { try await launch.ensure("search", ...) }` beside `.task { await launch.run(...) }`:
+    // SwiftUI starts them in no set order.
+    let search = Task { try await session.ensure("search", as: [String].self) }
+    let report = await clock.run { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    #expect(report.outcome == .succeeded)
+    #expect(try await search.value == ["welcome"])
   }
 
   @Test func theAppHearsEachEventOnceTheSessionAppliedIt() async throws {
