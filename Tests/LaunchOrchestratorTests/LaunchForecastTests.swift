@@ -45,6 +45,46 @@ struct LaunchForecastTests {
     #expect(prediction.report.duration == .seconds(3))
   }
 
+  @Test func takesTheAttemptThatEndedAStepForItsDurationNotItsWholeSpan() throws {
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "flaky", "plugin": "noop", "timeout": "200ms",
+          "retry": { "attempts": 2, "backoff": "100ms" } },
+        { "id": "page", "plugin": "noop", "dependsOn": ["flaky"] },
+        { "id": "songs", "plugin": "number.make", "cache": {} }
+      ] }
+      """)
+    // 'flaky' failed its first attempt at 200ms and succeeded in 150ms after the backoff:
+    // 450ms in all, more than its timeout. 'songs' was served at once and refreshed in 20ms.
+    var songs = LaunchReport.Step(
+      id: "songs", plugin: "number.make", state: .cached, start: .zero, end: .zero, attempts: 0,
+      usedFallback: false, error: nil)
+    songs.refresh = LaunchReport.Refresh(
+      state: .succeeded, start: .milliseconds(10), end: .milliseconds(30), attempts: 1,
+      error: nil, work: [.init(attempt: 1, start: .milliseconds(10), end: .milliseconds(30))])
+    let earlier = LaunchReport(
+      manifest: "test.json", name: "test", outcome: .succeeded, route: nil,
+      duration: .milliseconds(500), milestones: [], criticalPath: [],
+      steps: [
+        .init(
+          id: "flaky", plugin: "noop", state: .succeeded, start: .zero,
+          end: .milliseconds(450), attempts: 2, usedFallback: false, error: nil,
+          work: [
+            .init(attempt: 1, start: .zero, end: .milliseconds(200)),
+            .init(attempt: 2, start: .milliseconds(300), end: .milliseconds(450)),
+          ]),
+        .init(
+          id: "page", plugin: "noop", state: .succeeded, start: .milliseconds(450),
+          end: .milliseconds(500), attempts: 1, usedFallback: false, error: nil),
+        songs,
+      ])
+    let prediction = LaunchForecast.predict(plan, durations: earlier)
+    #expect(prediction.durations == [.milliseconds(150), .milliseconds(50), .milliseconds(20)])
+    #expect(prediction.report.step("flaky")?.state == .succeeded)
+    #expect(prediction.report.step("page")?.start == .milliseconds(150))
+  }
+
   @Test func predictsATimeoutWhenAStepIsExpectedToOutlastIt() throws {
     let plan = try loadPlan(
       """

@@ -43,7 +43,8 @@ package enum LaunchForecast {
     var sources: [Source] = []
     // The report's steps by id, once: a lookup in its list per step would be quadratic.
     let measuredByID = Dictionary(
-      (earlier?.steps ?? []).map { ($0.id, $0.duration) }, uniquingKeysWith: { first, _ in first })
+      (earlier?.steps ?? []).map { ($0.id, attemptDuration(of: $0)) },
+      uniquingKeysWith: { first, _ in first })
     durations.reserveCapacity(plan.steps.count)
     sources.reserveCapacity(plan.steps.count)
     // Steps read in place: a copy of each would retain every list it holds.
@@ -108,6 +109,21 @@ package enum LaunchForecast {
     var report = LaunchReport(plan: plan, scheduler: scheduler, duration: now)
     report.context = context
     return Prediction(report: report, durations: durations, sources: sources)
+  }
+
+  /// How long the attempt that ended `step` took in an earlier report: its last attempt's
+  /// work, or its refresh's last for a cached step (served in no time, its own time is the
+  /// refresh's). A forecast's attempts all succeed at once: taking the step's whole span (its
+  /// failed attempts, backoffs and fallback) for one attempt would run it into its timeout. The
+  /// span, for a report without the attempts' work.
+  private static func attemptDuration(of step: LaunchReport.Step) -> Duration? {
+    if let refresh = step.refresh {
+      if let last = refresh.work.last { return last.end - last.start }
+      guard let start = refresh.start, let end = refresh.end else { return step.duration }
+      return end - start
+    }
+    guard let last = step.work.last else { return step.duration }
+    return last.end - last.start
   }
 
   private struct Completion: Comparable {
