@@ -209,6 +209,36 @@ struct CachedStepTests {
         == ["results", "page"])
   }
 
+  @Test func aRefreshIsTheLastToGetASlotAfterBackgroundWork() async throws {
+    let folder = try Folder()
+    let plan = try Self.plan(
+      """
+      { "version": 1, "name": "Shots", "maxConcurrency": 1, "steps": [
+        { "id": "store", "plugin": "wait", "params": { "duration": "100ms" } },
+        { "id": "results", "plugin": "snapshot.fetch", "dependsOn": ["store"],
+          "params": { "value": "new", "takes": "200ms" }, "cache": {} },
+        { "id": "page", "plugin": "snapshot.show", "dependsOn": ["results"] },
+        { "id": "sync", "plugin": "wait", "priority": "background",
+          "params": { "duration": "50ms" } }
+      ] }
+      """, in: folder)
+    try Self.prime(plan, with: "old")
+    let clock = ManualClock()
+    let run = clock.start {
+      await LaunchEngine(clock: clock, options: Self.options()).run(plan)
+    }
+    for time in [100, 150, 350] {
+      await clock.settle()
+      await clock.advance(to: .milliseconds(time))
+    }
+    let report = await run.value
+    // 'sync', background and ready from the start, goes before the refresh that became ready
+    // with it when 'store' ended.
+    #expect(report.step("sync")?.start == .milliseconds(100))
+    #expect(report.step("results")?.refresh?.start == .milliseconds(150))
+    #expect(report.outcome == .succeeded)
+  }
+
   @Test func anOutputTheLaunchDidNotTakeIsNeverSaved() async throws {
     let folder = try Folder()
     let plan = try Self.plan(

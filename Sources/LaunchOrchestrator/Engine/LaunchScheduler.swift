@@ -82,12 +82,16 @@ struct LaunchScheduler {
   }
 
   private struct ReadyEntry: Comparable {
+    /// Whether it is a cached step's refresh: the last to get a slot, after `background` work.
+    let isRefresh: Bool
     let priority: StepPriority
     let remainingPath: Duration
     let step: Int
 
-    /// Higher priority first, then the longer remaining path, then manifest order.
+    /// Steps before refreshes, then higher priority first, then the longer remaining path,
+    /// then manifest order.
     static func < (lhs: Self, rhs: Self) -> Bool {
+      if lhs.isRefresh != rhs.isRefresh { return rhs.isRefresh }
       if lhs.priority != rhs.priority { return lhs.priority > rhs.priority }
       if lhs.remainingPath != rhs.remainingPath { return lhs.remainingPath > rhs.remainingPath }
       return lhs.step < rhs.step
@@ -621,9 +625,11 @@ struct LaunchScheduler {
   private mutating func enqueue(_ step: Int, at now: Duration) {
     phase[step] = .ready
     records[step].queued = now
+    let isRefresh = records[step].servedAt != nil
     ready.insert(
       ReadyEntry(
-        priority: records[step].servedAt == nil ? plan.steps[step].effectivePriority : .background,
+        isRefresh: isRefresh,
+        priority: isRefresh ? .background : plan.steps[step].effectivePriority,
         remainingPath: plan.steps[step].remainingPath, step: step))
   }
 
