@@ -85,6 +85,21 @@ struct LaunchForecastTests {
     #expect(prediction.report.step("page")?.start == .milliseconds(150))
   }
 
+  @Test func aStepWaitingForASignalIsSkippedOnceNothingElseHoldsItAsARunWithoutOneDoes() throws {
+    let plan = try loadPlan(
+      """
+      { "version": 1, "signals": ["consent"], "steps": [
+        { "id": "store", "plugin": "noop", "expectedDuration": "100ms" },
+        { "id": "analytics", "plugin": "noop", "waitFor": ["consent"] },
+        { "id": "upload", "plugin": "noop", "after": ["analytics"], "expectedDuration": "50ms" }
+      ] }
+      """)
+    let report = LaunchForecast.predict(plan).report
+    #expect(report.step("analytics")?.error == "signal 'consent' was not sent")
+    #expect(report.step("upload")?.start == .zero)
+    #expect(report.duration == .milliseconds(100))
+  }
+
   @Test func predictsATimeoutWhenAStepIsExpectedToOutlastIt() throws {
     let plan = try loadPlan(
       """

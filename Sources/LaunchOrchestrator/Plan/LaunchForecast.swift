@@ -83,10 +83,11 @@ package enum LaunchForecast {
         return ContextKeeper.skips(of: plan, in: context, record: record, version: version)
       } ?? []
     scheduler.start(at: .zero, skipped: skipped)
+    // A forecast sends no signal, as `orchestrate run` without `--signal` sends none and says
+    // at once that none will come: the steps waiting for one are skipped as soon as nothing
+    // else holds them, and the forecast says why.
+    scheduler.closeSignals(at: .zero)
     collect()
-    // A forecast sends no signal: once nothing else can happen, the steps waiting for one are
-    // skipped as a launch whose app said `finish()` skips them, and the forecast says why.
-    var signalsClosed = false
     while !scheduler.isFinished {
       let deadline = scheduler.nextDeadline()
       if let next = completions.min, deadline.map({ next.time <= $0 }) ?? true {
@@ -97,10 +98,6 @@ package enum LaunchForecast {
       } else if let deadline {
         now = deadline
         scheduler.advance(to: now)
-        collect()
-      } else if !signalsClosed {
-        signalsClosed = true
-        scheduler.closeSignals(at: now)
         collect()
       } else {
         break
