@@ -47,13 +47,18 @@ struct ContextFlags {
       reason: reason.map(LaunchContext.Reason.init(rawValue:)) ?? .userTap,
       isPrewarmed: prewarmed)
     let (next, notes) = plan.nextContext(given, version: version)
-    // A first launch has no launch before it: neither an upgrade nor a string of failures.
+    // A first launch has no launch before it: neither an upgrade nor a string of failures;
+    // and a rehearsed upgrade or safe mode has launches before it, even where the record
+    // holds none yet.
+    let hasLaunchesBefore = afterUpgrade || safeMode
+    let isFirstLaunch = firstLaunch || (!hasLaunchesBefore && next.isFirstLaunch)
     return (
       LaunchContext(
         reason: given.reason, isPrewarmed: prewarmed,
-        isFirstLaunch: firstLaunch || next.isFirstLaunch,
+        isFirstLaunch: isFirstLaunch,
         isFirstLaunchAfterUpgrade: afterUpgrade || (!firstLaunch && next.isFirstLaunchAfterUpgrade),
-        launchNumber: firstLaunch ? 1 : next.launchNumber,
+        launchNumber: firstLaunch
+          ? 1 : hasLaunchesBefore && next.isFirstLaunch ? 2 : next.launchNumber,
         isSafeMode: safeMode || (!firstLaunch && next.isSafeMode)),
       notes
     )

@@ -124,7 +124,9 @@ struct PendingSteps {
         }
         queuedAt = max(ready, reached) + delay
       }
-      if now < queuedAt { return "delay \(DurationText.format(delay))" }
+      // Only a step with a delay waits for one: the display's clock may read a moment
+      // before the event that made the step ready.
+      if delay > .zero, now < queuedAt { return "delay \(DurationText.format(delay))" }
       return slot(holders)
     case .betweenAttempts(let next, let backoff, let queuedAt):
       if now < queuedAt { return "backoff \(DurationText.format(backoff)) before attempt \(next)" }

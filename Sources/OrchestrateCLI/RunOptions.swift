@@ -9,7 +9,8 @@ package struct RunOptions: CommandOptions {
       failed; 3 when a budget or a regression limit was exceeded; 64 for a wrong command line or a value a step \
       requires that the run lacks (--app-version); 65 for an invalid manifest; 66 for a \
       missing one or a missing --data-dir folder; \
-      73 when --report or --trace names a file it may not replace (a folder, device or FIFO), or \
+      73 when --report or --trace names a file it may not replace (a folder, a block device or a \
+      socket), or \
       the --history folder cannot be written; 74 when standard output cannot be written; \
       130, 129 or 143 when interrupted by Ctrl-C, SIGHUP or SIGTERM (the report and trace are \
       still written). A report or trace of '-' goes to standard output, and progress to stderr.

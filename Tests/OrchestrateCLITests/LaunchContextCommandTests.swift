@@ -293,6 +293,21 @@ struct LaunchContextCommandTests {
     #expect(missing.status == 66)
   }
 
+  @Test(arguments: ["--after-upgrade", "--safe-mode"])
+  func anUpgradeOrSafeModeRehearsedBeforeAnyLaunchIsNoFirstLaunch(_ flag: String) async throws {
+    let folder = try folder()
+    // No launch record yet: the next launch would be the first, but an upgrade or a string
+    // of failed launches has launches before it.
+    let plan = try await Orchestrate.run(["plan", "app.json", flag], in: folder.url)
+    #expect(plan.status == 0, "\(plan.stderr)")
+    #expect(!plan.stdout.contains("first launch,"), "\(plan.stdout)")
+    #expect(plan.stdout.contains("skipped  onboarding  condition: not the first launch"))
+    let (report, _) = try await run(folder, [flag])
+    #expect(report.context?.isFirstLaunch == false)
+    #expect(report.context?.launchNumber == 2)
+    #expect(report.step("onboarding")?.state == .skipped)
+  }
+
   @Test func firstLaunchAndAfterUpgradeTogetherAreRefused() async throws {
     let folder = try folder()
     for command in ["run", "plan"] {
