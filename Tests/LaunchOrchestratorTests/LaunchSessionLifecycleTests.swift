@@ -31,6 +31,26 @@ struct LaunchSessionLifecycleTests {
     #expect(attempts.withLock { $0 } == 2)
   }
 
+  /// Test kinds: `fetch` fails its first attempt, `stubborn` ignores its first cancellation
+  /// until `release` yields; with the count of `fetch`'s attempts.
+  private func fetchAndStubbornKinds(release: AsyncStream<Void>) -> (
+    PluginRegistry, attempts: Locked<Int>
+  ) {
+    let attempts = Locked(0)
+    var registry = PluginRegistry.testKinds
+    registry.register(kind: "fetch") { _ in
+      let attempt = increment(attempts)
+      if attempt == 1 { throw StepFailure("the server said no") }
+    }
+    let stubbornRuns = Locked(0)
+    registry.register(kind: "stubborn") { _ in
+      // The first time, it ignores its cancellation until released.
+      guard increment(stubbornRuns) == 1 else { return }
+      await Task { for await _ in release { break } }.value
+    }
+    return (registry, attempts)
+  }
+
   /// Waits for the session to catch up with the clock, failing after about five seconds.
   private func until(_ condition: () -> Bool, _ comment: Comment) async {
     for _ in 0..<5_000 {
@@ -206,19 +226,7 @@ struct LaunchSessionLifecycleTests {
   /// it, rather than returning the failed launch's report.
   @Test func aRetryFromTheFailureScreenWhileAStepStillStopsRetriesOnceItHas() async throws {
     let (release, releasing) = AsyncStream.makeStream(of: Void.self)
-    let attempts = Locked(0)
-    var registry = PluginRegistry.testKinds
-    registry.register(kind: "fetch") { _ in
-      let attempt = increment(attempts)
-      if attempt == 1 { throw StepFailure("the server said no") }
-    }
-    let stubbornRuns = Locked(0)
-    registry.register(kind: "stubborn") { _ in
-      let run = increment(stubbornRuns)
-      // The first time, it ignores its cancellation until released.
-      guard run == 1 else { return }
-      await Task { for await _ in release { break } }.value
-    }
+    let (registry, attempts) = fetchAndStubbornKinds(release: release)
     let plan = try loadPlan(
       """
       { "version": 1, "steps": [
@@ -238,17 +246,7 @@ struct LaunchSessionLifecycleTests {
 
   @Test func aRetryAskedForWhileTheSplashStillHidesAKnownFailureRetriesThatLaunch() async throws {
     let (release, releasing) = AsyncStream.makeStream(of: Void.self)
-    let attempts = Locked(0)
-    var registry = PluginRegistry.testKinds
-    registry.register(kind: "fetch") { _ in
-      let attempt = increment(attempts)
-      if attempt == 1 { throw StepFailure("the server said no") }
-    }
-    let stubbornRuns = Locked(0)
-    registry.register(kind: "stubborn") { _ in
-      guard increment(stubbornRuns) == 1 else { return }
-      await Task { for await _ in release { break } }.value
-    }
+    let (registry, attempts) = fetchAndStubbornKinds(release: release)
     let plan = try loadPlan(
       """
       { "version": 1, "milestones": { "interactive": ["fetch"] },

@@ -128,7 +128,16 @@ struct LaunchContextCommandTests {
     #expect(!ordinary.stdout.contains("skipped  feed"))
   }
 
-  @Test func twentyProcessesLaunchingAtOnceLeaveARecordCountingTwentyAndRunOnceStepsOnce()
+  /// Not in the thread-sanitizer pass (`.ci/run` sets `TSAN_OPTIONS` for it): there twenty
+  /// instrumented processes starting at once on two cores keep one another off the CPU while
+  /// one holds the record's lock, past the 2 s a launch waits to be counted (a documented
+  /// limit: the launch goes on uncounted, with a note), and this test would measure the
+  /// machine. The other pass runs it; the sanitizer's own checks are in-process.
+  @Test(
+    .enabled(
+      if: ProcessInfo.processInfo.environment["TSAN_OPTIONS"] == nil,
+      "twenty sanitized processes at once outlast the record's documented waits"))
+  func twentyProcessesLaunchingAtOnceLeaveARecordCountingTwentyAndRunOnceStepsOnce()
     async throws
   {
     let folder = try TemporaryFolder()
