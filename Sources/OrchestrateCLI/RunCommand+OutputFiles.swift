@@ -43,11 +43,11 @@ extension OutputFiles {
   /// `-shm` and `-journal`, a queue, a state file, a file in a migrations or images folder),
   /// and the `.lock` file beside each that the app and the launch lock to write it, the
   /// cache's folder, the launch record with its lock and folder, and the `--history` folder.
-  /// This is the one list of the files a launch uses. Beside each such file, a name that
-  /// continues it (`library.sqlite-wal`, `library.sqlite.created`,
-  /// `library.sqlite.corrupt-20261123T101500Z`, `queue.json.unreadable-…`) is refused too:
-  /// SQLite and the plugins keep such files there, some of them the user's data moved aside,
-  /// and for a file reached through a symbolic link they sit beside the file it leads to.
+  /// This is the one list of the files a launch uses. Beside each such file (beside the file
+  /// a symbolic link leads to, for a linked one), the names SQLite and the plugins give what
+  /// they keep there (`library.sqlite-wal`, `library.sqlite.created`) are refused too, and so
+  /// is any existing file whose name continues it (`library.sqlite.corrupt-20261123T101500Z`,
+  /// `queue.json.unreadable-…`: the user's data moved aside).
   /// - Throws: a usage ``CLIError`` naming the output and the step's parameter.
   func refuseFiles(of plan: LaunchPlan, registry: PluginRegistry, history: String?)
     throws(CLIError)
