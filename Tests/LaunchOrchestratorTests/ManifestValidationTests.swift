@@ -6,6 +6,17 @@ import Testing
 
 @Suite("Manifest validation")
 struct ManifestValidationTests {
+  @Test func aTimeoutOfZeroIsAValidationErrorInTheDefaultsAndOnAStep() {
+    #expect(
+      diagnostics(
+        of:
+          #"{ "version": 1, "defaults": { "timeout": 0 }, "steps": [ { "id": "a", "plugin": "noop", "timeout": "0s" } ] }"#
+      ) == [
+        "1:42: error: defaults.timeout: a 'timeout' of 0 times out every attempt before it runs; give the limit per attempt (\"5s\"), or remove 'timeout' for none.",
+        "1:100: error: step 'a' (steps[0].timeout): a 'timeout' of 0 times out every attempt before it runs; give the limit per attempt (\"5s\"), or remove 'timeout' for none.",
+      ])
+  }
+
   @Test func loadsAValidManifestWithEveryField() throws {
     let plan = try loadPlan(
       """

@@ -81,7 +81,7 @@ enum ManifestFields {
   static let defaults: [ManifestField<StepDefaults>] = [
     .value(
       "timeout", .duration, default: "none", "limit per attempt", into: { $0.timeout = $1 },
-      read: { $0.duration($1, at: $2()) }),
+      read: { $0.timeout($1, at: $2()) }),
     .value(
       "priority", .priority, default: "`normal`", "order among ready steps",
       into: { $0.priority = $1 }, read: { $0.priority($1, at: $2()) }),
@@ -123,7 +123,7 @@ enum ManifestFields {
       into: { $0.after = $1 }, read: { $0.stringArray($1, at: $2(), what: "step ids") }),
     .value(
       "timeout", .duration, default: "`defaults.timeout`", "limit per attempt",
-      into: { $0.timeout = $1 }, read: { $0.duration($1, at: $2()) }),
+      into: { $0.timeout = $1 }, read: { $0.timeout($1, at: $2()) }),
     .value(
       "retry", .object(.retry), default: "`defaults.retry`",
       "attempts in all (1-100); the backoff doubles each time", into: { $0.retry = $1 },

@@ -282,6 +282,19 @@ struct ManifestReader {
     return nil
   }
 
+  /// A per-attempt limit: a duration above zero, since a limit of 0 would time out every
+  /// attempt before its code ran.
+  mutating func timeout(_ value: JSONValue, at path: @autoclosure () -> JSONPath) -> Duration? {
+    guard let limit = duration(value, at: path()) else { return nil }
+    guard limit > .zero else {
+      diagnostics.report(
+        "a 'timeout' of 0 times out every attempt before it runs; give the limit per attempt (\"5s\"), or remove 'timeout' for none.",
+        at: path())
+      return nil
+    }
+    return limit
+  }
+
   mutating func priority(_ value: JSONValue, at path: @autoclosure () -> JSONPath)
     -> StepPriority?
   {
