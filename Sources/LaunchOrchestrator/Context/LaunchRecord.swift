@@ -414,8 +414,11 @@ package struct LaunchRecordFile: Sendable {
     guard let bytes = snapshot.bytes else {
       return .failure(RecordProblem("is larger than \(Self.maximumSize / 1024) KiB"))
     }
-    // Before the whole record: a newer layout may not read as this build's at all.
-    if let format = (try? JSONDecoder().decode(FormatOnly.self, from: bytes))?.format,
+    let record = try? JSONDecoder().decode(LaunchRecord.self, from: bytes)
+    // Only a record that is not this build's is read again, for its format alone: a newer
+    // layout may not read as this build's at all.
+    if record?.format != LaunchRecord.currentFormat,
+      let format = (try? JSONDecoder().decode(FormatOnly.self, from: bytes))?.format,
       format > LaunchRecord.currentFormat
     {
       return .failure(
@@ -423,7 +426,7 @@ package struct LaunchRecordFile: Sendable {
           "'\(url.path)' was written by a newer build of the app (format \(format), this build reads \(LaunchRecord.currentFormat))",
           isDamage: false, isNewer: true))
     }
-    guard let record = try? JSONDecoder().decode(LaunchRecord.self, from: bytes) else {
+    guard let record else {
       return .failure(RecordProblem("is damaged (it does not read as a launch record)"))
     }
     guard record.format == LaunchRecord.currentFormat else {

@@ -201,11 +201,10 @@ public final class LaunchSession {
   @discardableResult
   public func retry() async -> LaunchReport {
     var previous = report
-    // Asked for from the failure screen, which shows before the launch is over (the other
-    // steps still stop, or its report is still to come: a launch's report is `nil` until
-    // then): the launch is retried once it is.
-    // Known before the screen shows it, while the splash has its minimum time: an app that
-    // retries on `failure` asks then.
+    // Asked for once the failure is known (on the failure screen, or while the splash's
+    // minimum still hides it from an app that retries on `failure`), before the launch is
+    // over (the other steps still stop, or its report is still to come: a launch's report is
+    // `nil` until then): the launch is retried once it is.
     let showsFailure = if case .failed = screen { true } else { false }
     let stillFailing = phase == .running && (showsFailure || splash.endsOnFailure)
     let reportToCome = phase != .running && previous == nil && relaunch != nil
