@@ -288,6 +288,35 @@ struct LaunchContextTests {
     }
   }
 
+  @Test(arguments: [false, true])
+  func aFolderOrALinkWhereTheRecordsLockGoesKeepsNoRecordAndRunsNoRunOnceStep(isLink: Bool)
+    async throws
+  {
+    let folder = try DataFolder()
+    let records = folder.url.appendingPathComponent(LaunchRecordFile.folderName)
+    try FileManager.default.createDirectory(at: records, withIntermediateDirectories: true)
+    let lock = folder.record.lockURL
+    if isLink {
+      // To a file another launch would lock too: each would lock nothing, at once.
+      let elsewhere = folder.url.appendingPathComponent("elsewhere")
+      try Data().write(to: elsewhere)
+      try FileManager.default.createSymbolicLink(at: lock, withDestinationURL: elsewhere)
+    } else {
+      try FileManager.default.createDirectory(at: lock, withIntermediateDirectories: false)
+    }
+    let plan = try folder.plan(
+      #"{ "version": 1, "steps": [ { "id": "seed", "plugin": "noop", "once": "perInstall" } ] }"#)
+    let report = await LaunchEngine().run(plan, environment: environment())
+    #expect(
+      report.step("seed")?.error == "no launch record kept; left to a launch that keeps one")
+    let what = isLink ? "a symbolic link" : "a folder"
+    #expect(
+      report.contextNotes == [
+        "'\(folder.record.url.path)' cannot be locked to write it: its lock file '\(lock.path)' is \(what), not a file, so writers could not take turns writing it; it was left as it was (remove '\(lock.lastPathComponent)' if it is not yours)"
+      ])
+    #expect(!FileManager.default.fileExists(atPath: folder.record.url.path))
+  }
+
   @Test func aLaunchTiedToNoContextTouchesNoFile() async throws {
     let folder = try DataFolder()
     let plan = try folder.plan(#"{ "version": 1, "steps": [ { "id": "a", "plugin": "noop" } ] }"#)

@@ -173,4 +173,22 @@ struct QueueSharedWithTheAppTests {
     try QueueFile(url: fresh).append([Entry(workId: 3)])
     #expect(try JSONParser.parse(Array(try Data(contentsOf: fresh))).root == [["workId": 3]])
   }
+  @Test func aFolderWhereTheQueuesLockGoesLeavesTheQueueAsItWasForTheStepAndTheApp()
+    async throws
+  {
+    let folder = try await folderWithStore()
+    let text = #"[ { "workId": 1 }, { "workId": 7 } ]"#
+    let queue = try folder.write("queue.json", text)
+    // Without a lock to take, the app's append could land between the step's last check and
+    // its rewrite, and be lost.
+    let lock = SharedFile(url: queue).lockURL
+    try FileManager.default.createDirectory(at: lock, withIntermediateDirectories: false)
+    let problem =
+      "'\(queue.path)' cannot be locked to write it: its lock file '\(lock.path)' is a folder, not a file, so writers could not take turns writing it; it was left as it was (remove '.queue.json.lock' if it is not yours)"
+    let report = try await launch(manifest, in: folder, plugins: plugins).report
+    #expect(report.step("queue")?.error == problem)
+    struct Entry: Encodable { var workId: Int }
+    #expect(throws: StepFailure(problem)) { try QueueFile(url: queue).append([Entry(workId: 2)]) }
+    #expect(try String(contentsOf: queue, encoding: .utf8) == text)
+  }
 }

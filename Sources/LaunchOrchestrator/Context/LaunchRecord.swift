@@ -315,8 +315,9 @@ package struct LaunchRecordFile: Sendable {
     }
     if let problem = folderProblem() { return Update(value: nil, notes: [problem]) }
     var result: T?
+    let shared = SharedFile(url: url)
     do {
-      try SharedFile(url: url).withWriteLock(timeout: wait) {
+      try shared.withWriteLock(timeout: wait) {
         var record: LaunchRecord
         switch load() {
         case .success(let found):
@@ -339,12 +340,15 @@ package struct LaunchRecordFile: Sendable {
         }
         result = value
       }
-    } catch {
+    } catch let failure as StepFailure where failure == shared.busy(for: wait) {
       return Update(
         value: nil,
         notes: [
           "the launch record '\(url.path)' stayed locked by another process for \(DurationText.format(wait))"
         ], wasBusy: true)
+    } catch {
+      // The lock cannot be taken at all: said as the lock says it.
+      return Update(value: nil, notes: ["\(error)"])
     }
     return Update(value: result, notes: notes)
   }

@@ -105,32 +105,71 @@ public struct SharedFile: Sendable {
   /// (above) holds while it replaces the file.
   ///
   /// A folder where the lock file cannot be created (read-only, full) cannot take the new
-  /// file either: `body` then runs without the lock, and its own write says what is wrong.
-  /// - Throws: ``StepFailure`` when another writer holds the lock for all of `timeout`, and
-  ///   what `body` throws.
+  /// file either, and a file system without locks locks nothing: `body` then runs without the
+  /// lock, and its own write says what is wrong. A lock file this user may only read still
+  /// locks.
+  /// - Throws: ``StepFailure`` when another writer holds the lock for all of `timeout`, when
+  ///   something other than a file stands where the lock file goes (a folder, a symbolic link:
+  ///   writers could not take turns), when locking fails otherwise ("No locks available"), and
+  ///   what `body` throws. `body` has not run then.
   public func withWriteLock<T>(timeout: Duration = .seconds(5), _ body: () throws -> T) throws
     -> T
   {
     Self.beforeLocking.withLock { $0[url.path] }?()
-    let descriptor = open(
-      lockURL.path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o666)
-    guard descriptor >= 0 else { return try body() }
+    guard let descriptor = try openLock() else { return try body() }
     // Closing the file lets go of the lock.
     defer { close(descriptor) }
     let clock = ContinuousClock()
     let deadline = clock.now.advanced(by: timeout)
     var pause = 1_000 as useconds_t
     while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-      guard errno == EWOULDBLOCK || errno == EINTR else { return try body() }
-      guard clock.now < deadline else {
-        throw StepFailure(
-          "'\(url.path)' stayed locked by another writer (the app?) for \(DurationText.format(timeout)); it was left as it was"
-        )
+      let code = errno
+      guard code == EWOULDBLOCK || code == EINTR else {
+        // No locks on this file system: no writer can lock, so none is kept out.
+        guard [EOPNOTSUPP, ENOTSUP, ENOSYS, EINVAL].contains(code) else {
+          throw StepFailure(
+            "cannot lock '\(url.path)' to write it: \(String(cString: strerror(code))); it was left as it was"
+          )
+        }
+        return try body()
       }
+      guard clock.now < deadline else { throw busy(for: timeout) }
       usleep(pause)
       pause = min(pause * 2, 50_000)
     }
     return try body()
+  }
+
+  /// The failure of a writer that waited all of `timeout` for the lock.
+  package func busy(for timeout: Duration) -> StepFailure {
+    StepFailure(
+      "'\(url.path)' stayed locked by another writer (the app?) for \(DurationText.format(timeout)); it was left as it was"
+    )
+  }
+
+  /// Why the lock file cannot lock: something other than a file stands at its name; `nil`
+  /// when it is a file or missing.
+  private func lockProblem() -> String? {
+    var info = stat()
+    guard lstat(lockURL.path, &info) == 0 else { return nil }
+    let type = info.st_mode & mode_t(S_IFMT)
+    guard type != mode_t(S_IFREG) else { return nil }
+    return "'\(url.path)' cannot be locked to write it: its lock file '\(lockURL.path)' is "
+      + "\(SafeFiles.describeType(type)), not a file, so writers could not take turns "
+      + "writing it; it was left as it was (remove '\(lockURL.lastPathComponent)' if it "
+      + "is not yours)"
+  }
+
+  /// The lock file, open (created when missing), or `nil` when the folder cannot take it.
+  private func openLock() throws -> Int32? {
+    let flags = O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC
+    var descriptor = open(lockURL.path, O_RDWR | O_CREAT | flags, 0o666)
+    // Another user's lock file, which this one may only read: `flock` needs no more.
+    if descriptor < 0, errno == EACCES { descriptor = open(lockURL.path, O_RDONLY | flags) }
+    guard descriptor < 0 else { return descriptor }
+    // A link or a folder there would leave each writer unlocked, all at once.
+    if let problem = lockProblem() { throw StepFailure(problem) }
+    return nil
   }
 
   /// For tests: work to run when a writer of the file at a path is about to take its lock,
