@@ -32,7 +32,9 @@ public struct ImageCleanupStep: StepPlugin {
   public static let inputs: [StepInput] = [.optional(StoreHandle.self)]
   /// What a manifest gives the step.
   public struct Parameters: StepParameters {
-    @Parameter("The image directory; relative to the launch's data folder.", isPath: true)
+    @Parameter(
+      "The image directory; relative to the launch's data folder.", isPath: true,
+      removesFiles: true)
     var directory: String
     @Parameter("Orphaned files younger than this are kept.") var maxAge = Duration.seconds(86_400)
     @Parameter("Report what would be removed, remove nothing.") var dryRun = false

@@ -10,7 +10,10 @@ struct ManifestLoading {
   /// Relative data paths resolve against `dataDirectory`, or the manifest's folder.
   func load(_ path: String, dataDirectory: String? = nil) throws(CLIError) -> LaunchPlan {
     do {
-      let plan = try ManifestLoader(registry: registry).load(
+      var loader = ManifestLoader(registry: registry)
+      // A rehearsal removes files as the launch does.
+      loader.checksRemovedFolders = true
+      let plan = try loader.load(
         path: path, dataDirectory: dataDirectory.map { URL(fileURLWithPath: $0) })
       for warning in plan.warnings { console.err(warning.description) }
       return plan

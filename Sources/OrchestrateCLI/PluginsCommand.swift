@@ -24,6 +24,9 @@ struct PluginsCommand: Command {
       if !fromApp.isEmpty {
         notes.append("requires \(fromApp.joined(separator: ", ")) from the app")
       }
+      for parameter in plugin.parameters where parameter.removesFiles {
+        notes.append("removes files in the folder '\(parameter.name)' names")
+      }
       if !notes.isEmpty { console.out("  (\(notes.joined(separator: "; ")))") }
       if plugin.parameters.isEmpty { continue }
       let rows = plugin.parameters.map { parameter in

@@ -55,7 +55,8 @@ extension OutputFiles {
     guard !claimed.isEmpty else { return }
     var used: [(path: String, owner: String)] = []
     var kept: [(path: String, owner: String)] = []
-    for (path, owner) in Self.pathParameters(of: plan, registry: registry) {
+    for parameter in plan.manifest.pathParameters(registry: registry) {
+      let (path, owner) = (parameter.written, parameter.owner(in: plan.manifest))
       for base in [plan.dataDirectory, plan.manifestDirectory] {
         let resolved = StepContext.resolve(path, against: base)
         // Where the file is, a symbolic link followed: SQLite keeps a linked store's WAL,
@@ -83,33 +84,6 @@ extension OutputFiles {
     if let history { used.append((history, "'--history'")) }
     try refuse(used.map { ($0.path, "which the launch uses (\($0.owner))") })
     try refuseNamesContinuing(kept)
-  }
-
-  /// Each path parameter a step's plugin or its fallback's is given (or defaults to), with
-  /// the phrase that names it. A fallback of the step's own kind takes the step's parameters
-  /// with its own over them; one of another kind, only its own.
-  private static func pathParameters(of plan: LaunchPlan, registry: PluginRegistry)
-    -> [(path: String, owner: String)]
-  {
-    var found: [(path: String, owner: String)] = []
-    func add(_ kind: String, _ params: (String) -> JSONValue?, owner: (String) -> String) {
-      guard let descriptor = registry.descriptor(for: kind) else { return }
-      for parameter in descriptor.parameters where parameter.type == .path {
-        guard let value = params(parameter.name)?.stringValue ?? parameter.defaultValue
-        else { continue }
-        found.append((value, owner(parameter.name)))
-      }
-    }
-    for step in plan.manifest.steps {
-      add(step.plugin, { step.params?[$0] }, owner: { "'\($0)' of step '\(step.id)'" })
-      guard let fallback = step.fallback else { continue }
-      let ownKind = fallback.plugin == nil
-      add(
-        fallback.plugin ?? step.plugin,
-        { fallback.params?[$0] ?? (ownKind ? step.params?[$0] : nil) },
-        owner: { "'\($0)' of the fallback of step '\(step.id)'" })
-    }
-    return found
   }
 
   /// Refuses an output that exists and whose name continues that of a file the launch uses,

@@ -225,6 +225,92 @@ struct ImageCleanupTests {
   }
 }
 
+/// An app's own step that reads a file, and one that removes files in a folder, written as a
+/// third party writes them.
+private struct AppStateStep: StepPlugin {
+  static let kind = "app.state"
+  static let summary = "Reads the app's state."
+  struct Parameters: StepParameters {
+    @Parameter("The state file.", isPath: true) var file: String
+    @Parameter("Where thumbnails go.", isPath: true) var thumbnails = "thumbnails"
+  }
+  init(parameters: Parameters) {}
+  func run(_ context: StepContext) async throws {}
+}
+
+private struct AppTrimStep: StepPlugin {
+  static let kind = "app.trim"
+  static let summary = "Removes old downloads."
+  struct Parameters: StepParameters {
+    @Parameter("The downloads folder.", isPath: true, removesFiles: true) var folder: String
+  }
+  init(parameters: Parameters) {}
+  func run(_ context: StepContext) async throws {}
+}
+
+@Suite("A folder a step removes files in")
+struct RemovedFolderTests {
+  private let plugins: [any StepPlugin.Type] = [
+    StoreInitStep.self, ImageCleanupStep.self, AppStateStep.self, AppTrimStep.self,
+  ]
+
+  private func problems(_ steps: String, thorough: Bool = true) -> [String] {
+    loadProblems(
+      #"{ "version": 1, "name": "app", "steps": [ \#(steps) ] }"#, plugins: plugins,
+      checksShippedFiles: thorough)
+  }
+
+  @Test func aFolderThatHoldsOrIsAnotherStepsPathIsRefusedNamingIt() {
+    #expect(
+      problems(
+        """
+        { "id": "state", "plugin": "app.state", "params": { "file": "images/./state.json" } },
+        { "id": "clean", "plugin": "images.cleanup", "params": { "directory": "images" } },
+        { "id": "trim", "plugin": "app.trim", "params": { "folder": "cache/../thumbnails" } }
+        """) == [
+          "steps[1].params.directory: images.cleanup removes files in 'images', where the launch keeps 'images/./state.json' (the 'file' of step 'state'); give it a folder that holds only what it may remove.",
+          "steps[2].params.folder: app.trim removes files in 'cache/../thumbnails', where the launch keeps 'thumbnails' (the 'thumbnails' of step 'state'); give it a folder that holds only what it may remove.",
+        ])
+  }
+
+  @Test func aFallbacksPathsAndTheLaunchsOwnFilesCountToo() {
+    #expect(
+      problems(
+        """
+        { "id": "state", "plugin": "app.state", "params": { "file": "a.json" },
+          "fallback": { "params": { "file": "downloads/b.json" } } },
+        { "id": "trim", "plugin": "app.trim", "params": { "folder": "downloads" } },
+        { "id": "records", "plugin": "app.trim", "params": { "folder": ".orchestrate-launches" } }
+        """) == [
+          "steps[1].params.folder: app.trim removes files in 'downloads', where the launch keeps 'downloads/b.json' (the 'file' of the fallback of step 'state'); give it a folder that holds only what it may remove.",
+          "steps[2].params.folder: app.trim removes files in '.orchestrate-launches', where the launch keeps the launch records; give it a folder that holds only what it may remove.",
+        ])
+  }
+
+  @Test func foldersBesideEachOtherAndTwoStepsRemovingInOneFolderAreFine() {
+    #expect(
+      problems(
+        """
+        { "id": "state", "plugin": "app.state", "params": { "file": "images2/state.json", "thumbnails": "thumbs" } },
+        { "id": "clean", "plugin": "images.cleanup", "params": { "directory": "images" } },
+        { "id": "trim", "plugin": "app.trim", "params": { "folder": "images" } }
+        """
+      ).isEmpty)
+  }
+
+  @Test func aLaunchLeavesTheCheckToValidationAndToThePluginItself() {
+    // What a launch reads it reads only when needed: every kind's parameters, described, are
+    // not; images.cleanup still refuses at run time what it must not clean.
+    #expect(
+      problems(
+        """
+        { "id": "state", "plugin": "app.state", "params": { "file": "images/state.json" } },
+        { "id": "clean", "plugin": "images.cleanup", "params": { "directory": "images" } }
+        """, thorough: false
+      ).isEmpty)
+  }
+}
+
 @Suite("images.cleanup stays in its folder", .timeLimit(.minutes(10)))
 struct ImageCleanupSafetyTests {
   private let plugins: [any StepPlugin.Type] = [StoreInitStep.self, ImageCleanupStep.self]

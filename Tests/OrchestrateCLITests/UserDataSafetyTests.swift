@@ -139,38 +139,51 @@ struct UserDataSafetyTests {
 
   @Test func imagesCleanupRefusesTheManifestsFolderAndDeletesNothing() async throws {
     let folder = try TemporaryFolder()
-    try await store(in: folder)
+    let data = try TemporaryFolder()
     let photo = try folder.write("old.jpg", "old")
     try age(photo, days: 3)
-    let manifest = try manifest(
-      folder,
-      step:
-        #"{ "id": "images", "plugin": "images.cleanup", "dependsOn": ["store"], "params": { "directory": ".", "maxAge": "1h" } }"#
-    )
+    // No step's path and no file of the launch's lies in the folder, so only the plugin
+    // itself can tell that it holds the manifest.
+    let manifest = try folder.write(
+      "app.json",
+      """
+      { "version": 1, "steps": [
+        { "id": "images", "plugin": "images.cleanup", "params": { "directory": "\(folder.url.path)", "maxAge": "1h" } }
+      ] }
+      """)
     let before = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted()
 
-    let result = try await Orchestrate.run(["run", manifest, "--quiet"])
+    let result = try await Orchestrate.run([
+      "run", manifest, "--data-dir", data.url.path, "--quiet",
+    ])
 
     #expect(result.status == 1)
     #expect(
       result.stderr
         == "Error: the launch failed: 'images' failed: images.cleanup will not clean '\(folder.url.path)': it is the manifest's folder '\(folder.url.path)', and it deletes files in the folder it is given; name the images folder itself (a folder that holds only images).\n"
     )
-    // Nothing is gone (the store may have gained its WAL files by opening).
-    let after = try FileManager.default.contentsOfDirectory(atPath: folder.url.path)
-    #expect(Set(before).isSubset(of: Set(after)))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == before)
   }
 
   @Test func imagesCleanupNeverDeletesAStoreItDoesNotDependOn() async throws {
     let folder = try TemporaryFolder()
     try FileManager.default.createDirectory(
       at: folder.url.appendingPathComponent("app"), withIntermediateDirectories: true)
+    let storeManifest = try folder.write(
+      "app/store.json",
+      """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "store.init", "params": { "path": "\(folder.path("shared/library.sqlite"))", "createFolders": true } }
+      ] }
+      """)
+    let created = try await Orchestrate.run(["run", storeManifest, "--quiet"])
+    try #require(created.status == 0, "\(created.stderr)")
+    // Another manifest's store: this one names no path in the folder.
     let manifest = try folder.write(
       "app/app.json",
       """
       { "version": 1, "steps": [
-        { "id": "store", "plugin": "store.init", "params": { "path": "\(folder.path("shared/library.sqlite"))", "createFolders": true } },
-        { "id": "images", "plugin": "images.cleanup", "after": ["store"], "params": { "directory": "\(folder.path("shared"))", "maxAge": "0s" } }
+        { "id": "images", "plugin": "images.cleanup", "params": { "directory": "\(folder.path("shared"))", "maxAge": "0s" } }
       ] }
       """)
 
@@ -182,6 +195,35 @@ struct UserDataSafetyTests {
         == "Error: the launch failed: 'images' failed: images.cleanup will not clean '\(folder.path("shared"))': it holds the SQLite database 'library.sqlite' (a store), and it deletes files in the folder it is given; name the images folder itself (a folder that holds only images).\n"
     )
     #expect(FileManager.default.fileExists(atPath: folder.path("shared/library.sqlite")))
+  }
+
+  @Test func imagesCleanupGivenAFolderWhereAnotherStepKeepsAFileIsRefusedBeforeTheLaunch()
+    async throws
+  {
+    let folder = try TemporaryFolder()
+    try FileManager.default.createDirectory(
+      at: folder.url.appendingPathComponent("images"), withIntermediateDirectories: true)
+    let state = try folder.write("images/state.json", #"{ "tab": "library" }"#)
+    try age(state, days: 3)
+    let manifest = try folder.write(
+      "app.json",
+      """
+      { "version": 1, "steps": [
+        { "id": "images", "plugin": "images.cleanup", "params": { "directory": "images", "maxAge": "1h" } },
+        { "id": "restore", "plugin": "state.restore", "after": ["images"], "params": { "file": "images/state.json" } }
+      ] }
+      """)
+
+    for command in ["validate", "run"] {
+      let result = try await Orchestrate.run([command, manifest])
+      #expect(result.status == 65)
+      let output = command == "run" ? result.stderr : result.stdout
+      #expect(
+        output.contains(
+          "\(manifest):2:74: error: step 'images' (steps[0].params.directory): images.cleanup removes files in 'images', where the launch keeps 'images/state.json' (the 'file' of step 'restore'); give it a folder that holds only what it may remove.\n"
+        ), "\(output)")
+    }
+    #expect(try String(contentsOfFile: state, encoding: .utf8) == #"{ "tab": "library" }"#)
   }
 
   @Test func imagesCleanupNeverFollowsALinkInItsDirectorysPath() async throws {

@@ -10,13 +10,18 @@ public struct ManifestLoader: Sendable {
   /// migration of a `store.init` folder, not only their names. `orchestrate validate` and an
   /// app's tests ask for it; a launch does not, to read only what it uses.
   package let checksShippedFiles: Bool
+  /// Whether a folder a step removes files in (`images.cleanup`'s `directory`) is refused
+  /// when it holds another step's path or the launch's own files. Cheap, but it describes
+  /// every kind's parameters, which a launch does not need: with `checksShippedFiles`, and in
+  /// every `orchestrate` command that reads a manifest.
+  package var checksRemovedFolders: Bool
 
   /// The largest manifest read: a 100,000-step manifest is some 10 MB.
   private static let maximumSize = 1 << 30
 
   /// Creates a loader for the kinds in `registry`; with `checksShippedFiles`, it also reads and
-  /// checks every file the steps read only when a launch needs them, as `orchestrate validate`
-  /// does:
+  /// checks every file the steps read only when a launch needs them, and refuses a folder a
+  /// step removes files in that holds another step's path, as `orchestrate validate` does:
   ///
   /// ```swift
   /// @Test func theLaunchManifestIsValid() throws {
@@ -27,6 +32,7 @@ public struct ManifestLoader: Sendable {
   public init(registry: PluginRegistry, checksShippedFiles: Bool = false) {
     self.registry = registry
     self.checksShippedFiles = checksShippedFiles
+    checksRemovedFolders = checksShippedFiles
   }
 
   /// Loads the manifest at `path` (as the user wrote it; relative to the current directory).
@@ -145,6 +151,7 @@ public struct ManifestLoader: Sendable {
     var builder = PlanBuilder(
       manifest: manifest, registry: registry, manifestPath: file, manifestDirectory: directory,
       dataDirectory: dataDirectory, checksShippedFiles: checksShippedFiles,
+      checksRemovedFolders: checksRemovedFolders,
       diagnostics: reader.diagnostics, sourceIndex: reader.stepSourceIndices)
     let plan = builder.build()
     guard let plan, !builder.diagnostics.hasErrors else {

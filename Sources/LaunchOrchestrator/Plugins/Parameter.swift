@@ -52,6 +52,9 @@ extension Parameter where Value: ParameterValue {
   ///   - key: The key in `params`, when it is not the property's name.
   ///   - isPath: Whether the string is a file or folder path (shown as `path`); a path is
   ///     never empty, as an empty one would name the folder it is relative to.
+  ///   - removesFiles: Whether the step removes files in the folder this path names:
+  ///     `orchestrate validate` and `run` (and a ``ManifestLoader`` made with
+  ///     `checksShippedFiles`) refuse a manifest where another step's path lies in it.
   ///   - nonEmpty: Whether the string must have a character, or the array a string.
   ///   - values: The only strings allowed.
   ///   - defaultDescription: The default as people read it, for a default that depends on
@@ -59,25 +62,28 @@ extension Parameter where Value: ParameterValue {
   @inlinable
   public init(
     wrappedValue: Value, _ summary: String, key: String? = nil, isPath: Bool = false,
-    nonEmpty: Bool = false, oneOf values: [String]? = nil, defaultDescription: String? = nil
+    removesFiles: Bool = false, nonEmpty: Bool = false, oneOf values: [String]? = nil,
+    defaultDescription: String? = nil
   ) {
     self.init(
       wrappedValue,
       ParameterDeclaration(
-        summary: summary, key: key, isPath: isPath, isNonEmpty: nonEmpty, values: values,
+        summary: summary, key: key, isPath: isPath, removesFiles: removesFiles,
+        isNonEmpty: nonEmpty, values: values,
         hasDefault: true, defaultDescription: defaultDescription))
   }
 
   /// A parameter a manifest must give.
   @inlinable
   public init(
-    _ summary: String, key: String? = nil, isPath: Bool = false, nonEmpty: Bool = false,
-    oneOf values: [String]? = nil, defaultDescription: String? = nil
+    _ summary: String, key: String? = nil, isPath: Bool = false, removesFiles: Bool = false,
+    nonEmpty: Bool = false, oneOf values: [String]? = nil, defaultDescription: String? = nil
   ) {
     self.init(
       nil,
       ParameterDeclaration(
-        summary: summary, key: key, isPath: isPath, isNonEmpty: nonEmpty, values: values,
+        summary: summary, key: key, isPath: isPath, removesFiles: removesFiles,
+        isNonEmpty: nonEmpty, values: values,
         defaultDescription: defaultDescription))
   }
 
@@ -128,13 +134,14 @@ extension Parameter where Value: ParameterValue & ExpressibleByNilLiteral {
   /// An optional parameter: `nil` unless a manifest gives it.
   @inlinable
   public init(
-    _ summary: String, key: String? = nil, isPath: Bool = false, nonEmpty: Bool = false,
-    oneOf values: [String]? = nil, defaultDescription: String? = nil
+    _ summary: String, key: String? = nil, isPath: Bool = false, removesFiles: Bool = false,
+    nonEmpty: Bool = false, oneOf values: [String]? = nil, defaultDescription: String? = nil
   ) {
     self.init(
       Value(nilLiteral: ()),
       ParameterDeclaration(
-        summary: summary, key: key, isPath: isPath, isNonEmpty: nonEmpty, values: values,
+        summary: summary, key: key, isPath: isPath, removesFiles: removesFiles,
+        isNonEmpty: nonEmpty, values: values,
         defaultDescription: defaultDescription))
   }
 
@@ -229,6 +236,8 @@ struct ParameterDeclaration: Sendable {
   var summary: String
   var key: String?
   var isPath: Bool
+  /// Whether the step removes files in the folder the path names.
+  var removesFiles: Bool
   var isNonEmpty: Bool
   var values: [String]?
   var hasDefault: Bool
@@ -237,13 +246,17 @@ struct ParameterDeclaration: Sendable {
 
   @usableFromInline
   init(
-    summary: String, key: String?, isPath: Bool = false, isNonEmpty: Bool = false,
+    summary: String, key: String?, isPath: Bool = false, removesFiles: Bool = false,
+    isNonEmpty: Bool = false,
     values: [String]? = nil, hasDefault: Bool = false, defaultDescription: String? = nil,
     bounds: IntegerBounds? = nil
   ) {
     self.summary = summary
     self.key = key
+    precondition(
+      isPath || !removesFiles, "a parameter that names a folder to remove files in is a path")
     self.isPath = isPath
+    self.removesFiles = removesFiles
     self.isNonEmpty = isNonEmpty
     self.values = values
     self.hasDefault = hasDefault

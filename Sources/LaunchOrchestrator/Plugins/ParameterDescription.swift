@@ -64,18 +64,21 @@ package struct ParameterDescription: Sendable, Equatable {
   package var defaultJSON: JSONValue?
   /// What it means.
   package var summary: String
+  /// Whether the step removes files in the folder this path names.
+  package var removesFiles: Bool
 
   /// Describes a parameter.
   init(
     _ name: String, _ type: ValueType, required isRequired: Bool = false,
     default defaultValue: String? = nil, json defaultJSON: JSONValue? = nil,
-    _ summary: String
+    removesFiles: Bool = false, _ summary: String
   ) {
     self.name = name
     self.type = type
     self.isRequired = isRequired
     self.defaultValue = defaultValue
     self.defaultJSON = defaultJSON
+    self.removesFiles = removesFiles
     self.summary = summary
   }
 }

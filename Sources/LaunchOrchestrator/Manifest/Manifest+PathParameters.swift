@@ -1,0 +1,65 @@
+import LaunchJSON
+
+/// A path one step (or its fallback) is given, or defaults to.
+package struct PathParameter: Sendable {
+  /// The path as the manifest writes it, or the parameter's default.
+  package var written: String
+  /// The parameter's key in `params`.
+  package var name: String
+  /// The plugin given the path.
+  package var kind: String
+  /// The step's position in the manifest's steps.
+  package var step: Int
+  /// Whether it is given to the step's fallback.
+  package var isFallback: Bool
+  /// Whether the step removes files in the folder it names.
+  package var removesFiles: Bool
+}
+
+extension Manifest {
+  /// Every path parameter of every step and fallback, with its value: given, or the default.
+  /// A fallback of the step's own kind takes the step's parameters with its own over them;
+  /// one of another kind, only its own.
+  package func pathParameters(registry: PluginRegistry) -> [PathParameter] {
+    var found: [PathParameter] = []
+    // Each kind's path parameters, described once: a manifest has thousands of steps of a
+    // few kinds.
+    var pathsOfKind: [(kind: String, parameters: [ParameterDescription])] = []
+    func add(_ kind: String, step: Int, isFallback: Bool, _ value: (String) -> JSONValue?) {
+      let parameters: [ParameterDescription]
+      if let known = pathsOfKind.first(where: { $0.kind == kind }) {
+        parameters = known.parameters
+      } else {
+        parameters = registry.descriptor(for: kind)?.parameters.filter { $0.type == .path } ?? []
+        pathsOfKind.append((kind, parameters))
+      }
+      for parameter in parameters {
+        guard let written = value(parameter.name)?.stringValue ?? parameter.defaultValue,
+          !written.isEmpty
+        else { continue }
+        found.append(
+          PathParameter(
+            written: written, name: parameter.name, kind: kind, step: step,
+            isFallback: isFallback, removesFiles: parameter.removesFiles))
+      }
+    }
+    for index in steps.indices {
+      let step = steps[index]
+      add(step.plugin, step: index, isFallback: false) { step.params?[$0] }
+      guard let fallback = step.fallback else { continue }
+      let ownKind = fallback.plugin == nil
+      add(fallback.plugin ?? step.plugin, step: index, isFallback: true) {
+        fallback.params?[$0] ?? (ownKind ? step.params?[$0] : nil)
+      }
+    }
+    return found
+  }
+}
+
+extension PathParameter {
+  /// The parameter and the step or fallback it is of, in words: `'path' of step 'store'`.
+  package func owner(in manifest: Manifest) -> String {
+    let id = manifest.steps[step].id
+    return isFallback ? "'\(name)' of the fallback of step '\(id)'" : "'\(name)' of step '\(id)'"
+  }
+}
