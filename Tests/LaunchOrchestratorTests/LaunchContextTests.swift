@@ -164,6 +164,54 @@ struct LaunchContextTests {
     #expect(record.claims?.isEmpty ?? true)
   }
 
+  /// With `freedAtTheEnd`, the lock is let go the moment the launch tries once more at its
+  /// end; without, only after the launch.
+  @Test(arguments: [true, false])
+  func aLaunchThatFindsTheRecordLockedUntilItsEndIsCountedThenAsALaunchThatEnded(
+    freedAtTheEnd: Bool
+  ) async throws {
+    let folder = try DataFolder()
+    let plan = try folder.plan(
+      #"{ "version": 1, "steps": [ { "id": "seed", "plugin": "noop", "once": "perInstall" } ] }"#)
+    _ = folder.record.update(waiting: .seconds(1)) { $0 = LaunchRecord() }
+    // Another process's lock on the record, held through the launch's start (250 ms) and the
+    // update that counts it (2 s), and let go the moment the launch tries once more.
+    let path = folder.record.url.path
+    let letGo = DispatchSemaphore(value: 0)
+    let held = DispatchSemaphore(value: 0)
+    let holder = Thread {
+      try? SharedFile(url: URL(fileURLWithPath: path)).withWriteLock {
+        held.signal()
+        letGo.wait()
+      }
+    }
+    holder.start()
+    held.wait()
+    let tries = Locked(0)
+    SharedFile.beforeLocking.withLock {
+      $0[path] = {
+        let count = tries.withLock { count in
+          count += 1
+          return count
+        }
+        if count == 3, freedAtTheEnd { letGo.signal() }
+      }
+    }
+    defer { _ = SharedFile.beforeLocking.withLock { $0.removeValue(forKey: path) } }
+    let report = await LaunchEngine().run(plan, environment: environment(version: "1.0"))
+    letGo.signal()
+    #expect(report.context?.launchNumber == 0)
+    #expect(report.step("seed")?.error == "launch record locked; left to a later launch")
+    #expect(tries.withLock { $0 } == 3)
+    let record = try #require(folder.record.read().record)
+    let note =
+      "the launch record '\(path)' stayed locked by other processes until the launch's end; this launch was not counted"
+    #expect(report.contextNotes.contains(note) == !freedAtTheEnd)
+    #expect(record.launchCount == (freedAtTheEnd ? 1 : 0))
+    // Ended, not started: the crash-loop guard does not take it for a launch that died.
+    #expect(record.recent.map(\.state) == (freedAtTheEnd ? [.firstScreen] : []))
+  }
+
   @Test func theSessionSaysItRunsInSafeModeAfterLaunchesThatDied() async throws {
     let folder = try DataFolder()
     // Two launches that started and never reached the first screen, in a process that cannot

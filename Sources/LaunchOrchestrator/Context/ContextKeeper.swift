@@ -286,6 +286,21 @@ final class ContextKeeper: Sendable {
     let number = await launchNumber()
     if number > 0, let file {
       _ = Self.running.withLock { $0.remove("\(number) \(file.url.path)") }
+    } else if counting != nil, let file {
+      // Found locked at the start, and again all through the update that counts it: one more
+      // try, as a launch over (not one that died, for the crash-loop guard).
+      let (version, state) = (version, marked || reached ? LaunchRecord.State.firstScreen : .ended)
+      // Off the cooperative pool, as every update: it may wait for the lock.
+      let counted = await Task(executorPreference: BlockingExecutor.shared, priority: .utility) {
+        file.update(waiting: Self.updateWait) { record in
+          record.mark(record.begin(version: version, process: process), state)
+        }.value != nil
+      }.value
+      if !counted {
+        notes.append(
+          "the launch record '\(file.url.path)' stayed locked by other processes until the launch's end; this launch was not counted"
+        )
+      }
     }
     // One note for one problem, however many updates met it.
     var seen = Set<String>()
