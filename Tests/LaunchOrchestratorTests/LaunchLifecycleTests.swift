@@ -262,6 +262,31 @@ struct LaunchLifecycleTests {
     await #expect(throws: LaunchFailure.self) { try await control.ensure("nothing", as: Int.self) }
   }
 
+  @Test func anOnDemandStepThatFailsDuringTheLaunchIsItsCallersFailureNotTheLaunchs()
+    async throws
+  {
+    // A key of its own: the step's runs are counted by key, across the tests' repetitions.
+    let key = "ondemand-during-\(UUID().uuidString)"
+    let plan = try loadPlan(
+      """
+      { "version": 1, "signals": ["consent"], "steps": [
+        { "id": "page", "plugin": "noop", "waitFor": ["consent"] },
+        { "id": "index", "plugin": "count", "params": { "key": "\(key)", "failRuns": 1 },
+          "trigger": "onDemand", "onFailure": "abort" }
+      ] }
+      """)
+    let control = LaunchControl()
+    async let launched = LaunchEngine().run(plan, control: control)
+    await #expect(throws: LaunchFailure.self) {
+      try await control.ensure("index", as: Tally.self)
+    }
+    control.signal("consent")
+    let report = await launched
+    #expect(report.outcome == .succeeded)
+    #expect(report.step("page")?.state == .succeeded)
+    #expect(report.step("index")?.state == .failed)
+  }
+
   @Test func noStepEnsuredAfterTheLaunchStartsWhilePaused() async throws {
     let clock = ManualClock()
     let plan = try loadPlan(
