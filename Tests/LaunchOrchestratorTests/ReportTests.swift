@@ -205,6 +205,23 @@ struct ReportTests {
     }
   }
 
+  @Test func refusesAReportThatListsAStepTwice() throws {
+    let report = LaunchReport(
+      manifest: "app.json", name: "App", outcome: .succeeded, route: nil, duration: .seconds(1),
+      milestones: [], criticalPath: [],
+      steps: ["a", "b", "a"].map {
+        LaunchReport.Step(
+          id: $0, plugin: "noop", state: .succeeded, start: .zero, end: .zero, attempts: 1,
+          usedFallback: false, error: nil)
+      })
+    #expect(throws: ReportFormatError.self) { try LaunchReport(jsonText: report.jsonText) }
+    do {
+      _ = try LaunchReport(jsonText: report.jsonText)
+    } catch let error as ReportFormatError {
+      #expect(error.description == "steps[2].id: the step 'a' is listed twice")
+    }
+  }
+
   @Test func namesTheFirstMalformedFieldAtAnyDepthAndReadsIntegersOnlyWhenWhole() throws {
     let text = Self.everyField().jsonText
     func error(replacing old: String, with new: String) throws -> String? {

@@ -225,6 +225,28 @@ struct FieldToolsSafetyTests {
     #expect(result.stdout.contains("b.json': a symbolic link inside a folder, not followed"))
   }
 
+  @Test func aReportThatListsAStepTwiceIsNoReportToAnyCommand() async throws {
+    let folder = try TemporaryFolder()
+    let good = try folder.write("good.json", try Self.report())
+    let twice = try folder.write(
+      "twice.json",
+      try Self.report { object in
+        let steps = object["steps"] as? [Any] ?? []
+        object["steps"] = steps + steps
+      })
+    let stats = try await Orchestrate.run(["stats", good, twice])
+    #expect(stats.stdout.hasPrefix("1 report from 2 files; 1 skipped (not reports):"))
+    #expect(stats.stdout.contains("twice.json': it lists the step 'store' twice"))
+    for command in [["compare", good, twice], ["blame", twice]] {
+      let result = try await Orchestrate.run(command)
+      #expect(result.status == 65)
+      #expect(result.stderr.contains("steps[1].id: the step 'store' is listed twice"))
+    }
+    let export = try await Orchestrate.run(["export", "otlp", twice, "-o", folder.path("out.json")])
+    #expect(export.status != 0)
+    #expect(export.stderr.contains("it lists the step 'store' twice"))
+  }
+
   // MARK: - 5. OTLP
 
   @Test func exportNotesAMissingStartRefusesNineteenSeventyAndSendsADuplicateOnce() async throws {

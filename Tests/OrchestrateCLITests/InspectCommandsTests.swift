@@ -115,7 +115,7 @@ struct InspectCommandsTests {
     let twice = try report(in: folder, steps: [("a", 0, 0.25), ("a", 0.25, 0.5)])
     let repeated = try await Orchestrate.run(["plan", manifest, "--durations", twice])
     #expect(repeated.status == 65)
-    #expect(repeated.stderr.contains("lists the step 'a' twice"))
+    #expect(repeated.stderr.contains("steps[1].id: the step 'a' is listed twice"))
   }
 
   @Test func drawsTheGraphAsDotAndMermaid() async throws {

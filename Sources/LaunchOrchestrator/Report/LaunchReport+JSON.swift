@@ -71,6 +71,13 @@ extension LaunchReport {
     try Self.checkVersion(of: &report)
     // Steps first: a file that is not a report at all is named by its missing steps.
     let steps = try report.elements("steps", Step.init)
+    // Steps are known by their ids: a second line of one would be read as either.
+    var ids = Set<String>(minimumCapacity: steps.count)
+    for (index, step) in steps.enumerated() where !ids.insert(step.id).inserted {
+      throw ReportFormatError(
+        path: JSONPath.root.appending("steps").appending(index).appending("id"),
+        message: "the step '\(step.id)' is listed twice")
+    }
     let milestones = try Self.milestones(of: &report)
     self.init(
       manifest: try report.field("manifest", as: String.self),

@@ -65,6 +65,11 @@ struct ReportScanner {
     guard chosen.hasSteps, chosen.hasMilestones, chosen.outcome != nil else {
       throw Refusal(reason: "it is not a launch report (no outcome, milestones and steps)")
     }
+    // Steps are known by their ids: a second line of one would be counted as either.
+    var ids = Set<String>(minimumCapacity: chosen.steps.count)
+    for step in chosen.steps where !ids.insert(step.id).inserted {
+      throw Refusal(reason: "it lists the step '\(step.id)' twice")
+    }
     if let version = chosen.formatVersion, version > LaunchReport.formatVersion {
       throw Refusal(
         reason:
