@@ -247,6 +247,19 @@ struct FieldToolsSafetyTests {
     #expect(export.stderr.contains("it lists the step 'store' twice"))
   }
 
+  @Test func aFIFOInsideAFolderIsNamedAndCountedNeverRead() async throws {
+    let folder = try TemporaryFolder()
+    try FileManager.default.createDirectory(
+      at: folder.url.appendingPathComponent("reports"), withIntermediateDirectories: true)
+    try folder.write("reports/a.json", try Self.report())
+    // Opened for reading, a FIFO with no writer would hold the command for good.
+    #expect(mkfifo(folder.path("reports/pipe.json"), 0o600) == 0)
+    let result = try await Orchestrate.run(["stats", folder.path("reports")])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.hasPrefix("1 report from 1 file; 1 skipped (not reports):"))
+    #expect(result.stdout.contains("pipe.json': a FIFO (named pipe), not a regular file"))
+  }
+
   // MARK: - 5. OTLP
 
   @Test func exportNotesAMissingStartRefusesNineteenSeventyAndSendsADuplicateOnce() async throws {

@@ -64,7 +64,12 @@ struct StatsReader {
           skipped.append("'\(file)': a symbolic link inside a folder, not followed")
           continue
         }
-        guard type == .typeRegular else { continue }
+        // Folders are gone through; anything else (a FIFO would block the read) is named.
+        if type == .typeDirectory { continue }
+        guard type == .typeRegular else {
+          skipped.append("'\(file)': \(Self.describe(file)), not a regular file")
+          continue
+        }
         if isJSONLines(file) || file.hasSuffix(".json") {
           items += fileItems(file)
         } else {
@@ -73,6 +78,13 @@ struct StatsReader {
       }
     }
     return (items, skipped)
+  }
+
+  /// What stands at `path`, in words, for a file passed over that is not a regular one.
+  private static func describe(_ path: String) -> String {
+    var info = stat()
+    guard lstat(path, &info) == 0 else { return "gone or unreadable" }
+    return SafeFiles.describeType(info.st_mode & mode_t(S_IFMT))
   }
 
   /// Whether `path` holds one report per line: `.jsonl`, or `.ndjson` as some tools name
