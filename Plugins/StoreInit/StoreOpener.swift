@@ -632,10 +632,31 @@ struct StoreOpener {
     }
   }
 
+  /// What stands where SQLite keeps the store's WAL or shared memory (beside the link's
+  /// target, for a link) when it is no file (a FIFO, a folder, a device or a link to one),
+  /// which SQLite reports only as "disk I/O error" or "unable to open database file"; `nil`
+  /// when both are files or missing.
+  private func companionProblem() -> String? {
+    let base = url.resolvingSymlinksInPath().path
+    for (suffix, what) in [("-wal", "write-ahead log"), ("-shm", "shared memory")] {
+      var info = stat()
+      // Followed, as SQLite follows it.
+      guard stat(base + suffix, &info) == 0 else { continue }
+      let type = info.st_mode & mode_t(S_IFMT)
+      guard type != mode_t(S_IFREG) else { continue }
+      return
+        "'\(base + suffix)', where SQLite keeps the \(what) of the store '\(url.path)', is "
+        + "\(SafeFiles.describeType(type)), not a file, so SQLite cannot open the store; it "
+        + "holds nothing of the store's: move it away, and the store opens"
+    }
+    return nil
+  }
+
   /// SQLite says "database is locked", "unable to open database file" or "disk I/O error";
   /// another writer, a folder it cannot write to or a full disk is the cause people can act
   /// on, so it is named.
   private func explain(_ error: SQLiteError) -> any Error {
+    if let problem = companionProblem() { return StepFailure(problem) }
     if error.isBusy {
       return StepFailure(
         "the store '\(url.path)' stayed locked by another connection for all of 'busyTimeout' (\(busyTimeout.manifestText)); close the other writer, or raise 'busyTimeout'"

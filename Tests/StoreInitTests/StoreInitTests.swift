@@ -76,6 +76,34 @@ struct StoreInitTests {
     #expect(report.step("store")?.notes.last == "migrated the store from version 0 to 4")
   }
 
+  @Test(arguments: ["-shm", "-wal"])
+  func aFIFOOrAFolderWhereSQLiteKeepsTheWALOrSharedMemoryIsNamed(suffix: String) async throws {
+    let folder = try ScratchFolder()
+    let params = #"{ "path": "library.sqlite" }"#
+    _ = try await launch(manifest(params), in: folder, plugins: [StoreInitStep.self])
+    let url = folder.file("library.sqlite")
+    let stranger = url.path + suffix
+    try? FileManager.default.removeItem(atPath: stranger)
+    if suffix == "-shm" {
+      // With a WAL beside it, as a store the app has open has.
+      #expect(FileManager.default.createFile(atPath: url.path + "-wal", contents: Data()))
+      #expect(mkfifo(stranger, 0o600) == 0)
+    } else {
+      try FileManager.default.createDirectory(atPath: stranger, withIntermediateDirectories: false)
+    }
+    let (report, _) = try await launch(manifest(params), in: folder, plugins: [StoreInitStep.self])
+    let what = suffix == "-shm" ? "shared memory" : "write-ahead log"
+    let type = suffix == "-shm" ? "a FIFO (named pipe)" : "a folder"
+    #expect(
+      report.step("store")?.error
+        == "'\(stranger)', where SQLite keeps the \(what) of the store '\(url.path)', is \(type), not a file, so SQLite cannot open the store; it holds nothing of the store's: move it away, and the store opens"
+    )
+    // Moved away, as the error says, the store opens as it was.
+    try FileManager.default.removeItem(atPath: stranger)
+    let (again, _) = try await launch(manifest(params), in: folder, plugins: [StoreInitStep.self])
+    #expect(again.outcome == .succeeded)
+  }
+
   @Test func opensAnUpToDateStoreWithoutMigrating() async throws {
     let folder = try ScratchFolder()
     let params = #"{ "path": "library.sqlite" }"#
