@@ -81,10 +81,13 @@ struct Console: Sendable {
     Self.send(data, to: .standardOutput)
   }
 
-  /// Whether ``out(_:)`` goes to an interactive terminal that is not a CI log.
+  /// Whether ``out(_:)`` goes to an interactive terminal that is not a CI log, nor one that
+  /// says it cannot move its cursor (`TERM=dumb`, as Emacs' shell buffers set).
   var isInteractive: Bool {
-    isatty(output.descriptor) == 1
-      && ProcessInfo.processInfo.environment["CI"].map { $0.isEmpty || $0 == "false" } ?? true
+    let environment = ProcessInfo.processInfo.environment
+    return isatty(output.descriptor) == 1
+      && environment["CI"].map { $0.isEmpty || $0 == "false" } ?? true
+      && environment["TERM"] != "dumb"
   }
 
   /// The error that stopped writes to stdout, other than a reader that went away: output was

@@ -12,6 +12,29 @@ import Testing
 /// real binary.
 @Suite("orchestrate: streams, signals and terminal safety", .timeLimit(.minutes(10)))
 struct StreamsAndSignalsTests {
+  /// Runs in a pseudo-terminal (Python's `pty`), as a terminal of type `term` outside CI.
+  @Test(arguments: ["dumb", "xterm"])
+  func aTerminalThatCannotMoveItsCursorGetsTheEventsNotTheLiveDisplay(term: String) async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.write(
+      "slow.json",
+      """
+      { "version": 1, "steps": [
+        { "id": "a", "plugin": "simulate", "params": { "duration": "300ms" } },
+        { "id": "b", "plugin": "simulate", "dependsOn": ["a"], "params": { "duration": "300ms" } }
+      ] }
+      """)
+    let (status, output) = try await runTool([
+      "CI=false", "TERM=\(term)", "python3", "-c",
+      "import os, pty, sys; sys.exit(os.waitstatus_to_exitcode(pty.spawn(sys.argv[1:])))",
+      Orchestrate.buildFolder.appendingPathComponent("orchestrate").path, "run", manifest,
+    ])
+    #expect(status == 0, "\(output)")
+    #expect(output.contains("slow: succeeded in "), "\(output)")
+    // The live display redraws its lines by moving the cursor up: `ESC [ n F`.
+    #expect(output.contains("\u{1B}[") == (term != "dumb"), "\(output)")
+  }
+
   @Test func aReaderThatGoesAwayStopsThePrintingButNotTheLaunch() async throws {
     let folder = try TemporaryFolder()
     let manifest = try folder.write(
