@@ -254,6 +254,12 @@ struct RemovedFolderTests {
     StoreInitStep.self, ImageCleanupStep.self, AppStateStep.self, AppTrimStep.self,
   ]
 
+  private func registry() -> PluginRegistry {
+    var registry = PluginRegistry()
+    registry.register(plugins)
+    return registry
+  }
+
   private func problems(_ steps: String, thorough: Bool = true) -> [String] {
     loadProblems(
       #"{ "version": 1, "name": "app", "steps": [ \#(steps) ] }"#, plugins: plugins,
@@ -296,6 +302,65 @@ struct RemovedFolderTests {
         { "id": "trim", "plugin": "app.trim", "params": { "folder": "images" } }
         """
       ).isEmpty)
+  }
+
+  @Test func aPathIsResolvedAgainstTheFolderItsPluginReadsItFrom() throws {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "removed-\(UUID().uuidString)")
+    let manifestFolder = root.appendingPathComponent("m")
+    let data = root.appendingPathComponent("data")
+    try FileManager.default.createDirectory(at: manifestFolder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: root) }
+    func problems(_ steps: String) -> [String] {
+      do {
+        _ = try ManifestLoader(registry: registry(), checksShippedFiles: true).load(
+          bytes: Array(#"{ "version": 1, "steps": [ \#(steps) ] }"#.utf8), file: "m.json",
+          directory: manifestFolder, dataDirectory: data)
+        return []
+      } catch {
+        return error.errors.map { "\($0.path): \($0.message)" }
+      }
+    }
+    // The state file is in the data folder, not beside the manifest.
+    #expect(
+      problems(
+        """
+        { "id": "state", "plugin": "app.state", "params": { "file": "imgs/state.json" } },
+        { "id": "clean", "plugin": "images.cleanup", "params": { "directory": "\(manifestFolder.path)/imgs" } }
+        """
+      ).isEmpty)
+    #expect(
+      problems(
+        """
+        { "id": "state", "plugin": "app.state", "params": { "file": "imgs/state.json" } },
+        { "id": "clean", "plugin": "images.cleanup", "params": { "directory": "\(data.path)/imgs" } }
+        """) == [
+          "steps[1].params.directory: images.cleanup removes files in '\(data.path)/imgs', where the launch keeps 'imgs/state.json' (the 'file' of step 'state'); give it a folder that holds only what it may remove."
+        ])
+  }
+
+  @Test func aFallbacksOwnFolderIsCheckedOnceAndTheRootHoldsEverything() {
+    #expect(
+      problems(
+        """
+        { "id": "state", "plugin": "app.state", "params": { "file": "a.json" } },
+        { "id": "clean", "plugin": "images.cleanup", "params": { "directory": "/" },
+          "fallback": { "params": { "maxAge": "1h" } } }
+        """) == [
+          "steps[1].params.directory: images.cleanup removes files in '/', where the launch keeps 'a.json' (the 'file' of step 'state'), 'thumbnails' (the 'thumbnails' of step 'state'), the launch's cache and the launch records; give it a folder that holds only what it may remove."
+        ])
+  }
+
+  @Test func pastFiveFilesTheRestAreCounted() {
+    let states = (1...7).map {
+      #"{ "id": "s\#($0)", "plugin": "app.state", "params": { "file": "d/\#($0).json", "thumbnails": "t" } }"#
+    }
+    #expect(
+      problems(
+        states.joined(separator: ",\n")
+          + #", { "id": "trim", "plugin": "app.trim", "params": { "folder": "d" } }"#) == [
+          "steps[7].params.folder: app.trim removes files in 'd', where the launch keeps 'd/1.json' (the 'file' of step 's1'), 'd/2.json' (the 'file' of step 's2'), 'd/3.json' (the 'file' of step 's3'), 'd/4.json' (the 'file' of step 's4'), 'd/5.json' (the 'file' of step 's5') and 2 more; give it a folder that holds only what it may remove."
+        ])
   }
 
   @Test func aLaunchLeavesTheCheckToValidationAndToThePluginItself() {

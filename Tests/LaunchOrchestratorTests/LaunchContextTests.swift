@@ -360,9 +360,44 @@ struct LaunchContextTests {
     let what = isLink ? "a symbolic link" : "a folder"
     #expect(
       report.contextNotes == [
-        "'\(folder.record.url.path)' cannot be locked to write it: its lock file '\(lock.path)' is \(what), not a file, so writers could not take turns writing it; it was left as it was (remove '\(lock.lastPathComponent)' if it is not yours)"
+        "'\(folder.record.url.path)' cannot be locked to write it: its lock file '\(lock.path)' is \(what), not a file (move it away), so this writer could not take its turn with the others; it was left as it was"
       ])
     #expect(!FileManager.default.fileExists(atPath: folder.record.url.path))
+  }
+
+  @Test func aRecordWhoseLockCannotBeTakenStillGivesItsFactsAndTheCrashLoopGuard()
+    async throws
+  {
+    let folder = try DataFolder()
+    // Two launches that died: this one is in safe mode, whatever stands at the lock's name.
+    var record = LaunchRecord()
+    _ = record.begin(version: "1.0", process: Int32.max)
+    _ = record.begin(version: "1.0", process: Int32.max)
+    _ = folder.record.update(waiting: .seconds(1)) { $0 = record }
+    let before = try Data(contentsOf: folder.record.url)
+    try FileManager.default.removeItem(at: folder.record.lockURL)
+    try FileManager.default.createDirectory(
+      at: folder.record.lockURL, withIntermediateDirectories: false)
+    let plan = try folder.plan(
+      """
+      { "version": 1, "safeMode": { "after": 2 }, "steps": [
+        { "id": "store", "plugin": "noop" },
+        { "id": "refresh", "plugin": "noop", "when": { "safeMode": false } },
+        { "id": "seed", "plugin": "noop", "once": "perInstall" }
+      ] }
+      """)
+    let report = await LaunchEngine().run(plan, environment: environment(version: "1.0"))
+    #expect(report.context?.isSafeMode == true)
+    #expect(report.context?.isFirstLaunch == false)
+    #expect(report.context?.launchNumber == 0)
+    #expect(report.step("refresh")?.error == "safe mode")
+    #expect(
+      report.step("seed")?.error
+        == "launch record cannot be locked; left to a launch that can lock it")
+    #expect(
+      report.contextNotes.first?.hasSuffix(
+        "went on, uncounted (run-once steps not done yet are left to a later launch)") == true)
+    #expect(try Data(contentsOf: folder.record.url) == before)
   }
 
   @Test func aLaunchTiedToNoContextTouchesNoFile() async throws {

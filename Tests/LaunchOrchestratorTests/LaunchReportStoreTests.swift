@@ -77,6 +77,20 @@ struct LaunchReportStoreTests {
     #expect(arms.filter { $0 >= 1000 } == Array(1000..<1150))
   }
 
+  @Test func aFolderWhereTheLockGoesLosesNoReport() throws {
+    let folder = Self.folder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    try FileManager.default.createDirectory(
+      at: folder.appendingPathComponent(".reports.lock"), withIntermediateDirectories: true)
+    let store = LaunchReportStore(folder: folder)
+    // Each report has a name of its own: written without the lock rather than lost.
+    try store.append(Self.report(1))
+    try store.append(Self.report(2))
+    #expect(try store.reports().map(\.labels?.arm) == ["1", "2"])
+    try store.removeAll()
+    #expect(try store.reports().isEmpty)
+  }
+
   @Test func skipsADamagedEntryWithANote() throws {
     let folder = Self.folder()
     defer { try? FileManager.default.removeItem(at: folder) }

@@ -173,6 +173,22 @@ struct QueueSharedWithTheAppTests {
     try QueueFile(url: fresh).append([Entry(workId: 3)])
     #expect(try JSONParser.parse(Array(try Data(contentsOf: fresh))).root == [["workId": 3]])
   }
+  @Test func aFIFOWhereTheQueuesLockGoesIsRefusedAsAFolderIs() throws {
+    let folder = try ScratchFolder()
+    let text = #"[ { "workId": 1 } ]"#
+    let queue = try folder.write("queue.json", text)
+    // It opens, and on some systems (macOS) `flock` locks nothing on one.
+    let lock = SharedFile(url: queue).lockURL
+    #expect(mkfifo(lock.path, 0o600) == 0)
+    struct Entry: Encodable { var workId: Int }
+    #expect(
+      throws: StepFailure(
+        "'\(queue.path)' cannot be locked to write it: its lock file '\(lock.path)' is a FIFO (named pipe), not a file (move it away), so this writer could not take its turn with the others; it was left as it was"
+      )
+    ) { try QueueFile(url: queue).append([Entry(workId: 2)]) }
+    #expect(try String(contentsOf: queue, encoding: .utf8) == text)
+  }
+
   @Test func aFolderWhereTheQueuesLockGoesLeavesTheQueueAsItWasForTheStepAndTheApp()
     async throws
   {
@@ -184,7 +200,7 @@ struct QueueSharedWithTheAppTests {
     let lock = SharedFile(url: queue).lockURL
     try FileManager.default.createDirectory(at: lock, withIntermediateDirectories: false)
     let problem =
-      "'\(queue.path)' cannot be locked to write it: its lock file '\(lock.path)' is a folder, not a file, so writers could not take turns writing it; it was left as it was (remove '.queue.json.lock' if it is not yours)"
+      "'\(queue.path)' cannot be locked to write it: its lock file '\(lock.path)' is a folder, not a file (move it away), so this writer could not take its turn with the others; it was left as it was"
     let report = try await launch(manifest, in: folder, plugins: plugins).report
     #expect(report.step("queue")?.error == problem)
     struct Entry: Encodable { var workId: Int }

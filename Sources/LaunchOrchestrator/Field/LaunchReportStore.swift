@@ -23,7 +23,7 @@ import LaunchJSON
 /// (`report-000000000042.json`), written beside its place and renamed into it, so a reader
 /// sees whole reports only. Only the names the store writes are entries: any other file, even
 /// one named nearly so (`report-42.json`, `report-+42.json`), is never counted, read or
-/// removed. Appending holds a lock file (`.lock`) while it numbers, writes and trims, and
+/// removed. Appending holds a lock file (`.reports.lock`) while it numbers, writes and trims, and
 /// lists only the store's own folder, which never holds more than `maxReports` entries. A
 /// damaged entry is skipped when reading, with a note, and ages out like any other.
 public struct LaunchReportStore: Sendable {
@@ -129,9 +129,12 @@ public struct LaunchReportStore: Sendable {
     }.sorted { $0.sequence < $1.sequence }
   }
 
-  /// Runs `body` holding the store's lock, which every append and removal takes.
+  /// Runs `body` holding the store's lock, which every append and removal takes. One that
+  /// cannot lock (a folder at its name) is written without: each report has a name of its
+  /// own, and a report lost is worse than a turn not taken.
   private func withLock<T>(_ body: () throws -> T) throws -> T {
-    try SharedFile(url: folder.appendingPathComponent("reports")).withWriteLock(body)
+    try SharedFile(url: folder.appendingPathComponent("reports")).withWriteLock(
+      unusable: .writeUnlocked, body)
   }
 
   /// One report file: `report-000000000042.json`.

@@ -14,6 +14,11 @@ package struct PathParameter: Sendable {
   package var isFallback: Bool
   /// Whether the step removes files in the folder it names.
   package var removesFiles: Bool
+  /// Whether a relative path may be of the manifest's folder too (a file shipped with it).
+  package var mayBeShipped: Bool
+  /// Whether it is a fallback's of the step's own kind that the fallback does not give: the
+  /// step's own path (or the same default) again.
+  package var isInherited: Bool
 }
 
 extension Manifest {
@@ -24,33 +29,44 @@ extension Manifest {
     var found: [PathParameter] = []
     // Each kind's path parameters, described once: a manifest has thousands of steps of a
     // few kinds.
-    var pathsOfKind: [(kind: String, parameters: [ParameterDescription])] = []
-    func add(_ kind: String, step: Int, isFallback: Bool, _ value: (String) -> JSONValue?) {
+    var pathsOfKind: [(kind: String, parameters: [ParameterDescription], shipped: Bool)] = []
+    func add(
+      _ kind: String, step: Int, isFallback: Bool, inherits: (String) -> Bool,
+      value: (String) -> JSONValue?
+    ) {
       let parameters: [ParameterDescription]
+      let shipped: Bool
       if let known = pathsOfKind.first(where: { $0.kind == kind }) {
-        parameters = known.parameters
+        (parameters, shipped) = (known.parameters, known.shipped)
       } else {
-        parameters = registry.descriptor(for: kind)?.parameters.filter { $0.type == .path } ?? []
-        pathsOfKind.append((kind, parameters))
+        let descriptor = registry.descriptor(for: kind)
+        parameters = descriptor?.parameters.filter { $0.type == .path } ?? []
+        shipped = descriptor?.readsManifestDirectory ?? false
+        pathsOfKind.append((kind, parameters, shipped))
       }
       for parameter in parameters {
-        guard let written = value(parameter.name)?.stringValue ?? parameter.defaultValue,
+        // The default as JSON: a `defaultDescription` is words, not a path.
+        guard let written = (value(parameter.name) ?? parameter.defaultJSON)?.stringValue,
           !written.isEmpty
         else { continue }
         found.append(
           PathParameter(
             written: written, name: parameter.name, kind: kind, step: step,
-            isFallback: isFallback, removesFiles: parameter.removesFiles))
+            isFallback: isFallback, removesFiles: parameter.removesFiles, mayBeShipped: shipped,
+            isInherited: inherits(parameter.name)))
       }
     }
     for index in steps.indices {
       let step = steps[index]
-      add(step.plugin, step: index, isFallback: false) { step.params?[$0] }
+      add(
+        step.plugin, step: index, isFallback: false, inherits: { _ in false },
+        value: { step.params?[$0] })
       guard let fallback = step.fallback else { continue }
       let ownKind = fallback.plugin == nil
-      add(fallback.plugin ?? step.plugin, step: index, isFallback: true) {
-        fallback.params?[$0] ?? (ownKind ? step.params?[$0] : nil)
-      }
+      add(
+        fallback.plugin ?? step.plugin, step: index, isFallback: true,
+        inherits: { ownKind && fallback.params?[$0] == nil },
+        value: { fallback.params?[$0] ?? (ownKind ? step.params?[$0] : nil) })
     }
     return found
   }

@@ -5,43 +5,96 @@ extension PlanBuilder {
   /// Reports each folder a step removes files in (a parameter declared `removesFiles`) that
   /// holds, or is, a path another step or parameter is given, or the launch's own records and
   /// cache: `images.cleanup` given the folder of `store.init`'s migrations would delete them.
-  /// Paths are compared as written, resolved and with `.` and `..` taken out; the plugin
-  /// itself refuses what only a link or a second name reaches (the data folder, a store).
+  ///
+  /// Paths are compared resolved, with `.` and `..` taken out, as the file system compares
+  /// names (``PathKey``); a relative path resolves against the data folder, and for a kind
+  /// whose parameters read the manifest's folder, against that folder too (a file shipped
+  /// with the manifest). The plugin itself refuses what only a link or a second name reaches
+  /// (the data folder, a store). Each folder is looked up among the sorted paths, not compared
+  /// with each: a manifest of thousands of steps may give each one.
   mutating func checkRemovedFolders() {
-    let parameters = manifest.pathParameters(registry: registry)
+    // A fallback's path it inherits is its step's, checked and listed once.
+    let parameters = manifest.pathParameters(registry: registry).filter { !$0.isInherited }
     guard parameters.contains(where: \.removesFiles) else { return }
-    // Where each path resolves: the data folder first, then the manifest's folder, which a
-    // plugin may read shipped files from.
-    let places = parameters.map { parameter in
-      [dataDirectory, manifestDirectory].map {
-        StepContext.resolve(parameter.written, against: $0).path
+    // In manifest order, the launch's own files last: the order they are named in.
+    var kept: [(key: PathKey, what: String, order: Int)] = []
+    for parameter in parameters where !parameter.removesFiles {
+      let bases = parameter.mayBeShipped ? [dataDirectory, manifestDirectory] : [dataDirectory]
+      var keys: [PathKey] = []
+      for base in bases {
+        let key = PathKey(StepContext.resolve(parameter.written, against: base).path)
+        // Another folder files are removed in is no file kept; one place is listed once.
+        if !keys.contains(key) { keys.append(key) }
+      }
+      for key in keys {
+        kept.append(
+          (key, "'\(parameter.written)' (the \(parameter.owner(in: manifest)))", kept.count))
       }
     }
     let record = LaunchRecordFile(dataDirectory: dataDirectory, manifestName: manifest.name)
-    let owned = [
-      (
-        OutputCache(dataDirectory: dataDirectory, manifestName: manifest.name).folder.path,
-        "the launch's cache"
-      ),
-      (record.folder.path, "the launch records"),
-    ]
-    for (position, folder) in parameters.enumerated() where folder.removesFiles {
-      let root = places[position][0]
-      func isInside(_ path: String) -> Bool { path == root || path.hasPrefix(root + "/") }
-      var held: [String] = []
-      // Another folder files are removed in is no file kept.
-      for (other, parameter) in parameters.enumerated() where !parameter.removesFiles {
-        guard places[other].contains(where: isInside) else { continue }
-        held.append("'\(parameter.written)' (the \(parameter.owner(in: manifest)))")
+    let cache = OutputCache(dataDirectory: dataDirectory, manifestName: manifest.name)
+    kept.append((PathKey(cache.folder.path), "the launch's cache", kept.count))
+    kept.append((PathKey(record.folder.path), "the launch records", kept.count))
+    kept.sort { $0.key < $1.key }
+    for folder in parameters where folder.removesFiles {
+      let root = PathKey(StepContext.resolve(folder.written, against: dataDirectory).path)
+      // Every key that starts with the folder's, of which those inside it or equal to it.
+      var held: [(what: String, order: Int)] = []
+      var (index, end) = (0, kept.count)
+      while index < end {
+        let middle = (index + end) / 2
+        if kept[middle].key < root { index = middle + 1 } else { end = middle }
       }
-      for (path, what) in owned where isInside(path) { held.append(what) }
-      guard let last = held.popLast() else { continue }
-      let list = held.isEmpty ? last : held.joined(separator: ", ") + " and " + last
+      while index < kept.count, kept[index].key.starts(with: root) {
+        if kept[index].key.isInside(root) { held.append((kept[index].what, kept[index].order)) }
+        index += 1
+      }
+      guard !held.isEmpty else { continue }
+      let named = held.sorted { $0.order < $1.order }.map(\.what)
       var location = stepPath(folder.step)
       if folder.isFallback { location = location.appending("fallback") }
       diagnostics.report(
-        "\(folder.kind) removes files in '\(folder.written)', where the launch keeps \(list); give it a folder that holds only what it may remove.",
+        "\(folder.kind) removes files in '\(folder.written)', where the launch keeps \(Self.list(named)); give it a folder that holds only what it may remove.",
         at: location.appending("params").appending(folder.name))
     }
+  }
+
+  /// `a`, `a and b`, `a, b and c`; past five, the first five and how many more.
+  private static func list(_ items: [String]) -> String {
+    let shown = items.count > 5 ? Array(items.prefix(5)) + ["\(items.count - 5) more"] : items
+    guard let last = shown.last, shown.count > 1 else { return shown.first ?? "" }
+    return shown.dropLast().joined(separator: ", ") + " and " + last
+  }
+}
+
+/// A path as the file system compares names: canonically composed, and on Apple's systems,
+/// whose file systems ignore case by default (macOS), without case. Compared byte by byte, so
+/// that the paths a folder holds sort together after it.
+struct PathKey: Comparable {
+  private let bytes: [UInt8]
+
+  init(_ path: String) {
+    var folded = path.precomposedStringWithCanonicalMapping
+    #if canImport(Darwin)
+      folded = folded.lowercased()
+    #endif
+    bytes = Array(folded.utf8)
+  }
+
+  static func < (lhs: Self, rhs: Self) -> Bool {
+    lhs.bytes.lexicographicallyPrecedes(rhs.bytes)
+  }
+
+  /// Whether this key starts with `prefix`'s bytes (a path inside it, or a name continuing
+  /// its last one).
+  func starts(with prefix: Self) -> Bool {
+    bytes.starts(with: prefix.bytes)
+  }
+
+  /// Whether the path is `folder`, or inside it.
+  func isInside(_ folder: Self) -> Bool {
+    guard starts(with: folder) else { return false }
+    if bytes.count == folder.bytes.count || folder.bytes.last == UInt8(ascii: "/") { return true }
+    return bytes[folder.bytes.count] == UInt8(ascii: "/")
   }
 }

@@ -104,6 +104,9 @@ package struct PluginDescriptor: Sendable {
   /// Its parameters, as the plugin's `Parameters` type declares them (read from the
   /// declarations the first time a descriptor of the type is asked).
   package var parameters: [ParameterDescription] { types.value.describeParameters() }
+  /// Whether a relative path among its parameters may name a file shipped with the manifest,
+  /// in the manifest's folder (its parameters read that folder), rather than in the data folder.
+  package var readsManifestDirectory: Bool { types.value.readsManifestDirectory }
   /// Outputs of other steps it reads.
   package let inputs: [StepInput]
   /// Values it reads from the app's ``LaunchEnvironment``.
@@ -195,6 +198,9 @@ struct KindTypes: Sendable {
   let outputCoder: Lazy<OutputCoder?>
   /// The schema is kept per type, once read.
   let describeParameters: @Sendable () -> [ParameterDescription]
+  /// Whether the parameters read the manifest's folder (``ManifestDirectory``): only then may
+  /// a relative path among them be of a file shipped with the manifest.
+  let readsManifestDirectory: Bool
   let prepare:
     @Sendable (JSONValue, URL?, Bool, ParameterRound?) throws -> (
       Result<PreparedStep, any Error>, [JSONValueDecoder.UnusedKey]
@@ -213,6 +219,7 @@ struct KindTypes: Sendable {
     // kind described, and both need its parameters.
     let schema = ParameterSchema.of(Parameters.self)
     describeParameters = { schema.descriptions.value }
+    readsManifestDirectory = schema.readsManifestDirectory
     prepare = { value, manifestDirectory, checksShippedFiles, round in
       let (parameters, problem, unused) = try schema.decode(
         value, as: Parameters.self, manifestDirectory: manifestDirectory, reusing: round)

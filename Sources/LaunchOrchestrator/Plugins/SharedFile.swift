@@ -109,14 +109,38 @@ public struct SharedFile: Sendable {
   /// lock, and its own write says what is wrong. A lock file this user may only read still
   /// locks.
   /// - Throws: ``StepFailure`` when another writer holds the lock for all of `timeout`, when
-  ///   something other than a file stands where the lock file goes (a folder, a symbolic link:
-  ///   writers could not take turns), when locking fails otherwise ("No locks available"), and
-  ///   what `body` throws. `body` has not run then.
+  ///   the lock file cannot lock (a folder, a symbolic link or a FIFO stands at its name, or
+  ///   a file this user cannot open: this writer could not take its turn), when locking fails
+  ///   otherwise ("No locks available"), and what `body` throws. `body` has not run then.
   public func withWriteLock<T>(timeout: Duration = .seconds(5), _ body: () throws -> T) throws
     -> T
   {
+    try withWriteLock(timeout: timeout, unusable: .refuse, body)
+  }
+
+  /// What a writer does when the lock file cannot lock.
+  package enum UnusableLock: Sendable {
+    /// Leaves the file as it is, throwing the reason: a writer that replaces a file another
+    /// writer may be replacing too.
+    case refuse
+    /// Writes without the lock: a writer that only adds files of names of its own, for whom
+    /// a lost write is worse than a turn not taken.
+    case writeUnlocked
+  }
+
+  /// ``withWriteLock(timeout:_:)``, with `unusable` saying what happens when the lock file
+  /// cannot lock.
+  package func withWriteLock<T>(
+    timeout: Duration = .seconds(5), unusable: UnusableLock, _ body: () throws -> T
+  ) throws -> T {
     Self.beforeLocking.withLock { $0[url.path] }?()
-    guard let descriptor = try openLock() else { return try body() }
+    var descriptor: Int32?
+    do {
+      descriptor = try openLock()
+    } catch {
+      guard unusable == .writeUnlocked else { throw error }
+    }
+    guard let descriptor else { return try body() }
     // Closing the file lets go of the lock.
     defer { close(descriptor) }
     let clock = ContinuousClock()
@@ -147,29 +171,40 @@ public struct SharedFile: Sendable {
     )
   }
 
-  /// Why the lock file cannot lock: something other than a file stands at its name; `nil`
-  /// when it is a file or missing.
-  private func lockProblem() -> String? {
-    var info = stat()
-    guard lstat(lockURL.path, &info) == 0 else { return nil }
-    let type = info.st_mode & mode_t(S_IFMT)
-    guard type != mode_t(S_IFREG) else { return nil }
-    return "'\(url.path)' cannot be locked to write it: its lock file '\(lockURL.path)' is "
-      + "\(SafeFiles.describeType(type)), not a file, so writers could not take turns "
-      + "writing it; it was left as it was (remove '\(lockURL.lastPathComponent)' if it "
-      + "is not yours)"
+  /// Why the lock file cannot lock, in words that end the sentence "'<file>' cannot be
+  /// locked to write it: its lock file '<lock>' …".
+  private func unusable(_ why: String) -> StepFailure {
+    StepFailure(
+      "'\(url.path)' cannot be locked to write it: its lock file '\(lockURL.path)' \(why), so "
+        + "this writer could not take its turn with the others; it was left as it was")
   }
 
-  /// The lock file, open (created when missing), or `nil` when the folder cannot take it.
-  private func openLock() throws -> Int32? {
+  /// The lock file, open (created when missing), or `nil` when it is missing and the folder
+  /// cannot take it.
+  private func openLock() throws(StepFailure) -> Int32? {
     let flags = O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC
     var descriptor = open(lockURL.path, O_RDWR | O_CREAT | flags, 0o666)
     // Another user's lock file, which this one may only read: `flock` needs no more.
     if descriptor < 0, errno == EACCES { descriptor = open(lockURL.path, O_RDONLY | flags) }
-    guard descriptor < 0 else { return descriptor }
-    // A link or a folder there would leave each writer unlocked, all at once.
-    if let problem = lockProblem() { throw StepFailure(problem) }
-    return nil
+    let code = errno
+    var info = stat()
+    if descriptor >= 0 {
+      // A FIFO opens, and locks nothing where `flock` has no locks for one (macOS).
+      guard fstat(descriptor, &info) == 0, info.st_mode & mode_t(S_IFMT) != mode_t(S_IFREG)
+      else { return descriptor }
+      close(descriptor)
+    } else if lstat(lockURL.path, &info) != 0 {
+      return nil
+    }
+    let type = info.st_mode & mode_t(S_IFMT)
+    // A link, a folder or a FIFO there would leave each writer unlocked, all at once.
+    guard type == mode_t(S_IFREG) else {
+      throw unusable(
+        "is \(SafeFiles.describeType(type)), not a file (move it away)")
+    }
+    // Other writers, who can open it, lock it: this one would write in their turn.
+    throw unusable(
+      "cannot be opened (\(String(cString: strerror(code)).lowercased())); let this user read it")
   }
 
   /// For tests: work to run when a writer of the file at a path is about to take its lock,
