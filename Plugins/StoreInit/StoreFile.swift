@@ -58,8 +58,10 @@ package enum StoreFile: Equatable {
     return .foreign(start: describe(bytes))
   }
 
-  private static func describe(_ type: mode_t) -> String {
+  /// A file type in words: `a FIFO (named pipe)`.
+  static func describe(_ type: mode_t) -> String {
     switch type {
+    case mode_t(S_IFDIR): "a folder"
     case mode_t(S_IFCHR): "a character device"
     case mode_t(S_IFBLK): "a block device"
     case mode_t(S_IFIFO): "a FIFO (named pipe)"

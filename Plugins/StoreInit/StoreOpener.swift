@@ -646,7 +646,7 @@ struct StoreOpener {
       guard type != mode_t(S_IFREG) else { continue }
       return
         "'\(base + suffix)', where SQLite keeps the \(what) of the store '\(url.path)', is "
-        + "\(SafeFiles.describeType(type)), not a file, so SQLite cannot open the store; it "
+        + "\(StoreFile.describe(type)), not a file, so SQLite cannot open the store; it "
         + "holds nothing of the store's: move it away, and the store opens"
     }
     return nil

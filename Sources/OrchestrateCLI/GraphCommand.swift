@@ -100,9 +100,11 @@ struct GraphCommand: Command {
       case .signal(let index): "g\(index)"
       }
     }
-    // A node is one line: a newline in a name would end it and start a forged one.
+    // A node is one line: a newline in a name would end it and start a forged one. Labels are
+    // HTML to Mermaid (`<br/>` breaks them): a `<` in a name would open a tag.
     func label(_ text: String) -> String {
       TerminalText.escaped(text).replacingOccurrences(of: "\"", with: "#quot;")
+        .replacingOccurrences(of: "<", with: "#lt;").replacingOccurrences(of: ">", with: "#gt;")
     }
     var lines = ["flowchart LR"]
     for step in plan.steps {

@@ -115,9 +115,10 @@ public enum Orchestrate {
     if let command = commands.first(where: { $0.spec.name == name }) { return command }
     // A closure, not the key path `\.spec.name`: a key path through an existential metatype
     // crashes the Swift 6.3 compiler.
-    let names = commands.map { $0.spec.name }
+    let isOption = name.hasPrefix("-")
+    let names = isOption ? ["--help", "--version"] : commands.map { $0.spec.name }
     let hint = Suggestions.didYouMean(name, in: names)
-    let kind = name.hasPrefix("-") ? "option" : "subcommand"
+    let kind = isOption ? "option" : "subcommand"
     throw CLIError(
       message: "Unknown \(kind) '\(name)'.\(hint)", exitCode: .usage,
       usage: "orchestrate <subcommand>")

@@ -15,8 +15,16 @@ extension RunCommand {
     }
     for ensure in options.ensures {
       guard let step = plan.step(ensure.name) else {
+        let onDemand = plan.steps.filter { $0.trigger == .onDemand }.map(\.id)
+        let close = Suggestions.didYouMean(ensure.name, in: onDemand)
+        let hint =
+          !close.isEmpty
+          ? close
+          : onDemand.isEmpty
+            ? " It has no on-demand steps (\"trigger\": \"onDemand\")."
+            : " Its on-demand steps: \(onDemand.map { "'\($0)'" }.joined(separator: ", "))."
         throw .invalidValue(
-          "'\(options.$ensures.name) \(ensure.name)' names no step of the manifest.")
+          "'\(options.$ensures.name) \(ensure.name)' names no step of the manifest.\(hint)")
       }
       guard step.trigger == .onDemand else {
         throw .invalidValue(

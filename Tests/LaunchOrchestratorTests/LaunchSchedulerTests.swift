@@ -229,23 +229,46 @@ struct LaunchSchedulerTests {
       """)
     launch.start()
     launch.advance(to: .seconds(1))
-    // The timed-out attempt is cancelled; the next waits for it to end (or its grace period).
+    // The timed-out attempt is cancelled; the next waits for it to end (or its grace period),
+    // and for its backoff, counted from the timeout, as the event says.
     #expect(launch.nextDeadline() == .seconds(2))
     launch.finishAbandoned(token: 0, at: .milliseconds(1200))
-    #expect(launch.nextDeadline() == .milliseconds(1700))
-    launch.advance(to: .milliseconds(1700))
-    #expect(launch.nextDeadline() == .milliseconds(2700))
-    launch.advance(to: .milliseconds(2700))
+    #expect(launch.nextDeadline() == .milliseconds(1500))
+    launch.advance(to: .milliseconds(1500))
+    #expect(launch.nextDeadline() == .milliseconds(2500))
+    launch.advance(to: .milliseconds(2500))
     // The last attempt ignores its cancellation: the launch ends when its grace period does.
-    launch.advance(to: .milliseconds(3700))
+    launch.advance(to: .milliseconds(3500))
     #expect(
       launch.takeLog() == [
-        "0s start a", "1s retry a#2 in 500ms after: timed out after 1s", "1.7s start a#2",
-        "2.7s timeout a 1s", "3.7s finish failed",
+        "0s start a", "1s retry a#2 in 500ms after: timed out after 1s", "1.5s start a#2",
+        "2.5s timeout a 1s", "3.5s finish failed",
       ])
     #expect(
       launch.scheduler.records[0].notes == [
         "attempt 2 did not stop within 1s of its timeout and was abandoned"
+      ])
+  }
+
+  @Test func aTimedOutAttemptThatEndsPastTheBackoffIsFollowedAtOnce() throws {
+    var launch = try SchedulerHarness(
+      """
+      { "version": 1, "steps": [
+        { "id": "a", "plugin": "noop", "timeout": "1s", "retry": { "attempts": 2, "backoff": "200ms" } }
+      ] }
+      """)
+    launch.start()
+    launch.advance(to: .seconds(1))
+    launch.advance(to: .milliseconds(1200))
+    // The backoff is over; two attempts of one step still never run at once.
+    #expect(launch.runningSteps.isEmpty)
+    launch.finishAbandoned(token: 0, at: .milliseconds(1400))
+    #expect(launch.runningSteps == ["a"])
+    launch.succeed("a", at: .milliseconds(1500))
+    #expect(
+      launch.takeLog() == [
+        "0s start a", "1s retry a#2 in 200ms after: timed out after 1s", "1.4s start a#2",
+        "1.5s done a", "1.5s finish succeeded",
       ])
   }
 

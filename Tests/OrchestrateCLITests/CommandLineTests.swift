@@ -72,6 +72,12 @@ struct CommandLineTests {
         == "Error: Unknown subcommand 'rn'. Did you mean 'run'?\nUsage: orchestrate <subcommand>\n")
   }
 
+  @Test func suggestsTheTopLevelOptionMeant() async throws {
+    let result = try await Orchestrate.run(["--verson"])
+    #expect(result.status == 64)
+    #expect(result.stderr.hasPrefix("Error: Unknown option '--verson'. Did you mean '--version'?"))
+  }
+
   @Test func suggestsTheOptionMeant() async throws {
     let result = try await Orchestrate.run(["run", "manifests/app.json", "--reprot", "r.json"])
     #expect(result.status == 64)

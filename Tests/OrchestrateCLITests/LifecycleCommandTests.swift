@@ -178,5 +178,14 @@ struct LifecycleCommandTests {
     let ensure = try await Orchestrate.run(["run", manifest, "--ensure", "store"])
     #expect(ensure.status == 64)
     #expect(ensure.stderr.contains("names a step that runs in the launch anyway"))
+    let typo = try await Orchestrate.run(["run", manifest, "--ensure", "serch"])
+    #expect(typo.status == 64)
+    #expect(
+      typo.stderr.hasPrefix(
+        "Error: '--ensure serch' names no step of the manifest. Did you mean 'search'?"))
+    let unknown = try await Orchestrate.run(["run", manifest, "--ensure", "zzz"])
+    #expect(
+      unknown.stderr.hasPrefix(
+        "Error: '--ensure zzz' names no step of the manifest. Its on-demand steps: 'search'."))
   }
 }

@@ -182,6 +182,19 @@ struct StreamsAndSignalsTests {
     #expect(mermaid.stdout.contains(#"s1["b\u{2028}forged<br/>simulate · normal"]"#))
   }
 
+  @Test func aMermaidLabelNeverOpensATag() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.write(
+      "tags.json",
+      #"{ "version": 1, "steps": [ { "id": "<img src=x onerror=alert(1)>", "plugin": "simulate" } ] }"#
+    )
+    let mermaid = try await Orchestrate.run(["graph", manifest, "--format", "mermaid"])
+    #expect(mermaid.status == 0, "\(mermaid.stderr)")
+    #expect(
+      mermaid.stdout.contains(##"s0["#lt;img src=x onerror=alert(1)#gt;<br/>simulate · normal"]"##))
+    #expect(!mermaid.stdout.contains("<img"))
+  }
+
   @Test func jsonOnTheTerminalStaysJSONWithEveryNameEscaped() async throws {
     let folder = try TemporaryFolder()
     let manifest = try folder.write(

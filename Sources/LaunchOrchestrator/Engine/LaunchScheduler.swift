@@ -76,8 +76,9 @@ struct LaunchScheduler {
     case waiting, delayed, ready, running, backingOff, cancelling, done
     /// An on-demand step nobody has asked for: not part of the launch until activated.
     case dormant
-    /// Its timed-out attempt still holds its slot; the next attempt waits for it to end,
-    /// then for `retryDelays[step]`.
+    /// Its timed-out attempt still holds its slot; the next attempt waits for it to end, and
+    /// for its backoff, due at `retryTimes[step]` (counted from the timeout, as the event that
+    /// announced it said).
     case waitingForTimedOutAttempt
   }
 
@@ -165,7 +166,7 @@ struct LaunchScheduler {
   /// but it keeps its concurrency slot until it ends or its grace period runs out.
   private var timedOutAttempts: [Attempt?]
   private var timedOutCount = 0
-  private var retryDelays: [Duration]
+  private var retryTimes: [Duration]
   /// The step of each token handed out; tokens count up from 0.
   private var tokenSteps: [Int] = []
   private var running = 0
@@ -199,7 +200,7 @@ struct LaunchScheduler {
     milestoneRemaining = plan.milestones.map(\.steps.count)
     liveAttempts = Array(repeating: nil, count: count)
     timedOutAttempts = Array(repeating: nil, count: count)
-    retryDelays = Array(repeating: .zero, count: count)
+    retryTimes = Array(repeating: .zero, count: count)
     unfinished = count
     signalTimes = Array(repeating: nil, count: plan.signals.count)
     unmetSignals = Array(repeating: 0, count: count)
@@ -722,7 +723,7 @@ struct LaunchScheduler {
   private mutating func retry(_ step: Int, after delay: Duration, at now: Duration) {
     if timedOutAttempts[step] != nil {
       phase[step] = .waitingForTimedOutAttempt
-      retryDelays[step] = delay
+      retryTimes[step] = now + delay
     } else if delay > .zero {
       phase[step] = .backingOff
       schedule(.backoffElapsed(step: step), at: now + delay)
@@ -741,7 +742,7 @@ struct LaunchScheduler {
     timedOutCount -= 1
     running -= 1
     if phase[attempt.step] == .waitingForTimedOutAttempt, ending == nil {
-      retry(attempt.step, after: retryDelays[attempt.step], at: now)
+      retry(attempt.step, after: max(.zero, retryTimes[attempt.step] - now), at: now)
     }
     return attempt
   }
