@@ -69,6 +69,43 @@ struct LaunchSchedulerTests {
     #expect(launch.runningSteps == ["short"])
   }
 
+  /// `store` is `background`; `search`, on demand and `critical`, waits for it.
+  private static let searchBehindBackgroundWork = """
+    { "version": 1, "maxConcurrency": 1, "steps": [
+      { "id": "first", "plugin": "noop" },
+      { "id": "page", "plugin": "noop" },
+      { "id": "index", "plugin": "noop", "priority": "background" },
+      { "id": "store", "plugin": "noop", "priority": "background", "after": ["index"] },
+      { "id": "search", "plugin": "noop", "priority": "critical", "trigger": "onDemand",
+        "dependsOn": ["store"] }
+    ] }
+    """
+
+  @Test func anOnDemandStepLendsItsPriorityOnlyOnceEnsured() throws {
+    var never = try SchedulerHarness(Self.searchBehindBackgroundWork)
+    never.start()
+    var order: [String] = []
+    for second in 1...4 {
+      let current = try #require(never.runningSteps.first)
+      order.append(current)
+      never.succeed(current, at: .seconds(second))
+    }
+    // Never ensured: the launch's own work goes first.
+    #expect(order == ["first", "page", "index", "store"])
+
+    var ensured = try SchedulerHarness(Self.searchBehindBackgroundWork)
+    ensured.start()
+    ensured.activate("search", at: .zero)
+    order = []
+    for second in 1...5 {
+      let current = try #require(ensured.runningSteps.first)
+      order.append(current)
+      ensured.succeed(current, at: .seconds(second))
+    }
+    // Ensured (a tap on search): what it waits for, and what that waits for, goes first.
+    #expect(order == ["first", "index", "store", "search", "page"])
+  }
+
   @Test func dependentsOfALowPriorityStepLendItTheirPriority() throws {
     var launch = try SchedulerHarness(
       """

@@ -547,7 +547,7 @@ private final class LaunchRun: ControlledRun {
     let isMain = plan.steps[step].isolation == .main
     let priority =
       attempt.isRefresh
-      ? TaskPriority.background : plan.steps[step].effectivePriority.taskPriority
+      ? TaskPriority.background : attempt.priority.taskPriority
     // Unstructured on purpose: a timeout must let the launch move on even when a plugin
     // ignores cancellation, and a task group would wait for such a child forever. The run
     // keeps every handle and cancels it when the attempt times out or the launch ends.

@@ -21,6 +21,9 @@ struct LaunchScheduler {
     let isFallback: Bool
     /// Whether it refreshes an output served from the cache, at background priority.
     var isRefresh = false
+    /// The priority it runs at: the step's effective one, or higher once an on-demand step
+    /// that waits for it was ensured.
+    var priority = StepPriority.normal
   }
 
   /// How an attempt's code ended.
@@ -167,6 +170,9 @@ struct LaunchScheduler {
   private var timedOutAttempts: [Attempt?]
   private var timedOutCount = 0
   private var retryTimes: [Duration]
+  /// Each step's priority once an ensured on-demand step raised any (``lendPriority(of:)``);
+  /// made on the first raise, `nil` until then: most launches ensure nothing.
+  private var raisedPriorities: [StepPriority]?
   /// The step of each token handed out; tokens count up from 0.
   private var tokenSteps: [Int] = []
   private var running = 0
@@ -463,8 +469,40 @@ struct LaunchScheduler {
   /// again; one running or done already is left as it is.
   mutating func activate(_ step: Int, at now: Duration) {
     activateSteps(step, at: now)
+    lendPriority(of: step)
     drainFinishQueue(at: now)
     settle(at: now)
+  }
+
+  /// The priority `step` runs at now.
+  private func priority(of step: Int) -> StepPriority {
+    raisedPriorities?[step] ?? plan.steps[step].effectivePriority
+  }
+
+  /// Raises what ensured step `step` waits for, and what that waits for, that has not started
+  /// to the step's priority, as the plan raises what a launch step waits for: a `critical`
+  /// search ensured by a tap is not held up behind `background` work it needs. A step ready
+  /// already is queued again at the new priority; the lower entry is passed over.
+  private mutating func lendPriority(of step: Int) {
+    let lent = priority(of: step)
+    var pending = plan.steps[step].dependsOn + plan.steps[step].after
+    while let next = pending.popLast() {
+      // As urgent already, and so then is all it waits for.
+      guard priority(of: next) < lent else { continue }
+      switch phase[next] {
+      case .running, .cancelling, .done: continue
+      default: break
+      }
+      if raisedPriorities == nil { raisedPriorities = plan.steps.map(\.effectivePriority) }
+      raisedPriorities?[next] = lent
+      if phase[next] == .ready, records[next].servedAt == nil {
+        ready.insert(
+          ReadyEntry(
+            isRefresh: false, priority: lent, remainingPath: plan.steps[next].remainingPath,
+            step: next))
+      }
+      pending += plan.steps[next].dependsOn + plan.steps[next].after
+    }
   }
 
   private mutating func activateSteps(_ step: Int, at now: Duration) {
@@ -630,7 +668,7 @@ struct LaunchScheduler {
     ready.insert(
       ReadyEntry(
         isRefresh: isRefresh,
-        priority: isRefresh ? .background : plan.steps[step].effectivePriority,
+        priority: isRefresh ? .background : priority(of: step),
         remainingPath: plan.steps[step].remainingPath, step: step))
   }
 
@@ -649,7 +687,8 @@ struct LaunchScheduler {
     }
     let attempt = Attempt(
       token: tokenSteps.count, step: step, number: records[step].attempts,
-      isFallback: onFallback[step], isRefresh: records[step].servedAt != nil)
+      isFallback: onFallback[step], isRefresh: records[step].servedAt != nil,
+      priority: priority(of: step))
     tokenSteps.append(step)
     liveAttempts[step] = attempt
     running += 1

@@ -323,8 +323,12 @@ struct PlanBuilder {
     for index in order.reversed() {
       var longest = Duration.zero
       func include(_ dependent: Int) {
-        ranking.effectivePriorities[index] = max(
-          ranking.effectivePriorities[index], ranking.effectivePriorities[dependent])
+        // An on-demand step lends its priority only once the app ensures it (the scheduler
+        // raises what it waits for then): one never ensured makes no launch work urgent.
+        if steps[dependent].trigger != .onDemand {
+          ranking.effectivePriorities[index] = max(
+            ranking.effectivePriorities[index], ranking.effectivePriorities[dependent])
+        }
         longest = max(longest, ranking.remainingPaths[dependent])
       }
       for dependent in ranking.hardDependents[index] { include(dependent) }
@@ -648,8 +652,9 @@ struct PlanBuilder {
       for dependency in dependsOn[index] + after[index] {
         let dependencyPriority = steps[dependency].priority ?? manifest.defaults.priority
         guard dependencyPriority <= .low else { continue }
+        let when = steps[index].trigger == .onDemand ? " once the step is ensured" : ""
         diagnostics.report(
-          "priority inversion: the step is \(priority) but waits for '\(steps[dependency].id)', which is \(dependencyPriority). '\(steps[dependency].id)' will run at \(priority) priority; raise its priority in the manifest to say so.",
+          "priority inversion: the step is \(priority) but waits for '\(steps[dependency].id)', which is \(dependencyPriority). '\(steps[dependency].id)' will run at \(priority) priority\(when); raise its priority in the manifest to say so.",
           at: stepPath(index), severity: .warning)
       }
     }

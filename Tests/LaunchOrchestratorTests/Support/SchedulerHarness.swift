@@ -68,6 +68,16 @@ struct SchedulerHarness {
     applyActions()
   }
 
+  /// The app ensures on-demand step `id` at `time`.
+  mutating func activate(_ id: String, at time: Duration) {
+    guard let step = scheduler.plan.steps.firstIndex(where: { $0.id == id }) else {
+      Issue.record("no step '\(id)'")
+      return
+    }
+    scheduler.activate(step, at: time)
+    applyActions()
+  }
+
   mutating func advance(to time: Duration) {
     scheduler.advance(to: time)
     applyActions()
