@@ -400,6 +400,20 @@ struct LaunchContextTests {
     #expect(try Data(contentsOf: folder.record.url) == before)
   }
 
+  @Test func aPerVersionStepOfALaunchGivenNoVersionSaysItRunsAsPerInstall() async throws {
+    let folder = try DataFolder()
+    let plan = try folder.plan(
+      #"{ "version": 1, "steps": [ { "id": "seed", "plugin": "noop", "once": "perVersion" } ] }"#)
+    let unversioned = await LaunchEngine().run(plan, environment: environment())
+    #expect(
+      unversioned.contextNotes == [
+        "'seed' runs once per app version, and the launch was given none (AppInfo, or the manifest's 'app'), so it runs once, as per install"
+      ])
+    let versioned = await LaunchEngine().run(plan, environment: environment(version: "2.0"))
+    #expect(versioned.contextNotes.isEmpty)
+    #expect(versioned.step("seed")?.state == .succeeded)
+  }
+
   @Test func aLaunchTiedToNoContextTouchesNoFile() async throws {
     let folder = try DataFolder()
     let plan = try folder.plan(#"{ "version": 1, "steps": [ { "id": "a", "plugin": "noop" } ] }"#)

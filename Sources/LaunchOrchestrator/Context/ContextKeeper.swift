@@ -68,7 +68,17 @@ final class ContextKeeper: Sendable {
     self.version = version
     let screen = plan.manifest.splash?.dismissOn ?? "interactive"
     firstScreen = plan.milestones.firstIndex { $0.name == screen }
-    state = Locked(State(notes: notes))
+    // Without a version, every launch is of the same one: said of a step that runs, since
+    // it is seldom meant.
+    let unversioned =
+      version != nil
+      ? []
+      : plan.contextSteps.compactMap { index in
+        plan.manifest.steps[index].once == .perVersion && !skips.contains { $0.step == index }
+          ? "'\(plan.steps[index].id)' runs once per app version, and the launch was given none (AppInfo, or the manifest's 'app'), so it runs once, as per install"
+          : nil
+      }
+    state = Locked(State(notes: notes + unversioned))
   }
 
   /// The longest a launch waits for the record's lock at its start: longer, and the launch
