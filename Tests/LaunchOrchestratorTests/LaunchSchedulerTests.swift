@@ -106,6 +106,95 @@ struct LaunchSchedulerTests {
     #expect(order == ["first", "index", "store", "search", "page"])
   }
 
+  /// Runs what is running one step at a time (`maxConcurrency` 1), each ending a second after
+  /// the last, and returns the order they ran in.
+  private static func drain(_ launch: inout SchedulerHarness, from second: Int, count: Int)
+    -> [String]
+  {
+    var order: [String] = []
+    for second in second..<(second + count) {
+      guard let current = launch.runningSteps.first else { break }
+      order.append(current)
+      launch.succeed(current, at: .seconds(second))
+    }
+    return order
+  }
+
+  @Test func anEnsuredStepLendsThroughItsOnDemandPrerequisitesAndTheirOwnPriority() throws {
+    // `index` is on demand and `critical`: ensured as `search`'s prerequisite, it lends its
+    // own priority, which the plan lends to nothing.
+    var launch = try SchedulerHarness(
+      """
+      { "version": 1, "maxConcurrency": 1, "steps": [
+        { "id": "first", "plugin": "noop" },
+        { "id": "page", "plugin": "noop", "priority": "high" },
+        { "id": "store", "plugin": "noop", "priority": "background" },
+        { "id": "index", "plugin": "noop", "priority": "critical", "trigger": "onDemand",
+          "dependsOn": ["store"] },
+        { "id": "search", "plugin": "noop", "trigger": "onDemand", "dependsOn": ["index"] }
+      ] }
+      """)
+    launch.start()
+    launch.activate("search", at: .zero)
+    #expect(
+      Self.drain(&launch, from: 1, count: 5) == ["page", "store", "index", "first", "search"])
+  }
+
+  @Test func aRunningPrerequisiteIsRaisedForTheRetryItMayStillNeed() throws {
+    var launch = try SchedulerHarness(
+      """
+      { "version": 1, "maxConcurrency": 1, "steps": [
+        { "id": "store", "plugin": "noop", "priority": "background", "retry": { "attempts": 2 } },
+        { "id": "page", "plugin": "noop", "delay": "1s" },
+        { "id": "search", "plugin": "noop", "priority": "critical", "trigger": "onDemand",
+          "dependsOn": ["store"] }
+      ] }
+      """)
+    launch.start()
+    launch.activate("search", at: .zero)
+    launch.advance(to: .seconds(1))
+    launch.fail("store", at: .seconds(2))
+    #expect(Self.drain(&launch, from: 3, count: 3) == ["store", "search", "page"])
+  }
+
+  @Test func aPrerequisiteServedFromTheCacheRaisesNothingBehindIt() throws {
+    var launch = try SchedulerHarness(
+      """
+      { "version": 1, "maxConcurrency": 1, "steps": [
+        { "id": "first", "plugin": "noop" },
+        { "id": "page", "plugin": "noop" },
+        { "id": "index", "plugin": "noop", "priority": "background" },
+        { "id": "store", "plugin": "noop", "priority": "background", "dependsOn": ["index"] },
+        { "id": "search", "plugin": "noop", "priority": "critical", "trigger": "onDemand",
+          "dependsOn": ["store"] }
+      ] }
+      """)
+    launch.start(served: ["store"])
+    launch.activate("search", at: .zero)
+    // Only the served store's refresh waits for `index`; `search` waits for nothing.
+    #expect(
+      Self.drain(&launch, from: 1, count: 5) == ["first", "search", "page", "index", "store"])
+  }
+
+  @Test func aStepSkippedAsItIsEnsuredLendsNothing() throws {
+    var launch = try SchedulerHarness(
+      """
+      { "version": 1, "maxConcurrency": 1, "steps": [
+        { "id": "bad", "plugin": "noop", "priority": "critical", "onFailure": "continue" },
+        { "id": "page", "plugin": "noop" },
+        { "id": "later", "plugin": "noop" },
+        { "id": "slow", "plugin": "noop", "priority": "background" },
+        { "id": "search", "plugin": "noop", "priority": "critical", "trigger": "onDemand",
+          "dependsOn": ["bad"], "after": ["slow"] }
+      ] }
+      """)
+    launch.start()
+    launch.fail("bad", at: .seconds(1))
+    launch.activate("search", at: .seconds(1))
+    #expect(launch.scheduler.records[4].state == .skipped)
+    #expect(Self.drain(&launch, from: 2, count: 3) == ["page", "later", "slow"])
+  }
+
   @Test func dependentsOfALowPriorityStepLendItTheirPriority() throws {
     var launch = try SchedulerHarness(
       """

@@ -167,22 +167,17 @@ final class ContextKeeper: Sendable {
           context: context, skips: skips, plan: plan, file: file, number: context.launchNumber,
           version: version, notes: notes)
       }
-      // The record is locked by another process, its lock cannot be taken, or it cannot be
-      // kept: the launch goes on at once. A locked record is read without the lock for the
-      // launch's facts, and the launch is counted off its path once the lock is free (one
-      // whose lock cannot be taken, never); run-once steps not done yet are left to a later
-      // launch, since only a claim made holding the lock keeps two launches from both running
-      // one. A record that cannot be kept gives unknown facts.
+      // The record is locked by another process, or cannot be kept (its lock cannot be
+      // taken among the reasons): the launch goes on at once. A locked record is read without
+      // the lock for the launch's facts, and the launch is counted off its path once the lock
+      // is free; run-once steps not done yet are left to a later launch, since only a claim
+      // made holding the lock keeps two launches from both running one. A record that cannot
+      // be kept gives unknown facts.
       let given = given ?? LaunchContext()
-      var (record, readNotes): (LaunchRecord?, [String]) = (nil, [])
-      if started.wasBusy {
-        (record, readNotes) = file.read()
-      } else if started.cannotLock, FileManager.default.fileExists(atPath: file.url.path) {
-        // Only a record there and whole: one that reads as empty would make every launch a
-        // first launch, since no launch can write one.
-        let read = file.read()
-        (record, readNotes) = (read.notes.isEmpty ? read.record : nil, read.notes)
-      }
+      // A record whose lock cannot be taken is never written again: facts read from it would
+      // stay as they are for good (after an upgrade, in safe mode), so they are unknown, as
+      // for a record that cannot be kept.
+      let (record, readNotes) = started.wasBusy ? file.read() : (nil, [])
       var context = LaunchContext.unknown(given)
       var notes = started.notes
       var skips: [ContextSkip] = []
@@ -194,32 +189,24 @@ final class ContextKeeper: Sendable {
         context.launchNumber = 0
         skips = Self.skips(of: plan, in: context, record: record, version: version)
         let skipped = Set(skips.map(\.step))
-        let reason =
-          started.wasBusy
-          ? "launch record locked; left to a later launch"
-          : "launch record cannot be locked; left to a launch that can lock it"
         for index in onceSteps where !skipped.contains(index) {
-          skips.append(ContextSkip(step: index, reason: reason, keepsDependents: false))
+          skips.append(
+            ContextSkip(
+              step: index, reason: "launch record locked; left to a later launch",
+              keepsDependents: false))
         }
         skips.sort { $0.step < $1.step }
         notes[0] +=
-          started.wasBusy
-          ? "; this launch read it without the lock and went on (run-once steps not done yet are left to a later launch)"
-          : "; this launch read it without the lock and went on, uncounted (run-once steps not done yet are left to a later launch)"
+          "; this launch read it without the lock and went on (run-once steps not done yet are left to a later launch)"
         let key = file.url.path
-        // A lock that cannot be taken will not be taken later either: the launch is not
-        // counted.
-        counting =
-          !started.wasBusy
-          ? nil
-          : Task(executorPreference: BlockingExecutor.shared, priority: .utility) {
-            let update = file.update(waiting: updateWait) { record in
-              let number = record.begin(version: version, process: process)
-              running.withLock { _ = $0.insert("\(number) \(key)") }
-              return number
-            }
-            return update.value ?? 0
+        counting = Task(executorPreference: BlockingExecutor.shared, priority: .utility) {
+          let update = file.update(waiting: updateWait) { record in
+            let number = record.begin(version: version, process: process)
+            running.withLock { _ = $0.insert("\(number) \(key)") }
+            return number
           }
+          return update.value ?? 0
+        }
       } else {
         if started.wasBusy {
           notes[0] +=

@@ -293,9 +293,6 @@ package struct LaunchRecordFile: Sendable {
     package var notes: [String]
     /// Whether the record stayed locked by another process for all of the wait.
     package var wasBusy = false
-    /// Whether its lock cannot be taken at all (a folder at the lock file's name): the
-    /// record, which is only ever replaced whole, can still be read without it.
-    package var cannotLock = false
   }
 
   /// Reads the record holding its lock, lets `change` change it, and writes it back
@@ -351,7 +348,7 @@ package struct LaunchRecordFile: Sendable {
         ], wasBusy: true)
     } catch {
       // The lock cannot be taken at all: said as the lock says it.
-      return Update(value: nil, notes: ["\(error)"], cannotLock: true)
+      return Update(value: nil, notes: ["\(error)"])
     }
     return Update(value: result, notes: notes)
   }

@@ -469,8 +469,9 @@ struct LaunchScheduler {
   /// again; one running or done already is left as it is.
   mutating func activate(_ step: Int, at now: Duration) {
     activateSteps(step, at: now)
-    lendPriority(of: step)
+    // First: a step skipped as it is ensured (a failed dependency) has ended, and lends none.
     drainFinishQueue(at: now)
+    lendPriority(of: step)
     settle(at: now)
   }
 
@@ -479,29 +480,44 @@ struct LaunchScheduler {
     raisedPriorities?[step] ?? plan.steps[step].effectivePriority
   }
 
-  /// Raises what ensured step `step` waits for, and what that waits for, that has not started
-  /// to the step's priority, as the plan raises what a launch step waits for: a `critical`
-  /// search ensured by a tap is not held up behind `background` work it needs. A step ready
-  /// already is queued again at the new priority; the lower entry is passed over.
+  /// Raises what ensured step `step` waits for, and what that waits for, to the priority of
+  /// the most urgent step waiting for it, as the plan does for launch steps: a `critical`
+  /// search ensured by a tap is not held up behind `background` work it needs. On-demand
+  /// steps on the way lend their own priority too (the plan lends none of theirs); a step
+  /// served from the cache is no wait (its refresh needs nothing raised), and a step that has
+  /// ended, nothing. A running step is raised for a retry or fallback it may still need. A
+  /// step ready already is queued again at the new priority; the lower entry is passed over.
   private mutating func lendPriority(of step: Int) {
-    let lent = priority(of: step)
-    var pending = plan.steps[step].dependsOn + plan.steps[step].after
-    while let next = pending.popLast() {
-      // As urgent already, and so then is all it waits for.
-      guard priority(of: next) < lent else { continue }
-      switch phase[next] {
-      case .running, .cancelling, .done: continue
-      default: break
+    // A step that ended as it was ensured (a failed dependency) waits for nothing.
+    guard phase[step] != .done else { return }
+    var pending = [(step: step, priority: priority(of: step))]
+    // The most each step was walked from: a step reached again at no more is passed over.
+    var walked = [StepPriority?](repeating: nil, count: plan.steps.count)
+    while let (waiting, lent) = pending.popLast() {
+      if let before = walked[waiting], before >= lent { continue }
+      walked[waiting] = lent
+      for next in plan.steps[waiting].dependsOn + plan.steps[waiting].after {
+        guard phase[next] != .done, records[next].servedAt == nil else { continue }
+        let current = priority(of: next)
+        // A launch step as urgent already has all it waits for as urgent too; an on-demand
+        // one lends its own priority, which the plan did not.
+        let isOnDemand = plan.steps[next].trigger == .onDemand
+        guard current < lent || isOnDemand else { continue }
+        if current < lent {
+          if raisedPriorities == nil { raisedPriorities = plan.steps.map(\.effectivePriority) }
+          raisedPriorities?[next] = lent
+          if phase[next] == .ready {
+            ready.insert(
+              ReadyEntry(
+                isRefresh: false, priority: lent, remainingPath: plan.steps[next].remainingPath,
+                step: next))
+          }
+        }
+        // What a running step waits for has ended.
+        if phase[next] != .running, phase[next] != .cancelling {
+          pending.append((next, max(current, lent)))
+        }
       }
-      if raisedPriorities == nil { raisedPriorities = plan.steps.map(\.effectivePriority) }
-      raisedPriorities?[next] = lent
-      if phase[next] == .ready, records[next].servedAt == nil {
-        ready.insert(
-          ReadyEntry(
-            isRefresh: false, priority: lent, remainingPath: plan.steps[next].remainingPath,
-            step: next))
-      }
-      pending += plan.steps[next].dependsOn + plan.steps[next].after
     }
   }
 

@@ -9,7 +9,8 @@ import LaunchJSON
 
 /// Launch reports kept on the device, in a folder the app chooses, for the app to read back
 /// and upload with its own analytics: bounded, rolling (the oldest go first), written
-/// atomically, and safe with two processes appending at once.
+/// atomically, and safe with two processes appending at once (while its lock file,
+/// `.reports.lock`, can be locked: see below).
 ///
 /// ```swift
 /// let store = LaunchReportStore(folder: caches.appending(path: "launch-reports"))
@@ -23,9 +24,11 @@ import LaunchJSON
 /// (`report-000000000042.json`), written beside its place and renamed into it, so a reader
 /// sees whole reports only. Only the names the store writes are entries: any other file, even
 /// one named nearly so (`report-42.json`, `report-+42.json`), is never counted, read or
-/// removed. Appending holds a lock file (`.reports.lock`) while it numbers, writes and trims, and
-/// lists only the store's own folder, which never holds more than `maxReports` entries. A
-/// damaged entry is skipped when reading, with a note, and ages out like any other.
+/// removed. Appending holds a lock file (`.reports.lock`) while it numbers, writes and trims,
+/// and lists only the store's own folder, which never holds more than `maxReports` entries;
+/// where a folder stands at the lock file's name, it appends without the lock rather than
+/// lose the report. A damaged entry is skipped when reading, with a note, and ages out like
+/// any other.
 public struct LaunchReportStore: Sendable {
   /// The folder the reports are kept in; created on the first append.
   package let folder: URL
@@ -129,9 +132,10 @@ public struct LaunchReportStore: Sendable {
     }.sorted { $0.sequence < $1.sequence }
   }
 
-  /// Runs `body` holding the store's lock, which every append and removal takes. One that
-  /// cannot lock (a folder at its name) is written without: each report has a name of its
-  /// own, and a report lost is worse than a turn not taken.
+  /// Runs `body` holding the store's lock, which every append and removal takes. Where the
+  /// lock cannot be taken (a folder at its name), it runs without: an app appending alone
+  /// loses no report, where a refusal would lose every one; two processes appending at that
+  /// very moment may take one number, and one report replaces the other.
   private func withLock<T>(_ body: () throws -> T) throws -> T {
     try SharedFile(url: folder.appendingPathComponent("reports")).withWriteLock(
       unusable: .writeUnlocked, body)

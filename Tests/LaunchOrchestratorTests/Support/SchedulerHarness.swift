@@ -68,6 +68,13 @@ struct SchedulerHarness {
     applyActions()
   }
 
+  /// Starts the launch with the steps `served` from the cache.
+  mutating func start(served: [String]) {
+    let indices = served.compactMap { id in scheduler.plan.steps.firstIndex { $0.id == id } }
+    scheduler.start(at: .zero, served: indices)
+    applyActions()
+  }
+
   /// The app ensures on-demand step `id` at `time`.
   mutating func activate(_ id: String, at time: Duration) {
     guard let step = scheduler.plan.steps.firstIndex(where: { $0.id == id }) else {
