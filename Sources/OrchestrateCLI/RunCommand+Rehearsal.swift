@@ -22,7 +22,7 @@ extension RunCommand {
           ? close
           : onDemand.isEmpty
             ? " It has no on-demand steps (\"trigger\": \"onDemand\")."
-            : " Its on-demand steps: \(onDemand.map { "'\($0)'" }.joined(separator: ", "))."
+            : " Its on-demand steps: \(Self.names(onDemand))."
         throw .invalidValue(
           "'\(options.$ensures.name) \(ensure.name)' names no step of the manifest.\(hint)")
       }
@@ -32,6 +32,12 @@ extension RunCommand {
         )
       }
     }
+  }
+
+  /// `'a', 'b', 'c'`; past five, the first five and how many more.
+  private static func names(_ ids: [String]) -> String {
+    let quoted = ids.prefix(5).map { "'\($0)'" }.joined(separator: ", ")
+    return ids.count > 5 ? "\(quoted) and \(ids.count - 5) more" : quoted
   }
 
   /// Sends `--signal` signals and asks for `--ensure` steps at their times of the launch, as

@@ -184,8 +184,11 @@ public struct SharedFile: Sendable {
   private func openLock() throws(StepFailure) -> Int32? {
     let flags = O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC
     var descriptor = open(lockURL.path, O_RDWR | O_CREAT | flags, 0o666)
-    // Another user's lock file, which this one may only read: `flock` needs no more.
-    if descriptor < 0, errno == EACCES { descriptor = open(lockURL.path, O_RDONLY | flags) }
+    // Another user's lock file, which this one may only read, or one on a read-only volume:
+    // `flock` needs no more.
+    if descriptor < 0, errno == EACCES || errno == EROFS {
+      descriptor = open(lockURL.path, O_RDONLY | flags)
+    }
     let code = errno
     var info = stat()
     if descriptor >= 0 {
@@ -203,8 +206,13 @@ public struct SharedFile: Sendable {
         "is \(SafeFiles.describeType(type)), not a file (move it away)")
     }
     // Other writers, who can open it, lock it: this one would write in their turn.
-    throw unusable(
-      "cannot be opened (\(String(cString: strerror(code)).lowercased())); let this user read it")
+    guard code == EACCES || code == EPERM else {
+      // Out of descriptors, an I/O error: this time only, and said as it is.
+      throw StepFailure(
+        "cannot lock '\(url.path)' to write it: its lock file '\(lockURL.path)' cannot be opened (\(String(cString: strerror(code)).lowercased())); it was left as it was"
+      )
+    }
+    throw unusable("cannot be opened by this user (permission denied); let this user read it")
   }
 
   /// For tests: work to run when a writer of the file at a path is about to take its lock,
