@@ -167,8 +167,8 @@ final class ContextKeeper: Sendable {
           context: context, skips: skips, plan: plan, file: file, number: context.launchNumber,
           version: version, notes: notes)
       }
-      // The record is locked by another process, or cannot be kept (its lock cannot be
-      // taken among the reasons): the launch goes on at once. A locked record is read without
+      // The record is locked by another process, or cannot be kept (its folder is a file or
+      // a link, a newer build wrote it, its lock cannot be taken): the launch goes on at once. A locked record is read without
       // the lock for the launch's facts, and the launch is counted off its path once the lock
       // is free; run-once steps not done yet are left to a later launch, since only a claim
       // made holding the lock keeps two launches from both running one. A record that cannot

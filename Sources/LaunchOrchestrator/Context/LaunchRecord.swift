@@ -347,7 +347,8 @@ package struct LaunchRecordFile: Sendable {
           "the launch record '\(url.path)' stayed locked by another process for \(DurationText.format(wait))"
         ], wasBusy: true)
     } catch {
-      // The lock cannot be taken at all: said as the lock says it.
+      // The lock cannot be taken (a folder at its name, too many open files): said as the
+      // lock says it.
       return Update(value: nil, notes: ["\(error)"])
     }
     return Update(value: result, notes: notes)

@@ -123,8 +123,8 @@ public struct SharedFile: Sendable {
     /// Leaves the file as it is, throwing the reason: a writer that replaces a file another
     /// writer may be replacing too.
     case refuse
-    /// Writes without the lock: a writer that only adds files of names of its own, for whom
-    /// a lost write is worse than a turn not taken.
+    /// Writes without the lock: a writer for whom a lost write is worse than a turn not
+    /// taken (the report store, whose app mostly appends alone).
     case writeUnlocked
   }
 
