@@ -38,6 +38,15 @@ private final class DataFolder: Sendable {
   }
 
   var record: LaunchRecordFile { LaunchRecordFile(dataDirectory: url, manifestName: "test") }
+
+  /// Writes a record of two launches of version 1.0 that started and never reached the first
+  /// screen, in a process that cannot be running (above any system's highest process number).
+  func recordTwoLaunchesThatDied() {
+    var died = LaunchRecord()
+    _ = died.begin(version: "1.0", process: Int32.max)
+    _ = died.begin(version: "1.0", process: Int32.max)
+    _ = record.update(waiting: .seconds(1)) { $0 = died }
+  }
 }
 
 private func environment(
@@ -214,12 +223,7 @@ struct LaunchContextTests {
 
   @Test func theSessionSaysItRunsInSafeModeAfterLaunchesThatDied() async throws {
     let folder = try DataFolder()
-    // Two launches that started and never reached the first screen, in a process that cannot
-    // be running (above any system's highest process number).
-    var record = LaunchRecord()
-    _ = record.begin(version: "1.0", process: Int32.max)
-    _ = record.begin(version: "1.0", process: Int32.max)
-    _ = folder.record.update(waiting: .seconds(1)) { $0 = record }
+    folder.recordTwoLaunchesThatDied()
     let json = """
       { "version": 1, "safeMode": { "after": 2 }, "milestones": { "interactive": ["store"] },
         "steps": [
@@ -369,10 +373,7 @@ struct LaunchContextTests {
     let folder = try DataFolder()
     // Two launches that died, of an older version. No launch can write the record while the
     // lock cannot be taken, so facts read from it would hold for good: safe mode, an upgrade.
-    var record = LaunchRecord()
-    _ = record.begin(version: "1.0", process: Int32.max)
-    _ = record.begin(version: "1.0", process: Int32.max)
-    _ = folder.record.update(waiting: .seconds(1)) { $0 = record }
+    folder.recordTwoLaunchesThatDied()
     let before = try Data(contentsOf: folder.record.url)
     try FileManager.default.removeItem(at: folder.record.lockURL)
     try FileManager.default.createDirectory(
