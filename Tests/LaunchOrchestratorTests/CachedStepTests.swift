@@ -46,9 +46,11 @@ private struct ShowStep: StepPlugin {
   }
 }
 
-/// A snapshot whose decoding waits, up to 10 seconds, for another one's decoding to begin:
+/// A snapshot whose decoding waits, up to 60 seconds, for another one's decoding to begin:
 /// two entries decoded at once meet at once; decoded one after the other, the first waits in
-/// vain. Only `severalEntriesAreReadTogetherAndEachServedAsIfAlone` decodes it.
+/// vain. Only `severalEntriesAreReadTogetherAndEachServedAsIfAlone` decodes it. (Ten seconds
+/// were once too few under the thread sanitizer, with every test's blocking work sharing the
+/// pool's threads on two cores.)
 private struct MeetingSnapshot: Codable, Sendable {
   var value: String
 
@@ -60,7 +62,7 @@ private struct MeetingSnapshot: Codable, Sendable {
   init(from decoder: any Decoder) throws {
     value = try decoder.singleValueContainer().decode(String.self)
     Self.meeting.withLock { $0.arrived += 1 }
-    let deadline = ContinuousClock.now + .seconds(10)
+    let deadline = ContinuousClock.now + .seconds(60)
     while Self.meeting.withLock({ $0.arrived }) < 2 {
       guard ContinuousClock.now < deadline else {
         Self.meeting.withLock { $0.waitedInVain = true }
