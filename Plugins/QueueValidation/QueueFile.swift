@@ -24,7 +24,9 @@ public struct QueueFile: Sendable {
   }
 
   /// Appends `entries` (each encodes as a JSON object with an integer `workId`), keeping
-  /// every byte already in the queue; creates the queue when there is none.
+  /// every byte already in the queue; creates the queue when there is none. Through a symbolic
+  /// link, writes the file the link leads to, creating it when there is none (in a folder
+  /// that exists): the link stays.
   ///
   /// - Throws: ``StepFailure`` naming the file when an entry is not such an object, when the
   ///   queue is not a JSON array (it is left as it was), or when it cannot be written.
@@ -69,7 +71,9 @@ public struct QueueFile: Sendable {
   /// Reads the queue (`[]` when there is none), and writes what `change` makes of it, holding
   /// the write lock throughout.
   private func update(_ change: ([UInt8]) throws -> [UInt8]) throws {
-    let file = try SafeFiles.checkReplaceable(url)
+    // Through a link to nothing the queue is created where the link leads, as a save of the
+    // app's state is (`queue.validate` may have moved an unreadable target aside).
+    let file = try SafeFiles.checkReplaceable(url, creatingLinkTarget: true)
     let shared = SharedFile(url: file)
     try FileManager.default.createDirectory(
       at: file.deletingLastPathComponent(), withIntermediateDirectories: true)

@@ -38,7 +38,9 @@ public struct LaunchStateFile: Sendable {
 
   /// Replaces the saved state with `state`, atomically: a reader, a crash or another process
   /// saving at the same moment sees the old file or a new one, never a torn one (the last
-  /// save wins). Creates the file's folder when needed.
+  /// save wins). Creates the file's folder when needed. Through a symbolic link, writes the
+  /// file the link leads to, creating it when there is none (in a folder that exists): the
+  /// link stays.
   ///
   /// - Throws: ``StepFailure`` naming the file when the state is over ``maximumSize`` (the
   ///   file is left as it was) or the file cannot be written.
@@ -53,9 +55,11 @@ public struct LaunchStateFile: Sendable {
     }
     try FileManager.default.createDirectory(
       at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+    // Through a link to nothing the file is created where the link leads: the app's way to its
+    // state (into a shared container, say), whose target `state.restore` may have moved aside.
     // Under the file's write lock, as `state.restore` moves an unreadable file aside only
     // under it (see ``SharedFile``): a save is never moved aside for what it replaced.
-    let file = try SafeFiles.checkReplaceable(url)
+    let file = try SafeFiles.checkReplaceable(url, creatingLinkTarget: true)
     try SharedFile(url: file).withWriteLock {
       try SafeFiles.writeAtomically(Data(text.utf8), to: file)
     }

@@ -236,6 +236,41 @@ struct SafeFilesTests {
         == "cannot write '\(loop.path)': it is a chain of more than 32 symbolic links (a loop?); name a regular file instead"
     )
     #expect(folder.names == ["dangling.json", "loop.json"])
+    #expect(
+      message { _ = try SafeFiles.checkReplaceable(loop, creatingLinkTarget: true) }
+        == "cannot write '\(loop.path)': it is a chain of more than 32 symbolic links (a loop?); name a regular file instead"
+    )
+  }
+
+  @Test func aLinkToNothingLeadsToTheFileToCreateWhenItsFolderExists() throws {
+    let folder = try Folder()
+    let dangling = folder.file("dangling.json")
+    try FileManager.default.createSymbolicLink(
+      atPath: dangling.path, withDestinationPath: "shared/state.json")
+    try FileManager.default.createDirectory(
+      at: folder.file("shared"), withIntermediateDirectories: false)
+    #expect(
+      try SafeFiles.checkReplaceable(dangling, creatingLinkTarget: true).path
+        == folder.file("shared/state.json").path)
+
+    // No folder is created where a link leads: one missing, or a file in its place, is said.
+    let nowhere = folder.file("nowhere.json")
+    try FileManager.default.createSymbolicLink(
+      atPath: nowhere.path, withDestinationPath: "gone/state.json")
+    #expect(
+      message { _ = try SafeFiles.checkReplaceable(nowhere, creatingLinkTarget: true) }
+        == "cannot write '\(nowhere.path)': it is a symbolic link to '\(folder.file("gone/state.json").path)', and '\(folder.file("gone").path)' is not a folder that exists; create the folder or change the link"
+    )
+    try Data("x".utf8).write(to: folder.file("plain"))
+    let throughFile = folder.file("through-file.json")
+    try FileManager.default.createSymbolicLink(
+      atPath: throughFile.path, withDestinationPath: "plain/state.json")
+    #expect(
+      message { _ = try SafeFiles.checkReplaceable(throughFile, creatingLinkTarget: true) }
+        == "cannot write '\(throughFile.path)': it is a symbolic link to '\(folder.file("plain/state.json").path)', and '\(folder.file("plain").path)' is not a folder that exists; create the folder or change the link"
+    )
+    #expect(
+      folder.names == ["dangling.json", "nowhere.json", "plain", "shared", "through-file.json"])
   }
 
   @Test func checkingATargetThatDoesNotExistYetReturnsItAndWritesNothing() throws {

@@ -149,6 +149,21 @@ struct QueueValidationTests {
       second.step("queue")?.notes == [
         "no queue at \(folder.file("queue.json").path) (a symbolic link to a file that does not exist); nothing to validate"
       ])
+
+    // The app appends through the link as before: the queue is created where the link leads,
+    // beside what was moved aside, and the next launch validates it.
+    struct Entry: Encodable { var workId: Int }
+    try QueueFile(url: folder.file("queue.json")).append([Entry(workId: 1)])
+    #expect(
+      try FileManager.default.destinationOfSymbolicLink(atPath: folder.file("queue.json").path)
+        == "shared/queue.json")
+    #expect(try JSONParser.parse(Array(try Data(contentsOf: real))).root == [["workId": 1]])
+    let third = try await launch(manifest, in: folder, plugins: plugins).report
+    #expect(third.outcome == .succeeded)
+    #expect(third.step("queue")?.notes == ["all 1 queue entries are valid"])
+    #expect(try JSONParser.parse(Array(try Data(contentsOf: real))).root == [["workId": 1]])
+    #expect(
+      try String(contentsOfFile: asidePath, encoding: .utf8) == "[{\"workId\": 1, \"v\": 1E400}]")
   }
 }
 

@@ -267,14 +267,20 @@ struct StateRestoreTests {
         "the saved state '\(link.path)' was unreadable (it is not valid JSON: unexpected end of file; expected a key in double quotes at line 1, column 9); moved the file it links to, '\(real.path)', aside to '\(aside)' (the link stays) and started from empty state"
       ])
 
-    // The link now leads to nothing, which a save refuses rather than replace the link with
-    // a file (SafeFiles.checkReplaceable): the link and what was moved aside stay as they are.
-    #expect(throws: StepFailure.self) {
-      try LaunchStateFile(url: link).save(["selectedTab": "history"])
-    }
+    // The link now leads to nothing: the app's next save creates the file where it leads,
+    // beside what was moved aside, and the link stays; the next launch restores that save.
+    try LaunchStateFile(url: link).save(["selectedTab": "history"])
     #expect(
       try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == "real/state.json")
-    #expect(try names(folder, "real") == [aside])
+    #expect(try names(folder, "real") == [aside, "state.json"].sorted())
+    #expect(try Data(contentsOf: folder.file("real/\(aside)")) == Data(text.utf8))
+    let (restored, laterNotes, _) = try await restore(
+      """
+      { "version": 1, "steps": [ { "id": "restore", "plugin": "state.restore",
+        "params": { "file": "state.json" } } ] }
+      """, in: folder)
+    #expect(restored?.value(for: "selectedTab", as: String.self) == "history")
+    #expect(laterNotes == ["restored 1 value (selectedTab) from '\(link.path)'"])
   }
 
   @Test(arguments: [

@@ -109,9 +109,17 @@ public enum SafeFiles {
   /// returns the file that would be written: the final target of a symbolic link, or `url`
   /// itself when it is a regular file or nothing exists there yet.
   ///
+  /// With `creatingLinkTarget`, a link to nothing returns the path it leads to when that
+  /// path's folder exists, for the write to create the file there: for a file the app saves
+  /// through a link it set up (into a shared container, say), whose target may not exist yet,
+  /// or was moved aside as unreadable.
+  ///
   /// - Throws: ``StepFailure`` naming the path when it is a folder, a device, a FIFO or a
-  ///   socket, a link to one of those, a link to nothing, or a loop of links.
-  public static func checkReplaceable(_ url: URL) throws -> URL {
+  ///   socket, a link to one of those, a link to nothing (with `creatingLinkTarget`, a link to
+  ///   a path whose folder does not exist), or a loop of links.
+  public static func checkReplaceable(_ url: URL, creatingLinkTarget: Bool = false) throws
+    -> URL
+  {
     var path = url.path
     var chain: [String] = []
     while true {
@@ -123,9 +131,22 @@ public enum SafeFiles {
             "cannot write '\(url.path)': \(describeErrno(code)); check the path and its folders")
         }
         guard chain.isEmpty else {
-          throw StepFailure(
-            "cannot write '\(url.path)': it is a symbolic link to '\(path)', which does not exist;"
-              + " create that file first or name a regular file")
+          let target = URL(fileURLWithPath: path)
+          guard creatingLinkTarget else {
+            throw StepFailure(
+              "cannot write '\(url.path)': it is a symbolic link to '\(path)', which does not"
+                + " exist; create that file first or name a regular file")
+          }
+          let folder = target.deletingLastPathComponent().path
+          var folderInfo = stat()
+          guard code == ENOENT, stat(folder, &folderInfo) == 0,
+            folderInfo.st_mode & mode_t(S_IFMT) == mode_t(S_IFDIR)
+          else {
+            throw StepFailure(
+              "cannot write '\(url.path)': it is a symbolic link to '\(path)', and '\(folder)' is"
+                + " not a folder that exists; create the folder or change the link")
+          }
+          return target
         }
         return URL(fileURLWithPath: path)
       }
