@@ -60,6 +60,49 @@ struct SafeFilesTests {
     }
   }
 
+  /// The name a file moved aside at the epoch takes first.
+  private let asideAtEpoch = "state.json.unreadable-19700101T000000"
+
+  @Test func movingAsideNeverReplacesWhatHasTheNewNameALinkToNothingIncluded() throws {
+    let folder = try Folder()
+    let file = try folder.write("state.json", "damaged")
+    try FileManager.default.createSymbolicLink(
+      atPath: folder.file(asideAtEpoch).path, withDestinationPath: "elsewhere.json")
+    try folder.write("\(asideAtEpoch)-2", "moved aside before")
+    let aside = try SafeFiles.moveAside(
+      file, label: "unreadable", now: Date(timeIntervalSince1970: 0))
+    #expect(aside.lastPathComponent == "\(asideAtEpoch)-3")
+    #expect(try text(aside) == "damaged")
+    #expect(
+      try FileManager.default.destinationOfSymbolicLink(atPath: folder.file(asideAtEpoch).path)
+        == "elsewhere.json")
+    #expect(try text(folder.file("\(asideAtEpoch)-2")) == "moved aside before")
+    #expect(folder.names == [asideAtEpoch, "\(asideAtEpoch)-2", "\(asideAtEpoch)-3"])
+  }
+
+  @Test func movingAsideMovesALinkItselfAndAFolderWhole() throws {
+    let folder = try Folder()
+    let target = try folder.write("target.json", "the user's")
+    let link = folder.file("state.json")
+    try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "target.json")
+    let movedLink = try SafeFiles.moveAside(
+      link, label: "unreadable", now: Date(timeIntervalSince1970: 0))
+    #expect(try isLink(movedLink))
+    #expect(
+      try FileManager.default.destinationOfSymbolicLink(atPath: movedLink.path) == "target.json")
+    #expect(try text(target) == "the user's")
+    #expect(try info(target).st_nlink == 1)
+
+    // A folder takes no second name: it is renamed, after a look at the name it takes.
+    try FileManager.default.createDirectory(at: link, withIntermediateDirectories: false)
+    try folder.write("state.json/inside", "kept")
+    let movedFolder = try SafeFiles.moveAside(
+      link, label: "unreadable", now: Date(timeIntervalSince1970: 0))
+    #expect(movedFolder.lastPathComponent == "\(asideAtEpoch)-2")
+    #expect(try text(movedFolder.appendingPathComponent("inside")) == "kept")
+    #expect(folder.names == [asideAtEpoch, "\(asideAtEpoch)-2", "target.json"])
+  }
+
   @Test func replacesARegularFileByRenameAndLeavesNoTemporaryFile() throws {
     let folder = try Folder()
     let file = try folder.write("report.json", "old")

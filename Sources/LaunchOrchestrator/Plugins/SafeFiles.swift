@@ -9,7 +9,8 @@ import Foundation
 /// File operations that never lose user data, for plugins that touch user files.
 public enum SafeFiles {
   /// Renames `url` to `<name>.<label>-<UTC timestamp>` beside it (adding `-2`, `-3`, ... when
-  /// that name is taken) and returns the new location. Nothing is ever deleted.
+  /// that name is taken) and returns the new location. Nothing is ever deleted, and nothing
+  /// at the new name is ever replaced, even by a name taken at the same moment.
   public static func moveAside(_ url: URL, label: String, now: Date = Date()) throws -> URL {
     let stamp = now.formatted(
       Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day().dateTimeSeparator(.standard)
@@ -19,10 +20,26 @@ public enum SafeFiles {
     let base = "\(url.lastPathComponent).\(label)-\(stamp)"
     var destination = url.deletingLastPathComponent().appendingPathComponent(base)
     var counter = 2
-    while FileManager.default.fileExists(atPath: destination.path) {
+    func nextName() {
       destination = url.deletingLastPathComponent().appendingPathComponent("\(base)-\(counter)")
       counter += 1
     }
+    // A second name for the file, taken only if free (`linkat` never replaces, where checking
+    // first and renaming after could replace a name taken in between), then the first name
+    // let go. A link is linked itself, never what it leads to.
+    while true {
+      if linkat(AT_FDCWD, url.path, AT_FDCWD, destination.path, 0) == 0 {
+        if unlink(url.path) == 0 { return destination }
+        // The first name cannot be let go: the second is, and the rename below says why.
+        unlink(destination.path)
+        break
+      }
+      guard errno == EEXIST else { break }
+      nextName()
+    }
+    // A folder, a file system without hard links (FAT, some network shares), a file that is
+    // gone: renamed after a check, the only way there, which also says what went wrong.
+    while FileManager.default.fileExists(atPath: destination.path) { nextName() }
     do {
       try FileManager.default.moveItem(at: url, to: destination)
     } catch {
