@@ -84,7 +84,8 @@ struct SafeFilesTests {
     let folder = try Folder()
     let target = try folder.write("target.json", "the user's")
     let link = folder.file("state.json")
-    try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "target.json")
+    try FileManager.default.createSymbolicLink(
+      atPath: link.path, withDestinationPath: "target.json")
     let movedLink = try SafeFiles.moveAside(
       link, label: "unreadable", now: Date(timeIntervalSince1970: 0))
     #expect(try isLink(movedLink))
