@@ -321,6 +321,44 @@ struct LaunchContextTests {
     #expect(!names.contains { $0.contains("damaged") }, "\(names)")
   }
 
+  @Test func aRecordThatCannotBeReadIsLeftAsItIsAndNoRunOnceStepRunsOnAGuess() async throws {
+    let folder = try DataFolder()
+    let plan = try folder.plan(
+      """
+      { "version": 1, "steps": [
+        { "id": "seed", "plugin": "noop", "once": "perInstall" },
+        { "id": "welcome", "plugin": "noop", "when": { "firstLaunch": true } }
+      ] }
+      """)
+    let first = await LaunchEngine().run(plan, environment: environment())
+    #expect(first.step("welcome")?.state == .succeeded)
+    // What cannot be read now (a folder in its place here; for another user, a record this
+    // one may not open; an I/O error) is no damaged record: set aside, it would make this
+    // launch the first, and onboarding and the seed would run again.
+    let kept = folder.url.appendingPathComponent("kept.json")
+    try FileManager.default.moveItem(at: folder.record.url, to: kept)
+    try FileManager.default.createDirectory(
+      at: folder.record.url, withIntermediateDirectories: false)
+    let report = await LaunchEngine().run(plan, environment: environment())
+    #expect(report.context?.isFirstLaunch == false)
+    #expect(report.step("seed")?.error == "no launch record kept; left to a launch that keeps one")
+    #expect(report.step("welcome")?.error == "condition: not the first launch")
+    #expect(report.contextNotes.count == 1)
+    #expect(
+      report.contextNotes.first?.hasSuffix("; it was left as it is, and not kept") == true,
+      "\(report.contextNotes)")
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: folder.record.folder.path).sorted()
+        == [".\(folder.record.url.lastPathComponent).lock", folder.record.url.lastPathComponent])
+
+    // Once it can be read again, the count goes on from the first launch.
+    try FileManager.default.removeItem(at: folder.record.url)
+    try FileManager.default.moveItem(at: kept, to: folder.record.url)
+    let later = await LaunchEngine().run(plan, environment: environment())
+    #expect(later.context?.launchNumber == 2)
+    #expect(later.step("seed")?.state == .skipped)
+  }
+
   @Test func withoutAFolderForTheRecordNoRunOnceStepRunsOnAGuess() async throws {
     let folder = try DataFolder()
     try Data("not a folder".utf8).write(

@@ -298,9 +298,9 @@ package struct LaunchRecordFile: Sendable {
   /// Reads the record holding its lock, lets `change` change it, and writes it back
   /// atomically. Waits at most `wait` for the lock, so that the record never holds up a
   /// launch; `change` does not run when the lock stayed taken, or the record cannot be kept
-  /// (its folder is a file or a symbolic link), or a newer build of the app wrote it (left as
-  /// it is). A damaged record is moved aside and `change` starts from an empty one. Nothing
-  /// here throws: what went wrong is in the notes.
+  /// (its folder is a file or a symbolic link), or a newer build of the app wrote it, or it
+  /// cannot be read (left as it is). A damaged record is moved aside and `change` starts from
+  /// an empty one. Nothing here throws: what went wrong is in the notes.
   package func update<T>(waiting wait: Duration, _ change: (inout LaunchRecord) -> T) -> Update<T> {
     var notes: [String] = []
     if let problem = folderProblem() { return Update(value: nil, notes: [problem]) }
@@ -322,9 +322,10 @@ package struct LaunchRecordFile: Sendable {
         switch load() {
         case .success(let found):
           record = found ?? LaunchRecord()
-        case .failure(let problem) where problem.isNewer:
-          // Another build's, which the app may go back to (a beta rolled back): kept as it is,
-          // and this launch keeps none.
+        case .failure(let problem) where !problem.isDamage:
+          // Another build's, which the app may go back to (a beta rolled back), or one that
+          // cannot be read now (permissions, an I/O error, a folder in its place): kept as it
+          // is, and this launch keeps none. Set aside, it would make this launch the first.
           notes.append("the launch record \(problem); it was left as it is, and not kept")
           return
         case .failure(let problem):
