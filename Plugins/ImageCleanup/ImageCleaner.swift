@@ -18,7 +18,8 @@ struct ImageCleaner {
   /// the store is no orphan, since the store never knew what the app wrote before it.
   var storeCreated: Double?
   let dryRun: Bool
-  let reviewed: [String: [Int64]]
+  /// The reviewed scans by the bytes of the path (inside the folder) of the image they name.
+  let reviewed: [[UInt8]: [Int64]]
   let referenced: Set<String>
   let keepsReviewed: Bool
   let log: (String) -> Void
@@ -110,7 +111,8 @@ struct ImageCleaner {
   private static let databaseSuffixes = ["-wal", "-shm", "-journal"].map { Array($0.utf8) }
 
   private func qualifies(_ path: String, _ status: DirectoryHandle.Status) -> Bool {
-    reviewed[path] != nil || (isUnnamedAndOld(path, status) && !isOlderThanStore(status))
+    reviewed[Array(path.utf8)] != nil
+      || (isUnnamedAndOld(path, status) && !isOlderThanStore(status))
   }
 
   private func isUnnamedAndOld(_ path: String, _ status: DirectoryHandle.Status) -> Bool {
@@ -125,10 +127,13 @@ struct ImageCleaner {
     _ name: [CChar], path: String, listed: DirectoryHandle.Status, in folder: DirectoryHandle
   ) {
     guard qualifies(path, listed) else {
-      if reviewed[path] == nil, isUnnamedAndOld(path, listed) { keptOlderThanStore += 1 }
+      if reviewed[Array(path.utf8)] == nil, isUnnamedAndOld(path, listed) {
+        keptOlderThanStore += 1
+      }
       return
     }
-    let isReviewed = reviewed[path] != nil
+    let scans = reviewed[Array(path.utf8)]
+    let isReviewed = scans != nil
     if isReviewed && keepsReviewed {
       keptForReadOnlyStore += 1
       return
@@ -158,7 +163,7 @@ struct ImageCleaner {
     removedBytes += current.size
     if isReviewed {
       removedReviewed += 1
-      clearedScans += reviewed[path] ?? []
+      clearedScans += scans ?? []
     } else {
       removedOrphans += 1
     }

@@ -106,7 +106,11 @@ public struct ImageCleanupStep: StepPlugin {
     // reviewed names, or reaches through links in the folder, is kept, even when a reviewed
     // scan names it too.
     var referenced: Set<String> = []
-    var reviewed: [String: [Int64]] = [:]
+    // By the bytes of the path, as a file system that keeps names as bytes tells files apart:
+    // a reviewed scan's image goes whatever its age, so a name equal to it only in Swift's
+    // eyes (`café` composed, and not) is no reason to remove a file. A name kept is kept
+    // however it is spelled (`referenced`): keeping too much is safe.
+    var reviewed: [[UInt8]: [Int64]] = [:]
     if let store {
       let references = ImageReferences(
         folder: root, physicalPath: physicalPath, dataDirectory: context.dataDirectory)
@@ -126,16 +130,18 @@ public struct ImageCleanupStep: StepPlugin {
             + "screensort schema's: depend on that store's step, or on none; nothing was removed")
       }
       for scan in scans {
-        for path in references.paths(for: scan.path) {
+        for path in references.paths(for: scan.path, exactly: scan.reviewed) {
           if scan.reviewed {
-            reviewed[path, default: []].append(scan.id)
+            reviewed[Array(path.utf8), default: []].append(scan.id)
           } else {
             // With the links it passes through and what they lead to: the app follows them.
             referenced.formUnion(references.reached(from: path, in: folder))
           }
         }
       }
-      let shared = reviewed.keys.filter(referenced.contains)
+      let shared = reviewed.keys.filter {
+        referenced.contains(String(decoding: $0, as: UTF8.self))
+      }
       for path in shared { reviewed[path] = nil }
       if !shared.isEmpty {
         context.log(

@@ -147,6 +147,72 @@ struct ImageCleanupTests {
       ])
   }
 
+  #if os(Linux)
+    /// Writes `text` at `path` in `folder` through the system's own call, the name's bytes as
+    /// Swift holds them (Foundation may normalize a name it is given).
+    private func writeAsBytes(_ path: String, in folder: ScratchFolder, _ text: String) throws {
+      let descriptor = open(folder.file("").path + "/" + path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+      try #require(descriptor >= 0, "cannot create \(path): \(errno)")
+      defer { close(descriptor) }
+      try #require(write(descriptor, text, text.utf8.count) == text.utf8.count)
+    }
+
+    /// On a file system that keeps names as bytes (Linux's), `café` composed and decomposed
+    /// are two files, and two folders: a reviewed scan names one of them, never the other,
+    /// however equal Swift's `==` finds their names.
+    @Test func aReviewedScanRemovesOnlyTheFileWithItsNamesBytes() async throws {
+      let composed = "caf\u{E9}"
+      let decomposed = "cafe\u{301}"
+      let folder = try ScratchFolder()
+      _ = try await launch(
+        #"{ "version": 1, "steps": [ { "id": "store", "plugin": "store.init", "params": { "path": "library.sqlite" } } ] }"#,
+        in: folder, plugins: plugins)
+      try folder.recordStoreCreated(daysAgo: 30)
+      for name in ["images", "images/\(composed)", "images/\(decomposed)"] {
+        try #require(mkdir(folder.file("").path + "/" + name, 0o755) == 0)
+      }
+      for name in [composed, decomposed] {
+        try writeAsBytes("images/\(name).jpg", in: folder, name)
+        try writeAsBytes("images/\(name)/x.jpg", in: folder, name)
+      }
+      let connection = try SQLiteConnection(url: folder.file("library.sqlite"), mode: .readWrite)
+      try connection.run(
+        """
+        INSERT INTO scans (id, image_path, reviewed, created_at) VALUES
+          (1, '\(composed).jpg', 1, 0), (2, '\(folder.file("").path)/images/\(decomposed)/x.jpg', 1, 0)
+        """)
+      let report = try await launch(
+        cleanup(#"{ "directory": "images" }"#, withStore: true), in: folder, plugins: plugins
+      ).report
+      #expect(report.outcome == .succeeded)
+      func names(_ path: String) throws -> [[UInt8]] {
+        try FileManager.default.contentsOfDirectory(atPath: folder.file(path).path)
+          .map { Array($0.utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
+      }
+      #expect(
+        try names("images")
+          == [composed, decomposed, "\(decomposed).jpg"].map { Array($0.utf8) }
+          .sorted { $0.lexicographicallyPrecedes($1) })
+      #expect(try names("images/\(composed)") == [Array("x.jpg".utf8)])
+      #expect(try names("images/\(decomposed)").isEmpty)
+      #expect(
+        report.step("clean")?.notes == [
+          "removed 2 files (11 bytes): 2 reviewed scan images, 0 orphaned files"
+        ])
+    }
+  #endif
+
+  /// The images folder's own name is compared by its bytes for a reviewed scan's reference,
+  /// and as Swift compares strings for one that keeps its image.
+  @Test func aReviewedReferenceIsInTheFolderOnlyThroughTheFoldersOwnBytes() {
+    let references = ImageReferences(
+      folder: "/data/caf\u{E9}", physicalPath: ["data", "caf\u{E9}"],
+      dataDirectory: URL(fileURLWithPath: "/data"))
+    #expect(references.paths(for: "/data/cafe\u{301}/x.jpg", exactly: true).isEmpty)
+    #expect(references.paths(for: "/data/caf\u{E9}/x.jpg", exactly: true) == ["x.jpg"])
+    #expect(references.paths(for: "/data/cafe\u{301}/x.jpg") == ["x.jpg"])
+  }
+
   @Test func keepsFilesOlderThanTheStoreInEveryLaunchAndRemovesOrphansWrittenSince()
     async throws
   {
