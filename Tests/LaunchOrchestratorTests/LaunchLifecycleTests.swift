@@ -262,6 +262,100 @@ struct LaunchLifecycleTests {
     await #expect(throws: LaunchFailure.self) { try await control.ensure("nothing", as: Int.self) }
   }
 
+  /// A step ensured again after it failed runs afresh, and an on-demand step that must come
+  /// `after` it waits for that run's end, as for the first's: the first's end counts no more.
+  @Test(arguments: [true, false])
+  func aStepEnsuredAgainAfterItFailedIsWaitedForByTheStepsAfterIt(ensuresItFirst: Bool)
+    async throws
+  {
+    let key = "after-rerun-\(UUID().uuidString)"
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "index", "plugin": "count", "trigger": "onDemand",
+          "params": { "key": "\(key)", "failRuns": 1, "duration": "50ms" } },
+        { "id": "later", "plugin": "count", "trigger": "onDemand", "after": ["index"],
+          "params": { "key": "\(key)-later" } }
+      ] }
+      """)
+    let control = LaunchControl()
+    _ = await LaunchEngine().run(plan, control: control)
+    await #expect(throws: LaunchFailure.self) { try await control.ensure("index", as: Tally.self) }
+    if ensuresItFirst {
+      #expect(try await control.ensure("index", as: Tally.self) == Tally(value: "\(key)#2"))
+    }
+    // Before, with the step ensured first, this waited for ever; without, `later` ran beside
+    // the second run of `index` it ensured.
+    #expect(try await control.ensure("later", as: Tally.self) == Tally(value: "\(key)-later#1"))
+    let report = try #require(control.report)
+    #expect(report.step("index")?.state == .succeeded)
+    let indexEnd = try #require(report.step("index")?.end)
+    let laterStart = try #require(report.step("later")?.start)
+    #expect(laterStart >= indexEnd)
+    #expect(stepRuns.withLock { $0[key] } == 2)
+  }
+
+  /// A launch refused for a value the app did not provide never runs a step: an ensure asked
+  /// for before it (a view's second `.task`), or after it, throws why instead of waiting.
+  @MainActor @Test func anEnsureOfALaunchRefusedForAMissingValueThrowsWhy() async throws {
+    var registry = PluginRegistry.testKinds
+    registry.register(kind: "needs.app", requirements: [.required(AppInfo.self)]) { _ in }
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "user", "plugin": "needs.app" },
+        { "id": "index", "plugin": "noop", "trigger": "onDemand" }
+      ] }
+      """, registry: registry)
+    let control = LaunchControl()
+    let early = Task { try await control.ensure("index", as: Void.self) }
+    // The early caller is waiting when the launch is refused; or, had its task not begun
+    // yet, it asks after the refusal: it throws the same either way.
+    let report = await LaunchEngine().run(plan, control: control)
+    #expect(report.outcome == .failed)
+    let reason = try #require(report.error)
+    let expected = LaunchFailure(
+      kind: .missingEnvironment, step: "user", plugin: "needs.app", message: reason)
+    await #expect(throws: expected) { try await early.value }
+    await #expect(throws: expected) { try await control.ensure("index", as: Void.self) }
+
+    let session = LaunchSession()
+    _ = await session.run(plan, on: LaunchEngine())
+    await #expect(throws: expected) { try await session.ensure("index", as: Void.self) }
+  }
+
+  /// Cancelled before the launch began, by its control or by its task, no step's code runs:
+  /// every step is skipped, none is started only to be cancelled.
+  @Test(arguments: [true, false])
+  func aLaunchCancelledBeforeItBeginsStartsNoStep(byItsControl: Bool) async throws {
+    let key = "cancelled-before-\(UUID().uuidString)"
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "boot", "plugin": "count", "params": { "key": "\(key)" } },
+        { "id": "page", "plugin": "count", "params": { "key": "\(key)" }, "dependsOn": ["boot"] }
+      ] }
+      """)
+    let control = LaunchControl()
+    let report: LaunchReport
+    if byItsControl {
+      control.cancel()
+      report = await LaunchEngine().run(plan, control: control)
+    } else {
+      report = await Task {
+        withUnsafeCurrentTask { $0?.cancel() }
+        return await LaunchEngine().run(plan, control: control)
+      }.value
+    }
+    #expect(report.outcome == .cancelled)
+    #expect(stepRuns.withLock { $0[key] } == nil)
+    for step in ["boot", "page"] {
+      #expect(report.step(step)?.state == .skipped)
+      #expect(report.step(step)?.error == "the launch was cancelled")
+      #expect(report.step(step)?.attempts == 0)
+    }
+  }
+
   @Test func anOnDemandStepThatFailsDuringTheLaunchIsItsCallersFailureNotTheLaunchs()
     async throws
   {

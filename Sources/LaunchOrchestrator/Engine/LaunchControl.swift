@@ -26,6 +26,8 @@ public final class LaunchControl: Sendable {
     var activations: [String] = []
     /// Callers of ``ensure(_:as:)`` waiting for each step's end.
     var ensureWaiters: [String: [CheckedContinuation<(any Sendable)?, any Error>]] = [:]
+    /// Why the run never started, once it refused to: what every ensure caller hears.
+    var refusal: LaunchFailure?
   }
 
   private let state = Locked(State())
@@ -148,10 +150,15 @@ public final class LaunchControl: Sendable {
   /// The output of on-demand step `step` once it ran; see ``ensure(_:as:)``.
   package func ensureOutput(of step: String) async throws -> (any Sendable)? {
     try await withCheckedThrowingContinuation { continuation in
-      let run = state.withLock { state in
+      let (run, refusal) = state.withLock { state -> ((any ControlledRun)?, LaunchFailure?) in
+        if let refusal = state.refusal { return (nil, refusal) }
         state.ensureWaiters[step, default: []].append(continuation)
         if state.run == nil { state.activations.append(step) }
-        return state.run
+        return (state.run, nil)
+      }
+      if let refusal {
+        continuation.resume(throwing: refusal)
+        return
       }
       run?.control(.activate(step))
       // The step is counted on its own now: on a test clock, the caller waits uncounted.
@@ -167,6 +174,20 @@ public final class LaunchControl: Sendable {
       return state.run
     }
     run?.control(.activate(step))
+  }
+
+  /// Whether the launch was cancelled, before its run took the control or since.
+  var isCancelled: Bool { state.withLock(\.isCancelled) }
+
+  /// Tells the ensure callers, those waiting and those to come, that the run refused to start
+  /// (`failure`): no step of it will ever run.
+  func refuse(_ failure: LaunchFailure) {
+    let waiters = state.withLock { state in
+      state.refusal = failure
+      defer { state.ensureWaiters = [:] }
+      return state.ensureWaiters.values.flatMap { $0 }
+    }
+    for waiter in waiters { waiter.resume(throwing: failure) }
   }
 
   /// Hands the ensure callers of `step` its result.

@@ -231,9 +231,12 @@ private final class LaunchRun: ControlledRun {
     // Before the first events: on a test clock their consumer is counted from the first burst.
     if let activity { events?.countConsumer(in: activity) }
     let lookups = await serveFromCache()
+    // Cancelled before it began (the control first, or the task before its body ran): told
+    // with the start, as a pause is, so that no step's code starts only to be cancelled.
     post(
       .begin(
-        lookups, paused: activeClock.isPaused, signalled: signalled,
+        lookups, paused: activeClock.isPaused,
+        cancelled: Task.isCancelled || control?.isCancelled == true, signalled: signalled,
         holds: control?.takeHoldsBeforeStart() ?? 0))
     // After the start: what the app said before it is replayed as messages that follow it.
     control?.attach(self)
@@ -396,6 +399,8 @@ private final class LaunchRun: ControlledRun {
         LaunchEvent(time: .zero, kind: .skipped(step: $0.id, reason: "the launch did not start"))
       } + [LaunchEvent(time: .zero, kind: .finished(outcome: .failed))])
     events?.finish()
+    // An ensure asked for before, or after, hears it: no step of this run will ever run.
+    control?.refuse(LaunchFailure.refused(missing, reason: error))
     var report = LaunchReport(
       plan: plan, scheduler: state.withLock(\.scheduler), duration: .zero)
     report.outcome = .failed
@@ -786,12 +791,17 @@ private struct RunState {
     // One clock reading per message, which is also when the attempts it starts start.
     let now: Duration
     switch message {
-    case .begin(let lookups, let paused, let signalled, let holds):
+    case .begin(let lookups, let paused, let cancelled, let signalled, let holds):
       for _ in 0..<holds { scheduler.hold() }
       now = run.elapsed
       // After a cache lookup, not zero: the lookup took time the app's user waited through.
       let begins = run.plan.cachedSteps.isEmpty ? .zero : now
       for (step, note) in lookups.notes { scheduler.note(note, for: step, at: begins) }
+      if cancelled {
+        // Every step skipped, none started: the launch ends as it begins.
+        scheduler.cancel(at: begins)
+        break
+      }
       if paused { scheduler.pause(at: begins) }
       scheduler.start(
         at: begins, served: lookups.served, reused: run.reused?.steps ?? [], signalled: signalled,
@@ -911,7 +921,7 @@ private struct CacheLookups: Sendable {
 
 /// A message to a run.
 private enum RunMessage: Sendable {
-  case begin(CacheLookups, paused: Bool, signalled: [Int], holds: Int)
+  case begin(CacheLookups, paused: Bool, cancelled: Bool, signalled: [Int], holds: Int)
   case control(ControlCommand)
   /// `began` is when a main-isolated attempt's code began running, after its hop to the
   /// main thread; `nil` for other steps, which read no clock for it.

@@ -91,6 +91,14 @@ public struct LaunchFailure: Error, Sendable, Equatable, CustomStringConvertible
     }
   }
 
+  /// The failure of a launch refused before it started (`reason`, the report's error) for
+  /// `missing`: the first step that needs a value the environment lacks is its step.
+  static func refused(_ missing: [MissingRequirement], reason: String) -> LaunchFailure {
+    LaunchFailure(
+      kind: .missingEnvironment, step: missing.first?.step, plugin: missing.first?.plugin,
+      message: reason)
+  }
+
   /// `output`, the output of `step`, as a `T`: `()` for a step that outputs nothing when `T`
   /// is `Void`; a ``Kind/wrongOutputType`` failure naming both types otherwise.
   static func cast<T>(_ output: (any Sendable)?, of step: String, to type: T.Type) throws -> T {

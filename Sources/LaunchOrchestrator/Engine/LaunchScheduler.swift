@@ -523,15 +523,17 @@ struct LaunchScheduler {
 
   private mutating func activateSteps(_ step: Int, at now: Duration) {
     guard plan.steps[step].trigger == .onDemand else { return }
+    let runsAgain: Bool
     switch phase[step] {
     case .dormant:
-      break
+      runsAgain = false
     case .done where records[step].state != .succeeded:
       // Ensured again after a failure: a fresh start, its earlier attempts kept in the count.
       let attempts = records[step].attempts
       records[step] = Record()
       records[step].attempts = attempts
       onFallback[step] = false
+      runsAgain = true
     default:
       return
     }
@@ -542,6 +544,17 @@ struct LaunchScheduler {
         step, .skipped,
         error: "the launch ended (\(Self.describe(ending, plan))) before it was ensured")
       return
+    }
+    if runsAgain {
+      // The steps `after` it wait for this run's end, as for the first's, which was counted:
+      // without it, one would start beside this run, and one ensured later wait for ever.
+      // (Its hard dependents were skipped, or never counted its failure.)
+      for dependent in plan.steps[step].orderDependents {
+        unmetOrder[dependent] += 1
+        if phase[dependent] == .waiting || phase[dependent] == .dormant {
+          records[dependent].ready = nil
+        }
+      }
     }
     for dependency in plan.steps[step].dependsOn + plan.steps[step].after {
       if plan.steps[dependency].trigger == .onDemand {

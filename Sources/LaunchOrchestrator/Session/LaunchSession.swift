@@ -364,9 +364,8 @@ public final class LaunchSession {
       // A launch refused before it started: the reason is the app developer's to see, and
       // the first step that needs a value the app did not provide is its step. Looked up
       // again only here, on a launch that never ran.
-      let missing = plan.missingRequirements(in: environment).first
-      let refused = LaunchFailure(
-        kind: .missingEnvironment, step: missing?.step, plugin: missing?.plugin, message: reason)
+      let refused = LaunchFailure.refused(
+        plan.missingRequirements(in: environment), reason: reason)
       failure = refused
       if case .failed = screen { screen = .failed(refused) }
       splash.ending = .failed(refused)

@@ -78,14 +78,18 @@ struct CountStep: StepPlugin {
   struct Parameters: StepParameters {
     @Parameter("Where its runs are counted.") var key: String
     @Parameter("How many of its first runs fail.") var failRuns: Int?
+    @Parameter("How long each run sleeps on the launch clock first.") var duration: Duration?
   }
   let key: String
   let failRuns: Int
+  let duration: Duration?
   init(parameters: Parameters) {
     key = parameters.key
     failRuns = parameters.failRuns ?? 0
+    duration = parameters.duration
   }
   func run(_ context: StepContext) async throws -> Tally {
+    if let duration { try await context.sleep(until: context.attemptStart + duration) }
     let run = stepRuns.withLock { runs in
       runs[key, default: 0] += 1
       return runs[key]!
