@@ -35,12 +35,16 @@ public final class StoreHandle: Sendable {
   /// against a new store: its silence is no judgement. In later launches, the same holds for
   /// data older than the store (``recordedCreation()``, ``reasonToKeep(_:modifiedAt:)``).
   public let isNew: Bool
+  /// Whether a step's fallback opened it, its own store having failed: another store than
+  /// the one the app's data lives beside, perhaps, which steps that judge that data must not
+  /// judge it against (see ``newStoreReason``), however old the store is.
+  public let isFallback: Bool
 
   /// Describes an opened store; `isNew` when it was created in this launch (a store with
-  /// `movedAside` always is).
+  /// `movedAside` always is), `isFallback` when a step's fallback opened it.
   public init(
     url: URL, schema: StoreSchema, version: Int, isReadOnly: Bool, busyTimeout: Duration,
-    movedAside: URL? = nil, isNew: Bool = false
+    movedAside: URL? = nil, isNew: Bool = false, isFallback: Bool = false
   ) {
     self.url = url
     self.schema = schema
@@ -49,11 +53,17 @@ public final class StoreHandle: Sendable {
     self.busyTimeout = busyTimeout
     self.movedAside = movedAside
     self.isNew = isNew || movedAside != nil
+    self.isFallback = isFallback
   }
 
   /// Why a step that judges the user's data against the store left it alone: the store is
-  /// new, so its silence about the data says nothing. `nil` for a store that existed.
+  /// new, so its silence about the data says nothing, or a fallback opened it, so it may be
+  /// another store than the data's. `nil` for a store that existed, opened by its own step.
   public var newStoreReason: String? {
+    if isFallback {
+      return "the store '\(url.lastPathComponent)' was opened by a fallback in this launch (the"
+        + " step's own store failed) and may not be the store the app's data belongs to"
+    }
     guard isNew else { return nil }
     if let movedAside {
       return "the store was recovered in this launch (the damaged one was moved aside to"

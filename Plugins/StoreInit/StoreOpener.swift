@@ -135,7 +135,7 @@ struct StoreOpener {
   private func handle(version: Int, movedAside: URL?, isNew: Bool) -> StoreHandle {
     StoreHandle(
       url: url, schema: schema, version: version, isReadOnly: readOnly, busyTimeout: busyTimeout,
-      movedAside: movedAside, isNew: isNew)
+      movedAside: movedAside, isNew: isNew, isFallback: context.isFallback)
   }
 
   /// The finding of the damage marker beside the store when it still holds: the marker names
@@ -572,7 +572,7 @@ struct StoreOpener {
     StoreHandle(
       url: handle.url, schema: handle.schema, version: handle.version,
       isReadOnly: handle.isReadOnly, busyTimeout: handle.busyTimeout,
-      movedAside: handle.movedAside, isNew: true)
+      movedAside: handle.movedAside, isNew: true, isFallback: handle.isFallback)
   }
 
   private func createStore(movedAside: URL?, scripts: [Int: String]) throws -> StoreHandle {

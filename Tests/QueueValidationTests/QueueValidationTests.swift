@@ -34,6 +34,38 @@ struct QueueValidationTests {
     return folder
   }
 
+  /// A store its step's fallback opened may be another store than the one the queue's works
+  /// live in: however old it is, its silence about a work drops nothing.
+  @Test func keepsEveryEntryWhenTheStoreCameFromAFallback() async throws {
+    let folder = try await folderWithStore()
+    _ = try await launch(
+      #"{ "version": 1, "steps": [ { "id": "spare", "plugin": "store.init", "params": { "path": "spare.sqlite" } } ] }"#,
+      in: folder, plugins: [StoreInitStep.self])
+    // The app's store from a newer build: store.init refuses it, and its fallback opens the
+    // spare, which knows none of the works.
+    let connection = try SQLiteConnection(url: folder.file("library.sqlite"), mode: .readWrite)
+    try connection.run("PRAGMA user_version = 99")
+    let text = #"[ { "workId": 1 }, { "workId": 2 }, { "workId": 3 } ]"#
+    let queue = try folder.write("queue.json", text)
+    let report = try await launch(
+      """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "store.init", "params": { "path": "library.sqlite" },
+          "fallback": { "params": { "path": "spare.sqlite" } } },
+        { "id": "queue", "plugin": "queue.validate", "dependsOn": ["store"],
+          "params": { "path": "queue.json" } }
+      ] }
+      """, in: folder, plugins: plugins
+    ).report
+    #expect(report.step("store")?.usedFallback == true)
+    #expect(report.step("queue")?.state == .succeeded)
+    #expect(try String(contentsOf: queue, encoding: .utf8) == text)
+    #expect(
+      report.step("queue")?.notes == [
+        "kept all 3 queue entries: the store 'spare.sqlite' was opened by a fallback in this launch (the step's own store failed) and may not be the store the app's data belongs to; a work missing from the store is no reason to drop an entry"
+      ])
+  }
+
   private func inode(_ url: URL) throws -> Int? {
     (try FileManager.default.attributesOfItem(atPath: url.path)[.systemFileNumber] as? NSNumber)?
       .intValue
