@@ -200,7 +200,10 @@ let package = Package(
     ),
     .testTarget(
       name: "StateRestoreTests",
-      dependencies: ["StateRestorePlugin", "LaunchOrchestrator", "PluginTestSupport"]
+      dependencies: [
+        "StateRestorePlugin", "LaunchOrchestrator", "PluginTestSupport", "StoreInitPlugin",
+        "SQLiteStore",
+      ]
     ),
     .testTarget(
       name: "SimulateTests",

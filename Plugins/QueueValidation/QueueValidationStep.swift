@@ -109,6 +109,12 @@ public struct QueueValidationStep: StepPlugin {
       // moving it would leave the app writing a new queue where no launch looks.
       let aside = try shared.withWriteLock { () throws -> URL? in
         guard shared.isUnchanged(since: snapshot, limit: Self.maximumSize) else { return nil }
+        // A store named where the queue goes: moved aside, it would leave its WAL behind.
+        guard !Self.isSQLiteDatabase(file) else {
+          throw StepFailure(
+            "the queue '\(url.path)' is a SQLite database, not a queue (is 'path' a store's"
+              + " path?); it was left as it was")
+        }
         return try SafeFiles.moveAside(file, label: "unreadable")
       }
       guard let aside else { return nil }
@@ -183,6 +189,16 @@ public struct QueueValidationStep: StepPlugin {
       "kept all \(queue.workIds.count) queue entries: \(reason); a work missing from the store"
         + " is no reason to drop an entry")
     return QueueValidationResult(kept: queue.workIds.count, dropped: 0, movedAside: nil)
+  }
+
+  /// Whether `file` begins as a SQLite database does.
+  private static func isSQLiteDatabase(_ file: URL) -> Bool {
+    let descriptor = open(file.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+    guard descriptor >= 0 else { return false }
+    defer { close(descriptor) }
+    var header = [UInt8](repeating: 0, count: 16)
+    return read(descriptor, &header, header.count) == header.count
+      && header == Array("SQLite format 3\u{0}".utf8)
   }
 
   /// When the file at `url` was last changed; `nil` when it cannot be read. A file replaced

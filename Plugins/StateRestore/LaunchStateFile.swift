@@ -2,6 +2,12 @@ import Foundation
 import LaunchJSON
 import LaunchOrchestrator
 
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#endif
+
 /// The small JSON file in the launch's data folder where an app saves where the user was, for
 /// `state.restore` to hand back at the next launch.
 ///
@@ -61,6 +67,12 @@ public struct LaunchStateFile: Sendable {
     // under it (see ``SharedFile``): a save is never moved aside for what it replaced.
     let file = try SafeFiles.checkReplaceable(url, creatingLinkTarget: true)
     try SharedFile(url: file).withWriteLock {
+      // A store named where the state goes would lose its data: its WAL left without it.
+      guard !Self.isSQLiteDatabase(file) else {
+        throw StepFailure(
+          "cannot save the launch state to '\(url.path)': it is a SQLite database, not a state"
+            + " file, so it was left as it was; save the state to a file of its own")
+      }
       try SafeFiles.writeAtomically(Data(text.utf8), to: file)
     }
   }
@@ -81,6 +93,20 @@ public struct LaunchStateFile: Sendable {
     }
     try save(RestoredState(object: members))
   }
+
+  /// Whether `file` begins as a SQLite database does: a store named where the state goes,
+  /// which moved aside or replaced would lose what its WAL holds.
+  static func isSQLiteDatabase(_ file: URL) -> Bool {
+    let descriptor = open(file.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+    guard descriptor >= 0 else { return false }
+    defer { close(descriptor) }
+    var header = [UInt8](repeating: 0, count: 16)
+    return read(descriptor, &header, header.count) == header.count
+      && header == Array("SQLite format 3\u{0}".utf8)
+  }
+
+  /// What `state.restore` found where the state goes: a SQLite database, left as it is.
+  private struct NotAStateFile: Error {}
 
   /// How many times the state is read again when the app saved it between the reading and
   /// moving it aside, before it is left as it is.
@@ -179,6 +205,7 @@ public struct LaunchStateFile: Sendable {
     do {
       let aside = try shared.withWriteLock { () throws -> URL? in
         guard shared.isUnchanged(since: snapshot, limit: Self.maximumSize) else { return nil }
+        guard !Self.isSQLiteDatabase(file) else { throw NotAStateFile() }
         return try SafeFiles.moveAside(file, label: "unreadable")
       }
       guard let aside else { return nil }
@@ -193,6 +220,14 @@ public struct LaunchStateFile: Sendable {
         [
           "the saved state '\(url.path)' was unreadable (\(reason)); \(moved) and started from"
             + " empty state"
+        ]
+      )
+    } catch is NotAStateFile {
+      return (
+        RestoredState(),
+        [
+          "the saved state '\(url.path)' is a SQLite database, not a state file (is 'file' a"
+            + " store's path?); started from empty state and left it as it was"
         ]
       )
     } catch {

@@ -34,6 +34,35 @@ struct QueueValidationTests {
     return folder
   }
 
+  /// A store named where the queue goes is not moved aside as an unreadable queue: its WAL,
+  /// with rows not yet in the database file, would stay behind.
+  @Test func aStoreNamedAsTheQueueIsNotMovedAside() async throws {
+    let folder = try await folderWithStore()
+    let store = folder.file("library.sqlite")
+    let connection = try SQLiteConnection(url: store, mode: .readWrite)
+    try connection.run("INSERT INTO works (id, title) VALUES (3, 'Dawn')")
+    let before = try Data(contentsOf: store)
+    let report = try await launch(
+      """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "store.init", "params": { "path": "library.sqlite" } },
+        { "id": "queue", "plugin": "queue.validate", "dependsOn": ["store"],
+          "params": { "path": "library.sqlite" } }
+      ] }
+      """, in: folder, plugins: plugins
+    ).report
+    #expect(report.step("queue")?.state == .failed)
+    #expect(
+      report.step("queue")?.error
+        == "the queue '\(store.path)' is a SQLite database, not a queue (is 'path' a store's path?); it was left as it was"
+    )
+    #expect(try Data(contentsOf: store) == before)
+    #expect(try connection.integer("SELECT count(*) FROM works") == 3)
+    #expect(
+      !(try FileManager.default.contentsOfDirectory(atPath: folder.url.path))
+        .contains { $0.contains("unreadable") })
+  }
+
   /// A store its step's fallback opened may be another store than the one the queue's works
   /// live in: however old it is, its silence about a work drops nothing.
   @Test func keepsEveryEntryWhenTheStoreCameFromAFallback() async throws {

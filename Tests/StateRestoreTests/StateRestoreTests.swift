@@ -2,7 +2,9 @@ import Dispatch
 import Foundation
 import LaunchOrchestrator
 import PluginTestSupport
+import SQLiteStore
 import StateRestorePlugin
+import StoreInitPlugin
 import Synchronization
 import Testing
 
@@ -281,6 +283,39 @@ struct StateRestoreTests {
       """, in: folder)
     #expect(restored?.value(for: "selectedTab", as: String.self) == "history")
     #expect(laterNotes == ["restored 1 value (selectedTab) from '\(link.path)'"])
+  }
+
+  /// A store named where the state goes is neither moved aside (its WAL, with rows not yet
+  /// in the database file, would stay behind, and the next launch make a new store) nor
+  /// replaced by the app's save.
+  @Test func aStoreNamedAsTheStateFileIsNeitherMovedAsideNorReplaced() async throws {
+    let folder = try ScratchFolder()
+    _ = try await launch(
+      #"{ "version": 1, "steps": [ { "id": "store", "plugin": "store.init", "params": { "path": "library.sqlite" } } ] }"#,
+      in: folder, plugins: [StoreInitStep.self])
+    let store = folder.file("library.sqlite")
+    let connection = try SQLiteConnection(url: store, mode: .readWrite)
+    try connection.run("INSERT INTO works (id, title) VALUES (1, 'Kindred')")
+    let before = try Data(contentsOf: store)
+    let (state, notes, outcome) = try await restore(
+      """
+      { "version": 1, "steps": [ { "id": "restore", "plugin": "state.restore",
+        "params": { "file": "library.sqlite" } } ] }
+      """, in: folder)
+    #expect(outcome == .succeeded)
+    #expect(state?.isEmpty == true)
+    #expect(
+      notes == [
+        "the saved state '\(store.path)' is a SQLite database, not a state file (is 'file' a store's path?); started from empty state and left it as it was"
+      ])
+    #expect(
+      throws: StepFailure(
+        "cannot save the launch state to '\(store.path)': it is a SQLite database, not a state file, so it was left as it was; save the state to a file of its own"
+      )
+    ) { try LaunchStateFile(url: store).save(["selectedTab": "history"]) }
+    #expect(try Data(contentsOf: store) == before)
+    #expect(try connection.integer("SELECT count(*) FROM works") == 1)
+    #expect(!(try names(folder, ".")).contains { $0.contains("unreadable") })
   }
 
   @Test(arguments: [
