@@ -69,6 +69,70 @@ struct WaitReasonTests {
     #expect(report.criticalChains.last?.milestone == nil)
   }
 
+  /// A slot holder that failed, gave the slot up, and ran again after the step it held back
+  /// ends its link when it gave the slot up: the delays add up to the milestone's time.
+  @Test func aSlotHolderThatRanAgainLaterEndsItsLinkWhenItFreedTheSlot() throws {
+    var launch = try SchedulerHarness(
+      """
+      { "version": 1, "maxConcurrency": 1, "milestones": { "interactive": ["page"] },
+        "steps": [
+        { "id": "sync", "plugin": "noop", "priority": "critical",
+          "retry": { "attempts": 2, "backoff": "20ms" } },
+        { "id": "page", "plugin": "noop" }
+      ] }
+      """)
+    launch.start()
+    launch.fail("sync", at: .milliseconds(100))
+    launch.advance(to: .milliseconds(120))
+    launch.succeed("page", at: .milliseconds(250))
+    launch.succeed("sync", at: .milliseconds(350))
+    let chain = try #require(launch.report().criticalChain(to: "interactive"))
+    #expect(
+      chain.links == [
+        .init(
+          step: "sync", heldVia: nil, start: .zero, end: .milliseconds(100), wait: .zero,
+          work: .milliseconds(100)),
+        .init(
+          step: "page", heldVia: .slot, start: .milliseconds(100), end: .milliseconds(250),
+          wait: .zero, work: .milliseconds(150)),
+      ])
+    #expect(chain.blame.map(\.step) == ["page", "sync"])
+    #expect(chain.blame.map(\.delay) == [.milliseconds(150), .milliseconds(100)])
+  }
+
+  /// A step skipped because what it waited for failed stands for that in the chains: the
+  /// milestone it completed, and a step `after` it, are held by the step that failed.
+  @Test func aSkippedStepsChainRunsThroughWhatItWaitedFor() throws {
+    var launch = try SchedulerHarness(
+      """
+      { "version": 1,
+        "milestones": { "interactive": ["page", "extras"], "settled": ["tidy"] },
+        "steps": [
+        { "id": "page", "plugin": "noop" },
+        { "id": "fetch", "plugin": "noop", "timeout": "200ms", "onFailure": "continue" },
+        { "id": "extras", "plugin": "noop", "dependsOn": ["fetch"] },
+        { "id": "tidy", "plugin": "noop", "after": ["extras"] }
+      ] }
+      """)
+    launch.start()
+    launch.succeed("page", at: .milliseconds(50))
+    launch.advance(to: .milliseconds(200))
+    launch.succeed("tidy", at: .milliseconds(260))
+    let report = launch.report()
+    #expect(report.step("extras")?.state == .skipped)
+    #expect(report.time(ofMilestone: "interactive") == .milliseconds(200))
+    #expect(
+      report.criticalChain(to: "interactive")?.links == [
+        .init(
+          step: "fetch", heldVia: nil, start: .zero, end: .milliseconds(200), wait: .zero,
+          work: .milliseconds(200))
+      ])
+    #expect(
+      report.criticalChain(to: "settled")?.links.map(\.step) == ["fetch", "tidy"])
+    #expect(
+      report.criticalChain(to: "settled")?.links.map(\.heldVia) == [nil, .dependency])
+  }
+
   @Test func aDeferredStepWaitsForItsMilestoneAndItsDelay() throws {
     var launch = try SchedulerHarness(
       """

@@ -245,8 +245,9 @@ enum WaitAnalysis {
         steps.indices.map { (steps[$0].id, $0) }, uniquingKeysWith: { first, _ in first })
       : [:]
     var chains: [LaunchReport.CriticalChain] = []
-    for milestone in plan.milestones where milestoneTimes[milestone.index] != nil {
-      if let last = latestEnding(milestone.steps, steps) {
+    for milestone in plan.milestones {
+      guard let time = milestoneTimes[milestone.index] else { continue }
+      if let last = latestEnding(milestone.steps, [], by: time, plan, steps) {
         chains.append(
           .init(milestone: milestone.name, links: chain(from: last, plan, steps, index)))
       }
@@ -275,19 +276,29 @@ enum WaitAnalysis {
     return chains
   }
 
-  private static func latestEnding(_ candidates: [Int], _ steps: [LaunchReport.Step]) -> Int? {
-    latestEnding(candidates, [], steps)
-  }
-
   /// The step of `first` and then `second` that ended last (the later index on a tie), among
   /// those that started and ended; a loop, not a filtered and joined copy: every launch's
   /// report walks its chain through it.
+  ///
+  /// A step that never started (skipped: a dependency failed or timed out) stands for what
+  /// it waited for that ended by `bound` (the milestone's time, or the start of the step
+  /// that waited for it): its skip came with the end of one of those, and the report keeps
+  /// no time of its own for it.
   private static func latestEnding(
-    _ first: [Int], _ second: [Int], _ steps: [LaunchReport.Step]
+    _ first: [Int], _ second: [Int], by bound: Duration, _ plan: LaunchPlan,
+    _ steps: [LaunchReport.Step]
   ) -> Int? {
     var latest: (end: Duration, step: Int)?
+    // Allocated only when a skipped step is met, which most launches have none of.
+    var expanded: Set<Int> = []
     func consider(_ step: Int) {
-      guard steps[step].start != nil, let end = steps[step].end else { return }
+      guard steps[step].start != nil else {
+        guard steps[step].state == .skipped, expanded.insert(step).inserted else { return }
+        for dependency in plan.steps[step].dependsOn { consider(dependency) }
+        for dependency in plan.steps[step].after { consider(dependency) }
+        return
+      }
+      guard let end = steps[step].end, end <= bound else { return }
       if latest.map({ $0 < (end, step) }) ?? true { latest = (end, step) }
     }
     for step in first { consider(step) }
@@ -303,11 +314,15 @@ enum WaitAnalysis {
   ) -> [LaunchReport.CriticalChain.Link] {
     // Flags by step, not a set: no hashing, one allocation.
     var visited = [Bool](repeating: false, count: steps.count)
-    var reversed: [(step: Int, via: LaunchReport.CriticalChain.Hold?)] = []
+    // Each link ends when it let the next one go on: a slot holder when the attempt that
+    // freed the slot ended (it may have run again after), any other step at its end.
+    var reversed: [(step: Int, via: LaunchReport.CriticalChain.Hold?, end: Duration)] = []
     var current: Int? = last
+    var currentEnd = steps[last].end
     while let step = current, !visited[step], let start = steps[step].start {
       visited[step] = true
       var previous: Int?
+      var previousEnd: Duration?
       var via = LaunchReport.CriticalChain.Hold.dependency
       // The waits over by the step's start, read in place.
       var slotWait: Int?
@@ -323,25 +338,29 @@ enum WaitAnalysis {
         let slot = steps[step].waits[slotWait]
         // The holder freed its slot when one of its attempts ended by then, even if it
         // ran again later.
-        previous =
+        let freed =
           slot.heldBy.compactMap { index[$0] }.compactMap { holder in
             // A cached step holds slots through its refresh.
             (steps[holder].work + (steps[holder].refresh?.work ?? [])).last { $0.end <= start }
               .map { (holder, $0.end) }
-          }.max { ($0.1, $0.0) < ($1.1, $1.0) }?.0
+          }.max { ($0.1, $0.0) < ($1.1, $1.0) }
+        previous = freed?.0
+        previousEnd = freed?.1
         via = .slot
       }
       if previous == nil, deferred, let milestone = plan.steps[step].deferUntil {
-        previous = latestEnding(plan.milestones[milestone].steps, steps)
+        previous = latestEnding(plan.milestones[milestone].steps, [], by: start, plan, steps)
         via = .deferral
       }
       // A cached step waited for nothing: its output was there from the start.
       if previous == nil, steps[step].state != .cached {
-        previous = latestEnding(plan.steps[step].dependsOn, plan.steps[step].after, steps)
+        previous = latestEnding(
+          plan.steps[step].dependsOn, plan.steps[step].after, by: start, plan, steps)
         via = .dependency
       }
-      reversed.append((step, previous == nil ? nil : via))
+      reversed.append((step, previous == nil ? nil : via, currentEnd ?? start))
       current = previous
+      currentEnd = previousEnd ?? previous.flatMap { steps[$0].end }
     }
     var links: [LaunchReport.CriticalChain.Link] = []
     var previousEnd = Duration.zero
@@ -349,13 +368,19 @@ enum WaitAnalysis {
     for (position, entry) in reversed.reversed().enumerated() {
       // Fields read in place: a copy of the line would retain each of its fields.
       let start = steps[entry.step].start ?? .zero
-      let end = steps[entry.step].end ?? start
+      // Its work until it let the next link go on (a cached step's refresh work is later).
+      var work = Duration.zero
+      for span in steps[entry.step].work where span.end <= entry.end {
+        work += span.end - span.start
+      }
+      for span in steps[entry.step].refresh?.work ?? [] where span.end <= entry.end {
+        work += span.end - span.start
+      }
       links.append(
         .init(
           step: steps[entry.step].id, heldVia: position == 0 ? nil : entry.via, start: start,
-          end: end, wait: max(.zero, start - previousEnd),
-          work: steps[entry.step].work.reduce(.zero) { $0 + ($1.end - $1.start) }))
-      previousEnd = end
+          end: entry.end, wait: max(.zero, start - previousEnd), work: work))
+      previousEnd = entry.end
     }
     return links
   }
