@@ -74,7 +74,7 @@ extension ExitCode {
       case .missingInput:
         "the manifest is missing or unreadable, or the `--data-dir` folder is missing"
       case .cannotCreate:
-        "a report, trace, history, `stats --svg` or `export -o` target cannot be written or may not be replaced; found before a launch, for `run` (one that fails after the launch is named on stderr, and `run` exits with the launch's code)"
+        "a report, trace, history, `stats --svg` or `export -o` target cannot be written or may not be replaced; found before a launch, for `run` (each that fails after the launch is named on stderr, and `run` exits with the launch's code)"
       case .outputFailed: "standard output could not be written (a full disk; not a closed pipe)"
       case .hangUp: "the launch was cancelled by SIGHUP (the terminal closed)"
       case .interrupted: "the launch was interrupted by Ctrl-C (SIGINT)"

@@ -79,6 +79,17 @@ final class InterruptHandler: Sendable {
     _ = write(ownWriteEnd, &stopByte, 1)
   }
 
+  /// Runs `body` with the signals' default actions when no handler listens (after
+  /// ``stop()``, which ignores them): for a wait the user may end as any other program's (the
+  /// reader of a FIFO the report goes to, which may never come). What they were is restored
+  /// after it.
+  static func withDefaultActions<T>(_ body: () -> T) -> T {
+    guard writeEnd.load(ordering: .sequentiallyConsistent) == -1 else { return body() }
+    let previous = signals.map { signal($0, SIG_DFL) }
+    defer { for (signalNumber, action) in zip(signals, previous) { signal(signalNumber, action) } }
+    return body()
+  }
+
   /// Ends the process now, for a repeated signal: what is buffered is written, but nothing
   /// else runs (no exit handlers or static destructors while the launch's threads still run).
   private static func exitAtOnce(_ code: ExitCode) -> Never {

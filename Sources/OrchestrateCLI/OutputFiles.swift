@@ -160,10 +160,11 @@ struct OutputFiles {
     }
   }
 
-  /// Writes each output's text; every output is tried even when one fails.
+  /// Writes each output's text; every output is tried even when one fails, and the error
+  /// names each that failed.
   /// - Parameter text: what `output` holds.
   func write(_ text: (Output) -> String, console: Console) throws(CLIError) {
-    var failure: CLIError?
+    var problems: [String] = []
     for output in outputs {
       let text = text(output)
       var problem: String?
@@ -180,24 +181,25 @@ struct OutputFiles {
         problem = Self.write(text, to: descriptor)
       case .inPlace(let url):
         // Opened as the shell opens `>`, without creating or truncating a file that is not
-        // one: a FIFO waits for its reader, as it would for the shell.
-        let descriptor = open(url.path, O_WRONLY | O_NOCTTY | O_CLOEXEC)
-        problem =
-          descriptor < 0
-          ? String(cString: strerror(errno)) : Self.write(text, to: descriptor)
-        if descriptor >= 0 { close(descriptor) }
+        // one: a FIFO waits for its reader, as it would for the shell, and as in the shell a
+        // Ctrl-C (a SIGTERM, a closed terminal) ends the wait, and the process: the launch
+        // is over, and its handler, which ignores them from then on, is gone.
+        problem = InterruptHandler.withDefaultActions {
+          let descriptor = open(url.path, O_WRONLY | O_NOCTTY | O_CLOEXEC)
+          defer { if descriptor >= 0 { close(descriptor) } }
+          return descriptor < 0
+            ? String(cString: strerror(errno)) : Self.write(text, to: descriptor)
+        }
       }
       if let problem {
         let stop = problem.hasSuffix(".") ? "" : "."
-        failure =
-          failure
-          ?? CLIError(
-            message:
-              "Cannot write the \(output.kind.rawValue) to '\(output.path)': \(problem)\(stop)",
-            exitCode: .cannotCreate)
+        problems.append(
+          "Cannot write the \(output.kind.rawValue) to '\(output.path)': \(problem)\(stop)")
       }
     }
-    if let failure { throw failure }
+    guard problems.isEmpty else {
+      throw CLIError(message: problems.joined(separator: " "), exitCode: .cannotCreate)
+    }
   }
 
   /// Writes `text` whole to `descriptor`, escaped as JSON escapes control characters when

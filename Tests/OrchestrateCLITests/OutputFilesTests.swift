@@ -43,15 +43,17 @@ struct OutputFilesTests {
     let out = folder.path("out")
     try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
     let result = try await Orchestrate.run([
-      "run", manifest, "--report", out + "/r.json", "--history", folder.path("h"),
+      "run", manifest, "--report", out + "/r.json", "--trace", out + "/t.json", "--history",
+      folder.path("h"),
     ]) { _, stdout in
       // The folder goes while the launch runs, after the check before it.
       await when("start      slow", in: stdout) { try? FileManager.default.removeItem(atPath: out) }
     }
-    // The launch's own outcome and exit code stand; the output that failed is named.
+    // The launch's own outcome and exit code stand; each output that failed is named.
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stdout.contains("succeeded"))
     #expect(result.stderr.contains("Error: Cannot write the report to '\(out)/r.json'"))
+    #expect(result.stderr.contains(" Cannot write the trace to '\(out)/t.json'"))
     let runs = try FileManager.default.contentsOfDirectory(atPath: folder.path("h"))
     #expect(runs.filter { $0.hasSuffix(".json") }.count == 1)
   }
@@ -127,6 +129,43 @@ struct OutputFilesTests {
     #expect(fileType(fifo) == mode_t(S_IFIFO))
     let read = try String(contentsOfFile: folder.path("read.json"), encoding: .utf8)
     #expect(read.contains("\"traceEvents\""))
+  }
+
+  /// A FIFO no one reads waits, as the shell's `>` would; and as for the shell, a SIGTERM (a
+  /// Ctrl-C, a closed terminal) ends the wait and the process. It was ignored, the launch's
+  /// handler gone: nothing could stop the process but a reader or SIGKILL.
+  @Test func aSignalEndsTheWaitForAFIFOsReader() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.write("app.json", manifestText)
+    let fifo = folder.path("pipe")
+    try #require(mkfifo(fifo, 0o644) == 0)
+    let process = Process()
+    process.executableURL = Orchestrate.buildFolder.appendingPathComponent("orchestrate")
+    // The report first: once it is there, the launch is over and the trace is next.
+    process.arguments = ["run", manifest, "--report", folder.path("r.json"), "--trace", fifo]
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    let (exited, exit) = AsyncStream.makeStream(of: Void.self)
+    process.terminationHandler = { _ in exit.finish() }
+    try process.run()
+    defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+    let clock = ContinuousClock()
+    let deadline = clock.now + .seconds(120)
+    while !FileManager.default.fileExists(atPath: folder.path("r.json")), clock.now < deadline {
+      try await Task.sleep(for: .milliseconds(20))
+    }
+    // Again until it ends: one sent before the wait for the reader began is ignored.
+    while process.isRunning, clock.now < deadline {
+      kill(process.processIdentifier, SIGTERM)
+      try await Task.sleep(for: .milliseconds(50))
+    }
+    #expect(!process.isRunning, "still waiting for a reader after SIGTERM")
+    if !process.isRunning {
+      for await _ in exited {}
+      #expect(process.terminationReason == .uncaughtSignal)
+      #expect(process.terminationStatus == SIGTERM)
+    }
+    #expect(fileType(fifo) == mode_t(S_IFIFO))
   }
 
   @Test func aReportToDevStdoutFollowsThePrintedRunInsteadOfReplacingIt() async throws {
