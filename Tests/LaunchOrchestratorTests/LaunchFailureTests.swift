@@ -109,6 +109,29 @@ struct LaunchFailureTests {
     #expect(failure?.plugin == "feed.load")
   }
 
+  /// A step skipped because an on-demand dependency failed carries that plugin's error, and
+  /// its words for users: the search screen says "You're offline", not a generic sentence.
+  @Test func ensureOfAStepSkippedForAFailedDependencyCarriesThatPluginsError() async throws {
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "number.make" },
+        { "id": "feed", "plugin": "feed.load", "trigger": "onDemand" },
+        { "id": "index", "plugin": "noop", "trigger": "onDemand", "dependsOn": ["feed"] },
+        { "id": "search", "plugin": "noop", "trigger": "onDemand", "dependsOn": ["index"] } ] }
+      """, registry: Self.registry(throwing: OfflineError(retryAfter: 5)))
+    let session = LaunchSession()
+    _ = await session.run(plan, on: LaunchEngine(clock: ManualClock()))
+    let failure = await #expect(throws: LaunchFailure.self) {
+      try await session.ensure("search", as: Void.self)
+    }
+    #expect(failure?.kind == .skipped)
+    #expect(failure?.step == "search")
+    #expect(failure?.message == "'search' was skipped: dependency 'index' was skipped")
+    #expect(failure?.underlying as? OfflineError == OfflineError(retryAfter: 5))
+    #expect(failure?.userMessage == "You're offline. Connect and try again.")
+  }
+
   // MARK: Output keys
 
   @Test func anOutputKeyReadsTheOutputAndChecksAgainstThePlan() async throws {

@@ -752,9 +752,12 @@ private struct RunState {
         LaunchFailure(
           kind: .timedOut, step: id, plugin: plugin, message: "'\(id)' timed out: \(error)"))
     case .skipped:
+      // Skipped for a dependency that failed: what that plugin threw, for the app to branch
+      // on and its words for the failure screen, as when the app ensures that step itself.
       return .failure(
         LaunchFailure(
-          kind: .skipped, step: id, plugin: plugin, message: "'\(id)' was skipped: \(error)"))
+          kind: .skipped, step: id, plugin: plugin, message: "'\(id)' was skipped: \(error)",
+          underlying: failedDependencyError(of: step, in: run)))
     case .cancelled:
       return .failure(
         LaunchFailure(
@@ -765,6 +768,24 @@ private struct RunState {
           kind: .stepFailed, step: id, plugin: plugin, message: "'\(id)' failed: \(error)",
           underlying: run.aside.withLock { $0.errors[step] }))
     }
+  }
+
+  /// What the plugin threw whose failure skipped `step`: through its hard dependencies that
+  /// did not succeed, the first that failed, or was skipped for one that did.
+  private func failedDependencyError(of step: Int, in run: LaunchRun) -> (any Error)? {
+    var pending = [step]
+    var seen: Set<Int> = [step]
+    while let next = pending.popLast() {
+      for dependency in run.plan.steps[next].dependsOn where seen.insert(dependency).inserted {
+        switch scheduler.records[dependency].state {
+        case .failed:
+          if let error = run.aside.withLock({ $0.errors[dependency] }) { return error }
+        case .skipped: pending.append(dependency)
+        default: continue
+        }
+      }
+    }
+    return nil
   }
 
   /// Milestones reached and not told yet.

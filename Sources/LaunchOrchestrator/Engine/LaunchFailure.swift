@@ -47,7 +47,8 @@ public struct LaunchFailure: Error, Sendable, Equatable, CustomStringConvertible
   public var step: String?
   /// The plugin kind of that step.
   public var plugin: String?
-  /// The error the plugin threw, as it threw it: `failure.underlying as? MyError` works.
+  /// The error the plugin threw, as it threw it: `failure.underlying as? MyError` works. For
+  /// a step skipped because a dependency failed, what that dependency's plugin threw.
   public var underlying: (any Error)?
   /// What happened, for developers: step ids, paths, the plugin's own words.
   public var message: String
