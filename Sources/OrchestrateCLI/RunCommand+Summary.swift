@@ -58,7 +58,7 @@ extension RunCommand {
     switch report.outcome {
     case .degraded:
       let problems = report.steps.filter { $0.state != .succeeded && $0.state != .cached }.map {
-        "'\($0.id)' \($0.state.rawValue)"
+        "'\($0.id)' \($0.state == .timedOut ? "timed out" : $0.state.rawValue)"
       }
       console.err("Warning: the launch was degraded: \(problems.joined(separator: ", ")).")
     case .failed:

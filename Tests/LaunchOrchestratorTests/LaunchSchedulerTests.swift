@@ -232,6 +232,26 @@ struct LaunchSchedulerTests {
     #expect(launch.scheduler.records[1].end == nil)
   }
 
+  @Test func aLaunchAbortedByATimeoutSaysTheStepTimedOut() throws {
+    var launch = try SchedulerHarness(
+      """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "noop", "timeout": "1s" },
+        { "id": "gate", "plugin": "noop" },
+        { "id": "later", "plugin": "noop", "dependsOn": ["gate"] },
+        { "id": "index", "plugin": "noop", "trigger": "onDemand" }
+      ] }
+      """)
+    launch.start()
+    launch.advance(to: .seconds(1))
+    #expect(
+      launch.takeLog().contains("1s skip later: the launch was aborted because 'store' timed out"))
+    launch.activate("index", at: .seconds(2))
+    #expect(
+      launch.report().step("index")?.error
+        == "the launch ended ('store' timed out) before it was ensured")
+  }
+
   @Test func abortsTheLaunchWhenAnAbortStepFails() throws {
     var launch = try SchedulerHarness(
       """

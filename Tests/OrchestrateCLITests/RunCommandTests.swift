@@ -93,12 +93,15 @@ struct RunCommandTests {
       """
       { "version": 1, "steps": [
         { "id": "cleanup", "plugin": "simulate", "onFailure": "continue", "params": { "fail": true } },
+        { "id": "fetch", "plugin": "simulate", "onFailure": "continue", "timeout": "10ms",
+          "params": { "duration": "10s" } },
         { "id": "ui", "plugin": "simulate" }
       ] }
       """)
     let result = try await Orchestrate.run(["run", path])
     #expect(result.status == 0)
-    #expect(result.stderr == "Warning: the launch was degraded: 'cleanup' failed.\n")
+    #expect(
+      result.stderr == "Warning: the launch was degraded: 'cleanup' failed, 'fetch' timed out.\n")
   }
 
   @Test func exitsZeroAndNamesTheRouteWhenRouted() async throws {

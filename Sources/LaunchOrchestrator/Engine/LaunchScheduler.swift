@@ -542,7 +542,7 @@ struct LaunchScheduler {
     if let ending {
       finish(
         step, .skipped,
-        error: "the launch ended (\(Self.describe(ending, plan))) before it was ensured")
+        error: "the launch ended (\(describe(ending))) before it was ensured")
       return
     }
     if runsAgain {
@@ -585,9 +585,10 @@ struct LaunchScheduler {
   /// the launch, until an on-demand step is activated.
   var isIdle: Bool { unfinished == 0 && timedOutCount == 0 }
 
-  private static func describe(_ ending: Ending, _ plan: LaunchPlan) -> String {
+  private func describe(_ ending: Ending) -> String {
     switch ending {
-    case .aborted(let step): "'\(plan.steps[step].id)' failed"
+    case .aborted(let step):
+      "'\(plan.steps[step].id)' \(Self.verb(records[step].state ?? .failed))"
     case .routed(let route, _): "routed to '\(route)'"
     case .cancelled: "cancelled"
     }
@@ -990,7 +991,8 @@ struct LaunchScheduler {
     let skipReason: String
     switch reason {
     case .aborted(let step):
-      skipReason = "the launch was aborted because '\(plan.steps[step].id)' failed"
+      skipReason =
+        "the launch was aborted because '\(plan.steps[step].id)' \(Self.verb(records[step].state ?? .failed))"
     case .routed(let route, let step):
       emit(.routed(route: route, step: plan.steps[step].id), at: now)
       skipReason = "the launch was routed to '\(route)' by '\(plan.steps[step].id)'"
