@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import LaunchJSON
@@ -214,6 +215,25 @@ struct DurationTextTests {
   @Test(arguments: ["", "5", "5 seconds", "-1s", "1.2.3s", "s", "1sec", "ms"])
   func rejectsWhatIsNotADuration(text: String) {
     #expect(DurationText.parse(text) == nil)
+  }
+
+  /// The schema's pattern for a duration string and the parser are one fact: an editor
+  /// that flags what validation accepts (`.5s`), or the reverse, misleads.
+  @Test func theSchemasPatternAcceptsWhatTheParserAccepts() throws {
+    let schema = ManifestSchema.json(for: .testKinds)
+    let pattern = try #require(
+      schema.value(
+        at: JSONPath.root.appending("$defs").appending("duration").appending("oneOf")
+          .appending(0).appending("pattern"))?.stringValue)
+    let expression = try NSRegularExpression(pattern: pattern)
+    for text in [
+      "250ms", "2s", " 1.5 m ", ".5s", "5.s", "0s", "100us", "1d", "", "5", "5 seconds", "-1s",
+      "1.2.3s", "s", "1sec", "ms", ".s", "1..5s", "1e3s", "1,5s", "2 h", "3H",
+    ] {
+      let matches =
+        expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+      #expect(matches == (DurationText.parse(text) != nil), "'\(text)'")
+    }
   }
 
   @Test func formatsCompactly() {

@@ -482,7 +482,8 @@ struct LaunchContextTests {
           { "id": "a", "plugin": "token.make", "params": { "value": "x" }, "once": "perWeek" },
           { "id": "b", "plugin": "noop", "when": { "frstLaunch": true, "prewarmed": "no" } },
           { "id": "c", "plugin": "noop", "when": { "reason": [] } },
-          { "id": "d", "plugin": "noop", "trigger": "onDemand", "when": { "firstLaunch": true } }
+          { "id": "d", "plugin": "noop", "trigger": "onDemand", "when": { "firstLaunch": true },
+            "once": "perInstall" }
         ] }
         """)
     #expect(
@@ -493,6 +494,7 @@ struct LaunchContextTests {
         "3:77: error: step 'b' (steps[1].when.prewarmed): expected true or false, found a string.",
         "4:54: error: step 'c' (steps[2].when.reason): 'reason' lists no launch reason, so the step never runs; list the reasons it runs for, like [\"userTap\", \"url\"], or remove 'reason'.",
         "5:65: error: step 'd' (steps[3].when): an on-demand step cannot have 'when': it runs when the app ensures it, whatever the launch. Check the context in the app before ensuring it, or remove 'trigger'.",
+        "6:13: error: step 'd' (steps[3].once): an on-demand step cannot have 'once': it runs when the app ensures it, whatever the launch. Check the context in the app before ensuring it, or remove 'trigger'.",
       ])
   }
 

@@ -18,7 +18,11 @@ package enum ManifestSchema {
           (
             "oneOf",
             [
-              object([("type", "string"), ("pattern", "^ *[0-9]+(\\.[0-9]+)? *(us|ms|s|m|h|d) *$")]
+              object([
+                ("type", "string"),
+                // As `DurationText.parse` reads it: digits with at most one point, a unit.
+                ("pattern", "^ *([0-9]+(\\.[0-9]*)?|\\.[0-9]+) *(us|ms|s|m|h|d) *$"),
+              ]
               ),
               object([("type", "number"), ("minimum", 0)]),
             ]

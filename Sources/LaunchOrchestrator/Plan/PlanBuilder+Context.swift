@@ -8,8 +8,9 @@ extension PlanBuilder {
     let steps = manifest.steps
     for index in steps.indices where steps[index].when != nil || steps[index].once != nil {
       let step = steps[index]
-      let key = step.when != nil ? "when" : "once"
-      if step.trigger == .onDemand {
+      // Each key it has, so that fixing one does not reveal the other.
+      for key in ["when", "once"] where step.trigger == .onDemand {
+        guard key == "when" ? step.when != nil : step.once != nil else { continue }
         diagnostics.report(
           "an on-demand step cannot have '\(key)': it runs when the app ensures it, whatever the launch. Check the context in the app before ensuring it, or remove 'trigger'.",
           at: stepPath(index).appending(key))
