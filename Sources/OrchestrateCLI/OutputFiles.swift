@@ -230,9 +230,11 @@ struct OutputFiles {
     guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory),
       isDirectory.boolValue
     else {
-      throw .usage(
-        "The folder for '\(option.name) \(path)' does not exist; create '\(folder)' first.",
-        command: command)
+      // A target that cannot be written, as for `--history` (73), not a usage mistake.
+      throw CLIError(
+        message:
+          "The folder for '\(option.name) \(path)' does not exist; create '\(folder)' first.",
+        exitCode: .cannotCreate)
     }
     var info = stat()
     if stat(path, &info) == 0 {

@@ -131,6 +131,21 @@ struct OutputFilesTests {
     #expect(read.contains("\"traceEvents\""))
   }
 
+  /// A target whose folder is missing cannot be written: 73, as for `--history`, before
+  /// the launch, with no usage line (the command line was right).
+  @Test func aTargetInAFolderThatDoesNotExistIsRefusedWith73BeforeTheLaunch() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.write("app.json", manifestText)
+    let target = folder.path("missing/r.json")
+    let result = try await Orchestrate.run(["run", manifest, "--report", target])
+    #expect(result.status == 73)
+    #expect(result.stdout.isEmpty, "the launch must not start")
+    #expect(
+      result.stderr
+        == "Error: The folder for '--report \(target)' does not exist; create '\(folder.path("missing"))' first.\n"
+    )
+  }
+
   /// A FIFO no one reads waits, as the shell's `>` would; and as for the shell, a SIGTERM (a
   /// Ctrl-C, a closed terminal) ends the wait and the process. It was ignored, the launch's
   /// handler gone: nothing could stop the process but a reader or SIGKILL.
