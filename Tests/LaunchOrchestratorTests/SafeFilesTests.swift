@@ -104,6 +104,55 @@ struct SafeFilesTests {
     #expect(folder.names == [asideAtEpoch, "\(asideAtEpoch)-2", "target.json"])
   }
 
+  #if os(Linux)
+    /// Runs `script` with Python 3 (its `os` module reaches extended attributes, which
+    /// Swift's Glibc module leaves out) and returns what it printed.
+    private func python(_ script: String, _ arguments: String...) throws -> String {
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+      process.arguments = ["python3", "-c", script] + arguments
+      let output = Pipe()
+      process.standardOutput = output
+      try process.run()
+      let printed = output.fileHandleForReading.readDataToEndOfFile()
+      process.waitUntilExit()
+      try #require(process.terminationStatus == 0, "python3 failed")
+      return String(decoding: printed, as: UTF8.self)
+    }
+
+    /// A file's extended attributes, names and values, as Python lists them.
+    private func attributes(_ url: URL) throws -> String {
+      try python(
+        "import os, sys\nfor n in sorted(os.listxattr(sys.argv[1])): print(n, os.getxattr(sys.argv[1], n).hex())",
+        url.path)
+    }
+
+    /// A rewrite keeps who may read the file: a POSIX access list (here one letting the user
+    /// `nobody` read a file its mode keeps from others) and the app's other marks. Lost, the
+    /// other user was shut out of the queue after the first launch that rewrote it.
+    @Test func aRewriteKeepsTheFilesAccessListAndItsOtherExtendedAttributes() throws {
+      let folder = try Folder()
+      let file = try folder.write("queue.json", "old")
+      try #require(chmod(file.path, 0o640) == 0)
+      _ = try python(
+        """
+        import os, struct, sys
+        os.setxattr(sys.argv[1], 'user.origin', b'the app')
+        entry = lambda tag, perm, id: struct.pack('<HHI', tag, perm, id)
+        acl = struct.pack('<I', 2) + entry(1, 6, 0xffffffff) + entry(2, 4, 65534) \\
+          + entry(4, 4, 0xffffffff) + entry(0x10, 4, 0xffffffff) + entry(0x20, 0, 0xffffffff)
+        os.setxattr(sys.argv[1], 'system.posix_acl_access', acl)
+        """, file.path)
+      let before = try attributes(file)
+      #expect(before.contains("system.posix_acl_access"))
+      #expect(before.contains("user.origin"))
+      try SafeFiles.writeAtomically(Data("new".utf8), to: file)
+      #expect(try text(file) == "new")
+      #expect(try attributes(file) == before)
+      #expect(try info(file).st_mode & 0o7777 == 0o640)
+    }
+  #endif
+
   @Test func replacesARegularFileByRenameAndLeavesNoTemporaryFile() throws {
     let folder = try Folder()
     let file = try folder.write("report.json", "old")

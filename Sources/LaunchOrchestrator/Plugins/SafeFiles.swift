@@ -107,6 +107,10 @@ public enum SafeFiles {
       if existing.st_uid != geteuid() || existing.st_gid != getegid() {
         _ = fchown(descriptor, existing.st_uid, existing.st_gid)
       }
+      // Then its access list and other marks, before the mode, which has the last word on
+      // the bits the two share.
+      try copyExtendedAttributes(
+        of: name, in: folder, existing: existing, to: descriptor, target: target)
       guard fchmod(descriptor, existing.st_mode & 0o7777) == 0 else {
         throw failure(
           errno, writing: target, doing: "give the new file the old one's permissions")
@@ -674,7 +678,7 @@ public enum SafeFiles {
 
   /// A failed system call as an error people can act on: a missing or unwritable folder and
   /// a full disk are named as such, anything else with the system's reason.
-  private static func failure(_ code: Int32, writing target: URL, doing action: String)
+  static func failure(_ code: Int32, writing target: URL, doing action: String)
     -> StepFailure
   {
     let folder = target.deletingLastPathComponent()
