@@ -81,6 +81,18 @@ struct Console: Sendable {
     Self.send(data, to: .standardOutput)
   }
 
+  /// The width in columns of the terminal ``out(_:)`` writes to; `nil` when it is not one,
+  /// or does not say.
+  var columns: Int? {
+    var size = winsize()
+    #if canImport(Glibc)
+      let result = ioctl(output.descriptor, UInt(TIOCGWINSZ), &size)
+    #else
+      let result = ioctl(output.descriptor, TIOCGWINSZ, &size)
+    #endif
+    return result == 0 && size.ws_col > 0 ? Int(size.ws_col) : nil
+  }
+
   /// Whether ``out(_:)`` goes to an interactive terminal that is not a CI log, nor one that
   /// says it cannot move its cursor (`TERM=dumb`, as Emacs' shell buffers set).
   var isInteractive: Bool {

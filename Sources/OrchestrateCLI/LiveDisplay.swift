@@ -117,9 +117,21 @@ final class LiveDisplay: Sendable {
     var text = Self.erase(lines: screen.blockHeight)
     // The lines carry step ids and messages: escaped, unlike the display's own sequences.
     if let line { text += TerminalText.escaped(line) + "\n" }
-    text += block.map { TerminalText.escaped($0) + "\n" }.joined()
+    // Each line of the block within the terminal's width: the erase above moves up one row a
+    // line, and a line that wrapped would leave its first rows behind at every redraw.
+    text += Self.fitted(block.map { TerminalText.escaped($0) }, columns: console.columns)
+      .map { $0 + "\n" }.joined()
     console.writeControlSequences(text)
     screen.blockHeight = block.count
+  }
+
+  /// `lines`, each cut to fit in `columns` (with an ellipsis), one column spare: some
+  /// terminals wrap a line that fills the last one. As they are when the width is unknown.
+  static func fitted(_ lines: [String], columns: Int?) -> [String] {
+    guard let columns, columns > 2 else { return lines }
+    return lines.map { line in
+      line.count < columns ? line : String(line.prefix(columns - 2)) + "…"
+    }
   }
 
   private static func erase(lines: Int) -> String {

@@ -466,6 +466,24 @@ struct CachedStepTests {
     }
   }
 
+  /// Params equal only in Swift's eyes (`café` composed, and decomposed: two stores where a
+  /// file system keeps names as bytes) are other params: the entry is not served.
+  @Test func paramsThatDifferOnlyInTheirUnicodeFormAreOtherParams() async throws {
+    let folder = try Folder()
+    let composed = try Self.plan(Self.manifest(value: "caf\u{E9}", quick: true), in: folder)
+    try Self.prime(composed, with: "the composed store's")
+    let decomposed = try Self.plan(Self.manifest(value: "cafe\u{301}", quick: true), in: folder)
+    let report = await LaunchEngine(options: Self.options()).run(decomposed)
+    let results = try #require(report.step("results"))
+    #expect(results.state == .succeeded)
+    #expect(
+      results.notes == [
+        "cache not used: the params of the step or of its dependencies changed since the entry was written"
+      ])
+    #expect(
+      report.output(of: "results", as: Snapshot.self) != Snapshot(value: "the composed store's"))
+  }
+
   @Test func aLinkOrAFolderWhereTheEntryBelongsIsNeitherFollowedNorReplaced() async throws {
     let folder = try Folder()
     let plan = try Self.plan(Self.manifest(quick: true), in: folder)

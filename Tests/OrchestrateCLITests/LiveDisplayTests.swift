@@ -46,6 +46,14 @@ struct LiveDisplayTests {
       ])
   }
 
+  @Test func eachLineIsCutToTheTerminalsWidthWithARowToSpare() {
+    let lines = ["  1/2 done", "    \(String(repeating: "x", count: 50))  0.300s"]
+    #expect(LiveDisplay.fitted(lines, columns: nil) == lines)
+    #expect(LiveDisplay.fitted(lines, columns: 20) == ["  1/2 done", "    xxxxxxxxxxxxxx…"])
+    #expect(LiveDisplay.fitted(["12345"], columns: 6) == ["12345"])
+    #expect(LiveDisplay.fitted(["123456"], columns: 6) == ["1234…"])
+  }
+
   @Test func aStepStartedAfterTheDisplaysClockShowsNoTimeRatherThanANegativeOne() throws {
     let state = try state(
       #"{ "version": 1, "steps": [ { "id": "ui", "plugin": "noop" } ] }"#,

@@ -35,6 +35,54 @@ struct StreamsAndSignalsTests {
     #expect(output.contains("\u{1B}[") == (term != "dumb"), "\(output)")
   }
 
+  /// The live display's block fits a narrow terminal: it redraws by moving up a row a line,
+  /// so a line that wrapped left its first rows behind at every redraw.
+  @Test func theLiveDisplaysLinesFitANarrowTerminal() async throws {
+    let folder = try TemporaryFolder()
+    let id = String(repeating: "a-long-step-name-", count: 4)
+    let manifest = try folder.write(
+      "slow.json",
+      """
+      { "version": 1, "steps": [
+        { "id": "\(id)", "plugin": "simulate", "params": { "duration": "300ms" } },
+        { "id": "b", "plugin": "simulate", "dependsOn": ["\(id)"], "params": { "duration": "300ms" } }
+      ] }
+      """)
+    // A pseudo-terminal 40 columns wide, its size set in the child before the tool starts.
+    let script = """
+      import fcntl, os, pty, struct, sys, termios
+      pid, fd = pty.fork()
+      if pid == 0:
+          fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack('HHHH', 24, 40, 0, 0))
+          os.execv(sys.argv[1], sys.argv[1:])
+      out = b''
+      while True:
+          try:
+              chunk = os.read(fd, 65536)
+          except OSError:
+              break
+          if not chunk:
+              break
+          out += chunk
+      sys.stdout.buffer.write(out)
+      sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+      """
+    let (status, output) = try await runTool([
+      "CI=false", "TERM=xterm", "python3", "-c", script,
+      Orchestrate.buildFolder.appendingPathComponent("orchestrate").path, "run", manifest,
+    ])
+    #expect(status == 0, "\(output)")
+    // The block's lines, indented by four, in what was printed before the summary (whose
+    // chart wraps as printed text may); the erase (`ESC [ J`) that starts a redraw cut off.
+    let live = output.components(separatedBy: "slow: succeeded in ").first ?? ""
+    let block = live.replacingOccurrences(of: "\r", with: "").split(separator: "\n").map {
+      $0.components(separatedBy: "\u{1B}[J").last ?? ""
+    }.filter { $0.hasPrefix("    ") }
+    #expect(!block.isEmpty, "\(output)")
+    for line in block { #expect(line.count < 40, "'\(line)'") }
+    #expect(block.contains { $0.hasSuffix("…") }, "\(block)")
+  }
+
   @Test func aReaderThatGoesAwayStopsThePrintingButNotTheLaunch() async throws {
     let folder = try TemporaryFolder()
     let manifest = try folder.write(

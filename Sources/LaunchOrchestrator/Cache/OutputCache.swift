@@ -92,7 +92,9 @@ struct OutputCache: Sendable {
       return .miss(
         "the entry holds a \(header.outputType), but '\(kind)' now outputs a \(key.coder.typeName)")
     }
-    guard header.params == key.params else {
+    // By their bytes: Swift's `==` takes `café` composed and decomposed as one, where a file
+    // system that keeps names as bytes holds two stores.
+    guard header.params.utf8.elementsEqual(key.params.utf8) else {
       return .miss(
         "the params of the step or of its dependencies changed since the entry was written")
     }
