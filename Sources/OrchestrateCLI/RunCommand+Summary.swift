@@ -51,6 +51,10 @@ extension RunCommand {
       let place = path == "-" ? "standard output" : path
       console.out("trace: \(place) (open it in Perfetto or chrome://tracing)")
     }
+    if let path = options.otlp {
+      let place = path == "-" ? "standard output" : path
+      console.out("otlp: \(place) (an OpenTelemetry trace, OTLP/JSON, for a collector)")
+    }
   }
 
   /// Warnings and errors about the outcome and the budgets, on stderr.

@@ -272,12 +272,15 @@ struct RunCommandTests {
     let result = try await Orchestrate.run(
       [
         "run", "manifests/simulated/booktrack.json", "--report", folder.path("r.json"), "--trace",
-        folder.path("t.json"),
+        folder.path("t.json"), "--otlp", folder.path("o.json"),
       ])
     #expect(result.status == 0)
     #expect(
       result.stdout.contains(
         "trace: \(folder.path("t.json")) (open it in Perfetto or chrome://tracing)"))
+    #expect(
+      result.stdout.contains(
+        "otlp: \(folder.path("o.json")) (an OpenTelemetry trace, OTLP/JSON, for a collector)"))
     let report = try readReport(folder.path("r.json"))
     let trace = try JSONParser.parse(
       Array(try Data(contentsOf: URL(fileURLWithPath: folder.path("t.json"))))
