@@ -359,6 +359,30 @@ struct LaunchContextTests {
     #expect(later.step("seed")?.state == .skipped)
   }
 
+  /// Two launches of one process (two sessions of the app, a widget beside it): the second
+  /// skips the run-once step the first runs now, naming that launch, not the process's own
+  /// number as if it were another's.
+  @Test func aRunOnceStepAnotherLaunchOfThisProcessRunsNowIsSkippedNamingThatLaunch()
+    async throws
+  {
+    let folder = try DataFolder()
+    let plan = try folder.plan(
+      """
+      { "version": 1, "steps": [
+        { "id": "seed", "plugin": "wait", "params": { "duration": "10s" }, "once": "perInstall" }
+      ] }
+      """)
+    let clock = ManualClock()
+    let recorder = EventRecorder()
+    let first = recorder.start(plan, on: LaunchEngine(clock: clock))
+    await recorder.waitFor("start seed")
+    let second = await LaunchEngine().run(plan, environment: environment())
+    #expect(second.step("seed")?.state == .skipped)
+    #expect(second.step("seed")?.error == "run by another launch of this process now (launch 1)")
+    await clock.advance(to: .seconds(10))
+    #expect(await first.value.step("seed")?.state == .succeeded)
+  }
+
   @Test func withoutAFolderForTheRecordNoRunOnceStepRunsOnAGuess() async throws {
     let folder = try DataFolder()
     try Data("not a folder".utf8).write(

@@ -148,7 +148,9 @@ final class ContextKeeper: Sendable {
             skips.append(
               ContextSkip(
                 step: index,
-                reason: "run by another launch now (process \(claimant.process))",
+                reason: claimant.process == process
+                  ? "run by another launch of this process now (launch \(claimant.launch))"
+                  : "run by another launch now (process \(claimant.process))",
                 keepsDependents: true))
           } else {
             record.claim(id, version: version, process: process, launch: number)
