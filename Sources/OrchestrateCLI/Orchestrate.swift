@@ -32,6 +32,18 @@ public enum Orchestrate {
   public static func main(
     registry: PluginRegistry, environment: LaunchEnvironment = LaunchEnvironment()
   ) async -> Never {
+    // Swift repairs an argument that is not UTF-8 (a file name's bytes) with U+FFFD: a path
+    // then names nothing, and "does not exist" would mislead about one that does.
+    for index in 1..<Int(CommandLine.argc) {
+      guard let argument = CommandLine.unsafeArgv[index],
+        String(validatingCString: argument) == nil
+      else { continue }
+      let repaired = String(cString: argument)
+      Console.standard.err(
+        "Error: The argument '\(repaired)' is not valid UTF-8 (\(Grammar.count(repaired.filter { $0 == "\u{FFFD}" }.count, "byte sequence")) shown as \u{FFFD}); orchestrate reads names as UTF-8. Rename the file or folder, or reach it through a symbolic link whose name is UTF-8."
+      )
+      exit(ExitCode.usage.rawValue)
+    }
     let keeper = ExitKeeper()
     let code = await ExitKeeper.$current.withValue(keeper) {
       await run(

@@ -108,4 +108,31 @@ struct AppValuesTests {
         "  (splash)  ░░░░▓▓    content at 0.600s, skeleton from 0.450s",
       ])
   }
+
+  /// A folder whose name is not UTF-8 is said to be so, not to be missing: Swift repairs such
+  /// an argument, and the repaired name names nothing.
+  @Test func anArgumentThatIsNotUTF8IsSaidToBeSo() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.write(
+      "app.json", #"{ "version": 1, "steps": [ { "id": "a", "plugin": "simulate" } ] }"#)
+    let (status, output) = try await runTool([
+      "python3", "-c",
+      """
+      import os, subprocess, sys
+      folder = os.fsencode(sys.argv[2]) + b'/d\\xff'
+      os.mkdir(folder)
+      result = subprocess.run([sys.argv[1], 'run', sys.argv[3], '--data-dir', folder],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+      sys.stdout.write(result.stderr.decode('utf-8', 'replace'))
+      sys.exit(result.returncode)
+      """,
+      Orchestrate.buildFolder.appendingPathComponent("orchestrate").path, folder.path(""),
+      manifest,
+    ])
+    #expect(status == 64)
+    #expect(
+      output
+        == "Error: The argument '\(folder.path(""))/d\u{FFFD}' is not valid UTF-8 (1 byte sequence shown as \u{FFFD}); orchestrate reads names as UTF-8. Rename the file or folder, or reach it through a symbolic link whose name is UTF-8.\n"
+    )
+  }
 }
