@@ -17,6 +17,18 @@ struct ManifestValidationTests {
       ])
   }
 
+  /// A milestone whose steps are not an array is named once: a step deferred until it is
+  /// not said to name an unknown milestone too.
+  @Test func aMilestoneOfTheWrongShapeIsNamedOnceNotAsUnknownToo() {
+    #expect(
+      diagnostics(
+        of:
+          #"{ "version": 1, "milestones": { "interactive": "page" }, "steps": [ { "id": "page", "plugin": "noop" }, { "id": "later", "plugin": "noop", "deferUntil": "interactive" } ] }"#
+      ) == [
+        "1:48: error: milestones.interactive: expected an array of step ids, found a string."
+      ])
+  }
+
   @Test func loadsAValidManifestWithEveryField() throws {
     let plan = try loadPlan(
       """

@@ -174,9 +174,9 @@ struct ManifestReader {
         diagnostics.reportKey("a milestone name cannot be empty.", at: memberPath)
         return nil
       }
-      guard let ids = stringArray(member.value, at: memberPath, what: "step ids") else {
-        return nil
-      }
+      // One whose steps are not read is still declared (the manifest is invalid anyway): a
+      // `deferUntil` naming it is not "unknown" too, which would send the reader elsewhere.
+      let ids = stringArray(member.value, at: memberPath, what: "step ids") ?? []
       return MilestoneDeclaration(name: member.key, steps: ids)
     }
   }

@@ -227,7 +227,10 @@ struct PlanBuilder {
           membership.milestonesOfStep[index].append(m)
         }
       }
-      if milestone.steps.isEmpty {
+      // Not for one whose list was not read: its error says what is wrong there.
+      if milestone.steps.isEmpty,
+        !diagnostics.diagnostics.contains(where: { $0.severity == .error && $0.path == path })
+      {
         diagnostics.report(
           "milestone '\(milestone.name)' lists no steps, so it is reached as soon as the launch starts.",
           at: path, severity: .warning)
