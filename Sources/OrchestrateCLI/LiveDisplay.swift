@@ -147,13 +147,14 @@ final class LiveDisplay: Sendable {
     ]
     let waiting = state.pending.waiting(at: now, holders: state.running.map(\.id))
     let nameWidth =
-      (state.running.map(\.id.count) + waiting.lines.map(\.id.count)).max() ?? 0
+      (state.running.map { TerminalText.columns(of: $0.id) }
+      + waiting.lines.map { TerminalText.columns(of: $0.id) }).max() ?? 0
     for (id, step) in state.running {
       // The display's clock starts a moment after the launch's: a step that has just started
       // shows no time rather than a negative one.
       let elapsed = max(.zero, now - step.started)
       var line =
-        "    \(id.padding(toLength: nameWidth, withPad: " ", startingAt: 0))  \(TimeText.padded(elapsed))"
+        "    \(TerminalText.padded(id, to: nameWidth))  \(TimeText.padded(elapsed))"
       if let fraction = step.fraction {
         let filled = Int((fraction * 20).rounded())
         line +=
@@ -165,7 +166,7 @@ final class LiveDisplay: Sendable {
     }
     for (id, reason) in waiting.lines {
       lines.append(
-        "    \(id.padding(toLength: nameWidth, withPad: " ", startingAt: 0))  waiting: \(reason)")
+        "    \(TerminalText.padded(id, to: nameWidth))  waiting: \(reason)")
     }
     if waiting.more > 0 { lines.append("    and \(waiting.more) more waiting") }
     return lines

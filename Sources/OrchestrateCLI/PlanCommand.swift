@@ -60,11 +60,10 @@ struct PlanCommand: Command {
     if !report.milestones.isEmpty {
       console.out("")
       console.out("milestones:")
-      let width = (report.milestones.map(\.name.count).max() ?? 0) + 2
+      let width = (report.milestones.map { TerminalText.columns(of: $0.name) }.max() ?? 0) + 2
       for milestone in report.milestones {
         let time = milestone.time.map(TimeText.seconds) ?? "not reached"
-        console.out(
-          "  \(milestone.name.padding(toLength: width, withPad: " ", startingAt: 0))\(time)")
+        console.out("  \(TerminalText.padded(milestone.name, to: width))\(time)")
       }
     }
     console.out("")

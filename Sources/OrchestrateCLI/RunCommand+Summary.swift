@@ -24,9 +24,9 @@ extension RunCommand {
     console.out("")
     console.out(headline)
     printContext(of: report, plan: plan)
-    let width = (report.milestones.map(\.name.count).max() ?? 0) + 2
+    let width = (report.milestones.map { TerminalText.columns(of: $0.name) }.max() ?? 0) + 2
     for milestone in report.milestones {
-      let name = milestone.name.padding(toLength: width, withPad: " ", startingAt: 0)
+      let name = TerminalText.padded(milestone.name, to: width)
       let time = milestone.time.map(TimeText.seconds) ?? "not reached"
       let budget =
         options.budgets.last { $0.milestone == milestone.name }.map {

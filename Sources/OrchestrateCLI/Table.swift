@@ -17,13 +17,10 @@ enum Table {
     draw(rows, rightAligned: rightAligned, indent: indent) { text.add(line: $0) }
   }
 
-  /// How many columns `text` takes: its characters, counted from its bytes when it is all
-  /// printable ASCII (a character a byte), the usual case, without walking its characters.
+  /// How many columns `text` takes on the terminal, escaped as it is printed (see
+  /// ``TerminalText/columns(of:)``).
   static func width(of text: String) -> Int {
-    let ascii = text.utf8.withContiguousStorageIfAvailable { bytes in
-      bytes.allSatisfy { (0x20...0x7E).contains($0) } ? bytes.count : nil
-    }
-    return ascii.flatMap { $0 } ?? text.count
+    TerminalText.columns(of: text)
   }
 
   /// Makes each line as UTF-8 in one reused buffer and hands it to `emit`: a `String` a line

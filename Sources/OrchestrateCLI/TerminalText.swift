@@ -31,6 +31,60 @@ package enum TerminalText {
     return result
   }
 
+  /// How many terminal columns `text` takes once printed as ``escaped(_:keepingNewlines:)``
+  /// prints one line: a character a column, none for one that only adds marks to the one
+  /// before (`é` written as `e` and U+0301), two for a wide one (CJK, an emoji), and an
+  /// escaped control character as its escape's length. Printable ASCII, the usual case, is
+  /// counted from its bytes.
+  package static func columns(of text: String) -> Int {
+    let ascii = text.utf8.withContiguousStorageIfAvailable { bytes in
+      bytes.allSatisfy { (0x20...0x7E).contains($0) } ? bytes.count : nil
+    }
+    if let count = ascii.flatMap({ $0 }) { return count }
+    var columns = 0
+    for character in text {
+      var width = 0
+      for scalar in character.unicodeScalars {
+        if isControl(scalar) {
+          columns += escaped(String(scalar)).count
+        } else if isWide(scalar) {
+          width = 2
+        } else if !isZeroWidth(scalar) {
+          width = max(width, 1)
+        }
+      }
+      columns += width
+    }
+    return columns
+  }
+
+  /// `text` and the spaces that make it take `columns` columns (see ``columns(of:)``).
+  package static func padded(_ text: String, to columns: Int) -> String {
+    text + String(repeating: " ", count: max(0, columns - Self.columns(of: text)))
+  }
+
+  /// Whether `scalar` takes no column: a combining mark, a zero-width space or joiner, a
+  /// variation selector.
+  private static func isZeroWidth(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar.properties.generalCategory {
+    case .nonspacingMark, .enclosingMark, .format: return true
+    default: return (0xFE00...0xFE0F).contains(scalar.value)
+    }
+  }
+
+  /// Whether `scalar` takes two columns: East Asian wide and full-width characters, and
+  /// emoji shown as pictures (the ranges terminals draw wide).
+  private static func isWide(_ scalar: Unicode.Scalar) -> Bool {
+    if scalar.properties.isEmojiPresentation { return true }
+    switch scalar.value {
+    case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF,
+      0xA000...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60,
+      0xFFE0...0xFFE6, 0x20000...0x3FFFD:
+      return true
+    default: return false
+    }
+  }
+
   /// JSON text with what ``escaped(_:keepingNewlines:)`` would escape written as JSON escapes
   /// (`\u202E`), so that it stays valid JSON: such characters can only be inside its strings,
   /// since the JSON writer escapes the ASCII controls and puts only newlines between tokens.

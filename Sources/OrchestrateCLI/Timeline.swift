@@ -41,11 +41,11 @@ enum Timeline {
     var widestName = 0
     for index in rows.indices {
       if let end = rows[index].end { latestEnd = max(latestEnd, end.seconds) }
-      widestName = max(widestName, rows[index].id.utf16.count)
+      widestName = max(widestName, TerminalText.columns(of: rows[index].id))
     }
     let total = max(report.duration.seconds, latestEnd, splashEnd?.seconds ?? 0, 1e-6)
-    // Names are measured and padded in one unit, UTF-16's: the width counted characters and
-    // the padding UTF-16 units, which cut the widest non-ASCII name (an emoji halved).
+    // Names are measured and padded in one unit, the terminal's columns as they are printed
+    // (escaped, wide characters two): UTF-16 units put CJK names and escaped ids out of line.
     let nameWidth = max(
       widestName, report.splash == nil ? 0 : splashRow.count,
       report.pauses.isEmpty ? 0 : pausedRow.count)
@@ -164,7 +164,8 @@ enum Timeline {
   private static func putPadded(_ text: String, to length: Int, into line: inout [UInt8]) {
     line.append(contentsOf: text.utf8)
     line.append(
-      contentsOf: repeatElement(UInt8(ascii: " "), count: max(0, length - text.utf16.count)))
+      contentsOf: repeatElement(
+        UInt8(ascii: " "), count: max(0, length - TerminalText.columns(of: text))))
   }
 
   private static func note(for step: LaunchReport.Step) -> String {

@@ -58,7 +58,8 @@ extension SafeFiles {
       guard size > 0 else { return [] }
       var buffer = [CChar](repeating: 0, count: size)
       let read = listAttributes(descriptor, &buffer, size)
-      if read < 0, errno == ERANGE { continue }
+      // Grown since: a call that did not fit (or, on Linux, that only measured) again.
+      if (read < 0 && errno == ERANGE) || read > size { continue }
       guard read > 0 else { return [] }
       return buffer[..<read].split(separator: 0).map {
         String(decoding: $0.map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -72,11 +73,13 @@ extension SafeFiles {
     for _ in 0..<3 {
       let size = getAttribute(descriptor, attribute, nil, 0)
       guard size >= 0 else { return nil }
+      // Empty: a second call of size 0 would only measure it again, grown or not.
+      guard size > 0 else { return [] }
       var value = [UInt8](repeating: 0, count: size)
       let read = value.withUnsafeMutableBytes {
         getAttribute(descriptor, attribute, $0.baseAddress, size)
       }
-      if read < 0, errno == ERANGE { continue }
+      if (read < 0 && errno == ERANGE) || read > size { continue }
       guard read >= 0 else { return nil }
       return Array(value[..<read])
     }

@@ -24,21 +24,17 @@ public enum SafeFiles {
       destination = url.deletingLastPathComponent().appendingPathComponent("\(base)-\(counter)")
       counter += 1
     }
-    // A second name for the file, taken only if free (`linkat` never replaces, where checking
-    // first and renaming after could replace a name taken in between), then the first name
-    // let go. A link is linked itself, never what it leads to.
+    // Renamed only if the name is free, in one call (`renameat2`'s RENAME_NOREPLACE, Darwin's
+    // RENAME_EXCL), never replacing a name taken meanwhile; a second name taken with a hard
+    // link, then the first let go, would delete a file saved onto the first in between.
     while true {
-      if linkat(AT_FDCWD, url.path, AT_FDCWD, destination.path, 0) == 0 {
-        if unlink(url.path) == 0 { return destination }
-        // The first name cannot be let go: the second is, and the rename below says why.
-        unlink(destination.path)
-        break
-      }
+      if renameWithoutReplacing(url.path, destination.path) == 0 { return destination }
       guard errno == EEXIST else { break }
       nextName()
     }
-    // A folder, a file system without hard links (FAT, some network shares), a file that is
-    // gone: renamed after a check, the only way there, which also says what went wrong.
+    // A file system that cannot rename so (some network shares), a system without the call,
+    // a file that is gone: renamed after a check, the only way there, which also says what
+    // went wrong.
     while FileManager.default.fileExists(atPath: destination.path) { nextName() }
     do {
       try FileManager.default.moveItem(at: url, to: destination)
@@ -697,3 +693,33 @@ public enum SafeFiles {
         + " was left as it was")
   }
 }
+
+/// Renames `source` to `destination` unless something is there already (`EEXIST` then); -1
+/// with `ENOSYS` where the system has no such call.
+private func renameWithoutReplacing(_ source: String, _ destination: String) -> Int32 {
+  #if canImport(Darwin)
+    return renamex_np(source, destination, UInt32(RENAME_EXCL))
+  #else
+    // Glibc's module leaves out `renameat2` (glibc 2.28 and later have it): looked up once.
+    guard let rename = RenameAt2.call else {
+      errno = ENOSYS
+      return -1
+    }
+    return rename(AT_FDCWD, source, AT_FDCWD, destination, RenameAt2.noReplace)
+  #endif
+}
+
+#if !canImport(Darwin)
+  /// The C library's `renameat2`, found by name.
+  private enum RenameAt2 {
+    typealias Call =
+      @convention(c) (
+        Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32
+      ) -> Int32
+    /// `RENAME_NOREPLACE`.
+    static let noReplace: UInt32 = 1
+    static let call: Call? = dlsym(dlopen(nil, RTLD_NOW), "renameat2").map {
+      unsafeBitCast($0, to: Call.self)
+    }
+  }
+#endif
