@@ -18,8 +18,8 @@ struct ImageCleaner {
   /// the store is no orphan, since the store never knew what the app wrote before it.
   var storeCreated: Double?
   let dryRun: Bool
-  /// The reviewed scans by the bytes of the path (inside the folder) of the image they name.
-  let reviewed: [[UInt8]: [Int64]]
+  /// The reviewed scans by the identity of the file the file system finds at their path.
+  let reviewed: [DirectoryHandle.Identity: [Int64]]
   let referenced: Set<String>
   let keepsReviewed: Bool
   let log: (String) -> Void
@@ -111,8 +111,12 @@ struct ImageCleaner {
   private static let databaseSuffixes = ["-wal", "-shm", "-journal"].map { Array($0.utf8) }
 
   private func qualifies(_ path: String, _ status: DirectoryHandle.Status) -> Bool {
-    reviewed[Array(path.utf8)] != nil
-      || (isUnnamedAndOld(path, status) && !isOlderThanStore(status))
+    isReviewed(path, status) || (isUnnamedAndOld(path, status) && !isOlderThanStore(status))
+  }
+
+  /// Whether the file is a reviewed scan's image that no scan not yet reviewed names.
+  private func isReviewed(_ path: String, _ status: DirectoryHandle.Status) -> Bool {
+    reviewed[status.identity] != nil && !referenced.contains(path)
   }
 
   private func isUnnamedAndOld(_ path: String, _ status: DirectoryHandle.Status) -> Bool {
@@ -127,13 +131,13 @@ struct ImageCleaner {
     _ name: [CChar], path: String, listed: DirectoryHandle.Status, in folder: DirectoryHandle
   ) {
     guard qualifies(path, listed) else {
-      if reviewed[Array(path.utf8)] == nil, isUnnamedAndOld(path, listed) {
+      if !isReviewed(path, listed), isUnnamedAndOld(path, listed) {
         keptOlderThanStore += 1
       }
       return
     }
-    let scans = reviewed[Array(path.utf8)]
-    let isReviewed = scans != nil
+    let isReviewed = self.isReviewed(path, listed)
+    let scans = isReviewed ? reviewed[listed.identity] : nil
     if isReviewed && keepsReviewed {
       keptForReadOnlyStore += 1
       return

@@ -106,11 +106,12 @@ public struct ImageCleanupStep: StepPlugin {
     // reviewed names, or reaches through links in the folder, is kept, even when a reviewed
     // scan names it too.
     var referenced: Set<String> = []
-    // By the bytes of the path, as a file system that keeps names as bytes tells files apart:
-    // a reviewed scan's image goes whatever its age, so a name equal to it only in Swift's
-    // eyes (`café` composed, and not) is no reason to remove a file. A name kept is kept
+    // A reviewed scan's image goes whatever its age: it is the file the file system finds at
+    // the scan's path, by its identity, never a name equal to it only in Swift's eyes (`café`
+    // composed, and not: two files on Linux, one on Apple's systems). A name kept is kept
     // however it is spelled (`referenced`): keeping too much is safe.
-    var reviewed: [[UInt8]: [Int64]] = [:]
+    var reviewedPaths: Set<String> = []
+    var reviewed: [DirectoryHandle.Identity: [Int64]] = [:]
     if let store {
       let references = ImageReferences(
         folder: root, physicalPath: physicalPath, dataDirectory: context.dataDirectory)
@@ -130,19 +131,23 @@ public struct ImageCleanupStep: StepPlugin {
             + "screensort schema's: depend on that store's step, or on none; nothing was removed")
       }
       for scan in scans {
-        for path in references.paths(for: scan.path, exactly: scan.reviewed) {
-          if scan.reviewed {
-            reviewed[Array(path.utf8), default: []].append(scan.id)
-          } else {
-            // With the links it passes through and what they lead to: the app follows them.
-            referenced.formUnion(references.reached(from: path, in: folder))
-          }
+        let paths = references.paths(for: scan.path)
+        guard scan.reviewed else {
+          // With the links it passes through and what they lead to: the app follows them.
+          for path in paths { referenced.formUnion(references.reached(from: path, in: folder)) }
+          continue
+        }
+        // One that names nothing inside the folder removes nothing.
+        guard !paths.isEmpty else { continue }
+        reviewedPaths.formUnion(paths)
+        for spelling in references.spellings(of: scan.path) {
+          var info = stat()
+          guard lstat(spelling, &info) == 0 else { continue }
+          reviewed[DirectoryHandle.Identity(info), default: []].append(scan.id)
         }
       }
-      let shared = reviewed.keys.filter {
-        referenced.contains(String(decoding: $0, as: UTF8.self))
-      }
-      for path in shared { reviewed[path] = nil }
+      // Counted by name for the note; each file is checked against the names kept as it goes.
+      let shared = reviewedPaths.filter(referenced.contains)
       if !shared.isEmpty {
         context.log(
           "kept \(shared.count) images of reviewed scans that scans not yet reviewed also name")

@@ -32,12 +32,18 @@ struct ImageReferences {
     self.bases = Self.unique(bases)
   }
 
+  /// The absolute paths `reference` is read as: itself when absolute, else against each
+  /// folder a relative reference is read against. The file system looks them up as it
+  /// compares names (by their bytes on Linux, whatever their Unicode form on Apple's).
+  func spellings(of reference: String) -> [String] {
+    guard !reference.isEmpty else { return [] }
+    if reference.hasPrefix("/") { return [reference] }
+    return bases.map { "/" + $0.joined(separator: "/") + "/" + reference }
+  }
+
   /// The paths inside the folder (`sub/x.jpg`) that `reference` may name; empty for one that
-  /// names nothing inside it. With `exactly`, a folder of the reference's is the images
-  /// folder's only when its name has the same bytes: Swift's `==` takes a name in another
-  /// Unicode normalization (`café` composed or not) as equal, where a file system that keeps
-  /// names as bytes holds two folders.
-  func paths(for reference: String, exactly: Bool = false) -> Set<String> {
+  /// names nothing inside it.
+  func paths(for reference: String) -> Set<String> {
     guard !reference.isEmpty else { return [] }
     var absolutes: [[String]] =
       reference.hasPrefix("/")
@@ -52,10 +58,7 @@ struct ImageReferences {
     var result: Set<String> = []
     for absolute in absolutes {
       for folder in folders
-      where absolute.count > folder.count
-        && absolute.starts(
-          with: folder, by: { exactly ? $0.utf8.elementsEqual($1.utf8) : $0 == $1 })
-      {
+      where absolute.count > folder.count && absolute.starts(with: folder) {
         result.insert(absolute.dropFirst(folder.count).joined(separator: "/"))
       }
     }

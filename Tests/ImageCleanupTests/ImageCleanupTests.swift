@@ -202,60 +202,6 @@ struct ImageCleanupTests {
     }
   #endif
 
-  /// The images folder's own name is compared by its bytes for a reviewed scan's reference,
-  /// and as Swift compares strings for one that keeps its image.
-  @Test func aReviewedReferenceIsInTheFolderOnlyThroughTheFoldersOwnBytes() {
-    let references = ImageReferences(
-      folder: "/data/caf\u{E9}", physicalPath: ["data", "caf\u{E9}"],
-      dataDirectory: URL(fileURLWithPath: "/data"))
-    #expect(references.paths(for: "/data/cafe\u{301}/x.jpg", exactly: true).isEmpty)
-    #expect(references.paths(for: "/data/caf\u{E9}/x.jpg", exactly: true) == ["x.jpg"])
-    #expect(references.paths(for: "/data/cafe\u{301}/x.jpg") == ["x.jpg"])
-  }
-
-  /// A store its step's fallback opened may be another store than the one that names the
-  /// app's images: however old it is, no image is an orphan to it, and no scan of it counts.
-  @Test func removesNothingWhenTheStoreCameFromAFallback() async throws {
-    let folder = try ScratchFolder()
-    _ = try await launch(
-      """
-      { "version": 1, "steps": [
-        { "id": "store", "plugin": "store.init", "params": { "path": "library.sqlite" } },
-        { "id": "spare", "plugin": "store.init", "params": { "path": "spare.sqlite" } }
-      ] }
-      """, in: folder, plugins: plugins)
-    for name in ["library.sqlite", "spare.sqlite"] {
-      try StoreHandle.recordCreation(
-        of: folder.file(name), at: Date().addingTimeInterval(-30 * 86_400))
-    }
-    let spare = try SQLiteConnection(url: folder.file("spare.sqlite"), mode: .readWrite)
-    try spare.run(
-      "INSERT INTO scans (id, image_path, reviewed, created_at) VALUES (1, 'named.jpg', 1, 0)")
-    try SQLiteConnection(url: folder.file("library.sqlite"), mode: .readWrite)
-      .run("PRAGMA user_version = 99")
-    let orphan = try folder.write("images/orphan.jpg", "o")
-    let named = try folder.write("images/named.jpg", "n")
-    try age(orphan, days: 10)
-    let report = try await launch(
-      """
-      { "version": 1, "steps": [
-        { "id": "store", "plugin": "store.init", "params": { "path": "library.sqlite" },
-          "fallback": { "params": { "path": "spare.sqlite" } } },
-        { "id": "clean", "plugin": "images.cleanup", "dependsOn": ["store"],
-          "params": { "directory": "images" } }
-      ] }
-      """, in: folder, plugins: plugins
-    ).report
-    #expect(report.step("store")?.usedFallback == true)
-    #expect(report.step("clean")?.state == .succeeded)
-    #expect(exists(orphan))
-    #expect(exists(named))
-    #expect(
-      report.step("clean")?.notes == [
-        "removed nothing: the store 'spare.sqlite' was opened by a fallback in this launch (the step's own store failed) and may not be the store the app's data belongs to, so an image no scan names may still be the app's"
-      ])
-  }
-
   @Test func keepsFilesOlderThanTheStoreInEveryLaunchAndRemovesOrphansWrittenSince()
     async throws
   {
