@@ -383,6 +383,33 @@ struct LaunchContextTests {
     #expect(await first.value.step("seed")?.state == .succeeded)
   }
 
+  /// A retry reads the record again for its run-once steps: one that cannot be read then
+  /// runs none of them on a guess, as a launch would not.
+  @MainActor @Test func aRetryWhoseRecordCannotBeReadRunsNoRunOnceStepOnAGuess() async throws {
+    let folder = try DataFolder()
+    let key = "retry-record-\(UUID().uuidString)"
+    let plan = try folder.plan(
+      """
+      { "version": 1, "steps": [
+        { "id": "fetch", "plugin": "count", "params": { "key": "\(key)", "failRuns": 1 } },
+        { "id": "seed", "plugin": "count", "params": { "key": "\(key)-seed" },
+          "dependsOn": ["fetch"], "once": "perInstall" }
+      ] }
+      """)
+    let session = LaunchSession()
+    let first = await session.run(plan, on: LaunchEngine(), environment: environment())
+    #expect(first.outcome == .failed)
+    #expect(first.step("seed")?.state == .skipped)
+    // The record can no longer be read: a folder in its place.
+    try FileManager.default.removeItem(at: folder.record.url)
+    try FileManager.default.createDirectory(
+      at: folder.record.url, withIntermediateDirectories: false)
+    let retried = await session.retry()
+    #expect(retried.step("fetch")?.state == .succeeded)
+    #expect(retried.step("seed")?.error == "no launch record kept; left to a launch that keeps one")
+    #expect(stepRuns.withLock { $0["\(key)-seed"] } == nil)
+  }
+
   @Test func withoutAFolderForTheRecordNoRunOnceStepRunsOnAGuess() async throws {
     let folder = try DataFolder()
     try Data("not a folder".utf8).write(

@@ -112,15 +112,15 @@ final class ContextKeeper: Sendable {
       let (record, notes) = context.isFirstLaunch ? (LaunchRecord(), []) : file.read()
       return ContextKeeper(
         context: context,
-        skips: skips(of: plan, in: context, record: record ?? LaunchRecord(), version: version),
+        skips: skips(of: plan, in: context, record: record, version: version),
         plan: plan, file: nil, number: context.launchNumber, version: version, notes: notes)
     case .automatic, .kept:
       if let previous {
+        // A retry: the launch's facts stay; whether a run-once step is done is read again.
         let (record, notes) = file.read()
         return ContextKeeper(
           context: previous,
-          skips: skips(
-            of: plan, in: previous, record: record ?? LaunchRecord(), version: version),
+          skips: skips(of: plan, in: previous, record: record, version: version),
           plan: plan, file: file, number: previous.launchNumber, version: version, notes: notes)
       }
       let process = getpid()
@@ -214,19 +214,10 @@ final class ContextKeeper: Sendable {
           notes[0] +=
             "; this launch went on without its facts (not the first launch, not after an upgrade, not in safe mode)"
         }
-        // Without a record, whether a run-once step ran is unknown, and none is claimed:
-        // the safe side is not to run it, as when the record is locked, rather than run it in
-        // every launch.
-        skips = Self.skips(of: plan, in: context, record: LaunchRecord(), version: version)
-        let skipped = Set(skips.map(\.step))
-        let reason =
-          started.wasBusy
-          ? "launch record locked; left to a later launch"
-          : "no launch record kept; left to a launch that keeps one"
-        for index in onceSteps where !skipped.contains(index) {
-          skips.append(ContextSkip(step: index, reason: reason, keepsDependents: false))
-        }
-        skips.sort { $0.step < $1.step }
+        skips = Self.skips(
+          of: plan, in: context, record: nil, version: version,
+          unknownBecause: started.wasBusy
+            ? "launch record locked; left to a later launch" : Self.noRecordReason)
       }
       notes += readNotes
       return ContextKeeper(
@@ -244,17 +235,27 @@ final class ContextKeeper: Sendable {
     return LaunchRecord.isAlive(claim.process)
   }
 
-  /// The steps `context` keeps out of a launch of `plan`, in manifest order.
+  /// Why a run-once step is skipped when the record cannot be read or kept.
+  static let noRecordReason = "no launch record kept; left to a launch that keeps one"
+
+  /// The steps `context` keeps out of a launch of `plan`, in manifest order. Without a
+  /// `record` (it cannot be read), whether a run-once step ran is unknown, and none is
+  /// claimed: the safe side is not to run it, for `reason`, rather than run it in every
+  /// launch.
   static func skips(
-    of plan: LaunchPlan, in context: LaunchContext, record: LaunchRecord, version: String?
+    of plan: LaunchPlan, in context: LaunchContext, record: LaunchRecord?, version: String?,
+    unknownBecause reason: String = noRecordReason
   ) -> [ContextSkip] {
     plan.contextSteps.compactMap { index in
       let declaration = plan.manifest.steps[index]
       if let reason = declaration.when?.skipReason(in: context) {
         return ContextSkip(step: index, reason: reason, keepsDependents: false)
       }
-      guard let once = declaration.once,
-        let done = record.doneVersion(of: declaration.id, once, version: version)
+      guard let once = declaration.once else { return nil }
+      guard let record else {
+        return ContextSkip(step: index, reason: reason, keepsDependents: false)
+      }
+      guard let done = record.doneVersion(of: declaration.id, once, version: version)
       else { return nil }
       return ContextSkip(
         step: index, reason: done.map { "done before (version \($0))" } ?? "done before",
