@@ -132,6 +132,37 @@ struct LaunchFailureTests {
     #expect(failure?.userMessage == "You're offline. Connect and try again.")
   }
 
+  /// With two failed dependencies, the error is the one of the dependency the message names.
+  @Test func theUnderlyingErrorIsTheOneOfTheDependencyTheSkipNames() async throws {
+    struct Named: Error, Equatable { var name: String }
+    var registry = PluginRegistry.testKinds
+    registry.register(kind: "disk.fail") { _ in throw Named(name: "disk") }
+    registry.register(kind: "net.fail") { _ in throw Named(name: "net") }
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "disk.fail", "trigger": "onDemand" },
+        { "id": "index", "plugin": "noop", "trigger": "onDemand", "dependsOn": ["store"] },
+        { "id": "fetch", "plugin": "net.fail", "trigger": "onDemand" },
+        { "id": "feed", "plugin": "noop", "trigger": "onDemand", "dependsOn": ["fetch"] },
+        { "id": "search", "plugin": "noop", "trigger": "onDemand", "dependsOn": ["index", "feed"] } ] }
+      """, registry: registry)
+    let session = LaunchSession()
+    _ = await session.run(plan, on: LaunchEngine(clock: ManualClock()))
+    let failure = await #expect(throws: LaunchFailure.self) {
+      try await session.ensure("search", as: Void.self)
+    }
+    let message = try #require(failure?.message)
+    let expected =
+      message == "'search' was skipped: dependency 'index' was skipped" ? "disk" : "net"
+    #expect(
+      [
+        "'search' was skipped: dependency 'index' was skipped",
+        "'search' was skipped: dependency 'feed' was skipped",
+      ].contains(message))
+    #expect(failure?.underlying as? Named == Named(name: expected))
+  }
+
   // MARK: Output keys
 
   @Test func anOutputKeyReadsTheOutputAndChecksAgainstThePlan() async throws {

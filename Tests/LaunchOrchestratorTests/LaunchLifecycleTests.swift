@@ -356,6 +356,36 @@ struct LaunchLifecycleTests {
     }
   }
 
+  /// A retry cancelled before it began keeps what it reused: the steps that succeeded stay
+  /// succeeded, so a later retry does not run them again.
+  @MainActor @Test func aRetryCancelledBeforeItBeginsKeepsWhatItReused() async throws {
+    let key = "cancelled-retry-\(UUID().uuidString)"
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "count", "params": { "key": "\(key)-store" } },
+        { "id": "feed", "plugin": "count", "params": { "key": "\(key)-feed", "failRuns": 1 },
+          "dependsOn": ["store"] }
+      ] }
+      """)
+    let session = LaunchSession()
+    let first = await session.run(plan, on: LaunchEngine())
+    #expect(first.outcome == .failed)
+    let cancelled = await Task { @MainActor in
+      withUnsafeCurrentTask { $0?.cancel() }
+      return await session.retry()
+    }.value
+    #expect(cancelled.outcome == .cancelled)
+    #expect(cancelled.step("store")?.state == .succeeded)
+    #expect(cancelled.step("store")?.reused == true)
+    #expect(cancelled.step("feed")?.state == .skipped)
+    #expect(cancelled.step("feed")?.error == "the launch was cancelled")
+    let retried = await session.retry()
+    #expect(retried.outcome == .succeeded)
+    #expect(stepRuns.withLock { $0["\(key)-store"] } == 1)
+    #expect(stepRuns.withLock { $0["\(key)-feed"] } == 2)
+  }
+
   @Test func anOnDemandStepThatFailsDuringTheLaunchIsItsCallersFailureNotTheLaunchs()
     async throws
   {

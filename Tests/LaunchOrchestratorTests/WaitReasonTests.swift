@@ -133,6 +133,27 @@ struct WaitReasonTests {
       report.criticalChain(to: "settled")?.links.map(\.heldVia) == [nil, .dependency])
   }
 
+  /// A skipped chain 10,000 steps long is followed without recursion: the report of every
+  /// launch walks it, and a recursive walk used up the thread's stack (a crash).
+  @Test func aLongSkippedChainIsFollowedWithoutUsingUpTheStack() throws {
+    let count = 10_000
+    let steps = (0..<count).map { index in
+      index == 0
+        ? #"{ "id": "s0", "plugin": "noop", "onFailure": "continue" }"#
+        : #"{ "id": "s\#(index)", "plugin": "noop", "dependsOn": ["s\#(index - 1)"] }"#
+    }
+    var launch = try SchedulerHarness(
+      """
+      { "version": 1, "milestones": { "done": ["s\(count - 1)"] },
+        "steps": [ \(steps.joined(separator: ", ")) ] }
+      """)
+    launch.start()
+    launch.fail("s0", at: .seconds(1))
+    let report = launch.report()
+    #expect(report.time(ofMilestone: "done") == .seconds(1))
+    #expect(report.criticalChain(to: "done")?.links.map(\.step) == ["s0"])
+  }
+
   @Test func aDeferredStepWaitsForItsMilestoneAndItsDelay() throws {
     var launch = try SchedulerHarness(
       """

@@ -770,19 +770,22 @@ private struct RunState {
     }
   }
 
-  /// What the plugin threw whose failure skipped `step`: through its hard dependencies that
-  /// did not succeed, the first that failed, or was skipped for one that did.
+  /// What the plugin threw whose failure skipped `step`: the dependency its skip names
+  /// (`dependency 'index' was skipped`), followed through the skips it names in turn to the
+  /// step that failed. None for a skip by design (a `when`), or a step that timed out.
   private func failedDependencyError(of step: Int, in run: LaunchRun) -> (any Error)? {
-    var pending = [step]
+    var current = step
     var seen: Set<Int> = [step]
-    while let next = pending.popLast() {
-      for dependency in run.plan.steps[next].dependsOn where seen.insert(dependency).inserted {
-        switch scheduler.records[dependency].state {
-        case .failed:
-          if let error = run.aside.withLock({ $0.errors[dependency] }) { return error }
-        case .skipped: pending.append(dependency)
-        default: continue
-        }
+    while let error = scheduler.records[current].error,
+      let dependency = run.plan.steps[current].dependsOn.first(where: {
+        error.hasPrefix("dependency '\(run.plan.steps[$0].id)' ")
+      }),
+      seen.insert(dependency).inserted
+    {
+      switch scheduler.records[dependency].state {
+      case .failed: return run.aside.withLock { $0.errors[dependency] }
+      case .skipped: current = dependency
+      default: return nil
       }
     }
     return nil
@@ -818,15 +821,10 @@ private struct RunState {
       // After a cache lookup, not zero: the lookup took time the app's user waited through.
       let begins = run.plan.cachedSteps.isEmpty ? .zero : now
       for (step, note) in lookups.notes { scheduler.note(note, for: step, at: begins) }
-      if cancelled {
-        // Every step skipped, none started: the launch ends as it begins.
-        scheduler.cancel(at: begins)
-        break
-      }
-      if paused { scheduler.pause(at: begins) }
+      if paused, !cancelled { scheduler.pause(at: begins) }
       scheduler.start(
         at: begins, served: lookups.served, reused: run.reused?.steps ?? [], signalled: signalled,
-        skipped: run.context?.skips ?? [])
+        skipped: run.context?.skips ?? [], cancelled: cancelled)
     case .control(let command):
       now = run.elapsed
       handle(command, at: now, of: run, ensured: &handler.ensured)

@@ -235,7 +235,7 @@ struct LaunchScheduler {
   /// `skipped` steps are kept out by the launch's context: skipped at once with their reason.
   mutating func start(
     at now: Duration, served: [Int] = [], reused: [Int] = [], signalled: [Int] = [],
-    skipped: [ContextSkip] = []
+    skipped: [ContextSkip] = [], cancelled: Bool = false
   ) {
     for milestone in plan.milestones where milestone.steps.isEmpty {
       reach(milestone.index, at: now)
@@ -258,6 +258,13 @@ struct LaunchScheduler {
     }
     // Dependents that are served too wait for this refresh: theirs must start from fresh input.
     for step in served { releaseDependents(of: step, state: .succeeded, at: now, .notServed) }
+    if cancelled {
+      // Cancelled before it began: what was reused, served or kept out stays so, and nothing
+      // starts; the rest is skipped.
+      end(.cancelled, at: now)
+      settle(at: now)
+      return
+    }
     for step in plan.steps.indices {
       noteReadyIfPossible(step, at: now)
       becomeReadyIfPossible(step, at: now)

@@ -289,13 +289,14 @@ enum WaitAnalysis {
     _ steps: [LaunchReport.Step]
   ) -> Int? {
     var latest: (end: Duration, step: Int)?
-    // Allocated only when a skipped step is met, which most launches have none of.
+    // Skipped steps met, to expand: a list, not recursion (a skipped chain of 10,000 steps
+    // would use up the thread's stack); both allocated only when one is met, which most
+    // launches have none of.
+    var skipped: [Int] = []
     var expanded: Set<Int> = []
     func consider(_ step: Int) {
       guard steps[step].start != nil else {
-        guard steps[step].state == .skipped, expanded.insert(step).inserted else { return }
-        for dependency in plan.steps[step].dependsOn { consider(dependency) }
-        for dependency in plan.steps[step].after { consider(dependency) }
+        if steps[step].state == .skipped, expanded.insert(step).inserted { skipped.append(step) }
         return
       }
       guard let end = steps[step].end, end <= bound else { return }
@@ -303,6 +304,10 @@ enum WaitAnalysis {
     }
     for step in first { consider(step) }
     for step in second { consider(step) }
+    while let step = skipped.popLast() {
+      for dependency in plan.steps[step].dependsOn { consider(dependency) }
+      for dependency in plan.steps[step].after { consider(dependency) }
+    }
     return latest?.step
   }
 
