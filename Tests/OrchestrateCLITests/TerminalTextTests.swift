@@ -17,6 +17,21 @@ struct TerminalTextTests {
     #expect(TerminalText.escaped("one\ntwo\u{1B}", keepingNewlines: true) == "one\ntwo\\u{1B}")
   }
 
+  /// Names are measured in the terminal's columns, as printed: tables, the timeline and the
+  /// live display pad by this, so a CJK id or an escaped control no longer shifts its row.
+  @Test func measuresTextInTerminalColumnsAsPrinted() {
+    #expect(TerminalText.columns(of: "store") == 5)
+    #expect(TerminalText.columns(of: "日本語ステップ") == 14)
+    #expect(TerminalText.columns(of: "e\u{301}clair") == 6)
+    #expect(TerminalText.columns(of: "🚀 go") == 5)
+    #expect(TerminalText.columns(of: "👨‍👩‍👧") == 2)
+    #expect(TerminalText.columns(of: "a\u{1B}b") == 2 + TerminalText.escaped("\u{1B}").count)
+    #expect(TerminalText.columns(of: "ｆｕｌｌ") == 8)
+    #expect(TerminalText.padded("日本", to: 6) == "日本  ")
+    #expect(TerminalText.padded("e\u{301}", to: 3) == "e\u{301}  ")
+    #expect(TerminalText.padded("toolong", to: 3) == "toolong")
+  }
+
   @Test func leavesPrintableTextAlone() {
     let text = "Zoë's 📚 library — 1.5s ✓"
     #expect(TerminalText.escaped(text) == text)
