@@ -130,7 +130,17 @@ final class LiveDisplay: Sendable {
   static func fitted(_ lines: [String], columns: Int?) -> [String] {
     guard let columns, columns > 2 else { return lines }
     return lines.map { line in
-      line.count < columns ? line : String(line.prefix(columns - 2)) + "…"
+      guard TerminalText.columns(of: line) >= columns else { return line }
+      // Measured as tables are (a CJK character takes two columns), a character at a time.
+      var cut = ""
+      var used = 0
+      for character in line {
+        let width = TerminalText.columns(of: String(character))
+        guard used + width <= columns - 2 else { break }
+        cut.append(character)
+        used += width
+      }
+      return cut + "…"
     }
   }
 

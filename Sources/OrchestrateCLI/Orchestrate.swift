@@ -34,7 +34,8 @@ public enum Orchestrate {
   ) async -> Never {
     // Swift repairs an argument that is not UTF-8 (a file name's bytes) with U+FFFD: a path
     // then names nothing, and "does not exist" would mislead about one that does.
-    for index in 1..<Int(CommandLine.argc) {
+    // Past the program's own name; none at all when it was started with an empty argv.
+    for index in (0..<Int(CommandLine.argc)).dropFirst() {
       guard let argument = CommandLine.unsafeArgv[index],
         String(validatingCString: argument) == nil
       else { continue }

@@ -17,12 +17,6 @@ enum Table {
     draw(rows, rightAligned: rightAligned, indent: indent) { text.add(line: $0) }
   }
 
-  /// How many columns `text` takes on the terminal, escaped as it is printed (see
-  /// ``TerminalText/columns(of:)``).
-  static func width(of text: String) -> Int {
-    TerminalText.columns(of: text)
-  }
-
   /// Makes each line as UTF-8 in one reused buffer and hands it to `emit`: a `String` a line
   /// cost more than the table itself at 10,000 rows.
   private static func draw(
@@ -44,7 +38,8 @@ enum Table {
     for index in rows.indices {
       firstCell.append(counts.count)
       for column in rows[index].indices {
-        let count = width(of: rows[index][column])
+        // In the terminal's columns, as the cell is printed.
+        let count = TerminalText.columns(of: rows[index][column])
         counts.append(count)
         widths[column] = max(widths[column], count)
       }

@@ -170,11 +170,12 @@ final class ContextKeeper: Sendable {
           version: version, notes: notes)
       }
       // The record is locked by another process, or cannot be kept (its folder is a file or
-      // a link, a newer build wrote it, its lock cannot be taken): the launch goes on at once. A locked record is read without
-      // the lock for the launch's facts, and the launch is counted off its path once the lock
-      // is free; run-once steps not done yet are left to a later launch, since only a claim
-      // made holding the lock keeps two launches from both running one. A record that cannot
-      // be kept gives unknown facts.
+      // a link, a newer build wrote it, it cannot be read, its lock cannot be taken): the
+      // launch goes on at once. A locked record is read without the lock for the launch's
+      // facts, and the launch is counted off its path once the lock is free; run-once steps
+      // not done yet are left to a later launch, since only a claim made holding the lock
+      // keeps two launches from both running one. A record that cannot be kept gives unknown
+      // facts.
       let given = given ?? LaunchContext()
       // A record whose lock cannot be taken is never written again: facts read from it would
       // stay as they are for good (after an upgrade, in safe mode), so they are unknown, as

@@ -109,7 +109,7 @@ extension SafeFiles {
   }
 #else
   // Glibc's module map leaves out <sys/xattr.h>: the C library's own functions, looked up
-  // once by name.
+  // once by name (``cLibraryFunction(_:as:)``).
   private enum LinuxAttributeCalls {
     typealias List = @convention(c) (Int32, UnsafeMutablePointer<CChar>?, Int) -> Int
     typealias Get =
@@ -119,14 +119,9 @@ extension SafeFiles {
       @convention(c) (Int32, UnsafePointer<CChar>, UnsafeRawPointer?, Int, Int32)
       -> Int32
 
-    static let list: List? = function("flistxattr")
-    static let get: Get? = function("fgetxattr")
-    static let set: Set? = function("fsetxattr")
-
-    private static func function<T>(_ name: String) -> T? {
-      guard let symbol = dlsym(dlopen(nil, RTLD_NOW), name) else { return nil }
-      return unsafeBitCast(symbol, to: T.self)
-    }
+    static let list = cLibraryFunction("flistxattr", as: List.self)
+    static let get = cLibraryFunction("fgetxattr", as: Get.self)
+    static let set = cLibraryFunction("fsetxattr", as: Set.self)
   }
 
   private func listAttributes(

@@ -718,8 +718,6 @@ private func renameWithoutReplacing(_ source: String, _ destination: String) -> 
       ) -> Int32
     /// `RENAME_NOREPLACE`.
     static let noReplace: UInt32 = 1
-    static let call: Call? = dlsym(dlopen(nil, RTLD_NOW), "renameat2").map {
-      unsafeBitCast($0, to: Call.self)
-    }
+    static let call = cLibraryFunction("renameat2", as: Call.self)
   }
 #endif
