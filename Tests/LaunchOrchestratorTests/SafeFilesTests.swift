@@ -366,6 +366,34 @@ struct SafeFilesTests {
       folder.names == ["dangling.json", "nowhere.json", "plain", "shared", "through-file.json"])
   }
 
+  @Test(.enabled(if: geteuid() == 0, "only root may give a link away"))
+  func refusesAnotherUsersLinkInAFolderEveryoneMayWriteTo() throws {
+    let folder = try Folder()
+    let mine = try folder.write("mine.json", "mine")
+    let shared = folder.file("shared")
+    try FileManager.default.createDirectory(at: shared, withIntermediateDirectories: false)
+    try #require(chmod(shared.path, 0o1777) == 0)
+    let planted = folder.file("shared/state.json")
+    try FileManager.default.createSymbolicLink(
+      atPath: planted.path, withDestinationPath: mine.path)
+    try #require(lchown(planted.path, 4242, 4242) == 0)
+    let expected =
+      "cannot write '\(planted.path)': '\(planted.path)' is a symbolic link another user (uid 4242) made in '\(shared.path)', a folder everyone may write to, and following it could write where they chose; remove it if it is not yours, or name a file in a folder of your own"
+    #expect(message { _ = try SafeFiles.checkReplaceable(planted) } == expected)
+    #expect(
+      message { _ = try SafeFiles.checkReplaceable(planted, creatingLinkTarget: true) }
+        == expected)
+    #expect(message { try SafeFiles.writeAtomically(Data("theirs".utf8), to: planted) } == expected)
+    #expect(try text(mine) == "mine")
+
+    // The kernel's own rule: the folder's owner may link, and outside such folders anyone may.
+    try #require(chown(shared.path, 4242, 4242) == 0)
+    #expect(try SafeFiles.checkReplaceable(planted).path == mine.path)
+    try #require(chown(shared.path, 0, 0) == 0)
+    try #require(chmod(shared.path, 0o777) == 0)
+    #expect(try SafeFiles.checkReplaceable(planted).path == mine.path)
+  }
+
   @Test func checkingATargetThatDoesNotExistYetReturnsItAndWritesNothing() throws {
     let folder = try Folder()
     let file = folder.file("report.json")

@@ -133,7 +133,8 @@ public enum SafeFiles {
   ///
   /// - Throws: ``StepFailure`` naming the path when it is a folder, a device, a FIFO or a
   ///   socket, a link to one of those, a link to nothing (with `creatingLinkTarget`, a link to
-  ///   a path whose folder does not exist), or a loop of links.
+  ///   a path whose folder does not exist), a loop of links, or a link another user made in a
+  ///   folder everyone may write to (`/tmp`), which the kernel would not follow either.
   public static func checkReplaceable(_ url: URL, creatingLinkTarget: Bool = false) throws
     -> URL
   {
@@ -180,6 +181,7 @@ public enum SafeFiles {
           "cannot write '\(url.path)': it is a chain of more than \(maximumLinks) symbolic links"
             + " (a loop?); name a regular file instead")
       }
+      try checkFollowable(link: path, info, naming: url)
       chain.append(path)
       path = try linkTarget(of: path, naming: url)
     }
@@ -639,6 +641,29 @@ public enum SafeFiles {
         offset += count
       }
     }
+  }
+
+  /// Refuses to follow the link at `path` (whose `lstat` is `link`) when another user made it
+  /// in a folder everyone may write to and only owners may delete from (`/tmp`), unless that
+  /// user owns the folder: the rule the kernel applies when it follows links itself (Linux's
+  /// `protected_symlinks`), which reading links here would otherwise bypass. Such a link is
+  /// someone's way to send this process's write to a file of their choosing.
+  private static func checkFollowable(link path: String, _ link: stat, naming url: URL) throws {
+    guard link.st_uid != geteuid() else { return }
+    let folder = (path as NSString).deletingLastPathComponent
+    var shared = stat()
+    guard stat(folder.isEmpty ? "." : folder, &shared) == 0 else {
+      throw StepFailure(
+        "cannot write '\(url.path)': cannot look at the folder of the symbolic link '\(path)'"
+          + " (\(describeErrno(errno))); check the path and its folders")
+    }
+    let writableByAll = shared.st_mode & mode_t(S_IWOTH) != 0
+    let sticky = shared.st_mode & mode_t(S_ISVTX) != 0
+    guard writableByAll, sticky, link.st_uid != shared.st_uid else { return }
+    throw StepFailure(
+      "cannot write '\(url.path)': '\(path)' is a symbolic link another user (uid \(link.st_uid))"
+        + " made in '\(folder)', a folder everyone may write to, and following it could write"
+        + " where they chose; remove it if it is not yours, or name a file in a folder of your own")
   }
 
   /// Where the link at `path` points, as a path (relative targets resolve against the link's
