@@ -123,7 +123,9 @@ public struct LaunchStateFile: Sendable {
     let file: URL
     do {
       // A folder, FIFO or device is refused before it is read (reading a FIFO would block).
-      file = try SafeFiles.checkReplaceable(url)
+      // A link to nothing is no state yet, as a missing file: the first save creates its
+      // target (or a save after one unreadable was moved aside from under the link).
+      file = try SafeFiles.checkReplaceable(url, creatingLinkTarget: true)
     } catch {
       return (RestoredState(), ["\(error); started from empty state and left it as it was"])
     }

@@ -319,7 +319,7 @@ struct StateRestoreTests {
   }
 
   @Test(arguments: [
-    ("nowhere/state.json", "which does not exist"),
+    ("nowhere/state.json", "is not a folder that exists; create the folder or change the link"),
     ("state.json", "a chain of more than 32 symbolic links (a loop?)"),
   ])
   func aLinkToNothingOrALoopOfLinksIsEmptyStateAndStays(target: String, problem: String)
@@ -340,6 +340,32 @@ struct StateRestoreTests {
     #expect(notes.count == 1)
     #expect(notes.first?.contains(problem) == true, "\(notes)")
     #expect(notes.first?.hasSuffix("; started from empty state and left it as it was") == true)
+  }
+
+  @Test func aLinkToNothingInAFolderThatExistsIsNoStateYetAndTheFirstSaveCreatesItsTarget()
+    async throws
+  {
+    let folder = try ScratchFolder()
+    try FileManager.default.createDirectory(
+      at: folder.file("shared"), withIntermediateDirectories: false)
+    let link = folder.file("state.json")
+    try FileManager.default.createSymbolicLink(
+      atPath: link.path, withDestinationPath: "shared/state.json")
+    let manifest = """
+      { "version": 1, "steps": [ { "id": "restore", "plugin": "state.restore",
+        "params": { "file": "state.json" } } ] }
+      """
+    let (state, notes, outcome) = try await restore(manifest, in: folder)
+    #expect(outcome == .succeeded)
+    #expect(state?.isEmpty == true)
+    #expect(notes == ["no saved state at '\(link.path)'; started from empty state"])
+
+    try LaunchStateFile(url: link).save(["selectedTab": "history"])
+    #expect(
+      try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == "shared/state.json")
+    let (saved, savedNotes, _) = try await restore(manifest, in: folder)
+    #expect(saved?.value(for: "selectedTab", as: String.self) == "history")
+    #expect(savedNotes == ["restored 1 value (selectedTab) from '\(link.path)'"])
   }
 
   @Test func concurrentSavesNeverLeaveATornFile() throws {
