@@ -2,6 +2,12 @@ import Foundation
 import LaunchOrchestrator
 import SQLiteStore
 
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#endif
+
 /// `store.init`: opens or creates the SQLite store and migrates it, in the same time whatever
 /// its size; refuses files it did not create; recovers a damaged store by moving it aside
 /// with its WAL (never deleting it) and creating a new one.
@@ -108,6 +114,19 @@ public struct StoreInitStep: StepPlugin {
     }
   }
 
+  /// The database file itself: a symbolic link at `url` (the app's, into a shared container)
+  /// is followed, as SQLite follows it, so that the store is looked at, recovered and recorded
+  /// where SQLite keeps it with its WAL, and the link stays the app's. A link another user
+  /// planted in a folder everyone may write to, a loop, or a link into a folder that does not
+  /// exist is refused (``SafeFiles/checkReplaceable(_:creatingLinkTarget:)``).
+  private static func databaseFile(_ url: URL) throws -> URL {
+    var info = stat()
+    guard lstat(url.path, &info) == 0, info.st_mode & mode_t(S_IFMT) == mode_t(S_IFLNK) else {
+      return url
+    }
+    return try SafeFiles.checkReplaceable(url, creatingLinkTarget: true)
+  }
+
   /// SQLite calls block their thread.
   public var isBlocking: Bool { true }
 
@@ -119,7 +138,8 @@ public struct StoreInitStep: StepPlugin {
     case .folder(let folder): schema = try StoreSchema(folder: context.resolveResource(folder))
     }
     let opener = StoreOpener(
-      url: context.resolve(path), schema: schema, readOnly: readOnly, create: create,
+      url: try Self.databaseFile(context.resolve(path)), schema: schema, readOnly: readOnly,
+      create: create,
       createFolders: createFolders, adopt: adopt, busyTimeout: busyTimeout,
       integrityCheck: integrityCheck, context: context)
     return try opener.openStore()

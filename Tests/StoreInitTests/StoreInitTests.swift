@@ -350,6 +350,39 @@ struct StoreInitTests {
     #expect(try open(url).integer("SELECT count(*) FROM authors") == 0)
   }
 
+  /// A store the app reaches through its link (into a shared container, say) is recovered
+  /// where SQLite keeps it with its WAL: the link stays the app's and leads to the new store.
+  @Test func recoversADamagedStoreBesideTheTargetOfItsLinkAndKeepsTheLink() async throws {
+    let folder = try ScratchFolder()
+    let shared = folder.file("shared")
+    try FileManager.default.createDirectory(at: shared, withIntermediateDirectories: true)
+    let real = folder.file("shared/library.sqlite")
+    try damagedStoreWithLiveWAL(at: real)
+    let link = folder.file("library.sqlite")
+    try FileManager.default.createSymbolicLink(
+      atPath: link.path, withDestinationPath: "shared/library.sqlite")
+    let before = try ["", "-wal"].map { try Data(contentsOf: URL(fileURLWithPath: real.path + $0)) }
+
+    let (report, _) = try await launch(
+      manifest(#"{ "path": "library.sqlite" }"#), in: folder, plugins: [StoreInitStep.self])
+
+    #expect(report.outcome == .succeeded, "\(report.step("store")?.error ?? "")")
+    #expect(
+      try FileManager.default.destinationOfSymbolicLink(atPath: link.path)
+        == "shared/library.sqlite")
+    #expect(try names(in: folder).filter { $0.contains("corrupt") }.isEmpty)
+    let asideName = try #require(
+      try FileManager.default.contentsOfDirectory(atPath: shared.path).first {
+        $0.hasPrefix("library.sqlite.corrupt-") && !$0.contains("-wal") && !$0.contains("-shm")
+      })
+    let after = try ["", "-wal"].map {
+      try Data(contentsOf: shared.appendingPathComponent(asideName + $0))
+    }
+    #expect(after == before, "the damaged store and its WAL moved aside together")
+    #expect(try open(link).userVersion() == 4)
+    #expect(try open(real).integer("SELECT count(*) FROM authors") == 0)
+  }
+
   @Test func neverTouchesADamagedStoreInReadOnlyMode() async throws {
     let folder = try ScratchFolder()
     let url = folder.file("library.sqlite")
