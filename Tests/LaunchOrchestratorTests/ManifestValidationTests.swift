@@ -275,6 +275,18 @@ struct ManifestValidationTests {
       problems == [
         "2:92: error: step 'a' (steps[0].fallback.plugin): the fallback 'number.make' outputs Int, but 'token.make' outputs Token; dependents receive the fallback's output, so both must output the same type."
       ])
+    // A kind that hands nothing on is said so, not as Swift writes `Void`.
+    #expect(
+      diagnostics(
+        of: """
+          { "version": 1, "steps": [
+            { "id": "a", "plugin": "token.make", "params": { "value": "v" }, "fallback": { "plugin": "noop" } }
+          ] }
+          """
+      ).map { $0.drop { $0 != " " } }
+        == [
+          " error: step 'a' (steps[0].fallback.plugin): the fallback 'noop' outputs nothing, but 'token.make' outputs Token; dependents receive the fallback's output, so both must output the same type."
+        ])
   }
 
   @Test func mergesFallbackParamsOverTheStepsOwn() {

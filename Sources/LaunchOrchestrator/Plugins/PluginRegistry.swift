@@ -213,7 +213,8 @@ struct KindTypes: Sendable {
     outputType = ObjectIdentifier(Output.self)
     self.output = Output.self
     hasOutput = Output.self != Void.self
-    outputTypeName = Lazy { String(describing: Output.self) }
+    // A kind that hands nothing on is said so, not as Swift writes `Void` ("()").
+    outputTypeName = Lazy { Output.self == Void.self ? "nothing" : String(describing: Output.self) }
     outputCoder = Lazy { OutputCoder(Output.self) }
     // Read here, once: a kind's types are worked out when a step of it is first prepared or the
     // kind described, and both need its parameters.
