@@ -123,7 +123,7 @@ struct OutputFiles {
   /// is spelled.
   /// - Parameter used: each path and the phrase that says who uses it
   ///   (`which the launch uses ('path' of step 'store')`).
-  /// - Throws: a usage ``CLIError`` naming the output and the path it would destroy.
+  /// - Throws: a usage ``CLIError`` naming the output and the path it would destroy or join.
   func refuse(_ used: [(path: String, owner: String)]) throws(CLIError) {
     guard !claimed.isEmpty else { return }
     for (path, owner) in used {
@@ -135,8 +135,14 @@ struct OutputFiles {
       where identity == usedIdentity
         || (folder && identity.canonicalPath.hasPrefix(usedIdentity.canonicalPath + "/"))
       {
+        // A file not there yet destroys nothing: it would be mixed in with what the folder
+        // holds (read as one of the reports, taken for a migration, removed as an image).
+        let why =
+          folder && identity.node == nil
+          ? "a new file there would be mixed in with what that folder holds. Name a file outside it."
+          : "writing there would destroy it. Name another file."
         throw .usage(
-          "'\(output.option.name) \(output.path)' is \(folder ? "in" : "the file") '\(path)', \(owner); writing there would destroy it. Name another file.",
+          "'\(output.option.name) \(output.path)' is \(folder ? "in" : "the file") '\(path)', \(owner); \(why)",
           command: command)
       }
     }

@@ -82,7 +82,12 @@ struct FieldToolsSafetyTests {
     for arguments in cases {
       let result = try await Orchestrate.run(arguments)
       #expect(result.status == 64, "\(arguments): \(result.stderr)")
-      #expect(result.stderr.contains("writing there would destroy it"), "\(result.stderr)")
+      // A file not there yet is not destroyed, but would be read with the folder's reports.
+      let why =
+        arguments.last == folder.path("dir/new.svg")
+        ? "; a new file there would be mixed in with what that folder holds. Name a file outside it."
+        : "; writing there would destroy it. Name another file."
+      #expect(result.stderr.contains(why), "\(result.stderr)")
       #expect(result.stdout.isEmpty, "\(arguments): nothing is read or printed first")
     }
     #expect(try String(contentsOfFile: inside, encoding: .utf8) == before)
