@@ -500,6 +500,15 @@ struct LaunchContextTests {
     let versioned = await LaunchEngine().run(plan, environment: environment(version: "2.0"))
     #expect(versioned.contextNotes.isEmpty)
     #expect(versioned.step("seed")?.state == .succeeded)
+
+    // As per install: done in any version, it is done in a launch given none.
+    let again = await LaunchEngine().run(plan, environment: environment())
+    #expect(again.step("seed")?.state == .skipped)
+    #expect(again.step("seed")?.error == "done before (version 2.0)")
+    #expect(again.contextNotes.isEmpty, "a note only of a step that runs")
+    // And a version given later runs it once for that version.
+    let upgraded = await LaunchEngine().run(plan, environment: environment(version: "2.1"))
+    #expect(upgraded.step("seed")?.state == .succeeded)
   }
 
   @Test func aLaunchTiedToNoContextTouchesNoFile() async throws {

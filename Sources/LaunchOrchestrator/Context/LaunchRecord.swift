@@ -172,15 +172,12 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
   }
 
   /// The version run-once step `step` succeeded in that makes it done now: any for
-  /// `perInstall`, `version` for `perVersion`; `nil` when it is not done.
+  /// `perInstall`, and for `perVersion` in a launch given no version (as per install);
+  /// `version` for `perVersion`; `nil` when it is not done.
   package func doneVersion(of step: String, _ once: RunOnce, version: String?) -> String?? {
-    guard let versions = self.once[step], let first = versions.first else { return nil }
-    switch once {
-    case .perInstall: return .some(first.isEmpty ? nil : first)
-    case .perVersion:
-      let current = version ?? ""
-      return versions.contains { VersionOrder.same($0, current) } ? .some(version) : nil
-    }
+    guard let versions = self.once[step], !versions.isEmpty else { return nil }
+    guard once == .perVersion, let version else { return .some(versions.first { !$0.isEmpty }) }
+    return versions.contains { VersionOrder.same($0, version) } ? .some(version) : nil
   }
 
   /// The launch that holds a live claim on run-once step `step` in `version`, other than
@@ -192,7 +189,8 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
   ) -> Claim? {
     guard let claim = claims?[step] else { return nil }
     if claim.process == process, claim.launch == launch { return nil }
-    if once == .perVersion, !VersionOrder.same(claim.version, version ?? "") { return nil }
+    // Without a version, as per install: any version's claim holds.
+    if once == .perVersion, let version, !VersionOrder.same(claim.version, version) { return nil }
     return isRunning(claim) ? claim : nil
   }
 
