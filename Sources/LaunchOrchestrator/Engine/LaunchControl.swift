@@ -152,6 +152,9 @@ public final class LaunchControl: Sendable {
     try await withCheckedThrowingContinuation { continuation in
       let (run, refusal) = state.withLock { state -> ((any ControlledRun)?, LaunchFailure?) in
         if let refusal = state.refusal { return (nil, refusal) }
+        // Said at once, without the run: after a launch without on-demand steps, nothing is
+        // left to hear it.
+        if let refusal = state.run?.refusal(ofEnsuring: step) { return (nil, refusal) }
         state.ensureWaiters[step, default: []].append(continuation)
         if state.run == nil { state.activations.append(step) }
         return (state.run, nil)
@@ -264,4 +267,7 @@ enum ControlCommand: Sendable {
 protocol ControlledRun: Sendable {
   func control(_ command: ControlCommand)
   func currentReport() -> LaunchReport
+  /// Why `step` cannot be ensured in this run whatever happens (no such step, or one that is
+  /// not on demand); `nil` when it can.
+  func refusal(ofEnsuring step: String) -> LaunchFailure?
 }

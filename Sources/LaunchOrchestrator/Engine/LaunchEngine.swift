@@ -293,6 +293,26 @@ private final class LaunchRun: ControlledRun {
     post(.control(command))
   }
 
+  func refusal(ofEnsuring step: String) -> LaunchFailure? {
+    guard let index = plan.steps.firstIndex(where: { $0.id == step }),
+      plan.steps[index].trigger == .onDemand
+    else { return Self.refusal(ofEnsuring: step, in: plan) }
+    return nil
+  }
+
+  /// Why `step`, which `plan` has not as an on-demand step, cannot be ensured.
+  static func refusal(ofEnsuring step: String, in plan: LaunchPlan) -> LaunchFailure {
+    guard plan.steps.contains(where: { $0.id == step }) else {
+      return LaunchFailure(
+        kind: .unknownStep, step: step, message: "the manifest has no step '\(step)'.")
+    }
+    return LaunchFailure(
+      kind: .notOnDemand, step: step,
+      message:
+        "'\(step)' runs in the launch, not on demand; read its output when it succeeds, or give it \"trigger\": \"onDemand\"."
+    )
+  }
+
   /// Looks up the entries of the steps with a `cache`: the outputs found are the steps'
   /// outputs from the start; the notes say what was served, or why not. Several entries are
   /// read and decoded at once, each on a task of its own on the blocking pool (file reads
@@ -882,27 +902,10 @@ private struct RunState {
     case .signal(let name):
       if let signal = run.plan.signals.firstIndex(of: name) { scheduler.signal(signal, at: now) }
     case .activate(let id):
-      guard let step = run.plan.steps.firstIndex(where: { $0.id == id }) else {
-        ensured.append(
-          (
-            id,
-            .failure(
-              LaunchFailure(
-                kind: .unknownStep, step: id, message: "the manifest has no step '\(id)'."))
-          ))
-        return
-      }
-      guard run.plan.steps[step].trigger == .onDemand else {
-        ensured.append(
-          (
-            id,
-            .failure(
-              LaunchFailure(
-                kind: .notOnDemand, step: id,
-                message:
-                  "'\(id)' runs in the launch, not on demand; read its output when it succeeds, or give it \"trigger\": \"onDemand\"."
-              ))
-          ))
+      guard let step = run.plan.steps.firstIndex(where: { $0.id == id }),
+        run.plan.steps[step].trigger == .onDemand
+      else {
+        ensured.append((id, .failure(LaunchRun.refusal(ofEnsuring: id, in: run.plan))))
         return
       }
       scheduler.activate(step, at: now)
