@@ -41,4 +41,42 @@ struct LaunchLifecycleEdgeTests {
     }
     #expect(failure?.kind == .notOnDemand)
   }
+
+  /// "The failure is the caller's": an on-demand step that fails during the launch leaves the
+  /// session's screen and failure as they are, whatever its `onFailure`.
+  @MainActor @Test(arguments: ["abort", "continue"])
+  func anOnDemandFailureDuringTheLaunchLeavesTheSessionsScreen(policy: String) async throws {
+    let key = "edge-on-demand-\(UUID().uuidString)"
+    let plan = try loadPlan(
+      """
+      { "version": 1, "milestones": { "interactive": ["page"] }, "steps": [
+        { "id": "page", "plugin": "wait", "params": { "duration": "2s" } },
+        { "id": "index", "plugin": "count", "params": { "key": "\(key)", "failRuns": 5 },
+          "trigger": "onDemand", "onFailure": "\(policy)" }
+      ] }
+      """)
+    let clock = ManualClock()
+    let session = LaunchSession()
+    // What the session shows as it takes in the step's failure, and once the launch ends.
+    var seenAtFailure: [(LaunchScreen, LaunchFailure?)] = []
+    session.onEvent = { event in
+      if case .failed("index", _) = event.kind {
+        seenAtFailure.append((session.screen, session.failure))
+      }
+    }
+    let run = clock.start { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.advance(to: .seconds(1))
+    let thrown = await #expect(throws: LaunchFailure.self) {
+      try await session.ensure("index", as: Tally.self)
+    }
+    #expect(thrown?.message == "'index' failed: run 1 fails")
+    await clock.advance(to: .seconds(2))
+    let report = await run.value
+    #expect(report.outcome == .succeeded)
+    #expect(seenAtFailure.count == 1)
+    #expect(seenAtFailure.first?.0 == .splash)
+    #expect(seenAtFailure.first?.1 == nil)
+    #expect(session.screen == .content)
+    #expect(session.failure == nil)
+  }
 }

@@ -562,6 +562,9 @@ public final class LaunchSession {
   /// The first failure is the launch's, unless a step that aborts the launch fails: that one
   /// ends it, so it is the reason, shown at once.
   private func stepFailed(_ stepFailure: LaunchFailure) {
+    // An on-demand step's failure is its caller's (``ensure(_:as:)`` throws it): the launch's
+    // screen and failure stay as they are, as its outcome does.
+    guard plannedStep(stepFailure.step ?? "")?.trigger != .onDemand else { return }
     guard let step = stepFailure.step, plannedStep(step)?.onFailure == .abort,
       !splash.endsOnFailure
     else {
