@@ -79,4 +79,33 @@ struct LaunchLifecycleEdgeTests {
     #expect(session.screen == .content)
     #expect(session.failure == nil)
   }
+
+  /// Cancelled while paused, a launch whose step ignores cancellation ends after the grace
+  /// period, as it does unpaused: the pause ends at the cancel, or the grace would wait for
+  /// the app to come back.
+  @MainActor @Test(arguments: [true, false])
+  func cancelWhilePausedEndsAfterTheGraceWithAStepThatIgnoresIt(paused: Bool) async throws {
+    let release = ManualGate()
+    var registry = PluginRegistry.testKinds
+    registry.register(kind: "stubborn", isBlocking: true) { _ in release.wait() }
+    let plan = try loadPlan(
+      #"{ "version": 1, "steps": [ { "id": "hang", "plugin": "stubborn" } ] }"#,
+      registry: registry)
+    let clock = ManualClock()
+    let session = LaunchSession()
+    let run = clock.start { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.advance(to: .milliseconds(500))
+    #expect(session.runningSteps == ["hang"])
+    if paused { session.pause() }
+    session.cancel()
+    // The grace (1 s by default) from the cancel, in the launch's time.
+    await clock.advance(to: .milliseconds(1_500))
+    let report = await run.value
+    release.open()
+    #expect(report.outcome == .cancelled)
+    #expect(report.step("hang")?.state == .cancelled)
+    #expect(report.duration == .milliseconds(1_500))
+    #expect(session.screen == .cancelled)
+    #expect(session.phase == .finished(.cancelled))
+  }
 }

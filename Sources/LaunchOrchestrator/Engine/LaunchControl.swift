@@ -49,7 +49,10 @@ public final class LaunchControl: Sendable {
   /// Pauses the launch (the app went to the background): running steps go on, no step
   /// starts, and timeouts, delays, backoffs and the splash's timing stop until ``resume()``.
   public func pause() {
-    let (run, clock) = state.withLock { state in
+    let (run, clock) = state.withLock { state -> ((any ControlledRun)?, ActiveClock?) in
+      // A cancelled launch starts nothing more; its time runs on for the grace its running
+      // steps get to stop (see ``cancel()``).
+      guard !state.isCancelled else { return (nil, nil) }
       state.isPaused = true
       return (state.run, state.clock)
     }
@@ -72,12 +75,16 @@ public final class LaunchControl: Sendable {
   public var isPaused: Bool { state.withLock(\.isPaused) }
 
   /// Cancels the launch: running steps are cancelled, the rest skipped, and the outcome is
-  /// `cancelled`.
+  /// `cancelled`. A paused launch's time runs again: a step that ignores cancellation is
+  /// waited for only the grace period (``LaunchOptions/cancellationGracePeriod``), which a
+  /// pause would otherwise hold for as long as the app stays away.
   public func cancel() {
-    let run = state.withLock { state in
+    let (run, clock) = state.withLock { state in
       state.isCancelled = true
-      return state.run
+      state.isPaused = false
+      return (state.run, state.clock)
     }
+    if let (_, pausedFor) = clock?.resume() { run?.control(.resume(pausedFor: pausedFor)) }
     run?.control(.cancel)
   }
 
