@@ -108,4 +108,58 @@ struct LaunchLifecycleEdgeTests {
     #expect(session.screen == .cancelled)
     #expect(session.phase == .finished(.cancelled))
   }
+
+  /// A step waiting for its next attempt when the app cancels is failed by the launch's end,
+  /// not the launch's failure: the screen is `.cancelled`, and `failure` stays `nil`.
+  @MainActor @Test func cancelDuringARetrysBackoffShowsTheCancelledScreen() async throws {
+    let key = "edge-backoff-\(UUID().uuidString)"
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "fetch", "plugin": "count", "params": { "key": "\(key)", "failRuns": 1 },
+          "retry": { "attempts": 2, "backoff": "5s" } }
+      ] }
+      """)
+    let clock = ManualClock()
+    let session = LaunchSession()
+    var screens: [LaunchScreen] = []
+    session.onEvent = { _ in screens.append(session.screen) }
+    let run = clock.start { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.advance(to: .seconds(1))
+    session.cancel()
+    let report = await run.value
+    #expect(report.outcome == .cancelled)
+    #expect(
+      report.step("fetch")?.error
+        == "attempt 1 failed (run 1 fails) and the launch was cancelled before attempt 2")
+    #expect(session.screen == .cancelled)
+    #expect(session.failure == nil)
+    #expect(!screens.contains { if case .failed = $0 { true } else { false } }, "\(screens)")
+  }
+
+  /// The same for a route: the route's screen, not the failure of a step it stopped.
+  @MainActor @Test func aRouteDuringAnotherStepsBackoffShowsTheRoutesScreen() async throws {
+    let key = "edge-route-\(UUID().uuidString)"
+    var registry = PluginRegistry.testKinds
+    registry.register(kind: "router") { _ in throw LaunchRoute("loginRequired") }
+    let plan = try loadPlan(
+      """
+      { "version": 1, "splash": { "minimum": "2s" },
+        "milestones": { "interactive": ["session"] }, "steps": [
+        { "id": "fetch", "plugin": "count", "params": { "key": "\(key)", "failRuns": 1 },
+          "retry": { "attempts": 2, "backoff": "5s" } },
+        { "id": "session", "plugin": "wait", "params": { "duration": "1s" } },
+        { "id": "gate", "plugin": "router", "dependsOn": ["session"] }
+      ] }
+      """, registry: registry)
+    let clock = ManualClock()
+    let session = LaunchSession()
+    let run = clock.start { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.advance(to: .seconds(2))
+    let report = await run.value
+    #expect(report.outcome == .routed)
+    #expect(report.step("fetch")?.state == .failed)
+    #expect(session.screen == .routed(LaunchRoute("loginRequired")))
+    #expect(session.failure == nil)
+  }
 }

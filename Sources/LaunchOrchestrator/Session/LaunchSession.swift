@@ -95,6 +95,9 @@ public final class LaunchSession {
   /// up, not when the launch starts: most launches fail no step.
   @ObservationIgnored private var plannedSteps: [PlannedStep] = []
   @ObservationIgnored private var plannedStepIndex: [String: Int]?
+  /// The first failure of a step the launch's end failed (see `stepFailed`): the launch's
+  /// failure only if it still ends `failed`.
+  @ObservationIgnored private var failureAtEnd: LaunchFailure?
   /// What the current run's engine told ahead of its events; a new run gets a new one, so a
   /// run still ending cannot write into the next.
   @ObservationIgnored private var heard = Locked(Heard())
@@ -454,6 +457,7 @@ public final class LaunchSession {
     milestones = [:]
     route = nil
     failure = nil
+    failureAtEnd = nil
     report = nil
     context = nil
     outputs = StepOutputs()
@@ -535,6 +539,7 @@ public final class LaunchSession {
       switch outcome {
       case .succeeded, .degraded: if splash.ending == nil { splash.ending = .content }
       case .failed where !splash.endsOnFailure:
+        failure = failure ?? failureAtEnd
         splash.ending = .failed(
           failure ?? LaunchFailure(kind: .stepFailed, message: "the launch failed"))
       case .failed: break
@@ -565,6 +570,14 @@ public final class LaunchSession {
     // An on-demand step's failure is its caller's (``ensure(_:as:)`` throws it): the launch's
     // screen and failure stay as they are, as its outcome does.
     guard plannedStep(stepFailure.step ?? "")?.trigger != .onDemand else { return }
+    // A step the launch's end failed (it waited for its next attempt when the app cancelled
+    // the launch or a step routed it) did not end it: the screen is the cancel's or the
+    // route's. Kept only for a launch that still ends `failed` (a failure that reached the
+    // run before the cancel did).
+    if route != nil || control?.isCancelled == true {
+      failureAtEnd = failureAtEnd ?? stepFailure
+      return
+    }
     guard let step = stepFailure.step, plannedStep(step)?.onFailure == .abort,
       !splash.endsOnFailure
     else {
