@@ -162,4 +162,32 @@ struct LaunchLifecycleEdgeTests {
     #expect(session.screen == .routed(LaunchRoute("loginRequired")))
     #expect(session.failure == nil)
   }
+
+  /// A pause said by the first step's code as the run starts (before the run had taken its
+  /// control) reached only the clock: the step's dependent started while paused. Each
+  /// launch's first step pauses; its dependent must wait for the resume. (A race: a launch
+  /// that lost it showed it in a few of 300; none may.)
+  @Test func aPauseSaidAsTheRunStartsHoldsBackTheNextStep() async throws {
+    for _ in 0..<100 {
+      let control = LaunchControl()
+      var registry = PluginRegistry.testKinds
+      registry.register(kind: "pauser") { _ in control.pause() }
+      let plan = try loadPlan(
+        """
+        { "version": 1, "steps": [
+          { "id": "a", "plugin": "pauser" },
+          { "id": "b", "plugin": "noop", "dependsOn": ["a"] }
+        ] }
+        """, registry: registry)
+      let launch = Task { await LaunchEngine().run(plan, control: control) }
+      while control.report?.step("a")?.state != .succeeded { await Task.yield() }
+      // Time for a dependent that wrongly goes on to start; paused, none may.
+      try await Task.sleep(for: .milliseconds(1))
+      #expect(control.report?.step("b")?.start == nil)
+      control.resume()
+      let report = await launch.value
+      #expect(report.step("b")?.state == .succeeded)
+      #expect(report.pauses.count == 1)
+    }
+  }
 }

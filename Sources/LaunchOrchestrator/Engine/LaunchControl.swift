@@ -19,9 +19,6 @@ public final class LaunchControl: Sendable {
     var isCancelled = false
     var isFinished = false
     var holds = 0
-    /// The holds the run was told of at its start; those taken or let go between then and
-    /// ``attach(_:)`` are replayed there.
-    var holdsAtStart = 0
     var signals: [String] = []
     var activations: [String] = []
     /// Callers of ``ensure(_:as:)`` waiting for each step's end.
@@ -49,26 +46,27 @@ public final class LaunchControl: Sendable {
   /// Pauses the launch (the app went to the background): running steps go on, no step
   /// starts, and timeouts, delays, backoffs and the splash's timing stop until ``resume()``.
   public func pause() {
-    let (run, clock) = state.withLock { state -> ((any ControlledRun)?, ActiveClock?) in
+    let run = state.withLock { state -> (any ControlledRun)? in
       // A cancelled launch starts nothing more; its time runs on for the grace its running
       // steps get to stop (see ``cancel()``).
-      guard !state.isCancelled else { return (nil, nil) }
+      guard !state.isCancelled else { return nil }
       state.isPaused = true
-      return (state.run, state.clock)
+      // The clock stops here, on the caller's thread, and under the lock: a run attaching
+      // meanwhile finds it stopped (``attach(_:)``). The run may hear of it a moment later.
+      guard state.clock?.pause() != nil else { return nil }
+      return state.run
     }
-    // The clock stops here, on the caller's thread: the run may hear of it a moment later.
-    guard clock?.pause() != nil else { return }
     run?.control(.pause)
   }
 
   /// Resumes a paused launch: every deadline moves by the time it was paused.
   public func resume() {
-    let (run, clock) = state.withLock { state in
+    let told = state.withLock { state -> (run: any ControlledRun, pausedFor: Duration)? in
       state.isPaused = false
-      return (state.run, state.clock)
+      guard let (_, pausedFor) = state.clock?.resume(), let run = state.run else { return nil }
+      return (run, pausedFor)
     }
-    guard let (_, pausedFor) = clock?.resume() else { return }
-    run?.control(.resume(pausedFor: pausedFor))
+    if let (run, pausedFor) = told { run.control(.resume(pausedFor: pausedFor)) }
   }
 
   /// Whether the launch is paused.
@@ -79,12 +77,12 @@ public final class LaunchControl: Sendable {
   /// waited for only the grace period (``LaunchOptions/cancellationGracePeriod``), which a
   /// pause would otherwise hold for as long as the app stays away.
   public func cancel() {
-    let (run, clock) = state.withLock { state in
+    let (run, pausedFor) = state.withLock { state in
       state.isCancelled = true
       state.isPaused = false
-      return (state.run, state.clock)
+      return (state.run, state.clock?.resume()?.pausedFor)
     }
-    if let (_, pausedFor) = clock?.resume() { run?.control(.resume(pausedFor: pausedFor)) }
+    if let pausedFor { run?.control(.resume(pausedFor: pausedFor)) }
     run?.control(.cancel)
   }
 
@@ -132,14 +130,6 @@ public final class LaunchControl: Sendable {
   /// for a stopped process: call it more often than every half second.
   package func heartbeat() {
     clock?.heartbeat()
-  }
-
-  /// How many holds were taken before a run took the control; the run starts with them.
-  func takeHoldsBeforeStart() -> Int {
-    state.withLock { state in
-      state.holdsAtStart = state.holds
-      return state.holds
-    }
   }
 
   /// Runs the on-demand step `step` (`"trigger": "onDemand"`) with its on-demand
@@ -236,22 +226,28 @@ public final class LaunchControl: Sendable {
   /// The active clock, once a run (or a session) made it.
   var clock: ActiveClock? { state.withLock(\.clock) }
 
-  /// Attaches `run`, and replays to it what was said before.
-  func attach(_ run: any ControlledRun) {
-    let (commands, _) = state.withLock { state -> ([ControlCommand], Void) in
+  /// What was said before a run took the control: what the run starts with.
+  struct SaidBefore {
+    var isCancelled: Bool
+    var holds: Int
+    /// The signals and the on-demand steps asked for, and whether no more signals come.
+    var commands: [ControlCommand]
+  }
+
+  /// Attaches `run` and starts it: `start` queues the run's start with what was said before,
+  /// in this control's lock, so that what is said from then on (a pause, whose clock this lock
+  /// also orders) reaches the run after its start; returns what `start` returns.
+  func attach(_ run: any ControlledRun, starting start: (SaidBefore) -> Bool) -> Bool {
+    state.withLock { state in
       state.run = run
       var commands: [ControlCommand] = []
       commands += state.signals.map(ControlCommand.signal)
       commands += state.activations.map(ControlCommand.activate)
-      // A hold taken (or let go) after the run counted them at its start, before this.
-      let change = state.holds - state.holdsAtStart
-      commands += Array(repeating: change > 0 ? .hold : .release, count: abs(change))
       state.activations = []
       if state.isFinished { commands.append(.finish) }
-      if state.isCancelled { commands.append(.cancel) }
-      return (commands, ())
+      return start(
+        SaidBefore(isCancelled: state.isCancelled, holds: state.holds, commands: commands))
     }
-    for command in commands { run.control(command) }
   }
 
   /// The report of the run so far, with on-demand steps ensured after the launch; `nil`

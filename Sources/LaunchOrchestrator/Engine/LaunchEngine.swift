@@ -233,13 +233,25 @@ private final class LaunchRun: ControlledRun {
     let lookups = await serveFromCache()
     // Cancelled before it began (the control first, or the task before its body ran): told
     // with the start, as a pause is, so that no step's code starts only to be cancelled.
-    post(
+    func begin(cancelled: Bool, holds: Int) -> RunMessage {
       .begin(
-        lookups, paused: activeClock.isPaused,
-        cancelled: Task.isCancelled || control?.isCancelled == true, signalled: signalled,
-        holds: control?.takeHoldsBeforeStart() ?? 0))
-    // After the start: what the app said before it is replayed as messages that follow it.
-    control?.attach(self)
+        lookups, paused: activeClock.isPaused, cancelled: Task.isCancelled || cancelled,
+        signalled: signalled, holds: holds)
+    }
+    if let control {
+      // The start is queued as the control takes the run, in its lock, and what the app said
+      // before follows it: a pause said as the run starts (by the app, or by a first step's
+      // code) either is in the clock the start reads or comes after the start, and before
+      // that step's end.
+      let isHandler = control.attach(self) { said in
+        let isHandler = mailbox.enqueue(begin(cancelled: said.isCancelled, holds: said.holds))
+        for command in said.commands { _ = mailbox.enqueue(.control(command)) }
+        return isHandler
+      }
+      if isHandler { handleQueued(onMainThread: Thread.isMainThread) }
+    } else {
+      post(begin(cancelled: false, holds: 0))
+    }
     // The first steps are counted on their own now: a test's task that started the launch
     // waits for its end without holding the test clock back.
     if activity != nil { Participation.handOver() }
@@ -444,12 +456,19 @@ private final class LaunchRun: ControlledRun {
     if !onMainThread {
       handleMessages(posting: message)
     } else if mailbox.enqueue(message) {
-      if let activity {
-        activity.begin()
-        Task { await activity.run { self.handleMessages() } }
-      } else {
-        Task { self.handleMessages() }
-      }
+      handleQueued(onMainThread: true)
+    }
+  }
+
+  /// Handles the messages queued as the handler ``Mailbox/enqueue(_:)`` made: here, or on a
+  /// task of its own when this is the main thread.
+  private func handleQueued(onMainThread: Bool) {
+    guard onMainThread else { return handleMessages() }
+    if let activity {
+      activity.begin()
+      Task { await activity.run { self.handleMessages() } }
+    } else {
+      Task { self.handleMessages() }
     }
   }
 
