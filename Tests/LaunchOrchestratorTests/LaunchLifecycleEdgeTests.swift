@@ -190,4 +190,42 @@ struct LaunchLifecycleEdgeTests {
       #expect(report.pauses.count == 1)
     }
   }
+
+  /// An on-demand step that ends on a route hands it to the app that ensured it, during the
+  /// launch or after it, as it would a failure: the launch is not routed, before or after it
+  /// ended.
+  @Test(arguments: [false, true])
+  func anOnDemandStepsRouteIsItsCallers(afterTheLaunch: Bool) async throws {
+    var registry = PluginRegistry.testKinds
+    registry.register(kind: "router") { _ in throw LaunchRoute("loginRequired") }
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "page", "plugin": "wait", "params": { "duration": "1s" } },
+        { "id": "gate", "plugin": "router", "trigger": "onDemand",
+          "retry": { "attempts": 3, "backoff": "0s" } }
+      ] }
+      """, registry: registry)
+    let clock = ManualClock()
+    let control = LaunchControl()
+    let launch = clock.start { await LaunchEngine(clock: clock).run(plan, control: control) }
+    if afterTheLaunch { await clock.advance(to: .seconds(1)) }
+    let failure = await #expect(throws: LaunchFailure.self) {
+      try await control.ensure("gate", as: Void.self)
+    }
+    #expect(failure?.kind == .stepFailed)
+    #expect(
+      failure?.message
+        == "'gate' failed: it ended on the route 'loginRequired', which is for the app that ensured it: an on-demand step does not route the launch"
+    )
+    #expect(failure?.underlying as? LaunchRoute == LaunchRoute("loginRequired"))
+    await clock.advance(to: .seconds(1))
+    let report = await launch.value
+    #expect(report.outcome == .succeeded)
+    #expect(report.route == nil)
+    #expect(control.report?.outcome == .succeeded)
+    #expect(control.report?.route == nil)
+    #expect(control.report?.step("gate")?.state == .failed)
+    #expect(control.report?.step("gate")?.attempts == 1, "a route is an answer: not tried again")
+  }
 }

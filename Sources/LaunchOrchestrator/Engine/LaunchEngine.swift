@@ -641,6 +641,8 @@ private final class LaunchRun: ControlledRun {
       outcome = .succeeded(try await code(context))
     } catch let route as LaunchRoute {
       outcome = .routed(route)
+      // An on-demand step's route is its caller's (`ensure` throws it): kept as thrown.
+      if plan.steps[step].trigger == .onDemand { aside.withLock { $0.errors[step] = route } }
     } catch {
       outcome = .failed(Self.describe(error))
       // Kept as thrown, for the app's `LaunchFailure.underlying`.

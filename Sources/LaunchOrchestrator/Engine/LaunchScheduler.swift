@@ -353,6 +353,14 @@ struct LaunchScheduler {
           error:
             "it ended on the route '\(route)', which a refresh cannot take once the cached output is shown"
         )
+      case .routed(let route) where plan.steps[step].trigger == .onDemand:
+        // As its failure, its route is the app's that ensured it, during the launch or after
+        // it: the launch goes on (or stays as it ended). Not tried again: it answered.
+        finish(
+          step, .failed,
+          error:
+            "it ended on the route '\(route)', which is for the app that ensured it: an on-demand step does not route the launch"
+        )
       case .routed(let route):
         // Ended before its success is applied: the launch ends on the route, so the routing
         // step reaches no milestone (the app never shows content it routed away from).
