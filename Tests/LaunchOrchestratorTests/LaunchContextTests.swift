@@ -511,6 +511,27 @@ struct LaunchContextTests {
     #expect(upgraded.step("seed")?.state == .succeeded)
   }
 
+  /// The report read after an on-demand step ran past the launch's end keeps what that end
+  /// added: the context's notes.
+  @Test func aReportReadAfterAnEnsureKeepsTheContextsNotes() async throws {
+    let folder = try DataFolder()
+    let plan = try folder.plan(
+      """
+      { "version": 1, "steps": [
+        { "id": "seed", "plugin": "noop", "once": "perVersion" },
+        { "id": "index", "plugin": "token.make", "params": { "value": "i" }, "trigger": "onDemand" }
+      ] }
+      """)
+    let control = LaunchControl()
+    let report = await LaunchEngine().run(plan, environment: environment(), control: control)
+    #expect(report.contextNotes.count == 1)
+    _ = try await control.ensure("index", as: Token.self)
+    let later = try #require(control.report)
+    #expect(later.step("index")?.state == .succeeded)
+    #expect(later.contextNotes == report.contextNotes)
+    #expect(try LaunchReport(jsonText: later.jsonText).contextNotes == report.contextNotes)
+  }
+
   @Test func aLaunchTiedToNoContextTouchesNoFile() async throws {
     let folder = try DataFolder()
     let plan = try folder.plan(#"{ "version": 1, "steps": [ { "id": "a", "plugin": "noop" } ] }"#)

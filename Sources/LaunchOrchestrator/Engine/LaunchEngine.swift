@@ -186,6 +186,8 @@ private final class LaunchRun: ControlledRun {
     /// The cache entries being saved, with their steps: the run returns once they are
     /// written.
     var saves: [(step: Int, task: Task<String?, Never>)] = []
+    /// What the launch's end added to its report, once it ended, in a run that outlives it.
+    var endNotes: EndNotes?
   }
 
   init(
@@ -272,11 +274,27 @@ private final class LaunchRun: ControlledRun {
     // reached by the last step, `finished`) while the report is made, not after.
     var report = state.withLock { makeReport($0) }
     events?.finish()
-    if let context { report.contextNotes = await context.finish(outcome: report.outcome) }
+    var notes = EndNotes()
+    if let context { notes.context = await context.finish(outcome: report.outcome) }
     for (step, save) in aside.withLock({ $0.saves }) {
-      if let problem = await save.value { report.steps[step].notes.append(problem) }
+      if let problem = await save.value { notes.steps.append((step, problem)) }
     }
+    notes.add(to: &report)
+    // Kept for the reports made later, with the on-demand steps ensured since.
+    if staysOpen { aside.withLock { $0.endNotes = notes } }
     return report
+  }
+
+  /// What the launch's end adds to its report: the context's notes, and the cache saves'
+  /// problems of the steps they are about.
+  struct EndNotes {
+    var context: [String] = []
+    var steps: [(step: Int, note: String)] = []
+
+    func add(to report: inout LaunchReport) {
+      report.contextNotes = context
+      for (step, note) in steps { report.steps[step].notes.append(note) }
+    }
   }
 
   /// The report of the launch so far: at its end, or later with the on-demand steps ensured
@@ -298,7 +316,9 @@ private final class LaunchRun: ControlledRun {
 
   /// The report with what happened since the launch's end (on-demand steps ensured after it).
   func currentReport() -> LaunchReport {
-    state.withLock { makeReport($0) }
+    var report = state.withLock { makeReport($0) }
+    aside.withLock { $0.endNotes }?.add(to: &report)
+    return report
   }
 
   func control(_ command: ControlCommand) {
