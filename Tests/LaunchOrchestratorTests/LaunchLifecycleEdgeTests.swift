@@ -228,4 +228,35 @@ struct LaunchLifecycleEdgeTests {
     #expect(control.report?.step("gate")?.state == .failed)
     #expect(control.report?.step("gate")?.attempts == 1, "a route is an answer: not tried again")
   }
+
+  /// An on-demand step is ready when it is ensured (its dependencies ended), not at the
+  /// launch's start: it did not wait for a deferral it does not have.
+  @Test func anOnDemandStepIsReadyWhenEnsured() async throws {
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "wait", "params": { "duration": "3s" } },
+        { "id": "index", "plugin": "wait", "params": { "duration": "4s" }, "trigger": "onDemand" },
+        { "id": "search", "plugin": "wait", "params": { "duration": "1s" }, "trigger": "onDemand",
+          "dependsOn": ["store"] }
+      ] }
+      """)
+    let clock = ManualClock()
+    let control = LaunchControl()
+    let launch = clock.start { await LaunchEngine(clock: clock).run(plan, control: control) }
+    await clock.advance(to: .seconds(1))
+    control.request("index")
+    control.request("search")
+    await clock.advance(to: .seconds(5))
+    _ = await launch.value
+    let report = try #require(control.report)
+    let index = try #require(report.step("index"))
+    #expect(index.ready == .seconds(1))
+    #expect(index.start == .seconds(1))
+    #expect(index.waits.isEmpty, "\(index.waits)")
+    // Ensured before its dependency ended: ready at that end.
+    let search = try #require(report.step("search"))
+    #expect(search.ready == .seconds(3))
+    #expect(search.waits.isEmpty, "\(search.waits)")
+  }
 }

@@ -666,11 +666,14 @@ struct LaunchScheduler {
   }
 
   /// Records when the step's `dependsOn` and `after` steps have all ended: its deferral
-  /// milestone, if any, is counted in `unmetOrder` too, so it is left out here.
+  /// milestone, if any, is counted in `unmetOrder` too, so it is left out here. An on-demand
+  /// step not ensured yet is not ready: it is once ensured, with its dependencies ended.
   private mutating func noteReadyIfPossible(_ step: Int, at now: Duration) {
     // The small counters first: most calls stop there, before touching the step's record or
     // its planned settings, which for a large plan are each a cache miss.
-    guard unmetHard[step] == 0, records[step].ready == nil else { return }
+    guard unmetHard[step] == 0, records[step].ready == nil, phase[step] != .dormant else {
+      return
+    }
     let unmet = unmetOrder[step]
     if unmet == 0 {
       records[step].ready = now

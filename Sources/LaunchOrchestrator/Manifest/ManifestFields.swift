@@ -174,7 +174,7 @@ enum ManifestFields {
       read: { $0.stringArray($1, at: $2(), what: "signal names") }),
     .value(
       "trigger", .trigger, default: "`launch`",
-      "`onDemand` keeps the step out of the launch until the app ensures it; its failure is thrown to the caller of `ensure` and leaves the launch's outcome as it is",
+      "`onDemand` keeps the step out of the launch until the app ensures it; its failure, or a route it ends on, is thrown to the caller of `ensure` and leaves the launch's outcome as it is",
       into: { $0.trigger = $1 },
       read: { reader, value, path in
         guard let text = reader.string(value, at: path()) else { return nil }
