@@ -476,7 +476,48 @@ private struct FolderParameters: StepParameters {
   @Parameter("How much to read.") var limits: Limits?
 }
 
+/// Parameters with a value of each kind of check: bounds, listed values, a type, a
+/// required one.
+private struct PageParameters: StepParameters {
+  @Parameter("How many.", in: 1...100) var limit = 20
+  @Parameter("From where.", in: 0...) var offset = 0
+  @Parameter("In what order.", oneOf: ["title", "added"]) var sort = "title"
+  @Parameter("Whether to refresh.") var refresh = false
+  @Parameter("Which shelf.") var shelf: String
+}
+
+private struct PageStep: StepPlugin {
+  static let kind = "page.load"
+  init(parameters: PageParameters) {}
+  func run(_ context: StepContext) async throws {}
+}
+
 extension ManifestValidationTests {
+  /// "A broken manifest is reported fully before anything runs": every parameter of a step
+  /// that is wrong is said, not the first alone, with its unknown keys, and a missing one
+  /// said once, as the key misspelled.
+  @Test func saysEveryWrongParameterOfAStepAtOnce() {
+    var registry = PluginRegistry.testKinds
+    registry.register(PageStep.self)
+    let problems = diagnostics(
+      of: """
+        { "version": 1, "steps": [
+          { "id": "a", "plugin": "page.load", "params": { "limit": 0, "offset": -1, "sort": "x", "refresh": "yes", "shelf": "s", "bogus": 1 } },
+          { "id": "b", "plugin": "page.load", "params": { "limit": 1e23, "shelfs": "s" } }
+        ] }
+        """, registry: registry)
+    #expect(
+      problems.map { $0.drop { $0 != " " } } == [
+        " error: step 'a' (steps[0].params.limit): 'limit' must be from 1 to 100, not 0.",
+        " error: step 'a' (steps[0].params.offset): 'offset' must be 0 or more, not -1.",
+        " error: step 'a' (steps[0].params.sort): unknown sort 'x'. Use one of: title, added.",
+        " error: step 'a' (steps[0].params.refresh): expected true or false, found a string.",
+        " error: step 'a' (steps[0].params.bogus): unknown parameter 'bogus' for 'page.load'.",
+        " error: step 'b' (steps[1].params.limit): 'limit' must be from 1 to 100, not 1e23.",
+        " error: step 'b' (steps[1].params.shelfs): unknown parameter 'shelfs' for 'page.load'. Did you mean 'shelf'?",
+      ], "\(problems)")
+  }
+
   @Test func aStepListedTwiceInAMilestoneCountsOnce() throws {
     let plan = try loadPlan(
       #"""

@@ -182,7 +182,16 @@ package struct PluginDescriptor: Sendable {
     case .success:
       break
     case .failure(let error):
-      problems += ParameterProblems(error: error, params: params, plugin: self).problems
+      let errors = (error as? ParameterErrors)?.errors ?? [error]
+      for error in errors {
+        // A missing parameter's problem lists the unknown keys too (one may be it misspelled):
+        // those listed already are not said twice.
+        for problem in ParameterProblems(error: error, params: params, plugin: self).problems
+        where !problems.contains(where: { $0.path == problem.path && $0.offset == problem.offset })
+        {
+          problems.append(problem)
+        }
+      }
     }
     return .failure(ParameterProblems(problems: problems))
   }
@@ -222,9 +231,9 @@ struct KindTypes: Sendable {
     describeParameters = { schema.descriptions.value }
     readsManifestDirectory = schema.readsManifestDirectory
     prepare = { value, manifestDirectory, checksShippedFiles, round in
-      let (parameters, problem, unused) = try schema.decode(
+      let (parameters, problems, unused) = try schema.decode(
         value, as: Parameters.self, manifestDirectory: manifestDirectory, reusing: round)
-      if let problem { return (.failure(problem), unused) }
+      if !problems.isEmpty { return (.failure(ParameterErrors(errors: problems)), unused) }
       return (Result { try make(parameters, checksShippedFiles) }, unused)
     }
   }
@@ -236,6 +245,11 @@ struct PreparedStep: Sendable {
   let execute: @Sendable (StepContext) async throws -> any Sendable
   /// The environment values its plugin reads.
   var requirements: [StepRequirement] = []
+}
+
+/// Every parameter's problem with a step's params, as their readers threw them.
+struct ParameterErrors: Error {
+  var errors: [any Error]
 }
 
 /// What is wrong with a step's params.

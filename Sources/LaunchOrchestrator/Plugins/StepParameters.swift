@@ -274,17 +274,18 @@ private struct WrittenNumber {
 }
 
 extension ParameterSchema {
-  /// Decodes `params` into `Parameters`, with the first value the declarations do not allow
-  /// (reported with the unknown keys, as a problem `init(parameters:)` throws would be) and
-  /// the keys no parameter reads: each value is read from the parsed JSON by its parameter's
-  /// reader, without a decoder. A value of the wrong type throws, as decoding it would.
+  /// Decodes `params` into `Parameters`, with every value the declarations do not allow or
+  /// its type cannot read, and every required one missing (each parameter's problem, in the
+  /// order they are declared, reported with the unknown keys, as a problem
+  /// `init(parameters:)` throws would be), and the keys no parameter reads: each value is read
+  /// from the parsed JSON by its parameter's reader, without a decoder.
   /// `reusing` is a round to decode with, when the caller keeps one for many steps and holds
   /// its only reference (see ``ParameterRound/reusable()``).
   func decode<Parameters: StepParameters>(
     _ params: JSONValue, as type: Parameters.Type, manifestDirectory: URL?,
     reusing reused: ParameterRound? = nil
   ) throws -> (
-    parameters: Parameters, problem: ParameterError?, unused: [JSONValueDecoder.UnusedKey]
+    parameters: Parameters, problems: [any Error], unused: [JSONValueDecoder.UnusedKey]
   ) {
     guard let members = params.members else {
       throw JSONValueDecoder.mismatch(
@@ -295,7 +296,7 @@ extension ParameterSchema {
     // round's own array, which keeps its storage from step to step.
     var values: [(ordinal: Int, value: any Sendable)] = []
     if let reused { swap(&values, &reused.values) }
-    var problem: ParameterError?
+    var problems: [any Error] = []
     var given: UInt64 = 0
     var nested: [JSONValueDecoder.UnusedKey] = []
     // Keys are unique in both: when every member is some parameter's, none is unknown.
@@ -315,8 +316,9 @@ extension ParameterSchema {
           lastOrdinal = entry.ordinal
           values.append((entry.ordinal, value))
         }
-      } catch let error as ParameterError {
-        problem = problem ?? error
+      } catch {
+        // Each parameter's own: a manifest's mistakes are all said at once.
+        problems.append(error)
       }
     }
     var unused: [JSONValueDecoder.UnusedKey] = []
@@ -342,7 +344,7 @@ extension ParameterSchema {
     }
     let parameters = ParameterRound.making(with: round) { Parameters() }
     reused?.finish()
-    return (parameters, problem, nested.isEmpty ? unused : unused + nested)
+    return (parameters, problems, nested.isEmpty ? unused : unused + nested)
   }
 }
 
