@@ -409,3 +409,69 @@ extension PluginRegistry {
     return registry
   }
 }
+
+/// Foundation's values a manifest writes as strings and numbers are shown and checked as
+/// such: the schema took them for objects, and a schema-aware editor refused the manifests
+/// the decoder reads.
+@Suite("Foundation parameter types")
+struct FoundationParameterTypesTests {
+  private struct Parameters: StepParameters {
+    @Parameter("When.") var when: Date?
+    @Parameter("Where.") var link: URL?
+    @Parameter("What.") var blob: Data?
+    @Parameter("How much.") var amount: Decimal?
+    @Parameter("Which.") var id: UUID?
+    @Parameter("Since.") var since = Date(timeIntervalSince1970: 0)
+  }
+
+  private struct FoundationStep: StepPlugin {
+    static let kind = "foundation"
+    static let made = Mutex<[String]>([])
+    init(parameters: Parameters) {
+      let text = [
+        parameters.when.map { "\($0.timeIntervalSince1970)" }, parameters.link?.absoluteString,
+        parameters.blob.map { String(decoding: $0, as: UTF8.self) }, parameters.amount?.description,
+        parameters.id?.uuidString,
+      ].map { $0 ?? "-" }.joined(separator: " ")
+      Self.made.withLock { $0.append(text) }
+    }
+    func run(_ context: StepContext) async throws {}
+  }
+
+  @Test func areShownAndCheckedAsTheStringsAndNumbersTheyAreWrittenAs() throws {
+    var registry = PluginRegistry.testKinds
+    registry.register(FoundationStep.self)
+    let plugin = try #require(registry.descriptor(for: "foundation"))
+    #expect(
+      plugin.parameters.map { "\($0.name) \($0.type) \($0.defaultValue ?? "-")" } == [
+        "when date (ISO 8601, or seconds since 1970) -", "link string -", "blob base64 string -",
+        "amount number -", "id string -",
+        "since date (ISO 8601, or seconds since 1970) 1970-01-01T00:00:00Z",
+      ])
+    let schema = ManifestSchema.json(for: registry)
+    let properties = try #require(
+      schema.value(
+        at: JSONPath.root.appending("$defs").appending("params.foundation").appending("properties"))
+    )
+    #expect(
+      properties["when"]?["type"]?.elements?.compactMap(\.stringValue) == ["string", "number"])
+    #expect(properties["link"]?["type"]?.stringValue == "string")
+    #expect(properties["blob"]?["type"]?.stringValue == "string")
+    #expect(properties["blob"]?["contentEncoding"]?.stringValue == "base64")
+    #expect(properties["amount"]?["type"]?.stringValue == "number")
+    #expect(properties["id"]?["type"]?.stringValue == "string")
+    #expect(properties["since"]?["default"]?.stringValue == "1970-01-01T00:00:00Z")
+
+    _ = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "f", "plugin": "foundation", "params": { "when": "2026-11-23T13:45:00Z",
+          "link": "https://example.com/a", "blob": "aGVsbG8=", "amount": 123.4,
+          "id": "E621E1F8-C36C-495A-93FC-0C247A3E6E5F" } }
+      ] }
+      """, registry: registry)
+    #expect(
+      FoundationStep.made.withLock { $0 }.last
+        == "1795441500.0 https://example.com/a hello 123.4 E621E1F8-C36C-495A-93FC-0C247A3E6E5F")
+  }
+}

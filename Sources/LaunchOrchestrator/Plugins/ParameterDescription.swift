@@ -24,6 +24,10 @@ package struct ParameterDescription: Sendable, Equatable {
     case strings(nonEmpty: Bool = false)
     /// An array of other values (`[Int]`, `[Duration]`).
     indirect case array(of: ValueType)
+    /// A date: an ISO 8601 string or a number of seconds since 1970.
+    case date
+    /// Bytes, as a base64 string.
+    case base64
     /// A JSON object, decoded by a `Decodable` type of the plugin's.
     case object
 
@@ -45,6 +49,8 @@ package struct ParameterDescription: Sendable, Equatable {
       case .oneOf(let values): values.joined(separator: "|")
       case .strings(let nonEmpty): nonEmpty ? "non-empty [string]" : "[string]"
       case .array(let element): "[\(element)]"
+      case .date: "date (ISO 8601, or seconds since 1970)"
+      case .base64: "base64 string"
       case .object: "object"
       }
     }

@@ -4,10 +4,11 @@ import LaunchJSON
 /// A type a ``Parameter`` can hold: any `Decodable` value.
 ///
 /// `String`, every integer and floating-point type (a narrow one with its range: `UInt8` is
-/// `integer 0...255`), `Bool`, `Duration` (written `"250ms"`, `"2s"`, `"24h"`), arrays of
-/// these and their optionals are shown by name in `orchestrate plugins` and the schema; an
-/// enum of strings (`enum Order: String, CaseIterable, Decodable`) by its cases, which become
-/// the values a manifest may write; any other `Decodable` type as a JSON object.
+/// `integer 0...255`), `Bool`, `Duration` (written `"250ms"`, `"2s"`, `"24h"`), `Decimal`,
+/// `URL`, `UUID`, `Date` and `Data` (as the strings and numbers a manifest writes them as),
+/// arrays of these and their optionals are shown by name in `orchestrate plugins` and the
+/// schema; an enum of strings (`enum Order: String, CaseIterable, Decodable`) by its cases,
+/// which become the values a manifest may write; any other `Decodable` type as a JSON object.
 public typealias ParameterValue = Decodable & Sendable
 
 /// A parameter type `orchestrate plugins` and the schema know by name.
@@ -44,6 +45,33 @@ extension Duration: DescribedParameterValue {
   static var parameterType: ParameterDescription.ValueType { .duration }
   /// Written compactly: `"24h"`, `"250ms"`.
   var parameterJSON: JSONValue? { JSONValue(.string(DurationText.format(self))) }
+}
+
+// Foundation's values a manifest writes as a string or a number (see the decoder's forms):
+// shown and checked as such, not as the objects they are not.
+extension Decimal: DescribedParameterValue {
+  static var parameterType: ParameterDescription.ValueType { .number }
+  var parameterJSON: JSONValue? { JSONValue(.number((self as NSDecimalNumber).doubleValue)) }
+}
+
+extension URL: DescribedParameterValue {
+  static var parameterType: ParameterDescription.ValueType { .string() }
+  var parameterJSON: JSONValue? { JSONValue(.string(absoluteString)) }
+}
+
+extension UUID: DescribedParameterValue {
+  static var parameterType: ParameterDescription.ValueType { .string() }
+  var parameterJSON: JSONValue? { JSONValue(.string(uuidString)) }
+}
+
+extension Date: DescribedParameterValue {
+  static var parameterType: ParameterDescription.ValueType { .date }
+  var parameterJSON: JSONValue? { JSONValue(.string(ISO8601DateFormatter().string(from: self))) }
+}
+
+extension Data: DescribedParameterValue {
+  static var parameterType: ParameterDescription.ValueType { .base64 }
+  var parameterJSON: JSONValue? { JSONValue(.string(base64EncodedString())) }
 }
 
 extension Array: DescribedParameterValue where Element == String {
