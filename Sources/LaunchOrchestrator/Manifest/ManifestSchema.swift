@@ -179,7 +179,7 @@ package enum ManifestSchema {
         [("type", "array"), ("items", object([("type", "string")]))]
           + (nonEmpty ? [("minItems", 1)] : []))
     case .array(let element): object([("type", "array"), ("items", valueSchema(element))])
-    case .date: object([("type", JSONValue(.array([JSONValue(.string("string")), JSONValue(.string("number"))])))])
+    case .date: object([("type", strings(["string", "number"]))])
     case .base64: object([("type", "string"), ("contentEncoding", "base64")])
     case .object: object([("type", "object")])
     }
