@@ -68,13 +68,13 @@ extension ExitCode {
         "the launch failed, or a step requires a value only an app can give (a custom binary passes it to `Orchestrate.main(registry:environment:)`)"
       case .budgetExceeded: "a `--budget`, `--regression` or `stats --fail-if` limit was exceeded"
       case .usage:
-        "the command line is wrong, or a step requires `AppInfo` and neither `--app-version` nor the manifest's `app` gives it"
+        "the command line is wrong (an output named on it that is a file the launch or the command reads included), or a step requires `AppInfo` and neither `--app-version` nor the manifest's `app` gives it"
       case .invalidManifest:
         "the manifest is invalid (every problem is listed), or a report given to `compare`, `blame` or `plan --durations` is not one of it"
       case .missingInput:
         "the manifest is missing or unreadable, or the `--data-dir` folder is missing"
       case .cannotCreate:
-        "a report, trace, history, `stats --svg` or `export -o` target cannot be written or may not be replaced; found before a launch, for `run` (each that fails after the launch is named on stderr, and `run` exits with the launch's code)"
+        "a report, trace, history, `stats --svg` or `export -o` target cannot be written, or is a folder, device, socket or link to nothing it may not replace; found before a launch, for `run` (each that fails after the launch is named on stderr, and `run` exits with the launch's code)"
       case .outputFailed: "standard output could not be written (a full disk; not a closed pipe)"
       case .hangUp: "the launch was cancelled by SIGHUP (the terminal closed)"
       case .interrupted: "the launch was interrupted by Ctrl-C (SIGINT)"

@@ -6,7 +6,8 @@ package struct RunOptions: CommandOptions {
     name: "run", abstract: "Runs a launch manifest and reports what happened.",
     discussion: """
       Exits 0 when the launch succeeded, was degraded (with a warning) or was routed; 1 when it \
-      failed; 3 when a budget or a regression limit was exceeded; 64 for a wrong command line or a value a step \
+      failed; 3 when a budget or a regression limit was exceeded; 64 for a wrong command line (a \
+      --report or --trace that names a file the launch reads included) or a value a step \
       requires that the run lacks (--app-version); 65 for an invalid manifest; 66 for a \
       missing one or a missing --data-dir folder; \
       73 when --report or --trace names a file it may not replace (a folder, a block device or a \
