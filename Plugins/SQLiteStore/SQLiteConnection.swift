@@ -83,11 +83,12 @@ public final class SQLiteConnection {
   fileprivate let handle: OpaquePointer
   private let busyTimeout: Duration
 
-  /// Opens the database at `url`.
-  public convenience init(url: URL, mode: Mode, busyTimeout: Duration = .seconds(5))
-    throws(SQLiteError)
-  {
-    var flags: Int32 = SQLITE_OPEN_NOMUTEX
+  /// Opens the database at `url`; with `followingLinks` false, refuses a symbolic link
+  /// there (a caller that resolved the path itself: a link planted since is not followed).
+  public convenience init(
+    url: URL, mode: Mode, busyTimeout: Duration = .seconds(5), followingLinks: Bool = true
+  ) throws(SQLiteError) {
+    var flags: Int32 = SQLITE_OPEN_NOMUTEX | (followingLinks ? 0 : SQLITE_OPEN_NOFOLLOW)
     switch mode {
     case .readOnly: flags |= SQLITE_OPEN_READONLY
     case .readWrite: flags |= SQLITE_OPEN_READWRITE

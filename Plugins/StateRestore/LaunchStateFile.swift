@@ -125,7 +125,7 @@ public struct LaunchStateFile: Sendable {
       // A folder, FIFO or device is refused before it is read (reading a FIFO would block).
       // A link to nothing is no state yet, as a missing file: the first save creates its
       // target (or a save after one unreadable was moved aside from under the link).
-      file = try SafeFiles.checkReplaceable(url, creatingLinkTarget: true)
+      file = try SafeFiles.checkReplaceable(url, creatingLinkTarget: true, forReading: true)
     } catch {
       return (RestoredState(), ["\(error); started from empty state and left it as it was"])
     }

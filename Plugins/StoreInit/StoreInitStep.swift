@@ -118,13 +118,15 @@ public struct StoreInitStep: StepPlugin {
   /// is followed, as SQLite follows it, so that the store is looked at, recovered and recorded
   /// where SQLite keeps it with its WAL, and the link stays the app's. A link another user
   /// planted in a folder everyone may write to, a loop, or a link into a folder that does not
-  /// exist is refused (``SafeFiles/checkReplaceable(_:creatingLinkTarget:)``).
-  private static func databaseFile(_ url: URL) throws -> URL {
+  /// exist is refused (``SafeFiles/checkReplaceable(_:creatingLinkTarget:forReading:)``). The
+  /// store is then opened without following links (`SQLITE_OPEN_NOFOLLOW`): a link planted at
+  /// the file after this look is refused, not followed.
+  private static func databaseFile(_ url: URL, forReading: Bool) throws -> URL {
     var info = stat()
     guard lstat(url.path, &info) == 0, info.st_mode & mode_t(S_IFMT) == mode_t(S_IFLNK) else {
       return url
     }
-    return try SafeFiles.checkReplaceable(url, creatingLinkTarget: true)
+    return try SafeFiles.checkReplaceable(url, creatingLinkTarget: true, forReading: forReading)
   }
 
   /// SQLite calls block their thread.
@@ -138,7 +140,8 @@ public struct StoreInitStep: StepPlugin {
     case .folder(let folder): schema = try StoreSchema(folder: context.resolveResource(folder))
     }
     let opener = StoreOpener(
-      url: try Self.databaseFile(context.resolve(path)), schema: schema, readOnly: readOnly,
+      url: try Self.databaseFile(context.resolve(path), forReading: readOnly), schema: schema,
+      readOnly: readOnly,
       create: create,
       createFolders: createFolders, adopt: adopt, busyTimeout: busyTimeout,
       integrityCheck: integrityCheck, context: context)

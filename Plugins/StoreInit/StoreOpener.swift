@@ -195,7 +195,8 @@ struct StoreOpener {
   /// never moved aside for what a read-only connection cannot read.
   private func integrityProblem(rollingBack: Bool = true) -> String? {
     do {
-      let connection = try SQLiteConnection(url: url, mode: .readOnly, busyTimeout: busyTimeout)
+      let connection = try SQLiteConnection(
+        url: url, mode: .readOnly, busyTimeout: busyTimeout, followingLinks: false)
       let result = try connection.retryingWhenBusy {
         try connection.query("PRAGMA integrity_check") { $0.text(0) ?? "" }
       }
@@ -216,7 +217,8 @@ struct StoreOpener {
   /// Reads the store through a read-only connection, which never checkpoints its WAL into
   /// the file when it closes: a damaged store stays byte for byte as it was found.
   private func probe() throws -> State {
-    let connection = try SQLiteConnection(url: url, mode: .readOnly, busyTimeout: busyTimeout)
+    let connection = try SQLiteConnection(
+      url: url, mode: .readOnly, busyTimeout: busyTimeout, followingLinks: false)
     let state = try connection.retryingWhenBusy { try Self.inspect(connection) }
     if integrityCheck {
       let result = try connection.query("PRAGMA quick_check") { $0.text(0) ?? "" }
@@ -265,7 +267,8 @@ struct StoreOpener {
     guard !readOnly, error.isReadOnly, Self.journal(beside: url) == .transaction else {
       return false
     }
-    let connection = try SQLiteConnection(url: url, mode: .readWrite, busyTimeout: busyTimeout)
+    let connection = try SQLiteConnection(
+      url: url, mode: .readWrite, busyTimeout: busyTimeout, followingLinks: false)
     _ = try connection.retryingWhenBusy { try connection.userVersion() }
     guard Self.journal(beside: url) != .transaction else { return false }
     context.log(
@@ -382,7 +385,8 @@ struct StoreOpener {
   {
     let result: (from: Int, to: Int)
     do {
-      let connection = try SQLiteConnection(url: url, mode: .create, busyTimeout: busyTimeout)
+      let connection = try SQLiteConnection(
+        url: url, mode: .create, busyTimeout: busyTimeout, followingLinks: false)
       // Before its tables: a store found at version 0 is new again to the next launch.
       if isNew { try recordCreation() }
       result = try connection.retryingWhenBusy {

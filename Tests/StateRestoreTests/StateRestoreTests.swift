@@ -203,7 +203,7 @@ struct StateRestoreTests {
     #expect(state?.isEmpty == true)
     #expect(
       notes == [
-        "cannot write '\(file.path)': it is a folder, not a regular file, and replacing it could destroy it; name a regular file instead; started from empty state and left it as it was"
+        "cannot use '\(file.path)': it is a folder, not a regular file, and replacing it could destroy it; name a regular file instead; started from empty state and left it as it was"
       ])
     #expect(try names(folder) == ["launch-state.json"])
   }

@@ -383,6 +383,50 @@ struct StoreInitTests {
     #expect(try open(real).integer("SELECT count(*) FROM authors") == 0)
   }
 
+  /// A store reached through a folder that is a link, and a relative link whose `..` comes
+  /// after it: opened where the file system finds it, and named so (not as the text of the
+  /// path, whose `..` would lead elsewhere).
+  @Test func opensAStoreThroughLinkedFoldersAndNamesItWhereItIs() async throws {
+    let folder = try ScratchFolder()
+    for path in ["real/inner/data", "real/inner/shared"] {
+      try FileManager.default.createDirectory(
+        at: folder.file(path), withIntermediateDirectories: true)
+    }
+    try FileManager.default.createDirectory(
+      at: folder.file("app"), withIntermediateDirectories: true)
+    try FileManager.default.createSymbolicLink(
+      atPath: folder.file("app/data").path, withDestinationPath: "../real/inner/data")
+    try FileManager.default.createSymbolicLink(
+      atPath: folder.file("real/inner/data/library.sqlite").path,
+      withDestinationPath: "../shared/library.sqlite")
+
+    let (report, _) = try await launch(
+      manifest(#"{ "path": "app/data/library.sqlite" }"#), in: folder,
+      plugins: [StoreInitStep.self])
+
+    #expect(report.outcome == .succeeded, "\(report.step("store")?.error ?? "")")
+    let store = try #require(report.output(of: "store", as: StoreHandle.self))
+    let real = folder.file("real/inner/shared/library.sqlite").resolvingSymlinksInPath()
+    #expect(store.url.path == real.path)
+    #expect(report.step("store")?.notes.first == "created a new books store at \(real.path)")
+    #expect(try open(real).userVersion() == 4)
+  }
+
+  /// store.init resolves the path's link itself, then opens the file it found without
+  /// following links: one planted there in between is refused, not followed.
+  @Test func aConnectionThatFollowsNoLinksRefusesOne() throws {
+    let folder = try ScratchFolder()
+    let real = folder.file("library.sqlite")
+    _ = try storeAtVersion1(real)
+    let link = folder.file("planted.sqlite")
+    try FileManager.default.createSymbolicLink(
+      atPath: link.path, withDestinationPath: real.path)
+    #expect(throws: SQLiteError.self) {
+      _ = try SQLiteConnection(url: link, mode: .readWrite, followingLinks: false)
+    }
+    #expect(try SQLiteConnection(url: link, mode: .readOnly).userVersion() == 1)
+  }
+
   @Test func neverTouchesADamagedStoreInReadOnlyMode() async throws {
     let folder = try ScratchFolder()
     let url = folder.file("library.sqlite")

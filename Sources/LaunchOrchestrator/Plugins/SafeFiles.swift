@@ -129,15 +129,20 @@ public enum SafeFiles {
   /// With `creatingLinkTarget`, a link to nothing returns the path it leads to when that
   /// path's folder exists, for the write to create the file there: for a file the app saves
   /// through a link it set up (into a shared container, say), whose target may not exist yet,
-  /// or was moved aside as unreadable.
+  /// or was moved aside as unreadable. The file returned through a link has its folder as the
+  /// file system resolves it. With `forReading`, the messages say the path "cannot be used"
+  /// rather than written: for a step that reads a file it may replace later.
   ///
   /// - Throws: ``StepFailure`` naming the path when it is a folder, a device, a FIFO or a
   ///   socket, a link to one of those, a link to nothing (with `creatingLinkTarget`, a link to
   ///   a path whose folder does not exist), a loop of links, or a link another user made in a
   ///   folder everyone may write to (`/tmp`), which the kernel would not follow either.
-  public static func checkReplaceable(_ url: URL, creatingLinkTarget: Bool = false) throws
-    -> URL
-  {
+  public static func checkReplaceable(
+    _ url: URL, creatingLinkTarget: Bool = false, forReading: Bool = false
+  ) throws -> URL {
+    // Said as what the caller is about to do: a reader of a file it will replace later (the
+    // app's saved state) is told of a problem with using it, not with writing it.
+    let cannot = forReading ? "cannot use" : "cannot write"
     var path = url.path
     var chain: [String] = []
     while true {
@@ -146,13 +151,13 @@ public enum SafeFiles {
         let code = errno
         guard code == ENOENT || code == ENOTDIR else {
           throw StepFailure(
-            "cannot write '\(url.path)': \(describeErrno(code)); check the path and its folders")
+            "\(cannot) '\(url.path)': \(describeErrno(code)); check the path and its folders")
         }
         guard chain.isEmpty else {
           let target = URL(fileURLWithPath: path)
           guard creatingLinkTarget else {
             throw StepFailure(
-              "cannot write '\(url.path)': it is a symbolic link to '\(path)', which does not"
+              "\(cannot) '\(url.path)': it is a symbolic link to '\(path)', which does not"
                 + " exist; create that file first or name a regular file")
           }
           let folder = target.deletingLastPathComponent().path
@@ -161,29 +166,31 @@ public enum SafeFiles {
             folderInfo.st_mode & mode_t(S_IFMT) == mode_t(S_IFDIR)
           else {
             throw StepFailure(
-              "cannot write '\(url.path)': it is a symbolic link to '\(path)', and '\(folder)' is"
+              "\(cannot) '\(url.path)': it is a symbolic link to '\(path)', and '\(folder)' is"
                 + " not a folder that exists; create the folder or change the link")
           }
-          return target
+          return physical(target.path)
         }
         return URL(fileURLWithPath: path)
       }
       let type = info.st_mode & mode_t(S_IFMT)
-      if type == mode_t(S_IFREG) { return URL(fileURLWithPath: path) }
+      if type == mode_t(S_IFREG) {
+        return chain.isEmpty ? URL(fileURLWithPath: path) : physical(path)
+      }
       guard type == mode_t(S_IFLNK) else {
         let what = chain.isEmpty ? "it is" : "it is a symbolic link to '\(path)', which is"
         throw StepFailure(
-          "cannot write '\(url.path)': \(what) \(describeType(type)), not a regular file,"
+          "\(cannot) '\(url.path)': \(what) \(describeType(type)), not a regular file,"
             + " and replacing it could destroy it; name a regular file instead")
       }
       guard chain.count < maximumLinks else {
         throw StepFailure(
-          "cannot write '\(url.path)': it is a chain of more than \(maximumLinks) symbolic links"
+          "\(cannot) '\(url.path)': it is a chain of more than \(maximumLinks) symbolic links"
             + " (a loop?); name a regular file instead")
       }
-      try checkFollowable(link: path, info, naming: url)
+      try checkFollowable(link: path, info, naming: url, cannot: cannot)
       chain.append(path)
-      path = try linkTarget(of: path, naming: url)
+      path = try linkTarget(of: path, naming: url, cannot: cannot)
     }
   }
 
@@ -648,37 +655,52 @@ public enum SafeFiles {
   /// user owns the folder: the rule the kernel applies when it follows links itself (Linux's
   /// `protected_symlinks`), which reading links here would otherwise bypass. Such a link is
   /// someone's way to send this process's write to a file of their choosing.
-  private static func checkFollowable(link path: String, _ link: stat, naming url: URL) throws {
+  private static func checkFollowable(
+    link path: String, _ link: stat, naming url: URL, cannot: String
+  ) throws {
     guard link.st_uid != geteuid() else { return }
     let folder = (path as NSString).deletingLastPathComponent
     var shared = stat()
     guard stat(folder.isEmpty ? "." : folder, &shared) == 0 else {
       throw StepFailure(
-        "cannot write '\(url.path)': cannot look at the folder of the symbolic link '\(path)'"
+        "\(cannot) '\(url.path)': cannot look at the folder of the symbolic link '\(path)'"
           + " (\(describeErrno(errno))); check the path and its folders")
     }
     let writableByAll = shared.st_mode & mode_t(S_IWOTH) != 0
     let sticky = shared.st_mode & mode_t(S_ISVTX) != 0
     guard writableByAll, sticky, link.st_uid != shared.st_uid else { return }
     throw StepFailure(
-      "cannot write '\(url.path)': '\(path)' is a symbolic link another user (uid \(link.st_uid))"
+      "\(cannot) '\(url.path)': '\(path)' is a symbolic link another user (uid \(link.st_uid))"
         + " made in '\(folder)', a folder everyone may write to, and following it could write"
         + " where they chose; remove it if it is not yours, or name a file in a folder of your own")
   }
 
   /// Where the link at `path` points, as a path (relative targets resolve against the link's
   /// folder).
-  private static func linkTarget(of path: String, naming url: URL) throws -> String {
+  private static func linkTarget(of path: String, naming url: URL, cannot: String) throws
+    -> String
+  {
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
     let count = readlink(path, &buffer, buffer.count - 1)
     guard count >= 0 else {
       throw StepFailure(
-        "cannot write '\(url.path)': cannot read the symbolic link '\(path)' (\(describeErrno(errno)))"
+        "\(cannot) '\(url.path)': cannot read the symbolic link '\(path)' (\(describeErrno(errno)))"
       )
     }
     let target = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     if target.hasPrefix("/") { return target }
     return (path as NSString).deletingLastPathComponent + "/" + target
+  }
+
+  /// The path a link chain ends at, with its folder as the file system has it (`realpath`):
+  /// a relative link's `..` after a folder that is itself a link names the folder it leads
+  /// to, not the text before it. `path` itself when its folder cannot be resolved.
+  private static func physical(_ path: String) -> URL {
+    let url = URL(fileURLWithPath: path)
+    guard let resolved = realpath(url.deletingLastPathComponent().path, nil) else { return url }
+    defer { free(resolved) }
+    return URL(fileURLWithPath: String(cString: resolved)).appendingPathComponent(
+      url.lastPathComponent)
   }
 
   package static func describeType(_ type: mode_t) -> String {
