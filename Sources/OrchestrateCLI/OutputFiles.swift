@@ -232,14 +232,26 @@ struct OutputFiles {
   ) throws(CLIError) -> (Target, written: URL) {
     let url = URL(fileURLWithPath: path)
     let folder = url.deletingLastPathComponent().path
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory),
-      isDirectory.boolValue
-    else {
-      // A target that cannot be written, as for `--history` (73), not a usage mistake.
+    var folderInfo = stat()
+    let found = stat(folder, &folderInfo) == 0
+    guard found, folderInfo.st_mode & mode_t(S_IFMT) == mode_t(S_IFDIR) else {
+      // A target that cannot be written, as for `--history` (73), not a usage mistake. A
+      // folder that is there but out of reach is not said to be missing.
+      let code = found ? ENOTDIR : errno
+      let why =
+        code == EACCES || code == ELOOP
+        ? "cannot be reached (\(String(cString: strerror(code)))); check the folders on its path"
+        : "does not exist; create '\(folder)' first"
       throw CLIError(
-        message:
-          "The folder for '\(option.name) \(path)' does not exist; create '\(folder)' first.",
+        message: "The folder for '\(option.name) \(path)' \(why).", exitCode: .cannotCreate)
+    }
+    // Checked before the link is followed below: a FIFO or terminal is written in place,
+    // never through another user's link planted in a folder everyone may write to.
+    do {
+      try SafeFiles.checkLinksFollowable(url)
+    } catch {
+      throw CLIError(
+        message: "Refusing '\(option.name) \(path)' \(moment): \(error).",
         exitCode: .cannotCreate)
     }
     var info = stat()

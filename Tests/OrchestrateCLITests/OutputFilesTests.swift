@@ -321,6 +321,46 @@ struct OutputFilesTests {
     #expect(fileType(folder.path("dangling.json")) == mode_t(S_IFLNK))
   }
 
+  /// A FIFO or device is written in place, after the link is followed: never through a link
+  /// another user planted in a folder everyone may write to (their FIFO would read the
+  /// report), which the kernel does not follow there either.
+  @Test(.enabled(if: geteuid() == 0, "only root may give a link away"))
+  func refusesAnotherUsersLinkToAFIFOInAFolderEveryoneMayWriteTo() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.write("app.json", manifestText)
+    let shared = folder.path("shared")
+    try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: false)
+    try #require(chmod(shared, 0o1777) == 0)
+    try #require(mkfifo(folder.path("theirs.fifo"), 0o622) == 0)
+    let planted = folder.path("shared/report.json")
+    try FileManager.default.createSymbolicLink(
+      atPath: planted, withDestinationPath: folder.path("theirs.fifo"))
+    try #require(lchown(planted, 4242, 4242) == 0)
+    let result = try await Orchestrate.run(["run", manifest, "--report", planted])
+    #expect(result.status == 73)
+    #expect(
+      result.stderr.contains(
+        "'\(planted)' is a symbolic link another user (uid 4242) made in '\(shared)'"),
+      "\(result.stderr)")
+    #expect(result.stdout.isEmpty)
+  }
+
+  @Test func aFolderOutOfReachIsNotSaidToBeMissing() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.write("app.json", manifestText)
+    try FileManager.default.createDirectory(
+      atPath: folder.path("a/b"), withIntermediateDirectories: true)
+    // A loop of links stands for a folder this process cannot reach (root passes any mode).
+    try FileManager.default.createSymbolicLink(
+      atPath: folder.path("loop"), withDestinationPath: folder.path("loop"))
+    let result = try await Orchestrate.run([
+      "run", manifest, "--report", folder.path("loop/r.json"),
+    ])
+    #expect(result.status == 73)
+    #expect(result.stderr.contains("cannot be reached ("), "\(result.stderr)")
+    #expect(!result.stderr.contains("does not exist"))
+  }
+
   @Test func writesThroughALinkToARegularFileKeepingTheLinkAndSaysSo() async throws {
     let folder = try TemporaryFolder()
     let manifest = try folder.write("app.json", manifestText)

@@ -675,6 +675,22 @@ public enum SafeFiles {
         + " where they chose; remove it if it is not yours, or name a file in a folder of your own")
   }
 
+  /// Refuses the chain of links at `url` when one of them is another user's in a folder
+  /// everyone may write to (see `checkFollowable`): for a writer that writes in place what
+  /// the chain leads to (a FIFO, a terminal), which ``checkReplaceable(_:creatingLinkTarget:forReading:)``
+  /// refuses for other reasons.
+  package static func checkLinksFollowable(_ url: URL) throws {
+    var path = url.path
+    for _ in 0...maximumLinks {
+      var info = stat()
+      guard lstat(path, &info) == 0, info.st_mode & mode_t(S_IFMT) == mode_t(S_IFLNK) else {
+        return
+      }
+      try checkFollowable(link: path, info, naming: url, cannot: "cannot write")
+      path = try linkTarget(of: path, naming: url, cannot: "cannot write")
+    }
+  }
+
   /// Where the link at `path` points, as a path (relative targets resolve against the link's
   /// folder).
   private static func linkTarget(of path: String, naming url: URL, cannot: String) throws
