@@ -259,4 +259,27 @@ struct LaunchLifecycleEdgeTests {
     #expect(search.ready == .seconds(3))
     #expect(search.waits.isEmpty, "\(search.waits)")
   }
+
+  /// A cancel said after the launch ended changes nothing: an on-demand step ensured while
+  /// the app is away still waits for it to come back.
+  @Test func aCancelAfterTheLaunchEndedLeavesPausesAlone() async throws {
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "page", "plugin": "noop" },
+        { "id": "index", "plugin": "token.make", "params": { "value": "i" }, "trigger": "onDemand" }
+      ] }
+      """)
+    let control = LaunchControl()
+    #expect(await LaunchEngine().run(plan, control: control).outcome == .succeeded)
+    control.cancel()
+    control.pause()
+    #expect(control.isPaused)
+    let ensured = Task { try await control.ensure("index", as: Token.self) }
+    // Paused: the step waits. (Time for it to start wrongly; none may.)
+    try await Task.sleep(for: .milliseconds(20))
+    #expect(control.report?.step("index")?.start == nil)
+    control.resume()
+    #expect(try await ensured.value == Token(value: "i"))
+  }
 }

@@ -486,6 +486,19 @@ private struct PageParameters: StepParameters {
   @Parameter("Which shelf.") var shelf: String
 }
 
+/// Two required parameters, one with an optional one spelled close to it.
+private struct TitledParameters: StepParameters {
+  @Parameter("The title.") var title: String
+  @Parameter("A tile.") var tile = "x"
+  @Parameter("The count.") var count: Int
+}
+
+private struct TitledStep: StepPlugin {
+  static let kind = "titled"
+  init(parameters: TitledParameters) {}
+  func run(_ context: StepContext) async throws {}
+}
+
 private struct PageStep: StepPlugin {
   static let kind = "page.load"
   init(parameters: PageParameters) {}
@@ -515,6 +528,26 @@ extension ManifestValidationTests {
         " error: step 'a' (steps[0].params.bogus): unknown parameter 'bogus' for 'page.load'.",
         " error: step 'b' (steps[1].params.limit): 'limit' must be from 1 to 100, not 1e23.",
         " error: step 'b' (steps[1].params.shelfs): unknown parameter 'shelfs' for 'page.load'. Did you mean 'shelf'?",
+      ], "\(problems)")
+  }
+
+  /// Each missing parameter is said, and a key misspelled is taken for the missing one it is
+  /// closest to before any other parameter.
+  @Test func saysEveryMissingParameterAndTakesAMisspeltKeyForTheMissingOne() {
+    var registry = PluginRegistry.testKinds
+    registry.register(TitledStep.self)
+    let problems = diagnostics(
+      of: """
+        { "version": 1, "steps": [
+          { "id": "a", "plugin": "titled", "params": {} },
+          { "id": "b", "plugin": "titled", "params": { "tilte": "x", "count": 1 } }
+        ] }
+        """, registry: registry)
+    #expect(
+      problems.map { $0.drop { $0 != " " } } == [
+        " error: step 'a' (steps[0].params): 'titled' needs the parameter 'title'.",
+        " error: step 'a' (steps[0].params): 'titled' needs the parameter 'count'.",
+        " error: step 'b' (steps[1].params.tilte): unknown parameter 'tilte' for 'titled'. Did you mean 'title'?",
       ], "\(problems)")
   }
 

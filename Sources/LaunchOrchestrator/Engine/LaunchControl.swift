@@ -17,6 +17,8 @@ public final class LaunchControl: Sendable {
     /// What was said before a run took the control, replayed when one does.
     var isPaused = false
     var isCancelled = false
+    /// Whether a cancel stopped the launch's pauses (see ``cancel()``): said while it ran.
+    var ignoresPauses = false
     var isFinished = false
     var holds = 0
     var signals: [String] = []
@@ -49,7 +51,7 @@ public final class LaunchControl: Sendable {
     let run = state.withLock { state -> (any ControlledRun)? in
       // A cancelled launch starts nothing more; its time runs on for the grace its running
       // steps get to stop (see ``cancel()``).
-      guard !state.isCancelled else { return nil }
+      guard !state.ignoresPauses else { return nil }
       state.isPaused = true
       // The clock stops here, on the caller's thread, and under the lock: a run attaching
       // meanwhile finds it stopped (``attach(_:)``). The run may hear of it a moment later.
@@ -75,10 +77,15 @@ public final class LaunchControl: Sendable {
   /// Cancels the launch: running steps are cancelled, the rest skipped, and the outcome is
   /// `cancelled`. A paused launch's time runs again: a step that ignores cancellation is
   /// waited for only the grace period (``LaunchOptions/cancellationGracePeriod``), which a
-  /// pause would otherwise hold for as long as the app stays away.
+  /// pause would otherwise hold for as long as the app stays away. Said after the launch
+  /// ended, it changes nothing: on-demand steps ensured later still wait out a pause.
   public func cancel() {
-    let (run, pausedFor) = state.withLock { state in
+    // Asked before this control's lock is taken: the run's own lock is never taken inside it.
+    let isRunning = state.withLock(\.run).map { !$0.hasEnded } ?? true
+    let (run, pausedFor) = state.withLock { state -> ((any ControlledRun)?, Duration?) in
       state.isCancelled = true
+      guard isRunning else { return (state.run, nil) }
+      state.ignoresPauses = true
       state.isPaused = false
       return (state.run, state.clock?.resume()?.pausedFor)
     }
@@ -273,4 +280,6 @@ protocol ControlledRun: Sendable {
   /// Why `step` cannot be ensured in this run whatever happens (no such step, or one that is
   /// not on demand); `nil` when it can.
   func refusal(ofEnsuring step: String) -> LaunchFailure?
+  /// Whether the launch has ended (its on-demand steps may still run).
+  var hasEnded: Bool { get }
 }

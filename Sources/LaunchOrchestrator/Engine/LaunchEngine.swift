@@ -325,6 +325,8 @@ private final class LaunchRun: ControlledRun {
     post(.control(command))
   }
 
+  var hasEnded: Bool { state.withLock { $0.scheduler.isFinished } }
+
   func refusal(ofEnsuring step: String) -> LaunchFailure? {
     guard let index = plan.steps.firstIndex(where: { $0.id == step }),
       plan.steps[index].trigger == .onDemand

@@ -169,29 +169,37 @@ package struct PluginDescriptor: Sendable {
       step.requirements = requirements
       return .success(step)
     }
-    var problems = unused.map { key in
-      ParameterProblems.Problem(
-        path: key.path.appending(key.key), offset: key.offset,
-        message: "unknown parameter '\(key.key)' for '\(kind)'."
-          + Suggestions.didYouMean(key.key, in: key.knownKeys))
+    var problems: [ParameterProblems.Problem] = []
+    /// Whether `problem` says what one already listed says: the same message at the same
+    /// place, or another guess at the same unknown key.
+    func isListed(_ problem: ParameterProblems.Problem) -> Bool {
+      problems.contains {
+        $0.path == problem.path && $0.offset == problem.offset
+          && ($0.message == problem.message
+            || ($0.message.hasPrefix("unknown parameter")
+              && problem.message.hasPrefix("unknown parameter")))
+      }
     }
-    switch made {
-    case .success(var step) where problems.isEmpty:
-      step.requirements = requirements
-      return .success(step)
-    case .success:
-      break
-    case .failure(let error):
-      let errors = (error as? ParameterErrors)?.errors ?? [error]
-      for error in errors {
-        // A missing parameter's problem lists the unknown keys too (one may be it misspelled):
-        // those listed already are not said twice.
+    if case .failure(let error) = made {
+      // First: a missing parameter's problem names the unknown keys that may be it
+      // misspelled, with it as the guess, which beats a guess among every parameter.
+      for error in (error as? ParameterErrors)?.errors ?? [error] {
         for problem in ParameterProblems(error: error, params: params, plugin: self).problems
-        where !problems.contains(where: { $0.path == problem.path && $0.offset == problem.offset })
-        {
+        where !isListed(problem) {
           problems.append(problem)
         }
       }
+    }
+    for key in unused {
+      let problem = ParameterProblems.Problem(
+        path: key.path.appending(key.key), offset: key.offset,
+        message: "unknown parameter '\(key.key)' for '\(kind)'."
+          + Suggestions.didYouMean(key.key, in: key.knownKeys))
+      if !isListed(problem) { problems.append(problem) }
+    }
+    if problems.isEmpty, case .success(var step) = made {
+      step.requirements = requirements
+      return .success(step)
     }
     return .failure(ParameterProblems(problems: problems))
   }

@@ -95,8 +95,8 @@ public final class LaunchSession {
   /// up, not when the launch starts: most launches fail no step.
   @ObservationIgnored private var plannedSteps: [PlannedStep] = []
   @ObservationIgnored private var plannedStepIndex: [String: Int]?
-  /// The first failure of a step the launch's end failed (see `stepFailed`): the launch's
-  /// failure only if it still ends `failed`.
+  /// The first failure of an aborting step heard after the app cancelled (see `stepFailed`):
+  /// the launch's failure if it still ends `failed`.
   @ObservationIgnored private var failureAtEnd: LaunchFailure?
   /// What the current run's engine told ahead of its events; a new run gets a new one, so a
   /// run still ending cannot write into the next.
@@ -539,7 +539,7 @@ public final class LaunchSession {
       switch outcome {
       case .succeeded, .degraded: if splash.ending == nil { splash.ending = .content }
       case .failed where !splash.endsOnFailure:
-        failure = failure ?? failureAtEnd
+        failure = failureAtEnd ?? failure
         splash.ending = .failed(
           failure ?? LaunchFailure(kind: .stepFailed, message: "the launch failed"))
       case .failed: break
@@ -572,10 +572,13 @@ public final class LaunchSession {
     guard plannedStep(stepFailure.step ?? "")?.trigger != .onDemand else { return }
     // A step the launch's end failed (it waited for its next attempt when the app cancelled
     // the launch or a step routed it) did not end it: the screen is the cancel's or the
-    // route's. Kept only for a launch that still ends `failed` (a failure that reached the
-    // run before the cancel did).
+    // route's. An aborting step's failure that reached the run before the cancel did is
+    // kept for a launch that still ends `failed`: the first such one is what ended it (the
+    // events come in order, the aborting failure before the steps its abort failed).
     if route != nil || control?.isCancelled == true {
-      failureAtEnd = failureAtEnd ?? stepFailure
+      if plannedStep(stepFailure.step ?? "")?.onFailure == .abort {
+        failureAtEnd = failureAtEnd ?? stepFailure
+      }
       return
     }
     guard let step = stepFailure.step, plannedStep(step)?.onFailure == .abort,
