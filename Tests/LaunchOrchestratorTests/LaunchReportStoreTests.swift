@@ -60,7 +60,15 @@ struct LaunchReportStoreTests {
     #expect(try store.reports().map(\.labels?.arm) == ["30"])
   }
 
-  @Test func twoProcessesAppendingAtOnceLoseNoReport() async throws {
+  /// Not in the thread-sanitizer pass (`.ci/run` sets `TSAN_OPTIONS` for it): there two
+  /// instrumented processes, among the whole suite's, keep each other waiting for the store's
+  /// lock past the 5 s an append waits (a documented limit: the append throws, naming the
+  /// lock), and this test would measure the machine. The other pass runs it.
+  @Test(
+    .enabled(
+      if: ProcessInfo.processInfo.environment["TSAN_OPTIONS"] == nil,
+      "two sanitized processes appending 300 reports outlast the store's documented wait"))
+  func twoProcessesAppendingAtOnceLoseNoReport() async throws {
     let folder = Self.folder()
     defer { try? FileManager.default.removeItem(at: folder) }
     async let first = TestHelper.run(["store-append", folder.path, "0", "150", "1000"])

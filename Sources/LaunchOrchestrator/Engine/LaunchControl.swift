@@ -49,12 +49,12 @@ public final class LaunchControl: Sendable {
   /// starts, and timeouts, delays, backoffs and the splash's timing stop until ``resume()``.
   public func pause() {
     let run = state.withLock { state -> (any ControlledRun)? in
-      // A cancelled launch starts nothing more; its time runs on for the grace its running
-      // steps get to stop (see ``cancel()``).
+      // A launch cancelled while it ran starts nothing more; its time runs on for the grace
+      // its running steps get to stop (see ``cancel()``).
       guard !state.ignoresPauses else { return nil }
       state.isPaused = true
-      // The clock stops here, on the caller's thread, and under the lock: a run attaching
-      // meanwhile finds it stopped (``attach(_:)``). The run may hear of it a moment later.
+      // The clock stops here, on the caller's thread, and under the lock: a run starting
+      // meanwhile finds it stopped (``attach(_:starting:)``). The run hears of it next.
       guard state.clock?.pause() != nil else { return nil }
       return state.run
     }

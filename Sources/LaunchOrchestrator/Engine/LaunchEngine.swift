@@ -328,10 +328,8 @@ private final class LaunchRun: ControlledRun {
   var hasEnded: Bool { state.withLock { $0.scheduler.isFinished } }
 
   func refusal(ofEnsuring step: String) -> LaunchFailure? {
-    guard let index = plan.steps.firstIndex(where: { $0.id == step }),
-      plan.steps[index].trigger == .onDemand
-    else { return Self.refusal(ofEnsuring: step, in: plan) }
-    return nil
+    let isOnDemand = plan.steps.first { $0.id == step }?.trigger == .onDemand
+    return isOnDemand ? nil : Self.refusal(ofEnsuring: step, in: plan)
   }
 
   /// Why `step`, which `plan` has not as an on-demand step, cannot be ensured.
