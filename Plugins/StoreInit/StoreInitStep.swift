@@ -139,10 +139,9 @@ public struct StoreInitStep: StepPlugin {
     case .loaded(let loaded): schema = loaded
     case .folder(let folder): schema = try StoreSchema(folder: context.resolveResource(folder))
     }
+    let file = try Self.databaseFile(context.resolve(path), forReading: readOnly)
     let opener = StoreOpener(
-      url: try Self.databaseFile(context.resolve(path), forReading: readOnly), schema: schema,
-      readOnly: readOnly,
-      create: create,
+      url: file, schema: schema, readOnly: readOnly, create: create,
       createFolders: createFolders, adopt: adopt, busyTimeout: busyTimeout,
       integrityCheck: integrityCheck, context: context)
     return try opener.openStore()
