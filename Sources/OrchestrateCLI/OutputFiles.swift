@@ -245,15 +245,6 @@ struct OutputFiles {
       throw CLIError(
         message: "The folder for '\(option.name) \(path)' \(why).", exitCode: .cannotCreate)
     }
-    // Checked before the link is followed below: a FIFO or terminal is written in place,
-    // never through another user's link planted in a folder everyone may write to.
-    do {
-      try SafeFiles.checkLinksFollowable(url)
-    } catch {
-      throw CLIError(
-        message: "Refusing '\(option.name) \(path)' \(moment): \(error).",
-        exitCode: .cannotCreate)
-    }
     var info = stat()
     if stat(path, &info) == 0 {
       // A name of what this process already writes to (`/dev/stdout`, or the file stdout
@@ -268,7 +259,19 @@ struct OutputFiles {
         }
       }
       let type = info.st_mode & mode_t(S_IFMT)
-      if type == mode_t(S_IFCHR) || type == mode_t(S_IFIFO) { return (.inPlace(url), url) }
+      if type == mode_t(S_IFCHR) || type == mode_t(S_IFIFO) {
+        // Written in place, so not through `checkReplaceable` below, which checks the links
+        // of a file renamed over: never through another user's link planted in a folder
+        // everyone may write to.
+        do {
+          try SafeFiles.checkLinksFollowable(url)
+        } catch {
+          throw CLIError(
+            message: "Refusing '\(option.name) \(path)' \(moment): \(error).",
+            exitCode: .cannotCreate)
+        }
+        return (.inPlace(url), url)
+      }
       if type == mode_t(S_IFREG), !Self.isWritableByItsMode(info) {
         throw CLIError(
           message:
