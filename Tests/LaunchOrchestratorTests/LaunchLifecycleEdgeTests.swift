@@ -282,4 +282,32 @@ struct LaunchLifecycleEdgeTests {
     control.resume()
     #expect(try await ensured.value == Token(value: "i"))
   }
+  /// An ensure said once the step's failed run has ended hears the run it asks for, not that
+  /// failure: the run hands a result only to the callers whose request it heard before the
+  /// step ended. (Before, a caller arriving between the end and its hand-over heard the old
+  /// failure, and the step ran again for nobody.) A race: repeated, each caller asks the
+  /// moment the report shows the failure.
+  @Test func anEnsureAfterAFailureHearsTheRunItAskedFor() async throws {
+    for round in 0..<100 {
+      let key = "edge-after-failure-\(UUID().uuidString)"
+      let plan = try loadPlan(
+        """
+        { "version": 1, "steps": [
+          { "id": "page", "plugin": "noop" },
+          { "id": "index", "plugin": "count", "params": { "key": "\(key)", "failRuns": 1 },
+            "trigger": "onDemand" }
+        ] }
+        """)
+      let control = LaunchControl()
+      let launch = Task { await LaunchEngine().run(plan, control: control) }
+      let first = Task { try await control.ensure("index", as: Tally.self) }
+      while control.report?.step("index")?.state != .failed { await Task.yield() }
+      let second = try await control.ensure("index", as: Tally.self)
+      #expect(second == Tally(value: "\(key)#2"), "round \(round)")
+      await #expect(throws: LaunchFailure.self) { try await first.value }
+      #expect(try await control.ensure("index", as: Tally.self) == second)
+      #expect(stepRuns.withLock { $0[key] } == 2, "round \(round): no run for nobody")
+      #expect(await launch.value.outcome == .succeeded)
+    }
+  }
 }

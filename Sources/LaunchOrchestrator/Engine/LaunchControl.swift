@@ -22,9 +22,9 @@ public final class LaunchControl: Sendable {
     var isFinished = false
     var holds = 0
     var signals: [String] = []
-    var activations: [String] = []
-    /// Callers of ``ensure(_:as:)`` waiting for each step's end.
-    var ensureWaiters: [String: [CheckedContinuation<(any Sendable)?, any Error>]] = [:]
+    /// The on-demand steps asked for, each with its ensure caller (none for a ``request(_:)``),
+    /// handed to the run that takes the control: from then on, the run holds the callers.
+    var activations: [(step: String, waiter: EnsureWaiter?)] = []
     /// Why the run never started, once it refused to: what every ensure caller hears.
     var refusal: LaunchFailure?
   }
@@ -159,15 +159,17 @@ public final class LaunchControl: Sendable {
         // Said at once, without the run: after a launch without on-demand steps, nothing is
         // left to hear it.
         if let refusal = state.run?.refusal(ofEnsuring: step) { return (nil, refusal) }
-        state.ensureWaiters[step, default: []].append(continuation)
-        if state.run == nil { state.activations.append(step) }
+        if state.run == nil { state.activations.append((step, continuation)) }
         return (state.run, nil)
       }
       if let refusal {
         continuation.resume(throwing: refusal)
         return
       }
-      run?.control(.activate(step))
+      // The caller travels with the request: the run hands it the result of the step's run
+      // that ends after the run heard it, never of one that ended before (a failure the step
+      // is now asked to run again after).
+      run?.control(.activate(step, waiter: continuation))
       // The step is counted on its own now: on a test clock, the caller waits uncounted.
       Participation.handOver()
     }
@@ -177,10 +179,10 @@ public final class LaunchControl: Sendable {
   /// outcome is the step's line in the report.
   package func request(_ step: String) {
     let run = state.withLock { state in
-      if state.run == nil { state.activations.append(step) }
+      if state.run == nil { state.activations.append((step, nil)) }
       return state.run
     }
-    run?.control(.activate(step))
+    run?.control(.activate(step, waiter: nil))
   }
 
   /// Whether the launch was cancelled, before its run took the control or since.
@@ -191,16 +193,10 @@ public final class LaunchControl: Sendable {
   func refuse(_ failure: LaunchFailure) {
     let waiters = state.withLock { state in
       state.refusal = failure
-      defer { state.ensureWaiters = [:] }
-      return state.ensureWaiters.values.flatMap { $0 }
+      defer { state.activations = [] }
+      return state.activations.compactMap(\.waiter)
     }
     for waiter in waiters { waiter.resume(throwing: failure) }
-  }
-
-  /// Hands the ensure callers of `step` its result.
-  func stepEnded(_ step: String, with result: Result<(any Sendable)?, LaunchFailure>) {
-    let waiters = state.withLock { $0.ensureWaiters.removeValue(forKey: step) } ?? []
-    for waiter in waiters { waiter.resume(with: result.mapError { $0 as any Error }) }
   }
 
   /// The active clock a run on `clock` from `start` uses: the one already set for this control
@@ -249,7 +245,7 @@ public final class LaunchControl: Sendable {
       state.run = run
       var commands: [ControlCommand] = []
       commands += state.signals.map(ControlCommand.signal)
-      commands += state.activations.map(ControlCommand.activate)
+      commands += state.activations.map { ControlCommand.activate($0.step, waiter: $0.waiter) }
       state.activations = []
       if state.isFinished { commands.append(.finish) }
       return start(
@@ -270,8 +266,12 @@ enum ControlCommand: Sendable {
   case pause, cancel, finish, hold, release
   case resume(pausedFor: Duration)
   case signal(String)
-  case activate(String)
+  /// Run on-demand step `step`, and hand its result to `waiter`, if any.
+  case activate(String, waiter: EnsureWaiter?)
 }
+
+/// A caller of ``LaunchControl/ensure(_:as:)`` waiting for a step's result.
+typealias EnsureWaiter = CheckedContinuation<(any Sendable)?, any Error>
 
 /// A run a ``LaunchControl`` drives.
 protocol ControlledRun: Sendable {

@@ -593,10 +593,10 @@ private final class LaunchRun: ControlledRun {
   /// caller resumed here may post to the run at once.
   private func handOverEnsured(_ handler: inout RunHandler) {
     guard !handler.ensured.isEmpty else { return }
-    var ensured: [(String, Result<(any Sendable)?, LaunchFailure>)] = []
+    var ensured: [EnsureResult] = []
     swap(&ensured, &handler.ensured)
-    if let control {
-      for (step, result) in ensured { control.stepEnded(step, with: result) }
+    for (waiters, result) in ensured {
+      for waiter in waiters { waiter.resume(with: result.mapError { $0 as any Error }) }
     }
   }
 
@@ -712,13 +712,20 @@ private struct RunHandler: Sendable {
   var armedDeadline: Duration?
   /// What the state changes of the batch being handled call for, in order.
   var effects: [RunEffect] = []
+  /// The ensure callers whose request the run has heard, by the on-demand step they wait for.
+  var ensureWaiters: [Int: [EnsureWaiter]] = [:]
   /// The results of on-demand steps that ended, for their ensure callers.
-  var ensured: [(String, Result<(any Sendable)?, LaunchFailure>)] = []
+  var ensured: [EnsureResult] = []
 
   init(stepCount: Int) {
     tasks = Array(repeating: nil, count: stepCount)
   }
 }
+
+/// The result of an on-demand step, for the ensure callers that asked for it before it ended.
+private typealias EnsureResult = (
+  waiters: [EnsureWaiter], result: Result<(any Sendable)?, LaunchFailure>
+)
 
 /// Something a state change calls for, done by the handler after it lets go of the state:
 /// whatever may run code that is not the engine's (a plugin's cancellation handler, a hook, an
@@ -767,8 +774,21 @@ private struct RunState {
   {
     let wasFinished = scheduler.isFinished
     // By index: iterating would copy each message whole, through its value witnesses.
-    for index in batch.indices where !scheduler.isFinished || run.staysOpen {
+    for index in batch.indices {
+      let finishedBefore = scheduler.isFinished
+      guard !finishedBefore || run.staysOpen else {
+        // A run without on-demand steps hears nothing after its launch: an ensure said as it
+        // ended hears why it cannot be.
+        if case .control(.activate(let id, let waiter?)) = batch[index] {
+          handler.ensured.append(
+            ([waiter], .failure(LaunchRun.refusal(ofEnsuring: id, in: run.plan))))
+        }
+        continue
+      }
       handle(batch[index], of: run, handler: &handler)
+      // After each message: a step that ended, then was asked for again in the same batch,
+      // hands this run's result to those who asked before its end, and runs for the others.
+      if collectEnsured(of: run, into: &handler), finishedBefore { lateEnd = run.elapsed }
     }
     if run.hooks.onMilestone != nil { collectMilestones(into: &handler.effects) }
     if let context = run.context, !toldFirstScreen, let screen = context.firstScreen,
@@ -781,22 +801,23 @@ private struct RunState {
       let burst = scheduler.takeEvents()
       if !burst.isEmpty { handler.effects.append(.publish(burst)) }
     }
-    collectEnsured(of: run, into: &handler.ensured)
     rearmTimer(handler: &handler)
     if scheduler.isFinished, !wasFinished { duration = run.elapsed }
-    if wasFinished, !handler.ensured.isEmpty { lateEnd = run.elapsed }
     let goesOn = !scheduler.isFinished || run.staysOpen
     if !goesOn { handler.effects.append(.stopTimer) }
     return goesOn
   }
 
-  /// Gathers the results of the on-demand steps that ended.
-  private mutating func collectEnsured(
-    of run: LaunchRun, into ensured: inout [(String, Result<(any Sendable)?, LaunchFailure>)]
-  ) {
-    for step in scheduler.takeEndedOnDemandSteps() {
-      ensured.append((run.plan.steps[step].id, result(of: step, in: run)))
+  /// Gathers the results of the on-demand steps that ended for the callers waiting for them;
+  /// returns whether any ended.
+  private mutating func collectEnsured(of run: LaunchRun, into handler: inout RunHandler) -> Bool
+  {
+    let ended = scheduler.takeEndedOnDemandSteps()
+    for step in ended {
+      guard let waiters = handler.ensureWaiters.removeValue(forKey: step) else { continue }
+      handler.ensured.append((waiters, result(of: step, in: run)))
     }
+    return !ended.isEmpty
   }
 
   /// An on-demand step's output, or why it has none.
@@ -888,7 +909,7 @@ private struct RunState {
         skipped: run.context?.skips ?? [], cancelled: cancelled)
     case .control(let command):
       now = run.elapsed
-      handle(command, at: now, of: run, ensured: &handler.ensured)
+      handle(command, at: now, of: run, handler: &handler)
     case .finished(let token, let outcome, let began):
       now = run.elapsed
       if let began { scheduler.attemptBegan(token: token, at: began) }
@@ -930,8 +951,7 @@ private struct RunState {
 
   /// Applies what the app said through its control.
   private mutating func handle(
-    _ command: ControlCommand, at now: Duration, of run: LaunchRun,
-    ensured: inout [(String, Result<(any Sendable)?, LaunchFailure>)]
+    _ command: ControlCommand, at now: Duration, of run: LaunchRun, handler: inout RunHandler
   ) {
     switch command {
     case .pause: scheduler.pause(at: now)
@@ -942,16 +962,24 @@ private struct RunState {
     case .release: scheduler.release(at: now)
     case .signal(let name):
       if let signal = run.plan.signals.firstIndex(of: name) { scheduler.signal(signal, at: now) }
-    case .activate(let id):
+    case .activate(let id, let waiter):
       guard let step = run.plan.steps.firstIndex(where: { $0.id == id }),
         run.plan.steps[step].trigger == .onDemand
       else {
-        ensured.append((id, .failure(LaunchRun.refusal(ofEnsuring: id, in: run.plan))))
+        if let waiter {
+          handler.ensured.append(
+            ([waiter], .failure(LaunchRun.refusal(ofEnsuring: id, in: run.plan))))
+        }
         return
       }
       scheduler.activate(step, at: now)
+      guard let waiter else { return }
       if scheduler.records[step].state == .succeeded, scheduler.isIdleStep(step) {
-        ensured.append((id, result(of: step, in: run)))
+        handler.ensured.append(([waiter], result(of: step, in: run)))
+      } else {
+        // Until the step's run ends: a step that ended as it was asked for (skipped) is
+        // collected after this message.
+        handler.ensureWaiters[step, default: []].append(waiter)
       }
     }
   }
