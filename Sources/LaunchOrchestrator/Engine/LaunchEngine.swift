@@ -810,8 +810,7 @@ private struct RunState {
 
   /// Gathers the results of the on-demand steps that ended for the callers waiting for them;
   /// returns whether any ended.
-  private mutating func collectEnsured(of run: LaunchRun, into handler: inout RunHandler) -> Bool
-  {
+  private mutating func collectEnsured(of run: LaunchRun, into handler: inout RunHandler) -> Bool {
     let ended = scheduler.takeEndedOnDemandSteps()
     for step in ended {
       guard let waiters = handler.ensureWaiters.removeValue(forKey: step) else { continue }
