@@ -28,7 +28,9 @@ public struct QueueValidationStep: StepPlugin {
   public static let inputs: [StepInput] = [.required(StoreHandle.self)]
   /// What a manifest gives the step.
   public struct Parameters: StepParameters {
-    @Parameter("The queue file: a JSON array of entries with an integer 'workId'.", isPath: true)
+    @Parameter(
+      "The queue file: a JSON array of entries with an integer 'workId'.", isPath: true,
+      rewritesFile: true)
     var path: String
 
     /// No path yet: a manifest must give one.

@@ -18,7 +18,8 @@ public struct StateRestoreStep: StepPlugin {
   /// What a manifest gives the step.
   public struct Parameters: StepParameters {
     @Parameter(
-      "The state file the app saves with LaunchStateFile, in the data folder.", isPath: true)
+      "The state file the app saves with LaunchStateFile, in the data folder.", isPath: true,
+      rewritesFile: true)
     var file = LaunchStateFile.defaultPath
     @Parameter(
       "Restore only these keys; others saved in the file are left out of the output.",

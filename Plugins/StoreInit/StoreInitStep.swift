@@ -21,7 +21,7 @@ public struct StoreInitStep: StepPlugin {
   public struct Parameters: StepParameters {
     @Parameter(
       "The database file; relative to the data folder. Its folder must exist unless createFolders.",
-      isPath: true)
+      isPath: true, rewritesFile: true)
     var path: String
     @Parameter(
       "A built-in schema; leave it out when giving 'migrations'.",

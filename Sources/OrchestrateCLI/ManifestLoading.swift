@@ -12,7 +12,7 @@ struct ManifestLoading {
     do {
       var loader = ManifestLoader(registry: registry)
       // A rehearsal removes files as the launch does.
-      loader.checksRemovedFolders = true
+      loader.checksSharedPaths = true
       let plan = try loader.load(
         path: path, dataDirectory: dataDirectory.map { URL(fileURLWithPath: $0) })
       for warning in plan.warnings { console.err(warning.description) }

@@ -27,6 +27,9 @@ struct PluginsCommand: Command {
       for parameter in plugin.parameters where parameter.removesFiles {
         notes.append("removes files in the folder '\(parameter.name)' names")
       }
+      for parameter in plugin.parameters where parameter.rewritesFile {
+        notes.append("rewrites the file '\(parameter.name)' names, or moves it aside")
+      }
       if !notes.isEmpty { console.out("  (\(notes.joined(separator: "; ")))") }
       if plugin.parameters.isEmpty { continue }
       let rows = plugin.parameters.map { parameter in

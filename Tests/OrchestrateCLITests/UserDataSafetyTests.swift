@@ -226,6 +226,51 @@ struct UserDataSafetyTests {
     #expect(try String(contentsOfFile: state, encoding: .utf8) == #"{ "tab": "library" }"#)
   }
 
+  /// A step that rewrites a file, or moves it aside when it cannot read it as its own, given
+  /// the manifest, another step's file, or a file in another step's folder, is refused before
+  /// anything runs: `queue.validate` moved the manifest itself aside as "unreadable", and
+  /// `state.restore` a shipped migration. Steps given one file in the same role share it.
+  @Test func aStepThatRewritesAFileIsRefusedAnotherStepsFileBeforeTheLaunch() async throws {
+    let folder = try TemporaryFolder()
+    let metadata = try folder.write("meta.json", #"{ "isUnderMaintenance": false }"#)
+    try FileManager.default.createDirectory(
+      at: folder.url.appendingPathComponent("migrations/app"), withIntermediateDirectories: true)
+    let migration = try folder.write("migrations/app/001_create.sql", "CREATE TABLE t (a);\n")
+    let manifest = try folder.write(
+      "app.json",
+      """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "store.init", "params": { "path": "app.sqlite", "migrations": "migrations/app" } },
+        { "id": "gate", "plugin": "gate.maintenance", "params": { "metadata": "meta.json" } },
+        { "id": "queue", "plugin": "queue.validate", "dependsOn": ["store"], "params": { "path": "app.json" } },
+        { "id": "pending", "plugin": "queue.validate", "dependsOn": ["store"], "params": { "path": "meta.json" } },
+        { "id": "again", "plugin": "queue.validate", "dependsOn": ["store"], "params": { "path": "meta.json" } },
+        { "id": "restore", "plugin": "state.restore", "params": { "file": "migrations/app/001_create.sql" } }
+      ] }
+      """)
+    let original = try String(contentsOfFile: manifest, encoding: .utf8)
+
+    for command in ["validate", "run"] {
+      let result = try await Orchestrate.run([command, manifest])
+      #expect(result.status == 65)
+      let output = command == "run" ? result.stderr : result.stdout
+      for line in [
+        "\(manifest):4:92: error: step 'queue' (steps[2].params.path): queue.validate rewrites 'app.json', or moves it aside when it cannot read it, but it is the manifest itself; give it a file of its own.",
+        // Named once for the two steps sharing it as a queue, which are not refused each other.
+        "\(manifest):5:94: error: step 'pending' (steps[3].params.path): queue.validate rewrites 'meta.json', or moves it aside when it cannot read it, but it is also 'meta.json' (the 'metadata' of step 'gate'); give it a file of its own.",
+        "\(manifest):6:92: error: step 'again' (steps[4].params.path): queue.validate rewrites 'meta.json', or moves it aside when it cannot read it, but it is also 'meta.json' (the 'metadata' of step 'gate'); give it a file of its own.",
+        "\(manifest):7:69: error: step 'restore' (steps[5].params.file): state.restore rewrites 'migrations/app/001_create.sql', or moves it aside when it cannot read it, but it is in 'migrations/app' (the 'migrations' of step 'store'); give it a file of its own.",
+      ] {
+        #expect(output.contains(line + "\n"), "\(command): \(output)")
+      }
+      #expect(output.contains("4 errors"), "\(command): \(output)")
+    }
+    #expect(try String(contentsOfFile: manifest, encoding: .utf8) == original)
+    #expect(try String(contentsOfFile: metadata, encoding: .utf8) == #"{ "isUnderMaintenance": false }"#)
+    #expect(try String(contentsOfFile: migration, encoding: .utf8) == "CREATE TABLE t (a);\n")
+    #expect(!FileManager.default.fileExists(atPath: folder.path("app.sqlite")))
+  }
+
   @Test func imagesCleanupNeverFollowsALinkInItsDirectorysPath() async throws {
     let folder = try TemporaryFolder()
     try await store(in: folder)

@@ -14,6 +14,8 @@ package struct PathParameter: Sendable {
   package var isFallback: Bool
   /// Whether the step removes files in the folder it names.
   package var removesFiles: Bool
+  /// Whether the step rewrites the file it names, or moves it aside.
+  package var rewritesFile: Bool
   /// Whether a relative path may be of the manifest's folder too (a file shipped with it).
   package var mayBeShipped: Bool
   /// Whether it is a fallback's of the step's own kind that the fallback does not give: the
@@ -52,7 +54,8 @@ extension Manifest {
         found.append(
           PathParameter(
             written: written, name: parameter.name, kind: kind, step: step,
-            isFallback: isFallback, removesFiles: parameter.removesFiles, mayBeShipped: shipped,
+            isFallback: isFallback, removesFiles: parameter.removesFiles,
+            rewritesFile: parameter.rewritesFile, mayBeShipped: shipped,
             isInherited: inherits(parameter.name)))
       }
     }

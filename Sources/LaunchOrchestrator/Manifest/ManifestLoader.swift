@@ -11,17 +11,20 @@ public struct ManifestLoader: Sendable {
   /// app's tests ask for it; a launch does not, to read only what it uses.
   package let checksShippedFiles: Bool
   /// Whether a folder a step removes files in (`images.cleanup`'s `directory`) is refused
-  /// when it holds another step's path or the launch's own files. Cheap, but it describes
-  /// every kind's parameters, which a launch does not need: with `checksShippedFiles`, and in
-  /// every `orchestrate` command that reads a manifest.
-  package var checksRemovedFolders: Bool
+  /// when it holds another step's path or the launch's own files, and a file a step rewrites
+  /// or moves aside (`queue.validate`'s `path`) when another step's path or the manifest is
+  /// that file, in it, or holds it. Cheap, but it describes every kind's parameters, which a
+  /// launch does not need: with `checksShippedFiles`, and in every `orchestrate` command that
+  /// reads a manifest.
+  package var checksSharedPaths: Bool
 
   /// The largest manifest read: a 100,000-step manifest is some 10 MB.
   private static let maximumSize = 1 << 30
 
   /// Creates a loader for the kinds in `registry`; with `checksShippedFiles`, it also reads and
   /// checks every file the steps read only when a launch needs them, and refuses a folder a
-  /// step removes files in that holds another step's path, as `orchestrate validate` does:
+  /// step removes files in that holds another step's path, and a file a step rewrites that is
+  /// the manifest or another step's, as `orchestrate validate` does:
   ///
   /// ```swift
   /// @Test func theLaunchManifestIsValid() throws {
@@ -32,7 +35,7 @@ public struct ManifestLoader: Sendable {
   public init(registry: PluginRegistry, checksShippedFiles: Bool = false) {
     self.registry = registry
     self.checksShippedFiles = checksShippedFiles
-    checksRemovedFolders = checksShippedFiles
+    checksSharedPaths = checksShippedFiles
   }
 
   /// Loads the manifest at `path` (as the user wrote it; relative to the current directory).
@@ -151,7 +154,7 @@ public struct ManifestLoader: Sendable {
     var builder = PlanBuilder(
       manifest: manifest, registry: registry, manifestPath: file, manifestDirectory: directory,
       dataDirectory: dataDirectory, checksShippedFiles: checksShippedFiles,
-      checksRemovedFolders: checksRemovedFolders,
+      checksSharedPaths: checksSharedPaths,
       diagnostics: reader.diagnostics, sourceIndex: reader.stepSourceIndices)
     let plan = builder.build()
     guard let plan, !builder.diagnostics.hasErrors else {

@@ -12,9 +12,9 @@ struct PlanBuilder {
   /// Whether plugins also read every file they read only when a launch needs it
   /// (a ``ManifestLoader`` made with `checksShippedFiles`).
   let checksShippedFiles: Bool
-  /// Whether folders steps remove files in are checked against every other path
-  /// (``checkRemovedFolders()``).
-  let checksRemovedFolders: Bool
+  /// Whether the paths steps share are checked: folders steps remove files in, and files they
+  /// rewrite, against every other path (``checkSharedPaths()``).
+  let checksSharedPaths: Bool
   var diagnostics: DiagnosticCollector
   /// Each step's index in the source's `steps` array.
   let sourceIndex: [Int]
@@ -32,7 +32,7 @@ struct PlanBuilder {
 
   init(
     manifest: Manifest, registry: PluginRegistry, manifestPath: String, manifestDirectory: URL,
-    dataDirectory: URL, checksShippedFiles: Bool, checksRemovedFolders: Bool,
+    dataDirectory: URL, checksShippedFiles: Bool, checksSharedPaths: Bool,
     diagnostics: DiagnosticCollector, sourceIndex: [Int]
   ) {
     self.manifest = manifest
@@ -41,7 +41,7 @@ struct PlanBuilder {
     self.manifestDirectory = manifestDirectory
     self.dataDirectory = dataDirectory
     self.checksShippedFiles = checksShippedFiles
-    self.checksRemovedFolders = checksRemovedFolders
+    self.checksSharedPaths = checksSharedPaths
     self.diagnostics = diagnostics
     self.sourceIndex = sourceIndex
   }
@@ -110,7 +110,7 @@ struct PlanBuilder {
     let order = orderAndReportCycles(edges, membership)
     let actions = prepareAllActions()
     checkInputs(dependsOn: edges.dependsOn)
-    if checksRemovedFolders { checkRemovedFolders() }
+    if checksSharedPaths { checkSharedPaths() }
     warnAboutInversions(dependsOn: edges.dependsOn, after: edges.after)
     guard !diagnostics.hasErrors, let order else { return nil }
     let ranking = rank(order: order, edges: edges, membership: membership)

@@ -55,6 +55,9 @@ extension Parameter where Value: ParameterValue {
   ///   - removesFiles: Whether the step removes files in the folder this path names:
   ///     `orchestrate validate` and `run` (and a ``ManifestLoader`` made with
   ///     `checksShippedFiles`) refuse a manifest where another step's path lies in it.
+  ///   - rewritesFile: Whether the step rewrites the file this path names, or moves it aside
+  ///     when it cannot read it: the same refuse a manifest where it is another step's path,
+  ///     lies in or holds one, or is the manifest itself.
   ///   - nonEmpty: Whether the string must have a character, or the array a string.
   ///   - values: The only strings allowed.
   ///   - defaultDescription: The default as people read it, for a default that depends on
@@ -62,14 +65,14 @@ extension Parameter where Value: ParameterValue {
   @inlinable
   public init(
     wrappedValue: Value, _ summary: String, key: String? = nil, isPath: Bool = false,
-    removesFiles: Bool = false, nonEmpty: Bool = false, oneOf values: [String]? = nil,
-    defaultDescription: String? = nil
+    removesFiles: Bool = false, rewritesFile: Bool = false, nonEmpty: Bool = false,
+    oneOf values: [String]? = nil, defaultDescription: String? = nil
   ) {
     self.init(
       wrappedValue,
       ParameterDeclaration(
         summary: summary, key: key, isPath: isPath, removesFiles: removesFiles,
-        isNonEmpty: nonEmpty, values: values,
+        rewritesFile: rewritesFile, isNonEmpty: nonEmpty, values: values,
         hasDefault: true, defaultDescription: defaultDescription))
   }
 
@@ -77,13 +80,14 @@ extension Parameter where Value: ParameterValue {
   @inlinable
   public init(
     _ summary: String, key: String? = nil, isPath: Bool = false, removesFiles: Bool = false,
-    nonEmpty: Bool = false, oneOf values: [String]? = nil, defaultDescription: String? = nil
+    rewritesFile: Bool = false, nonEmpty: Bool = false, oneOf values: [String]? = nil,
+    defaultDescription: String? = nil
   ) {
     self.init(
       nil,
       ParameterDeclaration(
         summary: summary, key: key, isPath: isPath, removesFiles: removesFiles,
-        isNonEmpty: nonEmpty, values: values,
+        rewritesFile: rewritesFile, isNonEmpty: nonEmpty, values: values,
         defaultDescription: defaultDescription))
   }
 
@@ -135,13 +139,14 @@ extension Parameter where Value: ParameterValue & ExpressibleByNilLiteral {
   @inlinable
   public init(
     _ summary: String, key: String? = nil, isPath: Bool = false, removesFiles: Bool = false,
-    nonEmpty: Bool = false, oneOf values: [String]? = nil, defaultDescription: String? = nil
+    rewritesFile: Bool = false, nonEmpty: Bool = false, oneOf values: [String]? = nil,
+    defaultDescription: String? = nil
   ) {
     self.init(
       Value(nilLiteral: ()),
       ParameterDeclaration(
         summary: summary, key: key, isPath: isPath, removesFiles: removesFiles,
-        isNonEmpty: nonEmpty, values: values,
+        rewritesFile: rewritesFile, isNonEmpty: nonEmpty, values: values,
         defaultDescription: defaultDescription))
   }
 
@@ -238,6 +243,8 @@ struct ParameterDeclaration: Sendable {
   var isPath: Bool
   /// Whether the step removes files in the folder the path names.
   var removesFiles: Bool
+  /// Whether the step rewrites the file the path names, or moves it aside.
+  var rewritesFile: Bool
   var isNonEmpty: Bool
   var values: [String]?
   var hasDefault: Bool
@@ -247,7 +254,7 @@ struct ParameterDeclaration: Sendable {
   @usableFromInline
   init(
     summary: String, key: String?, isPath: Bool = false, removesFiles: Bool = false,
-    isNonEmpty: Bool = false,
+    rewritesFile: Bool = false, isNonEmpty: Bool = false,
     values: [String]? = nil, hasDefault: Bool = false, defaultDescription: String? = nil,
     bounds: IntegerBounds? = nil
   ) {
@@ -255,8 +262,10 @@ struct ParameterDeclaration: Sendable {
     self.key = key
     precondition(
       isPath || !removesFiles, "a parameter that names a folder to remove files in is a path")
+    precondition(isPath || !rewritesFile, "a parameter that names a file to rewrite is a path")
     self.isPath = isPath
     self.removesFiles = removesFiles
+    self.rewritesFile = rewritesFile
     self.isNonEmpty = isNonEmpty
     self.values = values
     self.hasDefault = hasDefault

@@ -72,12 +72,14 @@ package struct ParameterDescription: Sendable, Equatable {
   package var summary: String
   /// Whether the step removes files in the folder this path names.
   package var removesFiles: Bool
+  /// Whether the step rewrites the file this path names, or moves it aside.
+  package var rewritesFile: Bool
 
   /// Describes a parameter.
   init(
     _ name: String, _ type: ValueType, required isRequired: Bool = false,
     default defaultValue: String? = nil, json defaultJSON: JSONValue? = nil,
-    removesFiles: Bool = false, _ summary: String
+    removesFiles: Bool = false, rewritesFile: Bool = false, _ summary: String
   ) {
     self.name = name
     self.type = type
@@ -85,6 +87,7 @@ package struct ParameterDescription: Sendable, Equatable {
     self.defaultValue = defaultValue
     self.defaultJSON = defaultJSON
     self.removesFiles = removesFiles
+    self.rewritesFile = rewritesFile
     self.summary = summary
   }
 }

@@ -147,7 +147,8 @@ extension Parameter where Value: ParameterValue {
         default: declaration.defaultDescription ?? givenDefault.map(ParameterShape.text(of:)),
         json: declaration.defaultDescription == nil
           ? givenDefault.flatMap(ParameterShape.json(of:)) : nil,
-        removesFiles: declaration.removesFiles, declaration.summary)
+        removesFiles: declaration.removesFiles, rewritesFile: declaration.rewritesFile,
+        declaration.summary)
     }
     return ParameterSchema.Entry(
       key: ParameterKey(name), ordinal: ordinal, isRequired: isRequired,

@@ -1,0 +1,188 @@
+import Foundation
+import LaunchJSON
+
+extension PlanBuilder {
+  /// Reports the paths steps share where one would destroy what another keeps: folders a
+  /// step removes files in, and files a step rewrites or moves aside.
+  mutating func checkSharedPaths() {
+    // A fallback's path it inherits is its step's, checked and listed once.
+    let parameters = manifest.pathParameters(registry: registry).filter { !$0.isInherited }
+    checkRemovedFolders(parameters)
+    checkRewrittenFiles(parameters)
+  }
+
+  /// The keys `parameter`'s path may be under: resolved against the data folder, and for a
+  /// kind whose parameters read the manifest's folder, against that folder too.
+  private func keys(of parameter: PathParameter) -> [PathKey] {
+    let bases = parameter.mayBeShipped ? [dataDirectory, manifestDirectory] : [dataDirectory]
+    var keys: [PathKey] = []
+    for base in bases {
+      let key = PathKey(StepContext.resolve(parameter.written, against: base).path)
+      if !keys.contains(key) { keys.append(key) }
+    }
+    return keys
+  }
+
+  /// Reports each folder a step removes files in (a parameter declared `removesFiles`) that
+  /// holds, or is, a path another step or parameter is given, or the launch's own records and
+  /// cache: `images.cleanup` given the folder of `store.init`'s migrations would delete them.
+  ///
+  /// Paths are compared resolved, with `.` and `..` taken out, as the file system compares
+  /// names (``PathKey``); a relative path resolves against the data folder, and for a kind
+  /// whose parameters read the manifest's folder, against that folder too (a file shipped
+  /// with the manifest). The plugin itself refuses what only a link or a second name reaches
+  /// (the data folder, a store). Each folder is looked up among the sorted paths, not compared
+  /// with each: a manifest of thousands of steps may give each one.
+  private mutating func checkRemovedFolders(_ parameters: [PathParameter]) {
+    guard parameters.contains(where: \.removesFiles) else { return }
+    // In manifest order, the launch's own files last: the order they are named in.
+    var kept: [(key: PathKey, what: String, order: Int)] = []
+    // Another folder files are removed in is no file kept.
+    for parameter in parameters where !parameter.removesFiles {
+      for key in keys(of: parameter) {
+        kept.append(
+          (key, "'\(parameter.written)' (the \(parameter.owner(in: manifest)))", kept.count))
+      }
+    }
+    let record = LaunchRecordFile(dataDirectory: dataDirectory, manifestName: manifest.name)
+    let cache = OutputCache(dataDirectory: dataDirectory, manifestName: manifest.name)
+    kept.append((PathKey(cache.folder.path), "the launch's cache", kept.count))
+    kept.append((PathKey(record.folder.path), "the launch records", kept.count))
+    kept.sort { $0.key < $1.key }
+    for folder in parameters where folder.removesFiles {
+      let root = PathKey(StepContext.resolve(folder.written, against: dataDirectory).path)
+      // Every key that starts with the folder's, of which those inside it or equal to it.
+      var held: [(what: String, order: Int)] = []
+      var (index, end) = (0, kept.count)
+      while index < end {
+        let middle = (index + end) / 2
+        if kept[middle].key < root { index = middle + 1 } else { end = middle }
+      }
+      while index < kept.count, kept[index].key.starts(with: root) {
+        if kept[index].key.isInside(root) { held.append((kept[index].what, kept[index].order)) }
+        index += 1
+      }
+      guard !held.isEmpty else { continue }
+      let named = held.sorted { $0.order < $1.order }.map(\.what)
+      var location = stepPath(folder.step)
+      if folder.isFallback { location = location.appending("fallback") }
+      diagnostics.report(
+        "\(folder.kind) removes files in '\(folder.written)', where the launch keeps \(Self.list(named)); give it a folder that holds only what it may remove.",
+        at: location.appending("params").appending(folder.name))
+    }
+  }
+
+  /// Reports each file a step rewrites, or moves aside when it cannot read it (a parameter
+  /// declared `rewritesFile`), that is the manifest itself, another step's path, a folder
+  /// holding one, a file in a folder another step is given (its migrations), or in the
+  /// launch's own records or cache: `queue.validate` moves aside whatever it cannot read as a
+  /// queue, whoever's file it is. Steps given one path in the same role (two `queue.validate`
+  /// steps of one queue) share it. Each file is looked up among the sorted paths, and its
+  /// folders by key, not compared with each path.
+  private mutating func checkRewrittenFiles(_ parameters: [PathParameter]) {
+    guard parameters.contains(where: \.rewritesFile) else { return }
+    var given: [(key: PathKey, parameter: Int)] = []
+    var folders: [PathKey: [Int]] = [:]
+    for index in parameters.indices {
+      for key in keys(of: parameters[index]) {
+        given.append((key, index))
+        folders[key, default: []].append(index)
+      }
+    }
+    given.sort { $0.key < $1.key }
+    let manifestFile = PathKey(URL(fileURLWithPath: manifestPath).standardizedFileURL.path)
+    let launchFolders = [
+      (PathKey(OutputCache(dataDirectory: dataDirectory, manifestName: manifest.name).folder.path),
+        "the launch's cache"),
+      (
+        PathKey(
+          LaunchRecordFile(dataDirectory: dataDirectory, manifestName: manifest.name).folder.path),
+        "the launch records"
+      ),
+    ]
+    for (index, file) in parameters.enumerated() where file.rewritesFile {
+      let path = StepContext.resolve(file.written, against: dataDirectory).path
+      let key = PathKey(path)
+      var clashes: [String] = []
+      if key == manifestFile { clashes.append("the manifest itself") }
+      for (folder, what) in launchFolders where key.isInside(folder) {
+        clashes.append("in the folder of \(what)")
+      }
+      // Steps in the same role share it; each other parameter is named once.
+      var named: Set<Int> = [index]
+      func clash(_ other: Int, _ words: (String) -> String) {
+        let parameter = parameters[other]
+        guard parameter.kind != file.kind || parameter.name != file.name,
+          named.insert(other).inserted
+        else { return }
+        clashes.append(words("'\(parameter.written)' (the \(parameter.owner(in: manifest)))"))
+      }
+      // The file itself, or a folder holding other paths: every key that starts with its own.
+      var (start, end) = (0, given.count)
+      while start < end {
+        let middle = (start + end) / 2
+        if given[middle].key < key { start = middle + 1 } else { end = middle }
+      }
+      while start < given.count, given[start].key.starts(with: key) {
+        let other = given[start]
+        if other.key == key {
+          clash(other.parameter) { "also \($0)" }
+        } else if other.key.isInside(key) {
+          clash(other.parameter) { "a folder holding \($0)" }
+        }
+        start += 1
+      }
+      // A file in a folder another step is given.
+      var folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+      while folder.path != "/" {
+        for other in folders[PathKey(folder.path)] ?? [] { clash(other) { "in \($0)" } }
+        folder.deleteLastPathComponent()
+      }
+      guard !clashes.isEmpty else { continue }
+      var location = stepPath(file.step)
+      if file.isFallback { location = location.appending("fallback") }
+      diagnostics.report(
+        "\(file.kind) rewrites '\(file.written)', or moves it aside when it cannot read it, but it is \(Self.list(clashes)); give it a file of its own.",
+        at: location.appending("params").appending(file.name))
+    }
+  }
+
+  /// `a`, `a and b`, `a, b and c`; past five, the first five and how many more.
+  private static func list(_ items: [String]) -> String {
+    let shown = items.count > 5 ? Array(items.prefix(5)) + ["\(items.count - 5) more"] : items
+    guard let last = shown.last, shown.count > 1 else { return shown.first ?? "" }
+    return shown.dropLast().joined(separator: ", ") + " and " + last
+  }
+}
+
+/// A path as the file system compares names: canonically composed, and on Apple's systems,
+/// whose file systems ignore case by default (macOS), without case. Compared byte by byte, so
+/// that the paths a folder holds sort together after it.
+struct PathKey: Hashable, Comparable {
+  private let bytes: [UInt8]
+
+  init(_ path: String) {
+    var folded = path.precomposedStringWithCanonicalMapping
+    #if canImport(Darwin)
+      folded = folded.lowercased()
+    #endif
+    bytes = Array(folded.utf8)
+  }
+
+  static func < (lhs: Self, rhs: Self) -> Bool {
+    lhs.bytes.lexicographicallyPrecedes(rhs.bytes)
+  }
+
+  /// Whether this key starts with `prefix`'s bytes (a path inside it, or a name continuing
+  /// its last one).
+  func starts(with prefix: Self) -> Bool {
+    bytes.starts(with: prefix.bytes)
+  }
+
+  /// Whether the path is `folder`, or inside it.
+  func isInside(_ folder: Self) -> Bool {
+    guard starts(with: folder) else { return false }
+    if bytes.count == folder.bytes.count || folder.bytes.last == UInt8(ascii: "/") { return true }
+    return bytes[folder.bytes.count] == UInt8(ascii: "/")
+  }
+}
