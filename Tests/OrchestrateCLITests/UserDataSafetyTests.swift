@@ -266,7 +266,8 @@ struct UserDataSafetyTests {
       #expect(output.contains("4 errors"), "\(command): \(output)")
     }
     #expect(try String(contentsOfFile: manifest, encoding: .utf8) == original)
-    #expect(try String(contentsOfFile: metadata, encoding: .utf8) == #"{ "isUnderMaintenance": false }"#)
+    #expect(
+      try String(contentsOfFile: metadata, encoding: .utf8) == #"{ "isUnderMaintenance": false }"#)
     #expect(try String(contentsOfFile: migration, encoding: .utf8) == "CREATE TABLE t (a);\n")
     #expect(!FileManager.default.fileExists(atPath: folder.path("app.sqlite")))
   }

@@ -91,14 +91,11 @@ extension PlanBuilder {
     }
     given.sort { $0.key < $1.key }
     let manifestFile = PathKey(URL(fileURLWithPath: manifestPath).standardizedFileURL.path)
+    let cache = OutputCache(dataDirectory: dataDirectory, manifestName: manifest.name).folder
+    let records = LaunchRecordFile(dataDirectory: dataDirectory, manifestName: manifest.name)
     let launchFolders = [
-      (PathKey(OutputCache(dataDirectory: dataDirectory, manifestName: manifest.name).folder.path),
-        "the launch's cache"),
-      (
-        PathKey(
-          LaunchRecordFile(dataDirectory: dataDirectory, manifestName: manifest.name).folder.path),
-        "the launch records"
-      ),
+      (PathKey(cache.path), "the launch's cache"),
+      (PathKey(records.folder.path), "the launch records"),
     ]
     for (index, file) in parameters.enumerated() where file.rewritesFile {
       let path = StepContext.resolve(file.written, against: dataDirectory).path
