@@ -310,4 +310,40 @@ struct LaunchLifecycleEdgeTests {
       #expect(await launch.value.outcome == .succeeded)
     }
   }
+
+  /// The launch record's turn (its lock, its write) comes before the first step can start:
+  /// its time is the launch's, not the first step's work (a 0 ms step showed the record's
+  /// 250 ms wait as its own), nor time before the launch (`startedAt` and
+  /// `sinceProcessStart`, which counted it a second time).
+  @Test func theLaunchRecordsTimeIsNoStepsWorkAndNotBeforeTheLaunch() async throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "edge-record-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let began = Locked<Date?>(nil)
+    var registry = PluginRegistry.testKinds
+    registry.register(kind: "date.now") { _ in began.withLock { $0 = Date() } }
+    let plan = try ManifestLoader(registry: registry).load(
+      bytes: Array(
+        #"{ "version": 1, "steps": [ { "id": "first", "plugin": "date.now" }, { "id": "seed", "plugin": "noop", "once": "perInstall" } ] }"#
+          .utf8), file: "edge.json", directory: folder, dataDirectory: folder)
+    // Another process's turn with the record, for all of the launch's wait for it.
+    let record = LaunchRecordFile(dataDirectory: folder, manifestName: "edge")
+    try FileManager.default.createDirectory(at: record.folder, withIntermediateDirectories: true)
+    let lock = open(record.lockURL.path, O_RDWR | O_CREAT, 0o600)
+    try #require(lock >= 0)
+    defer { close(lock) }
+    try #require(flock(lock, LOCK_EX) == 0)
+
+    let report = await LaunchEngine().run(plan)
+
+    let wait = ContextKeeper.startWait
+    let first = try #require(report.step("first"))
+    #expect(first.state == .succeeded)
+    #expect(try #require(first.start) >= wait, "ready when the launch could start it")
+    #expect(try #require(first.ready) >= wait)
+    let code = try #require(began.withLock { $0 })
+    let startedAt = try #require(report.startedAt)
+    #expect(code.timeIntervalSince(startedAt) >= wait / .seconds(1))
+  }
 }

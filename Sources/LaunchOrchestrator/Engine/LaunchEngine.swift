@@ -101,6 +101,9 @@ public struct LaunchEngine<C: Clock>: Sendable where C.Duration == Duration {
     let clock =
       control?.activeClock(self.clock, start: self.clock.now)
       ?? ActiveClock(self.clock, start: self.clock.now)
+    // With the clock: what the launch record takes below is the launch's time, not the time
+    // before it (its report's `sinceProcessStart`), which would count it twice.
+    let processMark = ProcessStart.Mark()
     let environment = environment.withDefaults(of: plan.manifest)
     // Not for a launch refused for a missing value: it never started, so the record has
     // nothing to count.
@@ -118,7 +121,7 @@ public struct LaunchEngine<C: Clock>: Sendable where C.Duration == Duration {
     let run = LaunchRun(
       plan: plan, clock: clock, options: options, environment: environment, events: sink,
       hooks: hooks, control: control, reused: previous.map { Reuse(plan: plan, previous: $0) },
-      context: context, activity: activity)
+      context: context, activity: activity, processMark: processMark)
     return await run.execute()
   }
 }
@@ -162,7 +165,7 @@ private final class LaunchRun: ControlledRun {
   /// The count of running tasks a test clock keeps; `nil` on any other clock.
   let activity: LaunchActivity?
   /// When the launch started, for the report's time since the process's start.
-  let processMark = ProcessStart.Mark()
+  let processMark: ProcessStart.Mark
   private let mailbox: Mailbox<RunMessage, RunHandler>
   /// What the run keeps beside the handler's state, seldom touched: one lock for the three,
   /// each launch allocating and freeing one instead of three.
@@ -193,9 +196,10 @@ private final class LaunchRun: ControlledRun {
   init(
     plan: LaunchPlan, clock: ActiveClock, options: LaunchOptions, environment: LaunchEnvironment,
     events: EventSink?, hooks: RunHooks, control: LaunchControl?, reused: Reuse?,
-    context: ContextKeeper?, activity: LaunchActivity?
+    context: ContextKeeper?, activity: LaunchActivity?, processMark: ProcessStart.Mark
   ) {
     self.activity = activity
+    self.processMark = processMark
     self.plan = plan
     self.context = context
     self.activeClock = clock
@@ -899,12 +903,12 @@ private struct RunState {
     case .begin(let lookups, let paused, let cancelled, let signalled, let holds):
       for _ in 0..<holds { scheduler.hold() }
       now = run.elapsed
-      // After a cache lookup, not zero: the lookup took time the app's user waited through.
-      let begins = run.plan.cachedSteps.isEmpty ? .zero : now
-      for (step, note) in lookups.notes { scheduler.note(note, for: step, at: begins) }
-      if paused, !cancelled { scheduler.pause(at: begins) }
+      // Now, not zero: the launch record's lock and write, and a cache lookup, took time the
+      // app's user waited through, which is no step's work.
+      for (step, note) in lookups.notes { scheduler.note(note, for: step, at: now) }
+      if paused, !cancelled { scheduler.pause(at: now) }
       scheduler.start(
-        at: begins, served: lookups.served, reused: run.reused?.steps ?? [], signalled: signalled,
+        at: now, served: lookups.served, reused: run.reused?.steps ?? [], signalled: signalled,
         skipped: run.context?.skips ?? [], cancelled: cancelled)
     case .control(let command):
       now = run.elapsed
