@@ -140,7 +140,7 @@ struct ManifestValidationTests {
         "10:73: error: step 'x' (steps[3].deferUntil): unknown milestone 'interactiv'. Did you mean 'interactive'?",
         "10:87: error: step 'x' (steps[3].bogus): unknown key 'bogus'. Allowed keys: \(ManifestObjectInfo.step.keys.joined(separator: ", ")).",
         "11:46: error: step 'y' (steps[4].after[0]): a step cannot wait for itself; remove 'y' from 'after'.",
-        "11:61: error: step 'y' (steps[4].delay): a duration cannot be negative or this large (found -1).",
+        "11:61: error: step 'y' (steps[4].delay): a duration cannot be negative, found -1.",
         "11:88: error: step 'y' (steps[4].retry.attempts): 'attempts' counts every attempt including the first; use a number from 1 to 100.",
         "11:106: error: step 'y' (steps[4].isolation): unknown isolation 'ui'; use \"main\" to run on the main actor, or leave it out.",
       ])

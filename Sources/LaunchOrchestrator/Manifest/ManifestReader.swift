@@ -268,16 +268,16 @@ struct ManifestReader {
     case .number(let seconds):
       if let duration = DurationText.seconds(seconds) { return duration }
       diagnostics.report(
-        "a duration cannot be negative or this large (found \(value.numberDescription)).",
+        DurationText.problem(withSeconds: seconds, written: value.numberDescription) + ".",
         at: path())
     case .string(let text):
       if let duration = DurationText.parse(text) { return duration }
+      let examples = "\"250ms\", \"2s\", \"1.5m\" or \"24h\", or as a number of seconds"
       diagnostics.report(
-        "'\(text)' is not a duration; write it like \"250ms\", \"2s\", \"1.5m\" or \"24h\", or as a number of seconds.",
-        at: path())
+        DurationText.problem(with: text, examples: examples) + ".", at: path())
     default:
       diagnostics.report(
-        "expected a duration such as \"2s\", found \(value.typeDescription).", at: path())
+        "expected \(DurationText.forms), found \(value.typeDescription).", at: path())
     }
     return nil
   }
