@@ -242,10 +242,13 @@ struct ManifestReader {
     return string
   }
 
+  /// The largest whole number a manifest field holds, and the negative of the smallest.
+  static let integerLimit = Int(Int32.max)
+
   /// A whole number within 32 bits, read from its text exactly (`1e3` is 1000), so that a
   /// number beyond 2^53 is refused as written instead of rounded.
   mutating func integer(_ value: JSONValue, at path: @autoclosure () -> JSONPath) -> Int? {
-    let limit = Int(Int32.max)
+    let limit = Self.integerLimit
     switch value.integer(Int.self) {
     case .exact(let integer) where (-limit...limit).contains(integer):
       return integer
