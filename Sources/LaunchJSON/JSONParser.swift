@@ -37,9 +37,9 @@ public struct JSONParser {
 
   /// Parses a whole document.
   public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONDocument {
-    if bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE]) {
+    if let encoding = wideEncoding(of: bytes) {
       throw JSONSyntaxError(
-        offset: 0, message: "the file is UTF-16 text; save it as UTF-8, which JSON requires")
+        offset: 0, message: "the file is \(encoding) text; save it as UTF-8, which JSON requires")
     }
     // The bytes are read through a pointer for the whole parse: no bounds checks, no
     // retains of the array, in the loops that look at every byte.
@@ -47,6 +47,30 @@ public struct JSONParser {
       var reader = JSONReader(bytes: buffer)
       return try reader.parseDocument()
     }
+  }
+
+  /// `"UTF-16"` or `"UTF-32"` when `bytes` are text in one of them, else `nil`: told by the
+  /// byte-order mark, or without one by where the NUL bytes of the first character fall, as
+  /// RFC 4627 told them. JSON text starts with an ASCII character, and holds no NUL byte in
+  /// UTF-8, so the pattern is no valid UTF-8 document.
+  static func wideEncoding(of bytes: [UInt8]) -> String? {
+    // UTF-32's little-endian mark starts with UTF-16's, so it is looked for first.
+    if bytes.starts(with: [0x00, 0x00, 0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE, 0x00, 0x00])
+    {
+      return "UTF-32"
+    }
+    if bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE]) { return "UTF-16" }
+    func isASCII(_ position: Int) -> Bool { (0x01...0x7F).contains(bytes[position]) }
+    if bytes.count >= 4,
+      bytes[0] == 0 && bytes[1] == 0 && bytes[2] == 0 && isASCII(3)
+        || isASCII(0) && bytes[1] == 0 && bytes[2] == 0 && bytes[3] == 0
+    {
+      return "UTF-32"
+    }
+    if bytes.count >= 2, bytes[0] == 0 && isASCII(1) || isASCII(0) && bytes[1] == 0 {
+      return "UTF-16"
+    }
+    return nil
   }
 }
 
@@ -101,8 +125,7 @@ private struct JSONReader: ~Copyable {
     let root = try parseValue()
     skipWhitespace()
     if index != bytes.count {
-      throw JSONSyntaxError(
-        offset: index, message: "unexpected \(describeCurrent()) after the end of the document")
+      throw unexpected(" after the end of the document")
     }
     return JSONDocument(root: root, duplicateKeys: duplicateKeys)
   }
@@ -130,8 +153,7 @@ private struct JSONReader: ~Copyable {
       let (number, text) = try parseNumber()
       return JSONValue(number: number, text: text, offset: start)
     default:
-      throw JSONSyntaxError(
-        offset: index, message: "unexpected \(describeCurrent()); expected a value")
+      throw unexpected("; expected a value")
     }
   }
 
@@ -177,18 +199,14 @@ private struct JSONReader: ~Copyable {
     while true {
       skipWhitespace()
       guard peek() == UInt8(ascii: "\"") else {
-        throw JSONSyntaxError(
-          offset: index, message: "unexpected \(describeCurrent()); expected a key in double quotes"
-        )
+        throw unexpected("; expected a key in double quotes")
       }
       let keyOffset = index
       let (key, isVerbatim) = try parseString()
       let span = KeySpan(start: isVerbatim ? keyOffset + 1 : -1, count: index - keyOffset - 2)
       skipWhitespace()
       guard peek() == UInt8(ascii: ":") else {
-        throw JSONSyntaxError(
-          offset: index,
-          message: "unexpected \(describeCurrent()); expected ':' after the key '\(key)'")
+        throw unexpected("; expected ':' after the key '\(key)'")
       }
       index += 1
       level.pointee = keyOffset
@@ -319,11 +337,7 @@ private struct JSONReader: ~Copyable {
 
   @inline(never)
   private func unexpectedAfterItem(_ closer: UInt8, _ what: StaticString) -> JSONSyntaxError {
-    JSONSyntaxError(
-      offset: index,
-      message:
-        "unexpected \(describeCurrent()); expected ',' or '\(Character(Unicode.Scalar(closer)))' after \(what)"
-    )
+    unexpected("; expected ',' or '\(Character(Unicode.Scalar(closer)))' after \(what)")
   }
 
   /// Reads the string whose opening quote is at `index`; `isVerbatim` when it had no
@@ -637,6 +651,22 @@ private struct JSONReader: ~Copyable {
   @inline(__always)
   private func isDigit(_ byte: UInt8) -> Bool {
     (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+  }
+
+  /// The error for what is at `index` where something else belongs, `expectation` ending its
+  /// message. A comment is named as one: JSON allows none, though JavaScript and the JSON
+  /// with comments of some editors' settings do, and "unexpected character '/'" does not say
+  /// that the whole comment must go.
+  @inline(never)
+  private func unexpected(_ expectation: String) -> JSONSyntaxError {
+    if index + 1 < bytes.count, bytes[index] == UInt8(ascii: "/"),
+      bytes[index + 1] == UInt8(ascii: "/") || bytes[index + 1] == UInt8(ascii: "*")
+    {
+      let comment = bytes[index + 1] == UInt8(ascii: "/") ? "//" : "/* */"
+      return JSONSyntaxError(
+        offset: index, message: "a comment ('\(comment)'); remove it, as JSON allows no comments")
+    }
+    return JSONSyntaxError(offset: index, message: "unexpected \(describeCurrent())\(expectation)")
   }
 
   private func describeCurrent() -> String {

@@ -51,13 +51,12 @@ struct ValidateCommand: Command {
     return invalid > 0 ? .invalidManifest : .success
   }
 
-  /// Whether `path` holds a JSON Schema (its `$schema` names json-schema.org) rather than a
-  /// manifest, whose `$schema`, if any, names the manifest schema.
+  /// Whether `path` holds a JSON Schema rather than a manifest, as
+  /// ``ManifestSchema/isSchemaDocument(_:)`` tells them apart.
   private static func isJSONSchema(_ path: String) -> Bool {
     guard let data = FileManager.default.contents(atPath: path),
-      let document = try? JSONParser.parse(Array(data)),
-      let schema = document.root["$schema"]?.stringValue
+      let document = try? JSONParser.parse(Array(data))
     else { return false }
-    return schema.contains("json-schema.org") && document.root["steps"] == nil
+    return ManifestSchema.isSchemaDocument(document.root)
   }
 }

@@ -77,11 +77,15 @@ struct JSONParserDifferentialTests {
       "\"\\u0000\"", "\"\\uD83D\\uDE80\"", "\"\\uZZZZ\"", "\"\\", "\"\\u", "\"abc", "\"a\nb\"",
       "[\"\u{FEFF}\"]", "\u{FEFF}{}", "\u{FEFF}", "\u{FEFF}\u{FEFF}{}", "{\"a\": \u{FEFF}1}",
       "{\"a\": 1", "[1", "{\"a\"", "{\"a\":", "{", "[", "]", "}", "\u{7F}", "\u{1}",
+      "{//\n}", "[1 /* x */]", "{} //", "/", "[/]", "{\"a\" /", "/*",
     ]
     for document in documents {
       expectSameOutcome(Array(document.utf8))
     }
-    for bytes: [UInt8] in [[0xFE, 0xFF], [0xFF, 0xFE, 0x7B, 0x00], [0xEF, 0xBB], [0xEF], [0xFF]] {
+    for bytes: [UInt8] in [
+      [0xFE, 0xFF], [0xFF, 0xFE, 0x7B, 0x00], [0xEF, 0xBB], [0xEF], [0xFF], [0x7B, 0x00],
+      [0x00, 0x7B], [0x00], [0x00, 0x00, 0x00, 0x7B], [0x7B, 0x00, 0x00, 0x00], [0x00, 0x80],
+    ] {
       expectSameOutcome(bytes)
     }
   }

@@ -99,6 +99,42 @@ struct JSONParserTests {
         try JSONParser.parse(bom + Array("{}".utf16).flatMap { [UInt8($0 & 0xFF), 0] })
       }
     }
+    // Without a mark, as Windows tools write it: told by the NUL byte of the first character.
+    let text = Array(" {\"version\": 1}".utf16)
+    let littleEndian = text.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+    let bigEndian = text.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+    for bytes in [littleEndian, bigEndian, Array(littleEndian.prefix(2))] {
+      #expect(throws: JSONSyntaxError(offset: 0, message: message)) { try JSONParser.parse(bytes) }
+    }
+  }
+
+  @Test func asksForUTF8WhenTheFileIsUTF32() {
+    let message = "the file is UTF-32 text; save it as UTF-8, which JSON requires"
+    let scalars = "\u{FEFF}{}".unicodeScalars.map(\.value)
+    let littleEndian = scalars.flatMap { value in (0..<4).map { UInt8((value >> (8 * $0)) & 0xFF) }
+    }
+    let bigEndian = scalars.flatMap { value in
+      (0..<4).reversed().map { UInt8((value >> (8 * $0)) & 0xFF) }
+    }
+    // With the mark (the little-endian one starts as UTF-16's does) and without it.
+    for bytes in [
+      littleEndian, bigEndian, Array(littleEndian.dropFirst(4)), Array(bigEndian.dropFirst(4)),
+    ] {
+      #expect(throws: JSONSyntaxError(offset: 0, message: message)) { try JSONParser.parse(bytes) }
+    }
+  }
+
+  @Test func namesACommentWhereAKeyValueOrSeparatorBelongs() {
+    let message = "remove it, as JSON allows no comments"
+    #expect(error("{\n  // the launch\n  \"a\": 1 }") == "4: a comment ('//'); \(message)")
+    #expect(error("[ /* none */ ]") == "2: a comment ('/* */'); \(message)")
+    #expect(error("{\"a\": /* seconds */ 1}") == "6: a comment ('/* */'); \(message)")
+    #expect(error("{\"a\": 1 // one\n}") == "8: a comment ('//'); \(message)")
+    #expect(error("{\"a\" /* key */ : 1}") == "5: a comment ('/* */'); \(message)")
+    #expect(error("{} // end") == "3: a comment ('//'); \(message)")
+    // A lone slash is no comment.
+    #expect(error("[/]") == "1: unexpected character '/'; expected a value")
+    #expect(error("{\"a\": 1}/") == "8: unexpected character '/' after the end of the document")
   }
 
   @Test func keepsTheFirstOfDuplicateKeysAndReportsTheRest() throws {

@@ -135,13 +135,37 @@ struct ManifestReferenceTests {
       diagnostics(
         of: #"{ "version": 1, "steps": [ { "id": "a", "plugin": "noop", "timeout": 1e10 } ] }"#)
         == [
-          "1:70: error: step 'a' (steps[0].timeout): a duration cannot be negative or this large (found 1e10)."
+          "1:70: error: step 'a' (steps[0].timeout): a duration must be less than 3200000000 seconds (about a century), found 1e10."
         ])
     #expect(
       diagnostics(
         of:
           #"{ "version": 1, "splash": { "minimum": "5000000h" }, "milestones": { "interactive": [] }, "steps": [] }"#
-      ).contains { $0.contains("splash.minimum: '5000000h' is not a duration") })
+      ).contains {
+        $0.hasSuffix(
+          "splash.minimum: '5000000h' is too long: a duration must be less than 3200000000 seconds (about a century)."
+        )
+      })
+  }
+
+  /// Each message says what is wrong with the value as written: its size, its sign or its
+  /// type, rather than asking for the form it already has.
+  @Test func aDurationsProblemIsNamed() {
+    #expect(
+      diagnostics(
+        of: #"""
+          { "version": 1, "defaults": { "timeout": true }, "steps": [
+            { "id": "a", "plugin": "noop", "timeout": "5000000000000s" },
+            { "id": "b", "plugin": "noop", "timeout": -1, "delay": " 3199999999.5 s " },
+            { "id": "c", "plugin": "noop", "delay": "3200000000s" }
+          ] }
+          """#)
+        == [
+          "1:42: error: defaults.timeout: expected a duration like \"2s\" or a number of seconds, found a boolean.",
+          "2:45: error: step 'a' (steps[0].timeout): '5000000000000s' is too long: a duration must be less than 3200000000 seconds (about a century).",
+          "3:45: error: step 'b' (steps[1].timeout): a duration cannot be negative, found -1.",
+          "4:43: error: step 'c' (steps[2].delay): '3200000000s' is too long: a duration must be less than 3200000000 seconds (about a century).",
+        ])
   }
 
   @Test func anUndeclaredKeyIsRejectedWithTheDeclaredKeysListed() throws {

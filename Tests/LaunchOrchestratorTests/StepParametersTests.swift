@@ -91,6 +91,23 @@ struct StepParametersTests {
         ])
   }
 
+  /// A duration parameter is told as the manifest's own durations are: the forms it takes for
+  /// another type (a string "2s" is the usual one, not only a number), the limit for a long one.
+  @Test func aDurationParameterNamesItsFormsAndItsLimit() {
+    #expect(
+      diagnostics(
+        of: """
+          { "version": 1, "steps": [
+            { "id": "a", "plugin": "fetch", "params": { "source": "s", "timeout": true } },
+            { "id": "b", "plugin": "fetch", "params": { "source": "s", "timeout": "5000000000000s" } }
+          ] }
+          """, registry: .fetchKinds)
+        == [
+          "2:73: error: step 'a' (steps[0].params.timeout): expected a duration like \"2s\" or a number of seconds, found a boolean.",
+          "3:73: error: step 'b' (steps[1].params.timeout): '5000000000000s' is too long: a duration must be less than 3200000000 seconds (about a century).",
+        ])
+  }
+
   @Test func readsTheDeclarationsOnceForATypeNotOncePerStep() throws {
     let steps = (0..<50).map {
       #"{ "id": "s\#($0)", "plugin": "count", "params": { "size": \#($0) } }"#

@@ -214,6 +214,28 @@ struct CommandLineTests {
         "0 errors, 0 warnings in \(files.count - 1) manifests; 1 file skipped, not a manifest.\n"))
   }
 
+  @Test func validateReadsAManifestWhoseSchemaAddressIsJSONSchemasOwn() async throws {
+    let folder = try TemporaryFolder()
+    // The meta-schema's address, copied from a schema into a manifest with a misspelt key:
+    // no schema keyword, and a manifest key, so it is read as the manifest it is.
+    let manifest = try folder.write(
+      "copied.json",
+      #"""
+      {"$schema":"https://json-schema.org/draft/2020-12/schema","version":1,"Steps":[{"id":"a","plugin":"noop"}]}
+      """#)
+    let typoOnly = try folder.write(
+      "typo-only.json",
+      #"""
+      {"$schema":"https://json-schema.org/draft/2020-12/schema","Steps":[]}
+      """#)
+    let result = try await Orchestrate.run(["validate", manifest, typoOnly])
+    #expect(result.status == 65, "\(result.stdout)")
+    #expect(!result.stdout.contains("skipped"), "\(result.stdout)")
+    #expect(result.stdout.contains("\(manifest):1:1: error: missing key 'steps'"))
+    #expect(result.stdout.contains("unknown key 'Steps'. Did you mean 'steps'?"))
+    #expect(result.stdout.hasSuffix("in 2 manifests; 2 not valid.\n"), "\(result.stdout)")
+  }
+
   @Test func validatesEveryShippedManifest() async throws {
     let root = Orchestrate.packageRoot.appendingPathComponent("manifests")
     // Manifests are the JSON files with steps; the gates' data files and the schema are not.

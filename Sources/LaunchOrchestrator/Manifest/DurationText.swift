@@ -3,17 +3,38 @@ import LaunchJSON
 /// Parses and prints durations the way manifests write them: `"250ms"`, `"2s"`, `"1.5m"`,
 /// `"24h"`, or a plain number of seconds.
 package enum DurationText {
+  /// What a duration's text says.
+  enum Reading: Equatable {
+    /// The duration it writes.
+    case duration(Duration)
+    /// It is written as a duration, but one of ``maximumSeconds`` or more.
+    case tooLong
+    /// It is no duration with a unit.
+    case invalid
+  }
+
+  /// The longest a duration may be, in seconds, not included: about 101 years, short of the
+  /// 2^63 nanoseconds (292 years) a duration is kept in, whatever rounding makes of it.
+  package static let maximumSeconds = 3.2e9
+
   /// The duration a string denotes, or `nil` when it is not a non-negative duration with a unit.
   package static func parse(_ text: String) -> Duration? {
+    if case .duration(let duration) = read(text) { return duration }
+    return nil
+  }
+
+  /// What `text` says: a duration, one too long, or none; a manifest's error tells the two
+  /// last apart, since "5000000000000s" is written as a duration and only its size is wrong.
+  static func read(_ text: String) -> Reading {
     // One pass over the bytes in place: manifests hold thousands of durations, and a view of
     // slices of the string's UTF-8 costs more than the reading.
     var text = text
-    return text.withUTF8(parse(bytes:))
+    return text.withUTF8(read(bytes:))
   }
 
-  /// ``parse(_:)`` of the UTF-8 `bytes`: spaces around the text and between the number and
+  /// ``read(_:)`` of the UTF-8 `bytes`: spaces around the text and between the number and
   /// its unit are allowed; the unit is the trailing run of lowercase letters.
-  private static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Duration? {
+  private static func read(bytes: UnsafeBufferPointer<UInt8>) -> Reading {
     let space = UInt8(ascii: " ")
     var start = 0
     var end = bytes.count
@@ -25,17 +46,17 @@ package enum DurationText {
       unitStart -= 1
     }
     // No unit, or nothing but one.
-    guard unitStart > start, unitStart != end else { return nil }
+    guard unitStart > start, unitStart != end else { return .invalid }
     var numberEnd = unitStart
     while numberEnd > start, bytes[numberEnd - 1] == space { numberEnd -= 1 }
-    guard numberEnd > start else { return nil }
+    guard numberEnd > start else { return .invalid }
     let number = UnsafeBufferPointer(rebasing: bytes[start..<numberEnd])
     guard
       number.allSatisfy({
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: ".")
       }),
       let value = exactDecimal(number) ?? Double(String(decoding: number, as: UTF8.self))
-    else { return nil }
+    else { return .invalid }
     let scale: Double
     let unit = (end - unitStart, bytes[unitStart], end - unitStart > 1 ? bytes[unitStart + 1] : 0)
     switch unit {
@@ -45,9 +66,9 @@ package enum DurationText {
     case (1, UInt8(ascii: "m"), _): scale = 60
     case (1, UInt8(ascii: "h"), _): scale = 3600
     case (1, UInt8(ascii: "d"), _): scale = 86_400
-    default: return nil
+    default: return .invalid
     }
-    return seconds(value * scale)
+    return seconds(value * scale).map(Reading.duration) ?? .tooLong
   }
 
   /// `digits` (decimal digits, at most one of them a point) read as `Double(_:)` reads them,
@@ -76,10 +97,10 @@ package enum DurationText {
     return Double(mantissa) / scale
   }
 
-  /// The duration for a number of seconds, or `nil` when it is negative, not finite, or more
-  /// than a century (nanoseconds past 2^63 would not fit).
+  /// The duration for a number of seconds, or `nil` when it is negative, not finite, or
+  /// ``maximumSeconds`` or more.
   package static func seconds(_ value: Double) -> Duration? {
-    guard value.isFinite, value >= 0, value < 3.2e9 else { return nil }
+    guard value.isFinite, value >= 0, value < maximumSeconds else { return nil }
     return .nanoseconds(Int64((value * 1e9).rounded()))
   }
 
@@ -124,6 +145,26 @@ extension Duration {
 }
 
 extension DurationText {
+  /// What a manifest may write for a duration, for a message refusing a value of another type.
+  static let forms = "a duration like \"2s\" or a number of seconds"
+
+  /// Why `text`, which ``parse(_:)`` refused, is no duration: written as one but too long
+  /// (then the limit is what helps), or not written as one (then `examples` of the forms).
+  static func problem(with text: String, examples: String) -> String {
+    read(text) == .tooLong
+      ? "'\(text)' is too long: \(limit)" : "'\(text)' is not a duration; write it like \(examples)"
+  }
+
+  /// Why `number` seconds, as `written` in the manifest, is no duration: negative or too long.
+  static func problem(withSeconds number: Double, written: String) -> String {
+    number < 0 ? "a duration cannot be negative, found \(written)" : "\(limit), found \(written)"
+  }
+
+  /// The longest a duration may be, in a sentence that refuses a longer one.
+  private static var limit: String {
+    "a duration must be less than \(Int(maximumSeconds)) seconds (about a century)"
+  }
+
   /// A duration parameter of a step plugin, read from `"250ms"`, `"2s"`, `"1.5m"`, `"24h"` or
   /// a number of seconds; `codingPath` locates what is wrong with any other value.
   static func parameter(_ value: JSONValue, at codingPath: @autoclosure () -> [any CodingKey])
@@ -135,21 +176,22 @@ extension DurationText {
         throw DecodingError.dataCorrupted(
           .init(
             codingPath: codingPath(),
-            debugDescription:
-              "'\(text)' is not a duration; write it like \"250ms\", \"2s\", \"1.5m\" or \"24h\""))
+            debugDescription: problem(
+              with: text, examples: "\"250ms\", \"2s\", \"1.5m\" or \"24h\"")))
       }
       return duration
     }
-    let number = try JSONValueDecoder.number(value, as: Double.self, at: codingPath())
+    // A value of another type is told the forms a duration takes: "expected a number" would
+    // hide the string form, the usual one.
+    guard case .number(let number) = value.kind else {
+      throw JSONValueDecoder.mismatch(Duration.self, value, expected: forms, at: codingPath())
+    }
     guard let duration = seconds(number) else {
       // The number as the manifest wrote it: `-1`, not the `-1.0` a Double prints.
-      let written = value.numberText ?? "\(number)"
       throw DecodingError.dataCorrupted(
         .init(
           codingPath: codingPath(),
-          debugDescription: number < 0
-            ? "a duration cannot be negative, found \(written)"
-            : "a duration must be less than 3200000000 seconds (about a century), found \(written)"
+          debugDescription: problem(withSeconds: number, written: value.numberText ?? "\(number)")
         ))
     }
     return duration

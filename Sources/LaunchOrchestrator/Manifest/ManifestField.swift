@@ -164,7 +164,11 @@ extension ManifestShape {
     switch self {
     case .constant(let constant):
       return { value in
-        guard let number = value.exactInteger(Int.self), number != constant else { return nil }
+        switch value.integer(Int.self) {
+        case .exact(let number) where number != constant: break
+        case .outOfRange: break
+        default: return nil
+        }
         let found = value.numberDescription
         return (found, "'\(key)' must be \(constant), not \(found).")
       }
@@ -181,19 +185,19 @@ extension ManifestShape {
         )
       }
     case .integer(let minimum, let maximum) where minimum != nil || maximum != nil:
+      // A bound the field leaves open is the reader's own (32 bits), so that the message
+      // names the field's range: never the reader's, negative numbers and all, for a field
+      // that takes none (`maxConcurrency` of 3000000000).
+      let lower = minimum ?? -ManifestReader.integerLimit
+      let upper = maximum ?? ManifestReader.integerLimit
       return { value in
-        guard let number = value.exactInteger(Int.self),
-          number < (minimum ?? .min) || number > (maximum ?? .max)
-        else { return nil }
-        let bounds =
-          switch (minimum, maximum) {
-          case (let minimum?, let maximum?): "a whole number from \(minimum) to \(maximum)"
-          case (let minimum?, nil): "at least \(minimum)"
-          default: "at most \(maximum ?? 0)"
-          }
-        return (
-          value.numberDescription, "'\(key)' must be \(bounds), not \(value.numberDescription)."
-        )
+        switch value.integer(Int.self) {
+        case .exact(let number) where number < lower || number > upper: break
+        case .outOfRange: break
+        default: return nil
+        }
+        let found = value.numberDescription
+        return (found, "'\(key)' must be a whole number from \(lower) to \(upper), not \(found).")
       }
     default:
       return nil

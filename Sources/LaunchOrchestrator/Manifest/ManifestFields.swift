@@ -25,7 +25,9 @@ enum ManifestFields {
     .value(
       "maxConcurrency", .integer(minimum: 1, maximum: nil), default: "no limit",
       "steps running at once; `--max-concurrency` overrides it",
-      invalid: { _ in "'maxConcurrency' must be at least 1, or left out for no limit." },
+      invalid: { _ in
+        "'maxConcurrency' must be a whole number from 1 to \(ManifestReader.integerLimit), or left out for no limit."
+      },
       into: { $0.maxConcurrency = $1 },
       read: { reader, value, path in
         value.kind == .null ? nil : reader.integer(value, at: path())

@@ -242,10 +242,13 @@ struct ManifestReader {
     return string
   }
 
+  /// The largest whole number a manifest field holds, and the negative of the smallest.
+  static let integerLimit = Int(Int32.max)
+
   /// A whole number within 32 bits, read from its text exactly (`1e3` is 1000), so that a
   /// number beyond 2^53 is refused as written instead of rounded.
   mutating func integer(_ value: JSONValue, at path: @autoclosure () -> JSONPath) -> Int? {
-    let limit = Int(Int32.max)
+    let limit = Self.integerLimit
     switch value.integer(Int.self) {
     case .exact(let integer) where (-limit...limit).contains(integer):
       return integer
@@ -268,16 +271,16 @@ struct ManifestReader {
     case .number(let seconds):
       if let duration = DurationText.seconds(seconds) { return duration }
       diagnostics.report(
-        "a duration cannot be negative or this large (found \(value.numberDescription)).",
+        DurationText.problem(withSeconds: seconds, written: value.numberDescription) + ".",
         at: path())
     case .string(let text):
       if let duration = DurationText.parse(text) { return duration }
+      let examples = "\"250ms\", \"2s\", \"1.5m\" or \"24h\", or as a number of seconds"
       diagnostics.report(
-        "'\(text)' is not a duration; write it like \"250ms\", \"2s\", \"1.5m\" or \"24h\", or as a number of seconds.",
-        at: path())
+        DurationText.problem(with: text, examples: examples) + ".", at: path())
     default:
       diagnostics.report(
-        "expected a duration such as \"2s\", found \(value.typeDescription).", at: path())
+        "expected \(DurationText.forms), found \(value.typeDescription).", at: path())
     }
     return nil
   }

@@ -54,6 +54,29 @@ package enum ManifestSchema {
     return JSONValue(.object(root))
   }
 
+  /// Whether `root` is a JSON Schema document rather than a manifest: its `$schema` names
+  /// json-schema.org, and it holds schema keywords (`type`, `properties`, `$defs`, ...) and
+  /// none of a manifest's own keys.
+  ///
+  /// `$schema` alone does not tell them apart: a manifest may carry the address of JSON
+  /// Schema's own meta-schema, copied by mistake, and one with `"Steps"` for `"steps"` must
+  /// still be read and refused. Keys are compared without case for the same reason.
+  package static func isSchemaDocument(_ root: JSONValue) -> Bool {
+    guard let members = root.members,
+      root["$schema"]?.stringValue?.contains("json-schema.org") == true
+    else { return false }
+    let lowercasedKeys = Set(members.map { $0.key.lowercased() })
+    let manifestKeys = ManifestObjectInfo.topLevel.keys.filter { $0 != "$schema" }
+    return members.contains { schemaKeywords.contains($0.key) }
+      && !manifestKeys.contains { lowercasedKeys.contains($0.lowercased()) }
+  }
+
+  /// Keywords of a JSON Schema's root, any of which a schema document holds and no manifest.
+  private static let schemaKeywords: Set<String> = [
+    "type", "properties", "$defs", "definitions", "$ref", "$id", "allOf", "anyOf", "oneOf",
+    "items", "enum", "const", "required", "additionalProperties",
+  ]
+
   /// The schema of a value of `shape`; objects defined once are referenced by name.
   private static func schema(of shape: ManifestShape, kinds: JSONValue) -> JSONValue {
     switch shape {

@@ -2,8 +2,10 @@
 package enum Suggestions {
   /// The candidate closest to `input` by edit distance, if it is close enough to be a typo.
   package static func closest(to input: String, in candidates: some Sequence<String>) -> String? {
-    // Names are short; a long input is no typo, and edit distance grows with its length.
-    guard input.utf8.count <= 64 else { return nil }
+    // Names are short; a long input is no typo, and edit distance grows with its length. An
+    // empty one is no typo either, though it is one insertion from any one-letter name: a
+    // "did you mean 'a'?" would hide that the name is missing.
+    guard !input.isEmpty, input.utf8.count <= 64 else { return nil }
     let lowered = Array(input.lowercased())
     var best: (candidate: String, distance: Int)?
     for candidate in candidates where candidate.utf8.count <= 64 {

@@ -15,9 +15,10 @@ struct ReferenceJSONParser {
   /// Parses a whole document.
   static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONDocument {
     var parser = ReferenceJSONParser(bytes: bytes)
-    if bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE]) {
+    // Which encoding a file is in is no part of reading it: the parser's own test stands.
+    if let encoding = JSONParser.wideEncoding(of: bytes) {
       throw JSONSyntaxError(
-        offset: 0, message: "the file is UTF-16 text; save it as UTF-8, which JSON requires")
+        offset: 0, message: "the file is \(encoding) text; save it as UTF-8, which JSON requires")
     }
     if bytes.starts(with: Self.byteOrderMark) { parser.index = Self.byteOrderMark.count }
     parser.skipWhitespace()
@@ -27,9 +28,7 @@ struct ReferenceJSONParser {
     let root = try parser.parseValue()
     parser.skipWhitespace()
     if parser.index != bytes.count {
-      throw JSONSyntaxError(
-        offset: parser.index,
-        message: "unexpected \(parser.describeCurrent()) after the end of the document")
+      throw parser.unexpected(" after the end of the document")
     }
     return JSONDocument(root: root, duplicateKeys: parser.duplicateKeys)
   }
@@ -61,8 +60,7 @@ struct ReferenceJSONParser {
       let (number, text) = try parseNumber()
       return JSONValue(number: number, text: text, offset: start)
     default:
-      throw JSONSyntaxError(
-        offset: index, message: "unexpected \(describeCurrent()); expected a value")
+      throw unexpected("; expected a value")
     }
   }
 
@@ -86,17 +84,13 @@ struct ReferenceJSONParser {
     while true {
       skipWhitespace()
       guard peek() == UInt8(ascii: "\"") else {
-        throw JSONSyntaxError(
-          offset: index, message: "unexpected \(describeCurrent()); expected a key in double quotes"
-        )
+        throw unexpected("; expected a key in double quotes")
       }
       let keyOffset = index
       let key = try parseString()
       skipWhitespace()
       guard peek() == UInt8(ascii: ":") else {
-        throw JSONSyntaxError(
-          offset: index,
-          message: "unexpected \(describeCurrent()); expected ':' after the key '\(key)'")
+        throw unexpected("; expected ':' after the key '\(key)'")
       }
       index += 1
       path.append(.key(key))
@@ -162,11 +156,7 @@ struct ReferenceJSONParser {
       depth -= 1
       return true
     default:
-      throw JSONSyntaxError(
-        offset: index,
-        message:
-          "unexpected \(describeCurrent()); expected ',' or '\(Character(Unicode.Scalar(closer)))' after \(what)"
-      )
+      throw unexpected("; expected ',' or '\(Character(Unicode.Scalar(closer)))' after \(what)")
     }
   }
 
@@ -370,6 +360,18 @@ struct ReferenceJSONParser {
 
   private func isDigit(_ byte: UInt8) -> Bool {
     (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+  }
+
+  private func unexpected(_ expectation: String) -> JSONSyntaxError {
+    if bytes[index...].starts(with: Array("//".utf8)) {
+      return JSONSyntaxError(
+        offset: index, message: "a comment ('//'); remove it, as JSON allows no comments")
+    }
+    if bytes[index...].starts(with: Array("/*".utf8)) {
+      return JSONSyntaxError(
+        offset: index, message: "a comment ('/* */'); remove it, as JSON allows no comments")
+    }
+    return JSONSyntaxError(offset: index, message: "unexpected \(describeCurrent())\(expectation)")
   }
 
   private func describeCurrent() -> String {
