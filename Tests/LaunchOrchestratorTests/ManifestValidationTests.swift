@@ -363,6 +363,30 @@ struct ManifestValidationTests {
         ])
   }
 
+  /// A step left out for its own problem (no `plugin`, or one that is no string) still
+  /// exists: a step or milestone naming it is not told it is unknown (with a suggestion of
+  /// another step), and what a step needs from it is not checked. Empty names are said to be
+  /// empty, not unknown or undeclared.
+  @Test func aStepLeftOutForItsOwnProblemIsNoUnknownStepAndEmptyNamesAreSaidEmpty() {
+    #expect(
+      diagnostics(
+        of: """
+          { "version": 1, "milestones": { "interactive": ["a", ""] }, "signals": ["go"], "steps": [
+            { "id": "a" },
+            { "id": "b", "plugin": "noop", "dependsOn": ["a", ""], "after": ["c"], "waitFor": [""] },
+            { "id": "c", "plugin": 5 },
+            { "id": "d", "plugin": "token.use", "dependsOn": ["a"] }
+          ] }
+          """)
+        == [
+          "1:54: error: milestones.interactive[1]: milestone 'interactive' holds an empty step id; remove it, or name a step.",
+          "2:3: error: step 'a' (steps[0]): missing key 'plugin'; say which step kind runs this step.",
+          "3:53: error: step 'b' (steps[1].dependsOn[1]): 'dependsOn' holds an empty step id; remove it, or name a step.",
+          "3:86: error: step 'b' (steps[1].waitFor[0]): a signal name cannot be empty; remove it from 'waitFor'.",
+          "4:26: error: step 'c' (steps[2].plugin): expected a string, found a number.",
+        ])
+  }
+
   @Test func namesEachOfTwoStepsSharingAnIdAndTellsThemApartByPath() {
     #expect(
       diagnostics(

@@ -155,7 +155,8 @@ public struct ManifestLoader: Sendable {
       manifest: manifest, registry: registry, manifestPath: file, manifestDirectory: directory,
       dataDirectory: dataDirectory, checksShippedFiles: checksShippedFiles,
       checksSharedPaths: checksSharedPaths,
-      diagnostics: reader.diagnostics, sourceIndex: reader.stepSourceIndices)
+      diagnostics: reader.diagnostics, sourceIndex: reader.stepSourceIndices,
+      unreadStepIDs: reader.unreadStepIDs)
     let plan = builder.build()
     guard let plan, !builder.diagnostics.hasErrors else {
       throw ManifestError(code: .invalid, diagnostics: builder.diagnostics.sorted)

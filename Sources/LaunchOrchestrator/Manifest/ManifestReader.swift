@@ -9,6 +9,9 @@ struct ManifestReader {
   /// For each step read, its index in the source's `steps` array: steps that could not be
   /// read are left out of the manifest, and diagnostics must still point at the right element.
   private(set) var stepSourceIndices: [Int] = []
+  /// The ids of steps left out for a problem said at them (no `plugin`): steps that exist,
+  /// which another step or a milestone may name without being told they are unknown.
+  private(set) var unreadStepIDs: Set<String> = []
 
   init(diagnostics: DiagnosticCollector, fallbackName: @escaping @autoclosure () -> String) {
     self.diagnostics = diagnostics
@@ -194,7 +197,10 @@ struct ManifestReader {
     for index in elements.indices {
       // Read in place, and appended as it is: a copy would retain each of its fields.
       var step = StepDeclaration.unread
-      guard readStep(elements[index], at: path().appending(index), into: &step) else { continue }
+      guard readStep(elements[index], at: path().appending(index), into: &step) else {
+        if !step.id.isEmpty { unreadStepIDs.insert(step.id) }
+        continue
+      }
       steps.append(consume step)
       stepSourceIndices.append(index)
     }

@@ -18,6 +18,10 @@ struct PlanBuilder {
   var diagnostics: DiagnosticCollector
   /// Each step's index in the source's `steps` array.
   let sourceIndex: [Int]
+  /// The steps the manifest declares that were left out for their own problem.
+  let unreadStepIDs: Set<String>
+  /// The steps whose `dependsOn` names one of those: what they need cannot be checked.
+  private var dependsOnUnread: Set<Int> = []
 
   private var indexByID = NameIndex()
   /// The steps whose plugin declares it runs on the main actor.
@@ -33,7 +37,7 @@ struct PlanBuilder {
   init(
     manifest: Manifest, registry: PluginRegistry, manifestPath: String, manifestDirectory: URL,
     dataDirectory: URL, checksShippedFiles: Bool, checksSharedPaths: Bool,
-    diagnostics: DiagnosticCollector, sourceIndex: [Int]
+    diagnostics: DiagnosticCollector, sourceIndex: [Int], unreadStepIDs: Set<String>
   ) {
     self.manifest = manifest
     self.registry = registry
@@ -44,6 +48,7 @@ struct PlanBuilder {
     self.checksSharedPaths = checksSharedPaths
     self.diagnostics = diagnostics
     self.sourceIndex = sourceIndex
+    self.unreadStepIDs = unreadStepIDs
   }
 
   private mutating func reportUnknownMilestone(_ name: String, at path: JSONPath) {
@@ -139,6 +144,12 @@ struct PlanBuilder {
       for (position, name) in manifest.steps[index].waitFor.enumerated() {
         if let signal = indexByName.index(of: name) {
           if !resolved.contains(signal) { resolved.append(signal) }
+          continue
+        }
+        guard !name.isEmpty else {
+          diagnostics.report(
+            "a signal name cannot be empty; remove it from 'waitFor'.",
+            at: stepPath(index).appending("waitFor").appending(position))
           continue
         }
         let advice =
@@ -426,6 +437,12 @@ struct PlanBuilder {
     _ id: String, at path: @autoclosure () -> JSONPath, role: @autoclosure () -> String
   ) -> Int? {
     if let index = indexByID[id] { return index }
+    // A step whose own problem left it out (no `plugin`) exists: that problem is said at it.
+    if unreadStepIDs.contains(id) { return nil }
+    guard !id.isEmpty else {
+      diagnostics.report("\(role()) holds an empty step id; remove it, or name a step.", at: path())
+      return nil
+    }
     let hint =
       Suggestions.didYouMean(id, in: indexByID.ids.sorted())
     diagnostics.report("\(role()) names an unknown step '\(id)'.\(hint)", at: path())
@@ -445,7 +462,10 @@ struct PlanBuilder {
           "a step cannot wait for itself; remove '\(id)' from '\(key)'.", at: path())
         continue
       }
-      guard let dependency = resolve(id, at: path(), role: "'\(key)'") else { continue }
+      guard let dependency = resolve(id, at: path(), role: "'\(key)'") else {
+        if key == "dependsOn", unreadStepIDs.contains(id) { dependsOnUnread.insert(index) }
+        continue
+      }
       if resolved.contains(dependency) {
         diagnostics.report("'\(id)' is listed twice in '\(key)'.", at: path(), severity: .warning)
       } else {
@@ -605,7 +625,7 @@ struct PlanBuilder {
     // The few kinds that need an input, named once: most steps need none to be looked up.
     let kindsWithInputs = registry.descriptors.filter { $0.inputs.contains(where: \.isRequired) }
       .map(\.kind)
-    for index in steps.indices {
+    for index in steps.indices where !dependsOnUnread.contains(index) {
       guard kindsWithInputs.contains(steps[index].plugin),
         let descriptor = registry.descriptor(for: steps[index].plugin)
       else { continue }
