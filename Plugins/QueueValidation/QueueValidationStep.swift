@@ -29,11 +29,11 @@ public struct QueueValidationStep: StepPlugin {
   /// What a manifest gives the step.
   public struct Parameters: StepParameters {
     @Parameter(
-      "The queue file: a JSON array of entries with an integer 'workId'.", isPath: true,
-      rewritesFile: true)
-    var path: String
+      "The queue file: a JSON array of entries with an integer 'workId'; relative to the data folder.",
+      isPath: true, rewritesFile: true)
+    var path = "enrichment-queue.json"
 
-    /// No path yet: a manifest must give one.
+    /// The queue at its default path.
     public init() {}
   }
 
@@ -178,8 +178,8 @@ public struct QueueValidationStep: StepPlugin {
       return true
     }
     guard replaced else { return nil }
-    context.log(
-      "dropped \(dropped.count) queue entries whose work no longer exists; kept \(kept)")
+    let entries = dropped.count == 1 ? "queue entry" : "queue entries"
+    context.log("dropped \(dropped.count) \(entries) whose work no longer exists; kept \(kept)")
     return QueueValidationResult(kept: kept, dropped: dropped.count, movedAside: nil)
   }
 

@@ -61,7 +61,7 @@ struct QueueSharedWithTheAppTests {
     #expect(try entries(queue, workId: 1) == [100])
     #expect(try entries(queue, workId: 7).isEmpty)
     #expect(
-      report.step("queue")?.notes == ["dropped 1 queue entries whose work no longer exists; kept 2"]
+      report.step("queue")?.notes == ["dropped 1 queue entry whose work no longer exists; kept 2"]
     )
   }
 

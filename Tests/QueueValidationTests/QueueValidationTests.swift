@@ -100,6 +100,25 @@ struct QueueValidationTests {
       .intValue
   }
 
+  /// Without a `path`, the queue is `enrichment-queue.json` in the data folder: the
+  /// contract's own example manifest gives none.
+  @Test func withoutAPathTheQueueIsTheEnrichmentQueueInTheDataFolder() async throws {
+    let folder = try await folderWithStore()
+    let queue = try folder.write(
+      "enrichment-queue.json", #"[ { "workId": 1 }, { "workId": 7 } ]"#)
+    let report = try await launch(
+      """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "store.init", "params": { "path": "library.sqlite" } },
+        { "id": "queue", "plugin": "queue.validate", "dependsOn": ["store"] }
+      ] }
+      """, in: folder, plugins: plugins
+    ).report
+    #expect(
+      report.step("queue")?.notes == ["dropped 1 queue entry whose work no longer exists; kept 1"])
+    #expect(try JSONParser.parse(Array(try Data(contentsOf: queue))).root == [["workId": 1]])
+  }
+
   @Test func dropsEntriesWhoseWorkIsGoneAndReplacesTheFileAtomically() async throws {
     let folder = try await folderWithStore()
     let queue = try folder.write(
@@ -146,7 +165,9 @@ struct QueueValidationTests {
   @Test func refusesAnEmptyQueuePathWhenTheManifestLoads() {
     #expect(
       loadProblems(manifest.replacingOccurrences(of: "queue.json", with: ""), plugins: plugins)
-        == ["steps[1].params.path: 'path' cannot be empty."])
+        == [
+          "steps[1].params.path: 'path' cannot be empty; leave it out for 'enrichment-queue.json'."
+        ])
   }
 
   @Test func leavesAValidQueueUntouched() async throws {
