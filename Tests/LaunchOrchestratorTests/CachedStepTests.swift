@@ -211,6 +211,34 @@ struct CachedStepTests {
         == ["results", "page"])
   }
 
+  /// A launch whose context keeps a cached step's hard dependency out (a `when` of another
+  /// reason) skips the step and what depends on it, as `orchestrate plan` says: a cached
+  /// output does not bring back work the context leaves out (a `backgroundTask` launch showed
+  /// the page).
+  @Test func aStepWhoseDependencyTheContextKeepsOutIsNotServed() async throws {
+    let folder = try Folder()
+    let json = Self.manifest(quick: true).replacingOccurrences(
+      of: #""params": { "duration": "0s" } }"#,
+      with: #""params": { "duration": "0s" }, "when": { "reason": ["userTap"] } }"#)
+    let plan = try Self.plan(json, in: folder)
+    try Self.prime(plan, with: "cached")
+    var environment = LaunchEnvironment()
+    environment[LaunchContext.self] = LaunchContext(reason: .backgroundTask)
+
+    let report = await LaunchEngine(options: Self.options()).run(plan, environment: environment)
+
+    #expect(report.step("store")?.error == "condition: reason is backgroundTask")
+    #expect(report.step("results")?.state == .skipped)
+    #expect(report.step("results")?.error == "dependency 'store' was skipped")
+    #expect(report.step("results")?.notes == [])
+    #expect(report.step("page")?.state == .skipped)
+    // A launch the condition lets in is served as before.
+    environment[LaunchContext.self] = LaunchContext(reason: .userTap)
+    let tapped = await LaunchEngine(options: Self.options()).run(plan, environment: environment)
+    #expect(tapped.step("results")?.state == .cached)
+    #expect(tapped.step("page")?.state == .succeeded)
+  }
+
   @Test func aRefreshIsTheLastToGetASlotAfterBackgroundWork() async throws {
     let folder = try Folder()
     let plan = try Self.plan(

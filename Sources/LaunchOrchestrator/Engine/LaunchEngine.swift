@@ -358,9 +358,18 @@ private final class LaunchRun: ControlledRun {
     var lookups = CacheLookups()
     let plan = self.plan
     guard !plan.cachedSteps.isEmpty else { return lookups }
-    let skipped = Set(context?.skips.map(\.step) ?? [])
+    // What the context keeps out: the steps it skips, and what depends on them, which the
+    // launch skips with them; a cached output must not bring one back (and the steps after
+    // it) in a launch whose context leaves that work out.
+    var keptOut = Set(context?.skips.map(\.step) ?? [])
+    var pending = Array(keptOut)
+    while let step = pending.popLast() {
+      for dependent in plan.steps[step].hardDependents where keptOut.insert(dependent).inserted {
+        pending.append(dependent)
+      }
+    }
     let wanted: [(step: Int, key: CacheKey)] = plan.cachedSteps.compactMap { step in
-      guard !skipped.contains(step), let key = plan.steps[step].cacheKey else { return nil }
+      guard !keptOut.contains(step), let key = plan.steps[step].cacheKey else { return nil }
       return (step, key)
     }
     guard options.servesCachedOutputs else {
