@@ -494,6 +494,37 @@ struct HistoryCommandsTests {
     #expect(empty.stderr.contains("The history 'empty' has no run that succeeded or was degraded"))
   }
 
+  /// A report store's folder holds launches of the fleet, not runs of a history: naming it
+  /// as the baseline says so, instead of that a history holds no run.
+  @Test func aReportStoresFolderIsNoHistoryAndSaysWhatItHolds() async throws {
+    let fixture = try HistoryFixture()
+    try fixture.folder.write("a.json", fixture.report(load: 0.2, page: 0.1).jsonText)
+    let store = LaunchReportStore(folder: fixture.folder.url.appendingPathComponent("store"))
+    for _ in 0..<3 { try store.append(fixture.report(load: 0.1, page: 0.1)) }
+    let compared = try await Orchestrate.run(
+      ["compare", "a.json", "store"], in: fixture.folder.url)
+    #expect(compared.status == 65)
+    #expect(
+      compared.stderr
+        == "Error: 'store' given to '<baseline>' is not a history folder: it holds no run recorded by 'orchestrate run --history' (named 'launch-….json') but 3 stored reports ('report-….json', as a LaunchReportStore keeps them); 'orchestrate stats store' summarises those, and one of them can be the baseline.\n"
+    )
+    let planned = try await Orchestrate.run(
+      ["plan", try fixture.manifest(load: "0ms"), "--durations", "store"], in: fixture.folder.url)
+    #expect(planned.status == 65)
+    #expect(
+      planned.stderr.hasPrefix("Error: 'store' given to '--durations' is not a history folder"))
+    // Any other folder of files is named for what it is not; an empty one is a new history.
+    try FileManager.default.createDirectory(
+      at: fixture.folder.url.appendingPathComponent("notes"), withIntermediateDirectories: true)
+    try fixture.folder.write("notes/todo.txt", "later")
+    let notes = try await Orchestrate.run(["compare", "a.json", "notes"], in: fixture.folder.url)
+    #expect(notes.status == 65)
+    #expect(
+      notes.stderr
+        == "Error: 'notes' given to '<baseline>' is not a history folder: none of its 1 file is a run recorded by 'orchestrate run --history' (named 'launch-….json'); name a history folder or a report file.\n"
+    )
+  }
+
   @Test func plansWithTheMediansOfAHistory() async throws {
     let fixture = try HistoryFixture()
     for (index, load) in [0.3, 0.1, 0.2].enumerated() {

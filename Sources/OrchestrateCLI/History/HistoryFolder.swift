@@ -26,6 +26,9 @@ package struct HistoryFolder: Sendable {
   package private(set) var entries: [(name: String, entry: HistoryEntry)] = []
   /// Files named like entries that could not be read, with why; left alone.
   package private(set) var unreadable: [(name: String, reason: String)] = []
+  /// The names of the other files in the folder, hidden ones (`.DS_Store`) left out: what
+  /// a folder that is no history holds.
+  package private(set) var others: [String] = []
 
   /// How many runs `--keep` keeps when not told.
   package static let defaultKeep = 50
@@ -44,6 +47,7 @@ package struct HistoryFolder: Sendable {
     }
     let ordered = names.compactMap { name in Self.sequence(in: name).map { (name, $0) } }
       .sorted { ($0.1, $0.0) < ($1.1, $1.0) }
+    others = names.filter { !$0.hasPrefix(".") && Self.sequence(in: $0) == nil }.sorted()
     for (name, _) in ordered {
       let file = file(name)
       do {
