@@ -40,8 +40,8 @@ extension RunCommand {
     func record(_ report: LaunchReport) throws(CLIError) -> String {
       let folder = earlier.path
       let name = HistoryFolder.entryName(
-        at: Date(), pid: ProcessInfo.processInfo.processIdentifier,
-        tag: UInt32.random(in: 0...UInt32.max))
+        sequence: HistoryFolder.nextSequence(in: folder), at: Date(),
+        pid: ProcessInfo.processInfo.processIdentifier, tag: UInt32.random(in: 0...UInt32.max))
       let entry = HistoryEntry(
         recordedAt: HistoryFolder.recordedAt(fromName: name), manifestPath: options.manifest,
         manifestHash: manifestHash, machine: machine, report: report)
@@ -49,7 +49,7 @@ extension RunCommand {
       let keep = options.keep ?? HistoryFolder.defaultKeep
       // Read again: other processes may have added runs meanwhile, and they count too.
       let current = try HistoryFolder(reading: folder)
-      for failure in current.prune(keeping: keep) {
+      for failure in current.prune(keeping: keep, sparing: name) {
         console.err(
           "Warning: could not remove the old run '\(current.file(failure.name))' from the history: \(failure.reason)."
         )

@@ -122,6 +122,46 @@ struct LaunchReportStoreTests {
     #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("notes.txt").path))
   }
 
+  /// The upload flow the docs show: read, send, remove what was read. Another process
+  /// appends between the read and the removal, as an app extension would, and an entry of a
+  /// newer format (a newer build of the app wrote it) was skipped by the read: both stay.
+  @Test(
+    .enabled(
+      if: ProcessInfo.processInfo.environment["TSAN_OPTIONS"] == nil,
+      "a sanitized helper process may outlast the store's documented wait"))
+  func removingWhatWasReadKeepsReportsAppendedSinceAndEntriesItCouldNotRead() async throws {
+    let folder = Self.folder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let store = LaunchReportStore(folder: folder)
+    for number in 1...3 { try store.append(Self.report(number)) }
+    let current = JSONWriter.compact(Self.report(4).json)
+    let newer = current.replacingOccurrences(
+      of: "\"version\": \(LaunchReport.formatVersion)",
+      with: "\"version\": \(LaunchReport.formatVersion + 1)")
+    #expect(newer != current)
+    let newerName = "report-000000000004.json"
+    try Data(newer.utf8).write(to: folder.appendingPathComponent(newerName))
+
+    var notes: [String] = []
+    let read = try store.reports(notes: &notes)
+    #expect(read.map(\.labels?.arm) == ["1", "2", "3"])
+    #expect(notes.count == 1 && notes.first?.contains(newerName) == true)
+    // While the app uploads, another process appends two launches.
+    let helper = try await TestHelper.run(["store-append", folder.path, "100", "2", "100"])
+    #expect(helper.status == 0)
+    try store.removeAll(where: read.contains)
+
+    notes = []
+    #expect(try store.reports(notes: &notes).map(\.labels?.arm) == ["100", "101"])
+    #expect(notes.count == 1 && notes.first?.contains(newerName) == true)
+    // Without a condition it still empties the store, the unread entry included.
+    try store.removeAll()
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: folder.path).allSatisfy {
+        !$0.hasPrefix("report-")
+      })
+  }
+
   @Test func countsReadsAndRemovesOnlyTheNamesItWrites() throws {
     let folder = Self.folder()
     defer { try? FileManager.default.removeItem(at: folder) }

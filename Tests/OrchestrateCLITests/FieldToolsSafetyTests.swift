@@ -192,6 +192,40 @@ struct FieldToolsSafetyTests {
     }
   }
 
+  @Test func statsAndExportReadAndRefuseTheSameReportsOfAJSONLinesFile() async throws {
+    let folder = try TemporaryFolder()
+    let lines = [
+      try Self.report(),
+      try Self.report { report in
+        var steps = report["steps"] as? [[String: Any]] ?? []
+        steps[0]["attempts"] = nil
+        report["steps"] = steps
+      },
+      try Self.report { $0["version"] = "7" },
+      try Self.report { $0["name"] = nil },
+    ]
+    let file = try folder.write("week.jsonl", lines.joined(separator: "\n") + "\n")
+    let reasons = [
+      (2, "its 'steps[0].attempts' is missing or malformed"),
+      (3, "its 'version' is missing or malformed"),
+      (4, "its 'name' is missing or malformed"),
+    ]
+    let stats = try await Orchestrate.run(["stats", file])
+    #expect(stats.status == 0, "\(stats.stderr)")
+    #expect(
+      stats.stdout.hasPrefix("1 report from 1 file; 3 skipped (not reports):"), "\(stats.stdout)")
+    let export = try await Orchestrate.run(["export", "otlp", file, "-o", folder.path("out.json")])
+    #expect(export.status == 0, "\(export.stderr)")
+    #expect(export.stderr.contains("Exported 1 launch to"), "\(export.stderr)")
+    for (line, key) in reasons {
+      let reason = "it is not a launch report (\(key))"
+      #expect(stats.stdout.contains(": \(reason)"), "\(stats.stdout)")
+      #expect(
+        export.stderr.contains("Note: skipped '\(file)' line \(line): \(reason)"),
+        "\(export.stderr)")
+    }
+  }
+
   @Test func theMaximumStaysExactWhenPercentilesAreEstimated() async throws {
     let folder = try TemporaryFolder()
     // More values than are kept exactly, the largest not at any bucket's middle.
@@ -291,7 +325,7 @@ struct FieldToolsSafetyTests {
   @Test func exportNamesWhatIsWrongWithADamagedHistoryEntryInWords() async throws {
     let folder = try TemporaryFolder()
     let good = try folder.write("r.json", try Self.report())
-    // Damaged where `stats`' scanner, which `export` reads with first, does not look.
+    // Damaged deep inside: `stats`' scanner, which `export` reads with first, refuses it too.
     let damaged = try Self.report { report in
       var steps = report["steps"] as? [[String: Any]] ?? []
       steps[0]["work"] = [["start": 0, "end": 0.1]]
@@ -305,7 +339,7 @@ struct FieldToolsSafetyTests {
     #expect(result.status == 0, "\(result.stderr)")
     #expect(
       result.stderr.contains(
-        "'\(entry)': it is not a launch report (its report is damaged (report.steps[0].work[0].attempt: missing or malformed))"
+        "'\(entry)': it is not a launch report (its 'report.steps[0].work[0].attempt' is missing or malformed)"
       ), "\(result.stderr)")
     #expect(!result.stderr.contains("HistoryFormatError"))
   }

@@ -58,9 +58,10 @@ struct HistoryCommandsTests {
     #expect(names.count == 3)  // older, the new run, and the lookalike
     #expect(FileManager.default.fileExists(atPath: fixture.folder.path("h/notes.txt")))
     #expect(FileManager.default.fileExists(atPath: fixture.folder.path(lookalike)))
+    // The new run took the sequence after the folder's highest, 2.
+    let made = try #require(names.first { $0.hasPrefix("launch-000000000003-") })
     let compared = try await Orchestrate.run(
-      ["compare", try #require(names.last), "."], in: fixture.folder.url.appendingPathComponent("h")
-    )
+      ["compare", made, "."], in: fixture.folder.url.appendingPathComponent("h"))
     #expect(compared.status == 0)
     #expect(
       compared.stderr.contains(
@@ -68,6 +69,47 @@ struct HistoryCommandsTests {
       ))
     #expect(compared.stderr.contains("is one of the runs in '.'; it is left out of the median"))
     #expect(compared.stdout.contains("with the median of 1 run in '.'"))
+  }
+
+  /// The wall clock went back (NTP, a machine restored): the earlier runs were recorded at
+  /// times later than this one's. The run just made is the newest all the same, and `--keep`
+  /// keeps it; runs named by earlier versions, without a sequence, count as the oldest.
+  @Test func keepsTheRunJustMadeWhenTheClockWentBack() async throws {
+    let fixture = try HistoryFixture()
+    let manifest = try fixture.manifest(load: "0ms")
+    let future = Date(timeIntervalSince1970: 1_900_000_000)  // 2030
+    let entry = HistoryEntry(
+      recordedAt: "2030-03-17T17:46:40.000000Z", manifestPath: "m.json", manifestHash: "abc",
+      machine: Machine(host: "ci-1", system: "Linux 6.8.0 x86_64", cores: 2),
+      report: fixture.report(load: 1, page: 1))
+    let unnumbered = [
+      "launch-20300317T174640.000000Z-1-00000000.json",
+      "launch-20300317T174641.000000Z-1-00000000.json",
+    ]
+    try FileManager.default.createDirectory(
+      atPath: fixture.folder.path("h"), withIntermediateDirectories: true)
+    for name in unnumbered { try fixture.folder.write("h/\(name)", entry.jsonText) }
+    let numbered = HistoryFolder.entryName(
+      sequence: 7, at: future.addingTimeInterval(86_400), pid: 1, tag: 0)
+    try fixture.folder.write("h/\(numbered)", entry.jsonText)
+
+    let result = try await Orchestrate.run([
+      "run", manifest, "--history", fixture.folder.path("h"), "--keep", "2",
+    ])
+    #expect(result.status == 0, "\(result.stderr)")
+    let names = try fixture.entries()
+    #expect(names.count == 2)
+    #expect(names.first == numbered)
+    let made = try #require(names.last)
+    #expect(made.hasPrefix("launch-000000000008-"))
+    #expect(result.stdout.contains("history: \(fixture.folder.path("h"))/\(made) (2 runs kept"))
+
+    // Even told to keep one, a run keeps itself.
+    let again = try await Orchestrate.run([
+      "run", manifest, "--history", fixture.folder.path("h"), "--keep", "1", "--quiet",
+    ])
+    #expect(again.status == 0, "\(again.stderr)")
+    #expect(try fixture.entries().map { $0.prefix(19) } == ["launch-000000000009"])
   }
 
   @Test func removesWhatARunKilledWhileRecordingLeftAndKeepsALiveWritersFile() async throws {
@@ -450,6 +492,37 @@ struct HistoryCommandsTests {
     let empty = try await Orchestrate.run(["compare", "a.json", "empty"], in: fixture.folder.url)
     #expect(empty.status == 65)
     #expect(empty.stderr.contains("The history 'empty' has no run that succeeded or was degraded"))
+  }
+
+  /// A report store's folder holds launches of the fleet, not runs of a history: naming it
+  /// as the baseline says so, instead of that a history holds no run.
+  @Test func aReportStoresFolderIsNoHistoryAndSaysWhatItHolds() async throws {
+    let fixture = try HistoryFixture()
+    try fixture.folder.write("a.json", fixture.report(load: 0.2, page: 0.1).jsonText)
+    let store = LaunchReportStore(folder: fixture.folder.url.appendingPathComponent("store"))
+    for _ in 0..<3 { try store.append(fixture.report(load: 0.1, page: 0.1)) }
+    let compared = try await Orchestrate.run(
+      ["compare", "a.json", "store"], in: fixture.folder.url)
+    #expect(compared.status == 65)
+    #expect(
+      compared.stderr
+        == "Error: 'store' given to '<baseline>' is not a history folder: it holds no run recorded by 'orchestrate run --history' (named 'launch-….json') but 3 stored reports ('report-….json', as a LaunchReportStore keeps them); 'orchestrate stats store' summarises those, and one of them can be the baseline.\n"
+    )
+    let planned = try await Orchestrate.run(
+      ["plan", try fixture.manifest(load: "0ms"), "--durations", "store"], in: fixture.folder.url)
+    #expect(planned.status == 65)
+    #expect(
+      planned.stderr.hasPrefix("Error: 'store' given to '--durations' is not a history folder"))
+    // Any other folder of files is named for what it is not; an empty one is a new history.
+    try FileManager.default.createDirectory(
+      at: fixture.folder.url.appendingPathComponent("notes"), withIntermediateDirectories: true)
+    try fixture.folder.write("notes/todo.txt", "later")
+    let notes = try await Orchestrate.run(["compare", "a.json", "notes"], in: fixture.folder.url)
+    #expect(notes.status == 65)
+    #expect(
+      notes.stderr
+        == "Error: 'notes' given to '<baseline>' is not a history folder: none of its 1 file is a run recorded by 'orchestrate run --history' (named 'launch-….json'); name a history folder or a report file.\n"
+    )
   }
 
   @Test func plansWithTheMediansOfAHistory() async throws {

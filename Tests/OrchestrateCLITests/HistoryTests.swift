@@ -37,20 +37,30 @@ struct HistoryPartsTests {
     #expect(five.noise == .milliseconds(1))
   }
 
-  @Test func entryNamesSortByTimeAndDifferBetweenProcesses() {
+  @Test func entryNamesOrderBySequenceNotTimeAndDifferBetweenProcesses() {
     let early = Date(timeIntervalSince1970: 1_795_000_000.25)
-    let late = early.addingTimeInterval(0.000_002)
-    let first = HistoryFolder.entryName(at: early, pid: 99_999, tag: 0xffff_ffff)
-    let second = HistoryFolder.entryName(at: late, pid: 1, tag: 0)
+    let late = early.addingTimeInterval(3600)
+    // The clock went back an hour between the two runs: the sequence still says which is newer.
+    let first = HistoryFolder.entryName(sequence: 41, at: late, pid: 99_999, tag: 0xffff_ffff)
+    let second = HistoryFolder.entryName(sequence: 42, at: early, pid: 1, tag: 0)
     #expect(first < second)
-    #expect(HistoryFolder.entryName(at: early, pid: 1, tag: 7) != first)
-    #expect(first.hasPrefix("launch-20261118T110640.250000Z-99999-ffffffff"))
+    #expect(HistoryFolder.entryName(sequence: 41, at: late, pid: 1, tag: 7) != first)
+    #expect(first == "launch-000000000041-20261118T120640.250000Z-99999-ffffffff.json")
     #expect(HistoryFolder.isEntryName(first) && HistoryFolder.isEntryName(second))
-    #expect(HistoryFolder.recordedAt(fromName: first) == "2026-11-18T11:06:40.250000Z")
+    #expect(HistoryFolder.recordedAt(fromName: second) == "2026-11-18T11:06:40.250000Z")
+    #expect(HistoryFolder.nextSequence(in: "/nonexistent-\(UUID().uuidString)") == 1)
+    // Names earlier versions wrote, without a sequence, are still entries.
+    let unnumbered = "launch-20261118T110640.250000Z-99999-ffffffff.json"
+    #expect(HistoryFolder.isEntryName(unnumbered))
+    #expect(HistoryFolder.recordedAt(fromName: unnumbered) == "2026-11-18T11:06:40.250000Z")
     for other in [
       "notes.json", "launch-.json", "launch-20261119T074640.250000Z-1-0000000.json",
       "launch-20261119T074640.250000Z-x-00000000.json",
       ".launch-20261119T074640.250000Z-1-00000000.json",
+      // A sequence not written as the folder writes one: unpadded, zero, or padded too much.
+      "launch-42-20261119T074640.250000Z-1-00000000.json",
+      "launch-000000000000-20261119T074640.250000Z-1-00000000.json",
+      "launch-0000000000042-20261119T074640.250000Z-1-00000000.json",
     ] {
       #expect(!HistoryFolder.isEntryName(other), "\(other)")
     }
@@ -87,8 +97,8 @@ struct HistoryFixture {
       ])
   }
 
-  /// Adds a history entry to `history` (made if missing), recorded `index` seconds into a
-  /// fixed day, so that entries sort in the order written.
+  /// Adds a history entry to `history` (made if missing), numbered `index + 1` and recorded
+  /// `index` seconds into a fixed day, so that entries sort in the order written.
   @discardableResult
   func addEntry(
     _ report: LaunchReport, index: Int, to history: String = "h", hash: String = "abc",
@@ -97,7 +107,8 @@ struct HistoryFixture {
     let url = folder.url.appendingPathComponent(history)
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     let name = HistoryFolder.entryName(
-      at: Date(timeIntervalSince1970: 1_795_000_000 + Double(index)), pid: 1, tag: 0)
+      sequence: index + 1, at: Date(timeIntervalSince1970: 1_795_000_000 + Double(index)), pid: 1,
+      tag: 0)
     let entry = HistoryEntry(
       recordedAt: HistoryFolder.recordedAt(fromName: name), manifestPath: "m.json",
       manifestHash: hash, machine: Machine(host: host, system: "Linux 6.8.0 x86_64", cores: 2),

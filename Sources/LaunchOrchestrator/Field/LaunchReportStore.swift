@@ -16,8 +16,9 @@ import LaunchJSON
 /// let store = LaunchReportStore(folder: caches.appending(path: "launch-reports"))
 /// let launch = LaunchSession(reportStore: store)  // appends each finished launch
 /// // later, when the app uploads:
-/// for report in try store.reports() { analytics.send(report.jsonText) }
-/// try store.removeAll()
+/// let reports = try store.reports()
+/// for report in reports { analytics.send(report.jsonText) }
+/// try store.removeAll(where: reports.contains)  // what was sent; one appended since stays
 /// ```
 ///
 /// Each report is one file, `report-<sequence>.json` with the sequence in at least 12 digits
@@ -47,7 +48,7 @@ public struct LaunchReportStore: Sendable {
   /// Adds `report` as the newest, then drops the oldest beyond the store's bounds.
   /// - Throws: when the folder cannot be created or written, another process held the store
   ///   for five seconds, the report alone is larger than `maxBytes`, or the newest entry's
-  ///   sequence is the largest an `Int` holds (``removeAll()`` empties the store, and
+  ///   sequence is the largest an `Int` holds (``removeAll(where:)`` empties the store, and
   ///   numbering starts again).
   public func append(_ report: LaunchReport) throws {
     let data = Data((JSONWriter.compact(report.json) + "\n").utf8)
@@ -109,12 +110,30 @@ public struct LaunchReportStore: Sendable {
     return reports
   }
 
-  /// Removes every report kept; other files in the folder stay.
+  /// Removes the entries read as a report for which `isRemoved` is true; without it, every
+  /// entry, the unread ones included. Other files in the folder stay.
+  ///
+  /// After an upload, `removeAll(where: reports.contains)` removes what ``reports()``
+  /// returned and nothing else: a report appended since (by an app extension, or a launch
+  /// during the upload) and an entry `reports()` skipped (damaged, or of a newer format a
+  /// newer build of the app can read) are not sent, so they stay. Entries are matched by what
+  /// they hold, read again under the lock appending takes, so a report appended at the same
+  /// moment is never removed unread.
   /// - Throws: when the folder exists and cannot be listed.
-  public func removeAll() throws {
+  public func removeAll(where isRemoved: ((LaunchReport) -> Bool)? = nil) throws {
     guard FileManager.default.fileExists(atPath: folder.path) else { return }
     try withLock {
-      for entry in try entries() { unlink(folder.appendingPathComponent(entry.name).path) }
+      for entry in try entries() {
+        let url = folder.appendingPathComponent(entry.name)
+        if let isRemoved {
+          // An entry that cannot be read was never handed out: it stays, and ages out.
+          guard let data = try? SafeFiles.contentsOfRegularFile(at: url, limit: maxBytes),
+            let report = try? LaunchReport(jsonText: String(decoding: data, as: UTF8.self)),
+            isRemoved(report)
+          else { continue }
+        }
+        unlink(url.path)
+      }
     }
   }
 

@@ -13,9 +13,26 @@ enum TimesSource {
   /// - Throws: a ``CLIError``: 66 when it cannot be read, 65 when it is not a report.
   static func read(_ path: String, for option: String) throws(CLIError) -> TimesSource {
     if HistoryFolder.isFolder(path) {
-      return .history(try HistoryFolder(reading: path))
+      let folder = try HistoryFolder(reading: path)
+      if folder.entries.isEmpty, folder.unreadable.isEmpty, !folder.others.isEmpty {
+        throw notAHistory(folder, for: option)
+      }
+      return .history(folder)
     }
     return .report(try readReport(path, for: option))
+  }
+
+  /// The error for a folder that holds files but no run of a history: a report store's
+  /// folder, say, whose reports are many launches of many manifests, not rehearsals of one.
+  private static func notAHistory(_ folder: HistoryFolder, for option: String) -> CLIError {
+    let stored = folder.others.filter { $0.hasPrefix("report-") && $0.hasSuffix(".json") }
+    let what =
+      stored.isEmpty
+      ? "none of its \(Grammar.count(folder.others.count, "file")) is a run recorded by 'orchestrate run --history' (named 'launch-….json'); name a history folder or a report file"
+      : "it holds no run recorded by 'orchestrate run --history' (named 'launch-….json') but \(Grammar.count(stored.count, "stored report")) ('report-….json', as a LaunchReportStore keeps them); 'orchestrate stats \(folder.path)' summarises those, and one of them can be the baseline"
+    return CLIError(
+      message: "'\(folder.path)' given to '\(option)' is not a history folder: \(what).",
+      exitCode: .invalidManifest)
   }
 
   /// The largest report read, as for a history entry: far beyond any launch's.
