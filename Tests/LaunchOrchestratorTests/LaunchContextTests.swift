@@ -262,15 +262,60 @@ struct LaunchContextTests {
     for number in 1...1000 {
       _ = record.begin(version: "1.\(number)", process: Int32.max)
       record.recordOnce("migrate", version: "1.\(number)")
-      record.recordOnce("gone\(number % 3)", version: "1.\(number)")
+      // A step renamed in every version, each name gone from the manifest the next.
+      record.recordOnce("renamed\(number)", version: "1.\(number)")
+      record.claim("renamed\(number)", version: "1.\(number)", process: Int32.max, launch: number)
+      record.keepOnce(of: ["migrate", "renamed\(number)"]) { _ in false }
     }
-    record.keepOnce(only: ["migrate"])
     #expect(record.launchCount == 1000)
     #expect(record.recent.count == LaunchRecord.recentLimit)
     #expect(record.once["migrate"]?.count == LaunchRecord.versionLimit)
-    #expect(record.once.count == 1)
+    // The manifest's steps, and the others that succeeded last.
+    let others = (1000 - LaunchRecord.otherOnceLimit..<1000).map { "renamed\($0)" }
+    #expect(Set(record.once.keys) == Set(["migrate", "renamed1000"] + others))
+    #expect(Set(record.onceLast.map { Array($0.keys) } ?? []) == Set(record.once.keys))
+    // Claims of steps the manifest does not name, whose launches are over, hold nothing.
+    #expect(record.claims?.keys.sorted() == ["renamed1000"])
     let size = (try? JSONEncoder().encode(record).count) ?? .max
-    #expect(size < LaunchRecordFile.maximumSize)
+    #expect(size < LaunchRecordFile.maximumSize / 4)
+  }
+
+  /// A beta the user went back from, or an app extension whose manifest shares the name:
+  /// a launch of a manifest without a run-once step keeps what the record says of it.
+  @Test func aRunOnceStepALaunchOfAnotherManifestOfTheNameLacksStaysDone() async throws {
+    let folder = try DataFolder()
+    let withOnboarding = try folder.plan(
+      """
+      { "version": 1, "steps": [
+        { "id": "newOnboarding", "plugin": "noop", "once": "perInstall" },
+        { "id": "main", "plugin": "noop", "once": "perVersion" }
+      ] }
+      """)
+    let without = try folder.plan(
+      #"{ "version": 1, "steps": [ { "id": "main", "plugin": "noop", "once": "perVersion" } ] }"#
+    )
+    let first = await LaunchEngine().run(withOnboarding, environment: environment(version: "2.0"))
+    #expect(first.step("newOnboarding")?.state == .succeeded)
+    let back = await LaunchEngine().run(without, environment: environment(version: "1.9"))
+    #expect(back.step("main")?.state == .succeeded)
+    let again = await LaunchEngine().run(withOnboarding, environment: environment(version: "2.0"))
+    #expect(again.step("newOnboarding")?.error == "done before (version 2.0)")
+    #expect(again.step("main")?.error == "done before (version 2.0)")
+  }
+
+  /// Another manifest's launch running a step now, in a process that lives: its claim holds
+  /// through a launch of a manifest that does not name the step.
+  @Test func aClaimOnAStepTheManifestDoesNotNameHoldsWhileItsLaunchRuns() {
+    var record = LaunchRecord()
+    let number = record.begin(version: "1.0", process: 7)
+    record.claim("extensionSeed", version: "1.0", process: 7, launch: number)
+    record.claim("gone", version: "1.0", process: 8, launch: number)
+    record.keepOnce(of: ["main"]) { $0.process == 7 }
+    #expect(record.claims?.keys.sorted() == ["extensionSeed"])
+    #expect(
+      record.claimant(
+        of: "extensionSeed", .perInstall, version: "1.0", process: 9, launch: 1,
+        isRunning: { $0.process == 7 })?.process == 7)
   }
 
   @Test func aDamagedRecordIsSetAsideAndTheLaunchStartsAfresh() async throws {

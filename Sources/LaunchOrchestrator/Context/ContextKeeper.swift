@@ -133,7 +133,7 @@ final class ContextKeeper: Sendable {
         let downgrade = record.downgrade(to: version)
         var skips = Self.skips(of: plan, in: facts, record: record, version: version)
         let number = record.begin(version: version, process: process)
-        record.keepOnce(only: onceIDs)
+        record.keepOnce(of: onceIDs) { isRunning($0, file: file) }
         running.withLock { _ = $0.insert("\(number) \(file.url.path)") }
         // Each run-once step this launch will run is claimed first: a launch starting
         // meanwhile leaves a step claimed by a live launch to it.

@@ -11,8 +11,9 @@ import Foundation
 /// run-once steps succeeded in which version.
 ///
 /// Bounded whatever the app's age: the last ``recentLimit`` launches, and for each run-once
-/// step of the manifest its last ``versionLimit`` versions, so reading it at every launch
-/// costs the same on the thousandth launch as on the second.
+/// step of the manifest, and of at most ``otherOnceLimit`` steps it does not name, its last
+/// ``versionLimit`` versions, so reading it at every launch costs the same on the thousandth
+/// launch as on the second.
 package struct LaunchRecord: Codable, Equatable, Sendable {
   /// One launch: its number, the app version it ran, the process that ran it, how far it got.
   package struct Launch: Codable, Equatable, Sendable {
@@ -41,6 +42,10 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
   package static let recentLimit = 16
   /// Versions kept per run-once step.
   package static let versionLimit = 8
+  /// Run-once steps kept that the manifest launching does not name: an app extension's that
+  /// shares the manifest's name, a build the user went back from. Far more than either has,
+  /// while steps renamed over the years cannot grow the record past its size limit.
+  package static let otherOnceLimit = 32
 
   package var format = Self.currentFormat
   /// Launches started, ever (since the record was started).
@@ -50,6 +55,10 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
   /// For each run-once step that succeeded, the versions it succeeded in, oldest first (`""`
   /// when the app gave none).
   package var once: [String: [String]] = [:]
+  /// For each step in ``once``, the launch count when it last succeeded: of the steps a
+  /// manifest does not name, those that went longest without succeeding are forgotten first.
+  /// Absent in records written before it, and then taken as 0.
+  package var onceLast: [String: Int]?
   /// The run-once steps a launch is running now, claimed before it started them so that a
   /// launch starting meanwhile leaves them to it; released when the step succeeded, failed or
   /// was not run, and ignored once the claiming process has died. Absent in records written
@@ -105,6 +114,12 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
       guard versions.allSatisfy({ $0.utf8.count <= Self.versionLength }) else {
         return "holds a version longer than \(Self.versionLength) bytes"
       }
+    }
+    guard (onceLast?.count ?? 0) <= Self.onceLimit else {
+      return "lists \(onceLast?.count ?? 0) run-once steps, more than \(Self.onceLimit)"
+    }
+    for (step, launch) in onceLast ?? [:] where !(0...launchCount).contains(launch) {
+      return "holds launch \(launch) for step '\(step)', outside 0...\(launchCount)"
     }
     guard (claims?.count ?? 0) <= Self.onceLimit else {
       return "lists \(claims?.count ?? 0) claims, more than \(Self.onceLimit)"
@@ -221,14 +236,32 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
       versions.removeFirst(versions.count - Self.versionLimit)
     }
     once[step] = versions
+    var last = onceLast ?? [:]
+    last[step] = launchCount
+    onceLast = last
   }
 
-  /// Forgets run-once steps the manifest no longer has, so the record stays bounded by the
-  /// manifest, not by its history.
-  package mutating func keepOnce(only steps: Set<String>) {
-    once = once.filter { steps.contains($0.key) }
+  /// Keeps what the record says of run-once steps bounded by the manifest launching, whose
+  /// run-once steps are `steps`, not by the record's history: of the steps it does not name,
+  /// the ``otherOnceLimit`` that succeeded last are kept (another manifest of the same name,
+  /// an app extension's or a build the user went back from, runs them: forgotten, they would
+  /// run again), and their claims while `isRunning` says the claimant runs.
+  package mutating func keepOnce(of steps: Set<String>, isRunning: (Claim) -> Bool) {
+    let last = onceLast ?? [:]
+    let others = once.keys.filter { !steps.contains($0) }
+    if others.count > Self.otherOnceLimit {
+      // The longest without a success first; by name among equals, so every process forgets
+      // the same ones.
+      let forgotten = others.sorted { (last[$0] ?? 0, $0) < (last[$1] ?? 0, $1) }
+        .prefix(others.count - Self.otherOnceLimit)
+      for step in forgotten { once[step] = nil }
+    }
+    let kept = last.filter { once[$0.key] != nil }
+    onceLast = kept.isEmpty ? nil : kept
     if let all = claims {
-      let kept = all.filter { steps.contains($0.key) }
+      // A claim on a step the manifest names is taken over when a launch of it claims the
+      // step; one on a step it does not name, once its launch is over, would stay for good.
+      let kept = all.filter { steps.contains($0.key) || isRunning($0.value) }
       claims = kept.isEmpty ? nil : kept
     }
   }
