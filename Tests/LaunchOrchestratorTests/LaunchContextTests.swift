@@ -257,6 +257,29 @@ struct LaunchContextTests {
     #expect(!facts.isSafeMode)
   }
 
+  /// A launch given no version (a tool, an extension without `AppInfo`) between two of the
+  /// app's says nothing of the app's version.
+  @Test func aLaunchGivenNoVersionHidesNoUpgradeAndNoDowngrade() async throws {
+    let folder = try DataFolder()
+    let plan = try folder.plan(
+      """
+      { "version": 1, "steps": [
+        { "id": "whatsNew", "plugin": "noop", "when": { "afterUpgrade": true } }
+      ] }
+      """)
+    let old = await LaunchEngine().run(plan, environment: environment(version: "1.0"))
+    #expect(old.context?.isFirstLaunchAfterUpgrade == false)
+    let unversioned = await LaunchEngine().run(plan, environment: environment())
+    #expect(unversioned.context?.isFirstLaunchAfterUpgrade == false)
+    let upgraded = await LaunchEngine().run(plan, environment: environment(version: "2.0"))
+    #expect(upgraded.context?.isFirstLaunchAfterUpgrade == true)
+    #expect(upgraded.step("whatsNew")?.state == .succeeded)
+
+    var record = try #require(folder.record.read().record)
+    _ = record.begin(version: nil, process: Int32.max)
+    #expect(record.downgrade(to: "1.9") == "2.0")
+  }
+
   @Test func theRecordStaysBoundedWhateverTheAppsAge() {
     var record = LaunchRecord()
     for number in 1...1000 {

@@ -146,7 +146,7 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
     facts.isFirstLaunch = launchCount == 0
     // Higher only: the same version spelled otherwise (`1.0`, `1.0.0`) or an older one (a
     // downgrade, see ``isDowngrade(to:)``) is no upgrade.
-    if !facts.isFirstLaunch, let version, let last = recent.last?.version {
+    if !facts.isFirstLaunch, let version, let last = lastVersion {
       facts.isFirstLaunchAfterUpgrade = VersionOrder.compare(version, last) > 0
     }
     // A record read from a file is in range (``damage``); one built in memory may not be.
@@ -164,12 +164,18 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
     return facts
   }
 
-  /// The version the last launch ran when `version` is older than it: the app was
+  /// The version the last launch given one ran when `version` is older than it: the app was
   /// downgraded. `nil` otherwise.
   package func downgrade(to version: String?) -> String? {
-    guard let version, let last = recent.last?.version, VersionOrder.compare(version, last) < 0
+    guard let version, let last = lastVersion, VersionOrder.compare(version, last) < 0
     else { return nil }
     return last
+  }
+
+  /// The version of the last launch given one: a launch given none in between (a tool, an
+  /// extension without `AppInfo`) says nothing of the app's version.
+  private var lastVersion: String? {
+    recent.last { $0.version != nil }?.version
   }
 
   /// Adds a started launch and returns its number.
