@@ -4,6 +4,12 @@ import Testing
 
 @testable import LaunchOrchestrator
 
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#endif
+
 /// Fails when its `fail` parameter says so: for run-once steps that must be recorded only
 /// when they succeed.
 private struct MaybeFailStep: StepPlugin {
@@ -476,6 +482,72 @@ struct LaunchContextTests {
     #expect(retried.step("fetch")?.state == .succeeded)
     #expect(retried.step("seed")?.error == "no launch record kept; left to a launch that keeps one")
     #expect(stepRuns.withLock { $0["\(key)-seed"] } == nil)
+  }
+
+  /// A full disk at the launch's start: the record reads, but neither the launch nor a claim
+  /// on a run-once step can be kept. Facts from it would be the same at every launch (each
+  /// the first), and a run-once step would run in each.
+  @Test func aRecordThatCannotBeWrittenMakesNoLaunchTheFirstAndRunsNoRunOnceStep() async throws {
+    let folder = try DataFolder()
+    let plan = try folder.plan(
+      """
+      { "version": 1, "steps": [
+        { "id": "seed", "plugin": "noop", "once": "perInstall" },
+        { "id": "welcome", "plugin": "noop", "when": { "firstLaunch": true } }
+      ] }
+      """)
+    let path = folder.record.url.path
+    // The folder is there and writable: what the system said is all the failure names.
+    try FileManager.default.createDirectory(
+      at: folder.record.folder, withIntermediateDirectories: false)
+    LaunchRecordFile.writeFaults.withLock {
+      $0[path] = SafeFiles.failure(
+        ENOSPC, writing: folder.record.url, doing: "write the new file")
+    }
+    for _ in 0..<2 {
+      let report = await LaunchEngine().run(plan, environment: environment(version: "1.0"))
+      #expect(report.outcome == .succeeded)
+      #expect(report.context?.isFirstLaunch == false)
+      #expect(report.context?.launchNumber == 0)
+      #expect(
+        report.step("seed")?.error == "no launch record kept; left to a launch that keeps one")
+      #expect(report.step("welcome")?.error == "condition: not the first launch")
+      #expect(
+        report.contextNotes == [
+          "the launch record '\(path)' could not be written (cannot rewrite '\(path)': could not write the new file (\(String(cString: strerror(ENOSPC)))), so the file was left as it was)"
+            + ContextKeeper.unkeptNote
+        ])
+    }
+    _ = LaunchRecordFile.writeFaults.withLock { $0.removeValue(forKey: path) }
+    #expect(!FileManager.default.fileExists(atPath: path))
+    // Once it can be written, the first launch is the first.
+    let first = await LaunchEngine().run(plan, environment: environment(version: "1.0"))
+    #expect(first.context?.launchNumber == 1)
+    #expect(first.step("seed")?.state == .succeeded)
+    #expect(first.step("welcome")?.state == .succeeded)
+    #expect(first.contextNotes.isEmpty)
+  }
+
+  /// What the system said, the folder, and what to do: never "The operation could not be
+  /// completed" with the error's type. Root writes in a read-only folder, so this runs as
+  /// another user only; the disk-full test above goes the same way as root.
+  @Test(.enabled(if: geteuid() != 0))
+  func aRecordInAFolderThisUserMayNotWriteIsANoteNamingTheFolder() async throws {
+    let folder = try DataFolder()
+    let plan = try folder.plan(
+      #"{ "version": 1, "steps": [ { "id": "seed", "plugin": "noop", "once": "perInstall" } ] }"#)
+    _ = await LaunchEngine().run(plan, environment: environment())
+    let records = folder.record.folder.path
+    #expect(chmod(records, 0o555) == 0)
+    defer { chmod(records, 0o755) }
+    let report = await LaunchEngine().run(plan, environment: environment())
+    #expect(report.step("seed")?.error == "no launch record kept; left to a launch that keeps one")
+    let path = folder.record.url.path
+    #expect(
+      report.contextNotes == [
+        "the launch record '\(path)' could not be written (cannot rewrite '\(path)': its folder '\(records)' is not writable, so the file was left as it was; make the folder writable)"
+          + ContextKeeper.unkeptNote
+      ])
   }
 
   @Test func withoutAFolderForTheRecordNoRunOnceStepRunsOnAGuess() async throws {

@@ -161,10 +161,22 @@ final class ContextKeeper: Sendable {
         started.launchNumber = number
         return (started, skips, downgrade)
       }
+      var notes = started.notes
       if let (context, skips, downgrade) = started.value {
-        let notes =
-          started.notes
-          + (downgrade.map { [LaunchContext.downgradeNote(from: $0, to: version)] } ?? [])
+        guard started.wasWritten else {
+          // Read, but not written (a full disk, a folder this user may not write): neither
+          // the launch nor its claims were kept. Facts from the record would stay as they
+          // are for every launch (each the first), and a run-once step would run in each, so
+          // the launch goes on as for a record that cannot be kept.
+          _ = running.withLock { $0.remove("\(context.launchNumber) \(file.url.path)") }
+          notes[notes.count - 1] += Self.unkeptNote
+          let unknown = LaunchContext.unknown(given ?? LaunchContext())
+          return ContextKeeper(
+            context: unknown,
+            skips: Self.skips(of: plan, in: unknown, record: nil, version: version),
+            plan: plan, file: nil, number: 0, version: version, notes: notes)
+        }
+        notes += downgrade.map { [LaunchContext.downgradeNote(from: $0, to: version)] } ?? []
         return ContextKeeper(
           context: context, skips: skips, plan: plan, file: file, number: context.launchNumber,
           version: version, notes: notes)
@@ -182,7 +194,6 @@ final class ContextKeeper: Sendable {
       // for a record that cannot be kept.
       let (record, readNotes) = started.wasBusy ? file.read() : (nil, [])
       var context = LaunchContext.unknown(given)
-      var notes = started.notes
       var skips: [ContextSkip] = []
       var counting: Task<Int, Never>?
       if let record {
@@ -208,7 +219,12 @@ final class ContextKeeper: Sendable {
             running.withLock { _ = $0.insert("\(number) \(key)") }
             return number
           }
-          return update.value ?? 0
+          guard let number = update.value, update.wasWritten else {
+            // Not counted: a number the record does not hold names no launch of this one.
+            if let number = update.value { _ = running.withLock { $0.remove("\(number) \(key)") } }
+            return 0
+          }
+          return number
         }
       } else {
         if started.wasBusy {
@@ -238,6 +254,11 @@ final class ContextKeeper: Sendable {
 
   /// Why a run-once step is skipped when the record cannot be read or kept.
   static let noRecordReason = "no launch record kept; left to a launch that keeps one"
+
+  /// What a record that could be read but not written at the launch's start means for the
+  /// launch, after the note saying why it could not be written.
+  static let unkeptNote =
+    "; this launch was not counted, its facts are unknown (not the first launch, not after an upgrade, not in safe mode) and its run-once steps are left to a launch that keeps the record"
 
   /// The steps `context` keeps out of a launch of `plan`, in manifest order. Without a
   /// `record` (it cannot be read), whether a run-once step ran is unknown, and none is

@@ -330,7 +330,15 @@ package struct LaunchRecordFile: Sendable {
     package var notes: [String]
     /// Whether the record stayed locked by another process for all of the wait.
     package var wasBusy = false
+    /// Whether `change` ran and the record it changed was written: when it ran and this is
+    /// false, nothing it changed is kept (the last note says why).
+    package var wasWritten = false
   }
+
+  /// Errors each write of the record at a path throws instead of writing: a test's stand-in
+  /// for a disk that fills or a folder that turns read-only, which a test running as root
+  /// meets no other way.
+  package static let writeFaults = Locked<[String: any Error & Sendable]>([:])
 
   /// Reads the record holding its lock, lets `change` change it, and writes it back
   /// atomically. Waits at most `wait` for the lock, so that the record never holds up a
@@ -340,6 +348,7 @@ package struct LaunchRecordFile: Sendable {
   /// an empty one. Nothing here throws: what went wrong is in the notes.
   package func update<T>(waiting wait: Duration, _ change: (inout LaunchRecord) -> T) -> Update<T> {
     var notes: [String] = []
+    var written = false
     if let problem = folderProblem() { return Update(value: nil, notes: [problem]) }
     do {
       try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -372,6 +381,7 @@ package struct LaunchRecordFile: Sendable {
         let value = change(&record)
         do {
           try write(record)
+          written = true
         } catch {
           notes.append(
             "the launch record '\(url.path)' could not be written (\(Self.describe(error)))")
@@ -389,7 +399,7 @@ package struct LaunchRecordFile: Sendable {
       // lock says it.
       return Update(value: nil, notes: ["\(error)"])
     }
-    return Update(value: result, notes: notes)
+    return Update(value: result, notes: notes, wasWritten: written)
   }
 
   /// Why the record's folder cannot hold it: it is a file, or a symbolic link (not followed:
@@ -406,27 +416,34 @@ package struct LaunchRecordFile: Sendable {
 
   /// An error in words: the system's message for a file error, never a dump of its fields.
   package static func describe(_ error: any Error) -> String {
-    let error = error as NSError
-    if let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError,
+    let bridged = error as NSError
+    if let underlying = bridged.userInfo[NSUnderlyingErrorKey] as? NSError,
       underlying.domain == NSPOSIXErrorDomain
     {
       return String(cString: strerror(Int32(underlying.code)))
     }
-    if error.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(error.code))) }
-    if error.domain == NSCocoaErrorDomain {
-      switch CocoaError.Code(rawValue: error.code) {
+    if bridged.domain == NSPOSIXErrorDomain {
+      return String(cString: strerror(Int32(bridged.code)))
+    }
+    if bridged.domain == NSCocoaErrorDomain {
+      switch CocoaError.Code(rawValue: bridged.code) {
       case .fileWriteOutOfSpace: return "the disk is full"
       case .fileWriteNoPermission, .fileReadNoPermission: return "permission denied"
       case .fileWriteVolumeReadOnly: return "the volume is read-only"
       case .fileNoSuchFile, .fileReadNoSuchFile: return "no such file or folder"
       case .fileWriteFileExists: return "a file is in the way"
-      default: return "the file system refused (code \(error.code))"
+      default: return "the file system refused (code \(bridged.code))"
       }
     }
-    return "\(error.localizedDescription)"
+    // A write ``SafeFiles`` refused says itself (the system's reason, naming the folder or
+    // the disk, and what to do): bridged, it would say "The operation could not be
+    // completed" and its type's name.
+    if let failure = error as? StepFailure { return failure.message }
+    return bridged.localizedDescription
   }
 
   private func write(_ record: LaunchRecord) throws {
+    if let fault = Self.writeFaults.withLock({ $0[url.path] }) { throw fault }
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
     try SafeFiles.writeAtomically(encoder.encode(record), to: url, followingLinks: false)
