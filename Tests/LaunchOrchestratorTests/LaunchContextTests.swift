@@ -550,6 +550,67 @@ struct LaunchContextTests {
       ])
   }
 
+  /// The launch's end let go of its claims: another launch (another process here) may have
+  /// claimed a run-once step since, and a retry leaves it to that launch, as a launch would.
+  @MainActor @Test func aRetryLeavesARunOnceStepAnotherLaunchClaimedToIt() async throws {
+    let folder = try DataFolder()
+    let key = "retry-claim-\(UUID().uuidString)"
+    let plan = try folder.plan(
+      """
+      { "version": 1, "steps": [
+        { "id": "onboard", "plugin": "count", "params": { "key": "\(key)", "failRuns": 1 },
+          "once": "perInstall" },
+        { "id": "feed", "plugin": "noop", "dependsOn": ["onboard"] }
+      ] }
+      """)
+    let session = LaunchSession()
+    let first = await session.run(plan, on: LaunchEngine(), environment: environment())
+    #expect(first.outcome == .failed)
+    #expect(first.step("onboard")?.state == .failed)
+    // Another process launching now, which lives (process 1 lives as long as the system).
+    _ = folder.record.update(waiting: .seconds(1)) { record in
+      let number = record.begin(version: nil, process: 1)
+      record.claim("onboard", version: nil, process: 1, launch: number)
+    }
+    let retried = await session.retry()
+    #expect(retried.step("onboard")?.error == "run by another launch now (process 1)")
+    #expect(retried.step("feed")?.state == .succeeded)
+    #expect(stepRuns.withLock { $0[key] } == 1)
+    #expect(folder.record.read().record?.claims?["onboard"]?.process == 1)
+  }
+
+  /// A retry claims the run-once steps it runs, so a launch starting meanwhile leaves them to
+  /// it, and lets the claims go at its end.
+  @MainActor @Test func aRetryClaimsTheRunOnceStepsItRuns() async throws {
+    let folder = try DataFolder()
+    let key = "retry-claims-\(UUID().uuidString)"
+    let plan = try folder.plan(
+      """
+      { "version": 1, "steps": [
+        { "id": "onboard", "plugin": "count", "params": { "key": "\(key)", "failRuns": 1 },
+          "once": "perInstall" }
+      ] }
+      """)
+    let session = LaunchSession()
+    _ = await session.run(plan, on: LaunchEngine(), environment: environment())
+    // What another launch would find in the record at the retry's first update after its
+    // start: the retry's claim.
+    let record = folder.record
+    let path = record.url.path
+    let found = Locked<[LaunchRecord.Claim?]>([])
+    SharedFile.beforeLocking.withLock {
+      $0[path] = { found.withLock { $0.append(record.read().record?.claims?["onboard"]) } }
+    }
+    defer { _ = SharedFile.beforeLocking.withLock { $0.removeValue(forKey: path) } }
+    let retried = await session.retry()
+    #expect(retried.step("onboard")?.state == .succeeded)
+    // The retry's start, then the step's success (with the retry's end, or before it).
+    let claims = found.withLock { $0 }
+    #expect(claims.count >= 2)
+    #expect(claims.dropFirst().first??.process == getpid(), "\(claims)")
+    #expect(record.read().record?.claims == nil)
+  }
+
   @Test func withoutAFolderForTheRecordNoRunOnceStepRunsOnAGuess() async throws {
     let folder = try DataFolder()
     try Data("not a folder".utf8).write(
