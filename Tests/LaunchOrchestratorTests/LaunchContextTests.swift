@@ -4,6 +4,12 @@ import Testing
 
 @testable import LaunchOrchestrator
 
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#endif
+
 /// Fails when its `fail` parameter says so: for run-once steps that must be recorded only
 /// when they succeed.
 private struct MaybeFailStep: StepPlugin {
@@ -257,20 +263,88 @@ struct LaunchContextTests {
     #expect(!facts.isSafeMode)
   }
 
+  /// A launch given no version (a tool, an extension without `AppInfo`) between two of the
+  /// app's says nothing of the app's version.
+  @Test func aLaunchGivenNoVersionHidesNoUpgradeAndNoDowngrade() async throws {
+    let folder = try DataFolder()
+    let plan = try folder.plan(
+      """
+      { "version": 1, "steps": [
+        { "id": "whatsNew", "plugin": "noop", "when": { "afterUpgrade": true } }
+      ] }
+      """)
+    let old = await LaunchEngine().run(plan, environment: environment(version: "1.0"))
+    #expect(old.context?.isFirstLaunchAfterUpgrade == false)
+    let unversioned = await LaunchEngine().run(plan, environment: environment())
+    #expect(unversioned.context?.isFirstLaunchAfterUpgrade == false)
+    let upgraded = await LaunchEngine().run(plan, environment: environment(version: "2.0"))
+    #expect(upgraded.context?.isFirstLaunchAfterUpgrade == true)
+    #expect(upgraded.step("whatsNew")?.state == .succeeded)
+
+    var record = try #require(folder.record.read().record)
+    _ = record.begin(version: nil, process: Int32.max)
+    #expect(record.downgrade(to: "1.9") == "2.0")
+  }
+
   @Test func theRecordStaysBoundedWhateverTheAppsAge() {
     var record = LaunchRecord()
     for number in 1...1000 {
       _ = record.begin(version: "1.\(number)", process: Int32.max)
       record.recordOnce("migrate", version: "1.\(number)")
-      record.recordOnce("gone\(number % 3)", version: "1.\(number)")
+      // A step renamed in every version, each name gone from the manifest the next.
+      record.recordOnce("renamed\(number)", version: "1.\(number)")
+      record.claim("renamed\(number)", version: "1.\(number)", process: Int32.max, launch: number)
+      record.keepOnce(of: ["migrate", "renamed\(number)"]) { _ in false }
     }
-    record.keepOnce(only: ["migrate"])
     #expect(record.launchCount == 1000)
     #expect(record.recent.count == LaunchRecord.recentLimit)
     #expect(record.once["migrate"]?.count == LaunchRecord.versionLimit)
-    #expect(record.once.count == 1)
+    // The manifest's steps, and the others that succeeded last.
+    let others = (1000 - LaunchRecord.otherOnceLimit..<1000).map { "renamed\($0)" }
+    #expect(Set(record.once.keys) == Set(["migrate", "renamed1000"] + others))
+    #expect(Set(record.onceLast.map { Array($0.keys) } ?? []) == Set(record.once.keys))
+    // Claims of steps the manifest does not name, whose launches are over, hold nothing.
+    #expect(record.claims?.keys.sorted() == ["renamed1000"])
     let size = (try? JSONEncoder().encode(record).count) ?? .max
-    #expect(size < LaunchRecordFile.maximumSize)
+    #expect(size < LaunchRecordFile.maximumSize / 4)
+  }
+
+  /// A beta the user went back from, or an app extension whose manifest shares the name:
+  /// a launch of a manifest without a run-once step keeps what the record says of it.
+  @Test func aRunOnceStepALaunchOfAnotherManifestOfTheNameLacksStaysDone() async throws {
+    let folder = try DataFolder()
+    let withOnboarding = try folder.plan(
+      """
+      { "version": 1, "steps": [
+        { "id": "newOnboarding", "plugin": "noop", "once": "perInstall" },
+        { "id": "main", "plugin": "noop", "once": "perVersion" }
+      ] }
+      """)
+    let without = try folder.plan(
+      #"{ "version": 1, "steps": [ { "id": "main", "plugin": "noop", "once": "perVersion" } ] }"#
+    )
+    let first = await LaunchEngine().run(withOnboarding, environment: environment(version: "2.0"))
+    #expect(first.step("newOnboarding")?.state == .succeeded)
+    let back = await LaunchEngine().run(without, environment: environment(version: "1.9"))
+    #expect(back.step("main")?.state == .succeeded)
+    let again = await LaunchEngine().run(withOnboarding, environment: environment(version: "2.0"))
+    #expect(again.step("newOnboarding")?.error == "done before (version 2.0)")
+    #expect(again.step("main")?.error == "done before (version 2.0)")
+  }
+
+  /// Another manifest's launch running a step now, in a process that lives: its claim holds
+  /// through a launch of a manifest that does not name the step.
+  @Test func aClaimOnAStepTheManifestDoesNotNameHoldsWhileItsLaunchRuns() {
+    var record = LaunchRecord()
+    let number = record.begin(version: "1.0", process: 7)
+    record.claim("extensionSeed", version: "1.0", process: 7, launch: number)
+    record.claim("gone", version: "1.0", process: 8, launch: number)
+    record.keepOnce(of: ["main"]) { $0.process == 7 }
+    #expect(record.claims?.keys.sorted() == ["extensionSeed"])
+    #expect(
+      record.claimant(
+        of: "extensionSeed", .perInstall, version: "1.0", process: 9, launch: 1,
+        isRunning: { $0.process == 7 })?.process == 7)
   }
 
   @Test func aDamagedRecordIsSetAsideAndTheLaunchStartsAfresh() async throws {
@@ -408,6 +482,133 @@ struct LaunchContextTests {
     #expect(retried.step("fetch")?.state == .succeeded)
     #expect(retried.step("seed")?.error == "no launch record kept; left to a launch that keeps one")
     #expect(stepRuns.withLock { $0["\(key)-seed"] } == nil)
+  }
+
+  /// A full disk at the launch's start: the record reads, but neither the launch nor a claim
+  /// on a run-once step can be kept. Facts from it would be the same at every launch (each
+  /// the first), and a run-once step would run in each.
+  @Test func aRecordThatCannotBeWrittenMakesNoLaunchTheFirstAndRunsNoRunOnceStep() async throws {
+    let folder = try DataFolder()
+    let plan = try folder.plan(
+      """
+      { "version": 1, "steps": [
+        { "id": "seed", "plugin": "noop", "once": "perInstall" },
+        { "id": "welcome", "plugin": "noop", "when": { "firstLaunch": true } }
+      ] }
+      """)
+    let path = folder.record.url.path
+    // The folder is there and writable: what the system said is all the failure names.
+    try FileManager.default.createDirectory(
+      at: folder.record.folder, withIntermediateDirectories: false)
+    LaunchRecordFile.writeFaults.withLock {
+      $0[path] = SafeFiles.failure(
+        ENOSPC, writing: folder.record.url, doing: "write the new file")
+    }
+    for _ in 0..<2 {
+      let report = await LaunchEngine().run(plan, environment: environment(version: "1.0"))
+      #expect(report.outcome == .succeeded)
+      #expect(report.context?.isFirstLaunch == false)
+      #expect(report.context?.launchNumber == 0)
+      #expect(
+        report.step("seed")?.error == "no launch record kept; left to a launch that keeps one")
+      #expect(report.step("welcome")?.error == "condition: not the first launch")
+      #expect(
+        report.contextNotes == [
+          "the launch record '\(path)' could not be written (cannot rewrite '\(path)': could not write the new file (\(String(cString: strerror(ENOSPC)))), so the file was left as it was)"
+            + ContextKeeper.unkeptNote
+        ])
+    }
+    _ = LaunchRecordFile.writeFaults.withLock { $0.removeValue(forKey: path) }
+    #expect(!FileManager.default.fileExists(atPath: path))
+    // Once it can be written, the first launch is the first.
+    let first = await LaunchEngine().run(plan, environment: environment(version: "1.0"))
+    #expect(first.context?.launchNumber == 1)
+    #expect(first.step("seed")?.state == .succeeded)
+    #expect(first.step("welcome")?.state == .succeeded)
+    #expect(first.contextNotes.isEmpty)
+  }
+
+  /// What the system said, the folder, and what to do: never "The operation could not be
+  /// completed" with the error's type. Root writes in a read-only folder, so this runs as
+  /// another user only; the disk-full test above goes the same way as root.
+  @Test(.enabled(if: geteuid() != 0))
+  func aRecordInAFolderThisUserMayNotWriteIsANoteNamingTheFolder() async throws {
+    let folder = try DataFolder()
+    let plan = try folder.plan(
+      #"{ "version": 1, "steps": [ { "id": "seed", "plugin": "noop", "once": "perInstall" } ] }"#)
+    _ = await LaunchEngine().run(plan, environment: environment())
+    let records = folder.record.folder.path
+    #expect(chmod(records, 0o555) == 0)
+    defer { chmod(records, 0o755) }
+    let report = await LaunchEngine().run(plan, environment: environment())
+    #expect(report.step("seed")?.error == "no launch record kept; left to a launch that keeps one")
+    let path = folder.record.url.path
+    #expect(
+      report.contextNotes == [
+        "the launch record '\(path)' could not be written (cannot rewrite '\(path)': its folder '\(records)' is not writable, so the file was left as it was; make the folder writable)"
+          + ContextKeeper.unkeptNote
+      ])
+  }
+
+  /// The launch's end let go of its claims: another launch (another process here) may have
+  /// claimed a run-once step since, and a retry leaves it to that launch, as a launch would.
+  @MainActor @Test func aRetryLeavesARunOnceStepAnotherLaunchClaimedToIt() async throws {
+    let folder = try DataFolder()
+    let key = "retry-claim-\(UUID().uuidString)"
+    let plan = try folder.plan(
+      """
+      { "version": 1, "steps": [
+        { "id": "onboard", "plugin": "count", "params": { "key": "\(key)", "failRuns": 1 },
+          "once": "perInstall" },
+        { "id": "feed", "plugin": "noop", "dependsOn": ["onboard"] }
+      ] }
+      """)
+    let session = LaunchSession()
+    let first = await session.run(plan, on: LaunchEngine(), environment: environment())
+    #expect(first.outcome == .failed)
+    #expect(first.step("onboard")?.state == .failed)
+    // Another process launching now, which lives (process 1 lives as long as the system).
+    _ = folder.record.update(waiting: .seconds(1)) { record in
+      let number = record.begin(version: nil, process: 1)
+      record.claim("onboard", version: nil, process: 1, launch: number)
+    }
+    let retried = await session.retry()
+    #expect(retried.step("onboard")?.error == "run by another launch now (process 1)")
+    #expect(retried.step("feed")?.state == .succeeded)
+    #expect(stepRuns.withLock { $0[key] } == 1)
+    #expect(folder.record.read().record?.claims?["onboard"]?.process == 1)
+  }
+
+  /// A retry claims the run-once steps it runs, so a launch starting meanwhile leaves them to
+  /// it, and lets the claims go at its end.
+  @MainActor @Test func aRetryClaimsTheRunOnceStepsItRuns() async throws {
+    let folder = try DataFolder()
+    let key = "retry-claims-\(UUID().uuidString)"
+    let plan = try folder.plan(
+      """
+      { "version": 1, "steps": [
+        { "id": "onboard", "plugin": "count", "params": { "key": "\(key)", "failRuns": 1 },
+          "once": "perInstall" }
+      ] }
+      """)
+    let session = LaunchSession()
+    _ = await session.run(plan, on: LaunchEngine(), environment: environment())
+    // What another launch would find in the record at the retry's first update after its
+    // start: the retry's claim.
+    let record = folder.record
+    let path = record.url.path
+    let found = Locked<[LaunchRecord.Claim?]>([])
+    SharedFile.beforeLocking.withLock {
+      $0[path] = { found.withLock { $0.append(record.read().record?.claims?["onboard"]) } }
+    }
+    defer { _ = SharedFile.beforeLocking.withLock { $0.removeValue(forKey: path) } }
+    let retried = await session.retry()
+    #expect(retried.step("onboard")?.state == .succeeded)
+    // The retry's start, then the step's success (with the retry's end, or before it).
+    let claims = found.withLock { $0 }
+    #expect(claims.count >= 2)
+    #expect(claims.dropFirst().first??.process == getpid(), "\(claims)")
+    #expect(record.read().record?.claims == nil)
   }
 
   @Test func withoutAFolderForTheRecordNoRunOnceStepRunsOnAGuess() async throws {

@@ -115,17 +115,14 @@ final class ContextKeeper: Sendable {
         skips: skips(of: plan, in: context, record: record, version: version),
         plan: plan, file: nil, number: context.launchNumber, version: version, notes: notes)
     case .automatic, .kept:
-      if let previous {
-        // A retry: the launch's facts stay; whether a run-once step is done is read again.
-        let (record, notes) = file.read()
-        return ContextKeeper(
-          context: previous,
-          skips: skips(of: plan, in: previous, record: record, version: version),
-          plan: plan, file: file, number: previous.launchNumber, version: version, notes: notes)
-      }
       let process = getpid()
       let onceSteps = plan.contextSteps.filter { plan.manifest.steps[$0].once != nil }
       let onceIDs = Set(onceSteps.map { plan.steps[$0].id })
+      if let previous {
+        return retry(
+          of: previous, plan: plan, file: file, version: version, onceSteps: onceSteps,
+          process: process)
+      }
       let started = file.update(waiting: startWait) { record in
         let facts = record.facts(
           for: given ?? LaunchContext(), version: version,
@@ -133,38 +130,30 @@ final class ContextKeeper: Sendable {
         let downgrade = record.downgrade(to: version)
         var skips = Self.skips(of: plan, in: facts, record: record, version: version)
         let number = record.begin(version: version, process: process)
-        record.keepOnce(only: onceIDs)
-        running.withLock { _ = $0.insert("\(number) \(file.url.path)") }
-        // Each run-once step this launch will run is claimed first: a launch starting
-        // meanwhile leaves a step claimed by a live launch to it.
-        let skipped = Set(skips.map(\.step))
-        for index in onceSteps where !skipped.contains(index) {
-          guard let once = plan.manifest.steps[index].once else { continue }
-          let id = plan.steps[index].id
-          if let claimant = record.claimant(
-            of: id, once, version: version, process: process, launch: number,
-            isRunning: { isRunning($0, file: file) })
-          {
-            skips.append(
-              ContextSkip(
-                step: index,
-                reason: claimant.process == process
-                  ? "run by another launch of this process now (launch \(claimant.launch))"
-                  : "run by another launch now (process \(claimant.process))",
-                keepsDependents: true))
-          } else {
-            record.claim(id, version: version, process: process, launch: number)
-          }
-        }
-        skips.sort { $0.step < $1.step }
+        record.keepOnce(of: onceIDs) { isRunning($0, file: file) }
+        claim(
+          onceSteps, of: plan, in: &record, skips: &skips, version: version, process: process,
+          launch: number, file: file)
         var started = facts
         started.launchNumber = number
         return (started, skips, downgrade)
       }
+      var notes = started.notes
       if let (context, skips, downgrade) = started.value {
-        let notes =
-          started.notes
-          + (downgrade.map { [LaunchContext.downgradeNote(from: $0, to: version)] } ?? [])
+        guard started.wasWritten else {
+          // Read, but not written (a full disk, a folder this user may not write): neither
+          // the launch nor its claims were kept. Facts from the record would stay as they
+          // are for every launch (each the first), and a run-once step would run in each, so
+          // the launch goes on as for a record that cannot be kept.
+          _ = running.withLock { $0.remove("\(context.launchNumber) \(file.url.path)") }
+          notes[notes.count - 1] += Self.unkeptNote
+          let unknown = LaunchContext.unknown(given ?? LaunchContext())
+          return ContextKeeper(
+            context: unknown,
+            skips: Self.skips(of: plan, in: unknown, record: nil, version: version),
+            plan: plan, file: nil, number: 0, version: version, notes: notes)
+        }
+        notes += downgrade.map { [LaunchContext.downgradeNote(from: $0, to: version)] } ?? []
         return ContextKeeper(
           context: context, skips: skips, plan: plan, file: file, number: context.launchNumber,
           version: version, notes: notes)
@@ -182,7 +171,6 @@ final class ContextKeeper: Sendable {
       // for a record that cannot be kept.
       let (record, readNotes) = started.wasBusy ? file.read() : (nil, [])
       var context = LaunchContext.unknown(given)
-      var notes = started.notes
       var skips: [ContextSkip] = []
       var counting: Task<Int, Never>?
       if let record {
@@ -195,8 +183,7 @@ final class ContextKeeper: Sendable {
         for index in onceSteps where !skipped.contains(index) {
           skips.append(
             ContextSkip(
-              step: index, reason: "launch record locked; left to a later launch",
-              keepsDependents: false))
+              step: index, reason: lockedReason, keepsDependents: false))
         }
         skips.sort { $0.step < $1.step }
         notes[0] +=
@@ -208,7 +195,12 @@ final class ContextKeeper: Sendable {
             running.withLock { _ = $0.insert("\(number) \(key)") }
             return number
           }
-          return update.value ?? 0
+          guard let number = update.value, update.wasWritten else {
+            // Not counted: a number the record does not hold names no launch of this one.
+            if let number = update.value { _ = running.withLock { $0.remove("\(number) \(key)") } }
+            return 0
+          }
+          return number
         }
       } else {
         if started.wasBusy {
@@ -218,7 +210,7 @@ final class ContextKeeper: Sendable {
         skips = Self.skips(
           of: plan, in: context, record: nil, version: version,
           unknownBecause: started.wasBusy
-            ? "launch record locked; left to a later launch" : Self.noRecordReason)
+            ? lockedReason : Self.noRecordReason)
       }
       notes += readNotes
       return ContextKeeper(
@@ -226,6 +218,94 @@ final class ContextKeeper: Sendable {
         number: 0, version: version, notes: notes, isBusy: true, counting: counting)
     }
   }
+
+  /// Claims in `record` each run-once step of `steps` that `skips` does not keep out, for
+  /// launch `launch` of this process, `process`, which is running from now on: a launch
+  /// starting meanwhile leaves a step claimed by a live launch to it. A step a live launch
+  /// claimed already is added to `skips` instead, which ends in manifest order.
+  private static func claim(
+    _ steps: [Int], of plan: LaunchPlan, in record: inout LaunchRecord,
+    skips: inout [ContextSkip], version: String?, process: Int32, launch: Int,
+    file: LaunchRecordFile
+  ) {
+    running.withLock { _ = $0.insert("\(launch) \(file.url.path)") }
+    let skipped = Set(skips.map(\.step))
+    for index in steps where !skipped.contains(index) {
+      guard let once = plan.manifest.steps[index].once else { continue }
+      let id = plan.steps[index].id
+      if let claimant = record.claimant(
+        of: id, once, version: version, process: process, launch: launch,
+        isRunning: { isRunning($0, file: file) })
+      {
+        skips.append(
+          ContextSkip(
+            step: index,
+            reason: claimant.process == process
+              ? "run by another launch of this process now (launch \(claimant.launch))"
+              : "run by another launch now (process \(claimant.process))",
+            keepsDependents: true))
+      } else {
+        record.claim(id, version: version, process: process, launch: launch)
+      }
+    }
+    skips.sort { $0.step < $1.step }
+  }
+
+  /// The context of a retry of the launch whose run had `previous`: its facts stay, whether a
+  /// run-once step is done is read again, and the run-once steps it will run are claimed as
+  /// the launch claimed them. The launch's end let its claims go, and another launch may have
+  /// claimed a step since: without a claim, both would run it at once.
+  private static func retry(
+    of previous: LaunchContext, plan: LaunchPlan, file: LaunchRecordFile, version: String?,
+    onceSteps: [Int], process: Int32
+  ) -> ContextKeeper {
+    let number = previous.launchNumber
+    let claimed = file.update(waiting: startWait) { record in
+      var skips = Self.skips(of: plan, in: previous, record: record, version: version)
+      if number > 0 {
+        claim(
+          onceSteps, of: plan, in: &record, skips: &skips, version: version, process: process,
+          launch: number, file: file)
+      } else {
+        // Never counted (the record was locked through the launch): a claim must name a
+        // launch the record holds, so the steps are left to a later launch, as they were.
+        let skipped = Set(skips.map(\.step))
+        for index in onceSteps where !skipped.contains(index) {
+          skips.append(ContextSkip(step: index, reason: lockedReason, keepsDependents: false))
+        }
+        skips.sort { $0.step < $1.step }
+      }
+      return skips
+    }
+    if let skips = claimed.value, claimed.wasWritten {
+      return ContextKeeper(
+        context: previous, skips: skips, plan: plan, file: file, number: number,
+        version: version, notes: claimed.notes)
+    }
+    // No claim was kept: the run-once steps not done yet are left to a later launch, as for a
+    // launch that finds the record locked or cannot keep it.
+    if claimed.value != nil {
+      _ = running.withLock { $0.remove("\(number) \(file.url.path)") }
+    }
+    let (record, readNotes) = claimed.wasBusy ? file.read() : (nil, [])
+    var skips = Self.skips(
+      of: plan, in: previous, record: record, version: version,
+      unknownBecause: claimed.wasBusy ? lockedReason : noRecordReason)
+    if record != nil {
+      let skipped = Set(skips.map(\.step))
+      for index in onceSteps where !skipped.contains(index) {
+        skips.append(ContextSkip(step: index, reason: lockedReason, keepsDependents: false))
+      }
+      skips.sort { $0.step < $1.step }
+    }
+    // A locked record is still told how the retry ended, once the lock is free.
+    return ContextKeeper(
+      context: previous, skips: skips, plan: plan, file: record == nil ? nil : file,
+      number: number, version: version, notes: claimed.notes + readNotes, isBusy: true)
+  }
+
+  /// Why a run-once step is skipped when the record stayed locked at the launch's start.
+  static let lockedReason = "launch record locked; left to a later launch"
 
   /// Whether the launch holding `claim` is running: in another process that lives, or in
   /// this one and not over.
@@ -238,6 +318,11 @@ final class ContextKeeper: Sendable {
 
   /// Why a run-once step is skipped when the record cannot be read or kept.
   static let noRecordReason = "no launch record kept; left to a launch that keeps one"
+
+  /// What a record that could be read but not written at the launch's start means for the
+  /// launch, after the note saying why it could not be written.
+  static let unkeptNote =
+    "; this launch was not counted, its facts are unknown (not the first launch, not after an upgrade, not in safe mode) and its run-once steps are left to a launch that keeps the record"
 
   /// The steps `context` keeps out of a launch of `plan`, in manifest order. Without a
   /// `record` (it cannot be read), whether a run-once step ran is unknown, and none is

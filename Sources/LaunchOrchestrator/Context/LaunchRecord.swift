@@ -11,8 +11,9 @@ import Foundation
 /// run-once steps succeeded in which version.
 ///
 /// Bounded whatever the app's age: the last ``recentLimit`` launches, and for each run-once
-/// step of the manifest its last ``versionLimit`` versions, so reading it at every launch
-/// costs the same on the thousandth launch as on the second.
+/// step of the manifest, and of at most ``otherOnceLimit`` steps it does not name, its last
+/// ``versionLimit`` versions, so reading it at every launch costs the same on the thousandth
+/// launch as on the second.
 package struct LaunchRecord: Codable, Equatable, Sendable {
   /// One launch: its number, the app version it ran, the process that ran it, how far it got.
   package struct Launch: Codable, Equatable, Sendable {
@@ -41,6 +42,10 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
   package static let recentLimit = 16
   /// Versions kept per run-once step.
   package static let versionLimit = 8
+  /// Run-once steps kept that the manifest launching does not name: an app extension's that
+  /// shares the manifest's name, a build the user went back from. Far more than either has,
+  /// while steps renamed over the years cannot grow the record past its size limit.
+  package static let otherOnceLimit = 32
 
   package var format = Self.currentFormat
   /// Launches started, ever (since the record was started).
@@ -50,6 +55,10 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
   /// For each run-once step that succeeded, the versions it succeeded in, oldest first (`""`
   /// when the app gave none).
   package var once: [String: [String]] = [:]
+  /// For each step in ``once``, the launch count when it last succeeded: of the steps a
+  /// manifest does not name, those that went longest without succeeding are forgotten first.
+  /// Absent in records written before it, and then taken as 0.
+  package var onceLast: [String: Int]?
   /// The run-once steps a launch is running now, claimed before it started them so that a
   /// launch starting meanwhile leaves them to it; released when the step succeeded, failed or
   /// was not run, and ignored once the claiming process has died. Absent in records written
@@ -106,6 +115,12 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
         return "holds a version longer than \(Self.versionLength) bytes"
       }
     }
+    guard (onceLast?.count ?? 0) <= Self.onceLimit else {
+      return "lists \(onceLast?.count ?? 0) run-once steps, more than \(Self.onceLimit)"
+    }
+    for (step, launch) in onceLast ?? [:] where !(0...launchCount).contains(launch) {
+      return "holds launch \(launch) for step '\(step)', outside 0...\(launchCount)"
+    }
     guard (claims?.count ?? 0) <= Self.onceLimit else {
       return "lists \(claims?.count ?? 0) claims, more than \(Self.onceLimit)"
     }
@@ -131,7 +146,7 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
     facts.isFirstLaunch = launchCount == 0
     // Higher only: the same version spelled otherwise (`1.0`, `1.0.0`) or an older one (a
     // downgrade, see ``isDowngrade(to:)``) is no upgrade.
-    if !facts.isFirstLaunch, let version, let last = recent.last?.version {
+    if !facts.isFirstLaunch, let version, let last = lastVersion {
       facts.isFirstLaunchAfterUpgrade = VersionOrder.compare(version, last) > 0
     }
     // A record read from a file is in range (``damage``); one built in memory may not be.
@@ -149,12 +164,18 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
     return facts
   }
 
-  /// The version the last launch ran when `version` is older than it: the app was
+  /// The version the last launch given one ran when `version` is older than it: the app was
   /// downgraded. `nil` otherwise.
   package func downgrade(to version: String?) -> String? {
-    guard let version, let last = recent.last?.version, VersionOrder.compare(version, last) < 0
+    guard let version, let last = lastVersion, VersionOrder.compare(version, last) < 0
     else { return nil }
     return last
+  }
+
+  /// The version of the last launch given one: a launch given none in between (a tool, an
+  /// extension without `AppInfo`) says nothing of the app's version.
+  private var lastVersion: String? {
+    recent.last { $0.version != nil }?.version
   }
 
   /// Adds a started launch and returns its number.
@@ -221,14 +242,32 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
       versions.removeFirst(versions.count - Self.versionLimit)
     }
     once[step] = versions
+    var last = onceLast ?? [:]
+    last[step] = launchCount
+    onceLast = last
   }
 
-  /// Forgets run-once steps the manifest no longer has, so the record stays bounded by the
-  /// manifest, not by its history.
-  package mutating func keepOnce(only steps: Set<String>) {
-    once = once.filter { steps.contains($0.key) }
+  /// Keeps what the record says of run-once steps bounded by the manifest launching, whose
+  /// run-once steps are `steps`, not by the record's history: of the steps it does not name,
+  /// the ``otherOnceLimit`` that succeeded last are kept (another manifest of the same name,
+  /// an app extension's or a build the user went back from, runs them: forgotten, they would
+  /// run again), and their claims while `isRunning` says the claimant runs.
+  package mutating func keepOnce(of steps: Set<String>, isRunning: (Claim) -> Bool) {
+    let last = onceLast ?? [:]
+    let others = once.keys.filter { !steps.contains($0) }
+    if others.count > Self.otherOnceLimit {
+      // The longest without a success first; by name among equals, so every process forgets
+      // the same ones.
+      let forgotten = others.sorted { (last[$0] ?? 0, $0) < (last[$1] ?? 0, $1) }
+        .prefix(others.count - Self.otherOnceLimit)
+      for step in forgotten { once[step] = nil }
+    }
+    let kept = last.filter { once[$0.key] != nil }
+    onceLast = kept.isEmpty ? nil : kept
     if let all = claims {
-      let kept = all.filter { steps.contains($0.key) }
+      // A claim on a step the manifest names is taken over when a launch of it claims the
+      // step; one on a step it does not name, once its launch is over, would stay for good.
+      let kept = all.filter { steps.contains($0.key) || isRunning($0.value) }
       claims = kept.isEmpty ? nil : kept
     }
   }
@@ -291,7 +330,15 @@ package struct LaunchRecordFile: Sendable {
     package var notes: [String]
     /// Whether the record stayed locked by another process for all of the wait.
     package var wasBusy = false
+    /// Whether `change` ran and the record it changed was written: when it ran and this is
+    /// false, nothing it changed is kept (the last note says why).
+    package var wasWritten = false
   }
+
+  /// Errors each write of the record at a path throws instead of writing: a test's stand-in
+  /// for a disk that fills or a folder that turns read-only, which a test running as root
+  /// meets no other way.
+  package static let writeFaults = Locked<[String: any Error & Sendable]>([:])
 
   /// Reads the record holding its lock, lets `change` change it, and writes it back
   /// atomically. Waits at most `wait` for the lock, so that the record never holds up a
@@ -301,6 +348,7 @@ package struct LaunchRecordFile: Sendable {
   /// an empty one. Nothing here throws: what went wrong is in the notes.
   package func update<T>(waiting wait: Duration, _ change: (inout LaunchRecord) -> T) -> Update<T> {
     var notes: [String] = []
+    var written = false
     if let problem = folderProblem() { return Update(value: nil, notes: [problem]) }
     do {
       try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -333,6 +381,7 @@ package struct LaunchRecordFile: Sendable {
         let value = change(&record)
         do {
           try write(record)
+          written = true
         } catch {
           notes.append(
             "the launch record '\(url.path)' could not be written (\(Self.describe(error)))")
@@ -350,7 +399,7 @@ package struct LaunchRecordFile: Sendable {
       // lock says it.
       return Update(value: nil, notes: ["\(error)"])
     }
-    return Update(value: result, notes: notes)
+    return Update(value: result, notes: notes, wasWritten: written)
   }
 
   /// Why the record's folder cannot hold it: it is a file, or a symbolic link (not followed:
@@ -367,27 +416,34 @@ package struct LaunchRecordFile: Sendable {
 
   /// An error in words: the system's message for a file error, never a dump of its fields.
   package static func describe(_ error: any Error) -> String {
-    let error = error as NSError
-    if let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError,
+    let bridged = error as NSError
+    if let underlying = bridged.userInfo[NSUnderlyingErrorKey] as? NSError,
       underlying.domain == NSPOSIXErrorDomain
     {
       return String(cString: strerror(Int32(underlying.code)))
     }
-    if error.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(error.code))) }
-    if error.domain == NSCocoaErrorDomain {
-      switch CocoaError.Code(rawValue: error.code) {
+    if bridged.domain == NSPOSIXErrorDomain {
+      return String(cString: strerror(Int32(bridged.code)))
+    }
+    if bridged.domain == NSCocoaErrorDomain {
+      switch CocoaError.Code(rawValue: bridged.code) {
       case .fileWriteOutOfSpace: return "the disk is full"
       case .fileWriteNoPermission, .fileReadNoPermission: return "permission denied"
       case .fileWriteVolumeReadOnly: return "the volume is read-only"
       case .fileNoSuchFile, .fileReadNoSuchFile: return "no such file or folder"
       case .fileWriteFileExists: return "a file is in the way"
-      default: return "the file system refused (code \(error.code))"
+      default: return "the file system refused (code \(bridged.code))"
       }
     }
-    return "\(error.localizedDescription)"
+    // A write ``SafeFiles`` refused says itself (the system's reason, naming the folder or
+    // the disk, and what to do): bridged, it would say "The operation could not be
+    // completed" and its type's name.
+    if let failure = error as? StepFailure { return failure.message }
+    return bridged.localizedDescription
   }
 
   private func write(_ record: LaunchRecord) throws {
+    if let fault = Self.writeFaults.withLock({ $0[url.path] }) { throw fault }
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
     try SafeFiles.writeAtomically(encoder.encode(record), to: url, followingLinks: false)
