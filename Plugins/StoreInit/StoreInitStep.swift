@@ -103,15 +103,42 @@ public struct StoreInitStep: StepPlugin {
 
   /// Reads and checks every file of the migrations folder, not only those a store lacks, for
   /// `orchestrate validate`: a launch reads a migration only to apply it.
+  ///
+  /// Each file's problem is said at once; when every file reads, the migrations are applied
+  /// to an empty database in memory, as a new store's are before it is created, so that a
+  /// statement that fails is named before the app ships, not when a launch needs it.
   public func checkShippedFiles() throws {
     guard case .loaded(let schema) = schemaSource else { return }
-    for migration in schema.migrations where migration.file != nil {
+    var problems: [String] = []
+    var scripts: [(file: URL, sql: String)] = []
+    for migration in schema.migrations {
+      guard let file = migration.file else { continue }
       do {
-        _ = try migration.checkedSQL()
+        scripts.append((file, try migration.checkedSQL()))
       } catch {
-        throw ParameterError("migrations", error.message + ".")
+        problems.append(error.message)
       }
     }
+    if problems.isEmpty, !scripts.isEmpty {
+      let memory = try SQLiteConnection.inMemory()
+      // The first failure only: each migration builds on those before it.
+      for (file, sql) in scripts {
+        do {
+          try memory.executeScript(sql)
+        } catch {
+          let line = error.line.map { ":\($0)" } ?? ""
+          problems.append(
+            "the migration '\(file.path)\(line)' fails on a new store: \(error.message); a launch that applies it would fail"
+          )
+          break
+        }
+      }
+    }
+    guard let first = problems.first else { return }
+    // One parameter, one problem: the others follow it, each a sentence of its own.
+    throw ParameterError(
+      "migrations",
+      ([first] + problems.dropFirst().map { "Also, " + $0 }).joined(separator: ". ") + ".")
   }
 
   /// The database file itself: a symbolic link at `url` (the app's, into a shared container)

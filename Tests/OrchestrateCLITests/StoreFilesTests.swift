@@ -42,6 +42,40 @@ struct StoreFilesTests {
       ), "\(result.stdout)\(result.stderr)")
   }
 
+  /// `validate` applies the migrations to a store in memory: a statement that fails is named
+  /// before the app ships, not by the first launch that needs it. Every file that cannot be
+  /// read is named at once, not one per run.
+  @Test func validateNamesAMigrationThatFailsAndEveryFileItCannotRead() async throws {
+    let folder = try TemporaryFolder()
+    try FileManager.default.createDirectory(
+      at: folder.url.appendingPathComponent("migrations/app"), withIntermediateDirectories: true)
+    try folder.write("migrations/app/001_create.sql", "CREATE TABLE items (id INTEGER);\n")
+    let broken = try folder.write(
+      "migrations/app/002_tags.sql", "CREATE TABLE tags (id INTEGER);\nCREATE TABL oops;\n")
+    try folder.write("migrations/app/003_more.sql", "CREATE TABLE more (id INTEGER);\n")
+    let manifest = try folder.write(
+      "app.json",
+      #"{ "version": 1, "steps": [ { "id": "store", "plugin": "store.init", "params": { "path": "app.sqlite", "migrations": "migrations/app" } } ] }"#
+    )
+
+    let failing = try await Orchestrate.run(["validate", manifest])
+    #expect(failing.status == 65)
+    #expect(
+      failing.stdout.contains(
+        "error: step 'store' (steps[0].params.migrations): the migration '\(broken):2' fails on a new store: near \"TABL\": syntax error; a launch that applies it would fail.\n"
+      ), "\(failing.stdout)")
+
+    try Data([0x43, 0xFF, 0xFE]).write(to: URL(fileURLWithPath: broken))
+    let transaction = try folder.write("migrations/app/003_more.sql", "BEGIN;\n")
+    let unreadable = try await Orchestrate.run(["validate", manifest])
+    #expect(unreadable.status == 65)
+    #expect(
+      unreadable.stdout.contains(
+        "the migration '\(broken)' is not UTF-8 text; save it as UTF-8. Also, the migration '\(transaction):1' is refused: "
+      ), "\(unreadable.stdout)")
+    #expect(!FileManager.default.fileExists(atPath: folder.path("app.sqlite")))
+  }
+
   @Test func refusesTheManifestAsItsStoreAndAMissingFolderLeavingBothAsTheyWere() async throws {
     let folder = try TemporaryFolder()
     let text = storeManifest(#"{ "path": "store.json" }"#)

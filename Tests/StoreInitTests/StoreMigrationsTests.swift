@@ -251,14 +251,14 @@ struct StoreMigrationsTests {
     #expect(second.step("store")?.notes == ["migrated the store from version 2 to 3"])
     let connection = try SQLiteConnection(url: folder.file("app.sqlite"), mode: .readOnly)
     #expect(try connection.tableNames() == ["more", "notes", "tags"])
-    // `orchestrate validate` still reads them all, and names the first it cannot use.
+    // `orchestrate validate` still reads them all, and names each it cannot use.
     let migrations = folder.file("migrations/notes").path
     #expect(
       loadProblems(
         storeManifest(#"{ "path": "app.sqlite", "migrations": "\#(migrations)" }"#),
         plugins: plugins, checksShippedFiles: true)
         == [
-          "steps[0].params.migrations: the migration '\(migrations)/001_create_notes.sql' is not UTF-8 text; save it as UTF-8."
+          "steps[0].params.migrations: the migration '\(migrations)/001_create_notes.sql' is not UTF-8 text; save it as UTF-8. Also, the migration '\(migrations)/002_more.sql' is a folder, not a file; move it or rename it."
         ])
   }
 
