@@ -16,10 +16,12 @@ extension StoreSchema {
   /// Files that do not start with a digit (a `sample.sql`, a README) are not migrations and
   /// are left alone.
   /// - Throws: ``StepFailure`` naming the folder or file and what to change: a missing or
-  ///   empty folder, a misnamed file, a number used twice, a gap.
+  ///   empty folder, a misnamed file, a number used twice, a gap (each such problem, one
+  ///   sentence each).
   public init(folder: URL) throws(StepFailure) {
     var numbered: [(number: Int, name: String, summary: String)] = []
-    for name in try Self.migrationNames(in: folder) {
+    var problems: [String] = []
+    for name in try Self.migrationNames(in: folder, problems: &problems) {
       // `NNN_name.sql`, read as bytes: every launch lists the folder.
       let stem = name.utf8.dropLast(4)
       let digits = stem.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
@@ -27,9 +29,10 @@ extension StoreSchema {
       // Leading zeros are padding; more digits than that would overflow are no number.
       let significant = digits.drop { $0 == UInt8(ascii: "0") }
       guard significant.count <= 18, rest.first == UInt8(ascii: "_"), rest.count > 1 else {
-        throw StepFailure(
+        problems.append(
           "the migration file '\(folder.appendingPathComponent(name).path)' is not named NNN_name.sql; rename it to its number, an underscore and a name, such as '004_add_tags.sql'"
         )
+        continue
       }
       let number = significant.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
       let summary = String(
@@ -38,41 +41,49 @@ extension StoreSchema {
       numbered.append((number, name, summary))
     }
     numbered.sort { ($0.number, $0.name) < ($1.number, $1.name) }
-    guard !numbered.isEmpty else {
+    guard !numbered.isEmpty || !problems.isEmpty else {
       throw StepFailure(
         "the migrations folder '\(folder.path)' holds no migration files; add the first one as '001_create.sql'"
       )
     }
     var migrations: [Migration] = []
+    // The number the next file should have: after a problem, counted on from the file's own,
+    // so that one gap or repeat is said once, not again at every file after it.
+    var expected = 1
     for (index, file) in numbered.enumerated() {
-      let expected = index + 1
+      defer { expected = file.number + 1 }
       if let previous = numbered[..<index].last, previous.number == file.number {
-        throw StepFailure(
+        problems.append(
           "'\(previous.name)' and '\(file.name)' in '\(folder.path)' both have number \(file.number); give each migration its own number"
         )
-      }
-      guard file.number > 0 else {
-        throw StepFailure(
+      } else if file.number == 0 {
+        problems.append(
           "the migration '\(folder.appendingPathComponent(file.name).path)' has number 0; number the migrations from 1, as '001_create.sql'"
         )
-      }
-      guard file.number == expected else {
+      } else if file.number != expected {
         let after = index == 0 ? "" : " after '\(numbered[index - 1].name)'"
-        throw StepFailure(
+        problems.append(
           "the migrations in '\(folder.path)' skip number \(expected)\(after) (the next is '\(file.name)'); number them from 1 without gaps"
         )
       }
       migrations.append(
         Migration(
-          version: expected, summary: file.summary,
+          version: file.number, summary: file.summary,
           file: folder.appendingPathComponent(file.name, isDirectory: false)))
+    }
+    if let first = problems.first {
+      throw StepFailure(
+        ([first] + problems.dropFirst().map { "Also, " + $0 }).joined(separator: ". "))
     }
     self.init(name: folder.lastPathComponent, migrations: migrations)
   }
 
   /// The names in `folder` that look like migrations (a digit first, `.sql` last), sorted: one
   /// listing with the system's calls, no file opened.
-  private static func migrationNames(in folder: URL) throws(StepFailure) -> [String] {
+  /// A name that is not UTF-8 is a problem added to `problems`, and left out.
+  private static func migrationNames(in folder: URL, problems: inout [String]) throws(StepFailure)
+    -> [String]
+  {
     guard let stream = opendir(folder.path) else {
       switch errno {
       case ENOENT:
@@ -106,9 +117,10 @@ extension StoreSchema {
         bytes.count > 4, bytes.suffix(4).elementsEqual(".sql".utf8)
       else { continue }
       guard let name = String(validating: bytes, as: UTF8.self) else {
-        throw StepFailure(
+        problems.append(
           "the migration file '\(folder.path)/\(String(decoding: bytes, as: UTF8.self))' has a name that is not UTF-8; rename it, such as '004_add_tags.sql'"
         )
+        continue
       }
       names.append(name)
     }

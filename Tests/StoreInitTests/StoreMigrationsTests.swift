@@ -414,6 +414,11 @@ struct StoreMigrationsTests {
       try problems(["000_a.sql", "001_b.sql"]) == [
         "steps[0].params.migrations: the migration 'M/000_a.sql' has number 0; number the migrations from 1, as '001_create.sql'."
       ])
+    // Every problem at once, each a sentence of its own; one gap or repeat said once.
+    #expect(
+      try problems(["000_z.sql", "001_a.sql", "001_b.sql", "003_c.sql", "004_d.sql", "5.sql"]) == [
+        "steps[0].params.migrations: the migration file 'M/5.sql' is not named NNN_name.sql; rename it to its number, an underscore and a name, such as '004_add_tags.sql'. Also, the migration 'M/000_z.sql' has number 0; number the migrations from 1, as '001_create.sql'. Also, '001_a.sql' and '001_b.sql' in 'M' both have number 1; give each migration its own number. Also, the migrations in 'M' skip number 2 after '001_b.sql' (the next is '003_c.sql'); number them from 1 without gaps."
+      ])
     #expect(
       try problems(["sample.sql"]) == [
         "steps[0].params.migrations: the migrations folder 'M' holds no migration files; add the first one as '001_create.sql'."
