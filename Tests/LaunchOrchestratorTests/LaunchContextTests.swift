@@ -286,6 +286,40 @@ struct LaunchContextTests {
     #expect(record.downgrade(to: "1.9") == "2.0")
   }
 
+  /// "The first launch of a new app version": going back up to a version launched before a
+  /// downgrade (2.0, 1.9, then 2.0 again) is no upgrade, even once its launches have left the
+  /// record's recent ones; a version never launched is. A record an older build wrote (no
+  /// highest version kept) knows its recent launches' versions.
+  @Test func aVersionLaunchedBeforeIsNoUpgradeAfterADowngrade() async throws {
+    let folder = try DataFolder()
+    let plan = try folder.plan(
+      """
+      { "version": 1, "steps": [
+        { "id": "whatsNew", "plugin": "noop", "when": { "afterUpgrade": true } }
+      ] }
+      """)
+    func launch(_ version: String) async -> Bool? {
+      await LaunchEngine().run(plan, environment: environment(version: version)).context?
+        .isFirstLaunchAfterUpgrade
+    }
+    #expect(await launch("1.0") == false)
+    #expect(await launch("2.0") == true)
+    #expect(await launch("1.9") == false)
+    // A month on the older version: 2.0's launch is no longer among the recent ones.
+    for _ in 0..<LaunchRecord.recentLimit { _ = await launch("1.9") }
+    #expect(await launch("2.0") == false)
+    #expect(await launch("1.9") == false)
+    #expect(await launch("1.10") == true, "higher than the last, and never launched")
+    #expect(await launch("2.0.1") == true)
+
+    var older = try #require(folder.record.read().record)
+    older.newestVersion = nil
+    _ = folder.record.update(waiting: .seconds(1)) { $0 = older }
+    #expect(await launch("1.9") == false)
+    #expect(await launch("2.0.1") == false, "among the recent launches")
+    #expect(await launch("2.1") == true)
+  }
+
   @Test func theRecordStaysBoundedWhateverTheAppsAge() {
     var record = LaunchRecord()
     for number in 1...1000 {

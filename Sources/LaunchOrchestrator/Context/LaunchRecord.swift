@@ -52,6 +52,9 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
   package var launchCount = 0
   /// The last launches, oldest first.
   package var recent: [Launch] = []
+  /// The highest app version a launch was given: going back up to it after a downgrade is no
+  /// upgrade. Absent in records written before it, and then the highest among ``recent``.
+  package var newestVersion: String?
   /// For each run-once step that succeeded, the versions it succeeded in, oldest first (`""`
   /// when the app gave none).
   package var once: [String: [String]] = [:]
@@ -104,6 +107,9 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
         return "holds a version longer than \(Self.versionLength) bytes"
       }
     }
+    if let newestVersion, newestVersion.utf8.count > Self.versionLength {
+      return "holds a version longer than \(Self.versionLength) bytes"
+    }
     guard once.count <= Self.onceLimit else {
       return "lists \(once.count) run-once steps, more than \(Self.onceLimit)"
     }
@@ -144,10 +150,12 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
   ) -> LaunchContext {
     var facts = context
     facts.isFirstLaunch = launchCount == 0
-    // Higher only: the same version spelled otherwise (`1.0`, `1.0.0`) or an older one (a
-    // downgrade, see ``isDowngrade(to:)``) is no upgrade.
+    // Higher, and new: the same version spelled otherwise (`1.0`, `1.0.0`), an older one (a
+    // downgrade, see ``downgrade(to:)``), or going back up to one launched before (2.0, 1.9,
+    // then 2.0 again) is no upgrade.
     if !facts.isFirstLaunch, let version, let last = lastVersion {
-      facts.isFirstLaunchAfterUpgrade = VersionOrder.compare(version, last) > 0
+      facts.isFirstLaunchAfterUpgrade =
+        VersionOrder.compare(version, last) > 0 && !hasLaunched(version)
     }
     // A record read from a file is in range (``damage``); one built in memory may not be.
     let (next, overflow) = launchCount.addingReportingOverflow(1)
@@ -178,8 +186,26 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
     recent.last { $0.version != nil }?.version
   }
 
+  /// Whether a launch was given `version` before, as far as the record knows: one of the
+  /// recent launches, or the highest version launched.
+  private func hasLaunched(_ version: String) -> Bool {
+    let same = { (other: String?) in other.map { VersionOrder.compare($0, version) == 0 } ?? false }
+    return same(newestVersion) || recent.contains { same($0.version) }
+  }
+
+  /// The highest version a launch was given, as far as the record knows.
+  private var highestVersion: String? {
+    if let newestVersion { return newestVersion }
+    return recent.lazy.compactMap(\.version).max { VersionOrder.compare($0, $1) < 0 }
+  }
+
   /// Adds a started launch and returns its number.
   package mutating func begin(version: String?, process: Int32) -> Int {
+    if let version {
+      let highest = highestVersion
+      newestVersion =
+        highest.map { VersionOrder.compare(version, $0) > 0 } ?? true ? version : highest
+    }
     launchCount = min(launchCount, Self.countLimit - 1) + 1
     recent.append(Launch(number: launchCount, version: version, process: process, state: .started))
     if recent.count > Self.recentLimit { recent.removeFirst(recent.count - Self.recentLimit) }
