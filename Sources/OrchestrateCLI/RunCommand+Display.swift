@@ -7,8 +7,10 @@ extension RunCommand {
     _ plan: LaunchPlan, environment: LaunchEnvironment, in handle: Locked<LaunchHandle>
   ) async -> (report: LaunchReport, routedBy: String?) {
     let (events, continuation) = LaunchEvents.makeStream()
+    // A first launch has no cached outputs yet: its rehearsal is timed without them.
     var launchOptions = LaunchOptions(
-      maxConcurrency: options.maxConcurrency, servesCachedOutputs: !options.noCache)
+      maxConcurrency: options.maxConcurrency,
+      servesCachedOutputs: !options.noCache && !options.firstLaunch)
     launchOptions.launchRecord = launchRecordUse(for: plan, environment: environment)
     let engine = LaunchEngine(options: launchOptions)
     let control = LaunchControl(detectsSuspensions: true)

@@ -85,7 +85,9 @@ package struct RunOptions: CommandOptions {
   @Flag("--prewarmed", help: ContextFlags.prewarmedHelp)
   package var prewarmed: Bool
 
-  @Flag("--first-launch", help: ContextFlags.firstLaunchHelp)
+  @Flag(
+    "--first-launch",
+    help: ContextFlags.firstLaunchHelp + " Serves no cached output: a first launch has none.")
   package var firstLaunch: Bool
 
   @Flag("--after-upgrade", help: ContextFlags.afterUpgradeHelp)

@@ -239,6 +239,24 @@ struct CachedStepTests {
     #expect(tapped.step("page")?.state == .succeeded)
   }
 
+  /// A run-once dependency done before is skipped, but its dependents run: a cached step
+  /// after it is served on the launches after the first, as without the `once`.
+  @Test func aStepAfterARunOnceStepDoneBeforeIsServed() async throws {
+    let folder = try Folder()
+    let json = Self.manifest(quick: true).replacingOccurrences(
+      of: #""params": { "duration": "0s" } }"#,
+      with: #""params": { "duration": "0s" }, "once": "perInstall" }"#)
+    let plan = try Self.plan(json, in: folder)
+    let first = await LaunchEngine(options: Self.options()).run(plan)
+    #expect(first.step("store")?.state == .succeeded)
+    #expect(first.step("results")?.state == .succeeded)
+
+    let second = await LaunchEngine(options: Self.options()).run(plan)
+    #expect(second.step("store")?.state == .skipped)
+    #expect(second.step("results")?.state == .cached, "\(second.step("results")?.notes ?? [])")
+    #expect(second.step("page")?.state == .succeeded)
+  }
+
   @Test func aRefreshIsTheLastToGetASlotAfterBackgroundWork() async throws {
     let folder = try Folder()
     let plan = try Self.plan(

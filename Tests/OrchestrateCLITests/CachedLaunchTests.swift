@@ -69,6 +69,12 @@ struct CachedLaunchTests {
     #expect(
       report.step("results")?.notes.first
         == "cache not used: cached outputs are off for this launch")
+    // A first launch has no cached outputs: its rehearsal serves none.
+    let first = try await Orchestrate.run([
+      "run", manifest, "--first-launch", "--report", folder.path("first.json"), "--quiet",
+    ])
+    #expect(first.status == 0)
+    #expect(try readReport(folder.path("first.json")).step("results")?.state == .succeeded)
 
     let cleared = try await Orchestrate.run(["cache", "clear", manifest])
     #expect(cleared.status == 0)

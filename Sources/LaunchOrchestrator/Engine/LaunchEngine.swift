@@ -358,11 +358,13 @@ private final class LaunchRun: ControlledRun {
     var lookups = CacheLookups()
     let plan = self.plan
     guard !plan.cachedSteps.isEmpty else { return lookups }
-    // What the context keeps out: the steps it skips, and what depends on them, which the
-    // launch skips with them; a cached output must not bring one back (and the steps after
-    // it) in a launch whose context leaves that work out.
-    var keptOut = Set(context?.skips.map(\.step) ?? [])
-    var pending = Array(keptOut)
+    // What the context keeps out: the steps it skips, and what depends on one that takes its
+    // dependents with it (a `when`, not a run-once step done before, whose dependents run),
+    // which the launch skips too; a cached output must not bring one back (and the steps
+    // after it) in a launch whose context leaves that work out.
+    let skips = context?.skips ?? []
+    var keptOut = Set(skips.map(\.step))
+    var pending = skips.filter { !$0.keepsDependents }.map(\.step)
     while let step = pending.popLast() {
       for dependent in plan.steps[step].hardDependents where keptOut.insert(dependent).inserted {
         pending.append(dependent)
