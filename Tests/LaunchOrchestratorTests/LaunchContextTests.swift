@@ -613,6 +613,37 @@ struct LaunchContextTests {
     #expect(folder.record.read().record?.claims?["onboard"]?.process == 1)
   }
 
+  /// A retry of a launch the record no longer counts (set aside, and started again, since)
+  /// claims nothing: a claim naming a launch beyond the record's count would be damage, and
+  /// the next launch would set the record aside again (and run every run-once step).
+  @MainActor @Test func aRetryOfALaunchTheRecordNoLongerCountsClaimsNothing() async throws {
+    let folder = try DataFolder()
+    let key = "retry-uncounted-\(UUID().uuidString)"
+    let plan = try folder.plan(
+      """
+      { "version": 1, "steps": [
+        { "id": "onboard", "plugin": "count", "params": { "key": "\(key)", "failRuns": 2 },
+          "once": "perInstall" }
+      ] }
+      """)
+    _ = await LaunchEngine().run(plan, environment: environment())
+    let session = LaunchSession()
+    let failed = await session.run(plan, on: LaunchEngine(), environment: environment())
+    #expect(failed.context?.launchNumber == 2)
+    #expect(failed.step("onboard")?.state == .failed)
+    _ = folder.record.update(waiting: .seconds(1)) { $0 = LaunchRecord() }
+
+    let retried = await session.retry()
+
+    #expect(
+      retried.step("onboard")?.error
+        == "launch not counted in the launch record; left to a later launch")
+    #expect(folder.record.read().record?.claims == nil)
+    let next = await LaunchEngine().run(plan, environment: environment())
+    #expect(next.contextNotes.allSatisfy { !$0.contains("damaged") }, "\(next.contextNotes)")
+    #expect(next.step("onboard")?.state == .succeeded)
+  }
+
   /// A retry claims the run-once steps it runs, so a launch starting meanwhile leaves them to
   /// it, and lets the claims go at its end.
   @MainActor @Test func aRetryClaimsTheRunOnceStepsItRuns() async throws {

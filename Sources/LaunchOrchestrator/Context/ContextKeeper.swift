@@ -262,16 +262,17 @@ final class ContextKeeper: Sendable {
     let number = previous.launchNumber
     let claimed = file.update(waiting: startWait) { record in
       var skips = Self.skips(of: plan, in: previous, record: record, version: version)
-      if number > 0 {
+      if number > 0, number <= record.launchCount {
         claim(
           onceSteps, of: plan, in: &record, skips: &skips, version: version, process: process,
           launch: number, file: file)
       } else {
-        // Never counted (the record was locked through the launch): a claim must name a
-        // launch the record holds, so the steps are left to a later launch, as they were.
+        // Never counted (the record was locked, or could not be written), or counted in a
+        // record set aside since: a claim must name a launch the record holds (one beyond
+        // its count is damage), so the steps are left to a later launch, as they were.
         let skipped = Set(skips.map(\.step))
         for index in onceSteps where !skipped.contains(index) {
-          skips.append(ContextSkip(step: index, reason: lockedReason, keepsDependents: false))
+          skips.append(ContextSkip(step: index, reason: uncountedReason, keepsDependents: false))
         }
         skips.sort { $0.step < $1.step }
       }
@@ -306,6 +307,8 @@ final class ContextKeeper: Sendable {
 
   /// Why a run-once step is skipped when the record stayed locked at the launch's start.
   static let lockedReason = "launch record locked; left to a later launch"
+  /// Why a retry skips a run-once step when the record does not count its launch.
+  static let uncountedReason = "launch not counted in the launch record; left to a later launch"
 
   /// Whether the launch holding `claim` is running: in another process that lives, or in
   /// this one and not over.

@@ -181,9 +181,10 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
   }
 
   /// The version of the last launch given one: a launch given none in between (a tool, an
-  /// extension without `AppInfo`) says nothing of the app's version.
+  /// extension without `AppInfo`) says nothing of the app's version. Past the recent
+  /// launches, the highest version launched stands for it.
   private var lastVersion: String? {
-    recent.last { $0.version != nil }?.version
+    recent.last { $0.version != nil }?.version ?? newestVersion
   }
 
   /// Whether a launch was given `version` before, as far as the record knows: one of the
