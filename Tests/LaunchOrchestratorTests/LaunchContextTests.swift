@@ -320,6 +320,19 @@ struct LaunchContextTests {
     #expect(await launch("2.1") == true)
   }
 
+  /// More launches given no version than the record keeps (a tool's, sharing the data
+  /// folder) do not hide the next upgrade: the highest version launched stands for the last.
+  @Test func launchesGivenNoVersionPastTheRecentOnesHideNoUpgrade() {
+    var record = LaunchRecord()
+    _ = record.begin(version: "1.0", process: Int32.max)
+    for _ in 0...LaunchRecord.recentLimit { _ = record.begin(version: nil, process: Int32.max) }
+    #expect(record.recent.allSatisfy { $0.version == nil })
+    let facts = record.facts(
+      for: LaunchContext(), version: "2.0", safeModeAfter: nil, process: getpid())
+    #expect(facts.isFirstLaunchAfterUpgrade)
+    #expect(record.downgrade(to: "0.9") == "1.0")
+  }
+
   @Test func theRecordStaysBoundedWhateverTheAppsAge() {
     var record = LaunchRecord()
     for number in 1...1000 {
