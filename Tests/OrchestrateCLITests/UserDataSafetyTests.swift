@@ -272,6 +272,26 @@ struct UserDataSafetyTests {
     #expect(!FileManager.default.fileExists(atPath: folder.path("app.sqlite")))
   }
 
+  /// The root as a file to rewrite holds every other path; it is named as such, and the walk
+  /// up a path's folders ends at the root.
+  @Test func theRootAsAFileToRewriteIsRefusedNamingWhatItHolds() async throws {
+    let folder = try TemporaryFolder()
+    let manifest = try folder.write(
+      "app.json",
+      """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "store.init", "params": { "path": "app.sqlite" } },
+        { "id": "queue", "plugin": "queue.validate", "dependsOn": ["store"], "params": { "path": "/" } }
+      ] }
+      """)
+    let result = try await Orchestrate.run(["validate", manifest])
+    #expect(result.status == 65)
+    #expect(
+      result.stdout.contains(
+        "queue.validate rewrites '/', or moves it aside when it cannot read it, but it is a folder holding 'app.sqlite' (the 'path' of step 'store'); give it a file of its own."
+      ), "\(result.stdout)")
+  }
+
   @Test func imagesCleanupNeverFollowsALinkInItsDirectorysPath() async throws {
     let folder = try TemporaryFolder()
     try await store(in: folder)

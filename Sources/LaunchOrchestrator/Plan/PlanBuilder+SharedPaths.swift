@@ -129,11 +129,12 @@ extension PlanBuilder {
         }
         start += 1
       }
-      // A file in a folder another step is given.
-      var folder = URL(fileURLWithPath: path).deletingLastPathComponent()
-      while folder.path != "/" {
-        for other in folders[PathKey(folder.path)] ?? [] { clash(other) { "in \($0)" } }
-        folder.deleteLastPathComponent()
+      // A file in a folder another step is given: each folder on its path, by key (the root,
+      // which holds every path, is no step's folder to name).
+      var folder = ""
+      for component in URL(fileURLWithPath: path).pathComponents.dropLast() where component != "/" {
+        folder += "/" + component
+        for other in folders[PathKey(folder)] ?? [] { clash(other) { "in \($0)" } }
       }
       guard !clashes.isEmpty else { continue }
       var location = stepPath(file.step)
