@@ -257,6 +257,38 @@ struct CachedStepTests {
     #expect(second.step("page")?.state == .succeeded)
   }
 
+  /// A retry serves a cached step whose refresh the failed launch skipped (its dependency
+  /// failed) and refreshes it once that dependency runs again: reused as a success, it kept
+  /// the old output for good, noted both "refreshing behind" and "reused".
+  @MainActor @Test func aRetryRefreshesACachedStepWhoseRefreshTheFailedLaunchSkipped()
+    async throws
+  {
+    let folder = try Folder()
+    let key = "cached-retry-\(UUID().uuidString)"
+    let plan = try Self.plan(
+      """
+      { "version": 1, "name": "Shots", "steps": [
+        { "id": "store", "plugin": "count", "params": { "key": "\(key)", "failRuns": 1 } },
+        { "id": "results", "plugin": "snapshot.fetch", "dependsOn": ["store"],
+          "params": { "value": "new" }, "cache": {} },
+        { "id": "page", "plugin": "snapshot.show", "dependsOn": ["results"] }
+      ] }
+      """, in: folder)
+    try Self.prime(plan, with: "old")
+    let session = LaunchSession()
+    let failed = await session.run(plan, on: LaunchEngine(options: Self.options()))
+    #expect(failed.outcome == .failed)
+    #expect(failed.step("results")?.state == .cached)
+    #expect(failed.step("results")?.refresh?.state == .skipped)
+
+    let retried = await session.retry()
+
+    #expect(retried.outcome == .succeeded)
+    #expect(retried.step("results")?.refresh?.state == .succeeded)
+    #expect(session.output(of: "results", as: Snapshot.self) == Snapshot(value: "new"))
+    #expect(try Self.entry(of: plan).contains("new"))
+  }
+
   @Test func aRefreshIsTheLastToGetASlotAfterBackgroundWork() async throws {
     let folder = try Folder()
     let plan = try Self.plan(

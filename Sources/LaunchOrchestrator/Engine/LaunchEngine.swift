@@ -1124,8 +1124,9 @@ struct Reuse: Sendable {
   var steps: [Int] = []
   var outputs: [(Int, any Sendable)] = []
 
-  /// The steps of `plan` that succeeded in `previous` (served from the cache included), but
-  /// not a step that routed the launch: the app retries to have it judged again.
+  /// The steps of `plan` that succeeded in `previous` (served from the cache and refreshed
+  /// included), but not a step that routed the launch: the app retries to have it judged
+  /// again.
   init(plan: LaunchPlan, previous: LaunchReport) {
     let routedBy = previous.routedStep
     // Every step is looked up: by an index made once, not a search each, which made a
@@ -1140,6 +1141,9 @@ struct Reuse: Sendable {
       guard let line = lines[id], id != routedBy else { continue }
       let state = previous.steps[line].state
       guard state == .succeeded || state == .cached else { continue }
+      // A cached step whose refresh did not succeed (what it waits for failed) is served and
+      // refreshed again once that runs again: reused, it would keep the old output for good.
+      if state == .cached, previous.steps[line].refresh?.state != .succeeded { continue }
       steps.append(step)
       if let value = previousOutputs.value(of: id) { outputs.append((step, value)) }
     }
