@@ -10,6 +10,14 @@ struct RetryReuseTests {
       usedFallback: false, error: nil)
   }
 
+  /// A step served from the cache: refreshed, or its refresh skipped.
+  private func cached(_ id: String, refreshed: StepState) -> LaunchReport.Step {
+    var step = line(id, .cached)
+    step.refresh = LaunchReport.Refresh(
+      state: refreshed, start: nil, end: nil, attempts: 0, error: nil)
+    return step
+  }
+
   @Test func takesTheStepsThatSucceededByIdWhateverTheReportsOrder() throws {
     let plan = try loadPlan(
       #"""
@@ -18,7 +26,8 @@ struct RetryReuseTests {
         { "id": "feed", "plugin": "noop", "dependsOn": ["store"] },
         { "id": "gates", "plugin": "noop" },
         { "id": "route", "plugin": "noop" },
-        { "id": "seed", "plugin": "noop" }
+        { "id": "seed", "plugin": "noop" },
+        { "id": "stale", "plugin": "noop", "dependsOn": ["gates"] }
       ] }
       """#)
     var previous = LaunchReport(
@@ -26,12 +35,14 @@ struct RetryReuseTests {
       milestones: [], criticalPath: [],
       steps: [
         line("seed", .skipped), line("route", .succeeded), line("gates", .failed),
-        line("feed", .cached), line("store", .succeeded),
+        cached("feed", refreshed: .succeeded), line("store", .succeeded),
+        cached("stale", refreshed: .skipped),
       ],
-      outputs: StepOutputs(ids: ["route", "feed", "store"], values: [3, 2, 1]))
+      outputs: StepOutputs(ids: ["route", "feed", "store", "stale"], values: [3, 2, 1, 4]))
     previous.routedStep = "route"
     let reuse = Reuse(plan: plan, previous: previous)
-    // The step that routed the launch is judged again; failed and skipped steps run again.
+    // The step that routed the launch is judged again; failed and skipped steps run again, and
+    // a cached step whose refresh did not succeed is served and refreshed again.
     #expect(reuse.steps == [0, 1])
     #expect(reuse.outputs.map(\.0) == [0, 1])
     #expect(reuse.outputs.map { $0.1 as? Int } == [1, 2])
