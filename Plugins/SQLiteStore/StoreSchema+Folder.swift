@@ -16,8 +16,8 @@ extension StoreSchema {
   /// Files that do not start with a digit (a `sample.sql`, a README) are not migrations and
   /// are left alone.
   /// - Throws: ``StepFailure`` naming the folder or file and what to change: a missing or
-  ///   empty folder, a misnamed file, a number used twice, a gap (each such problem, one
-  ///   sentence each).
+  ///   empty folder, a misnamed file, a number used twice, a gap (every such problem at
+  ///   once, in ``sentences(_:)``).
   public init(folder: URL) throws(StepFailure) {
     var numbered: [(number: Int, name: String, summary: String)] = []
     var problems: [String] = []
@@ -71,15 +71,19 @@ extension StoreSchema {
           version: file.number, summary: file.summary,
           file: folder.appendingPathComponent(file.name, isDirectory: false)))
     }
-    if let first = problems.first {
-      throw StepFailure(
-        ([first] + problems.dropFirst().map { "Also, " + $0 }).joined(separator: ". "))
-    }
+    if !problems.isEmpty { throw StepFailure(Self.sentences(problems)) }
     self.init(name: folder.lastPathComponent, migrations: migrations)
   }
 
   /// The names in `folder` that look like migrations (a digit first, `.sql` last), sorted: one
   /// listing with the system's calls, no file opened.
+  /// Problems with a schema's files as one message, for the one error a parameter has: the
+  /// first, then each other as a sentence of its own (`..., such as '001_create.sql'. Also,
+  /// ...`), without a final period.
+  public static func sentences(_ problems: [String]) -> String {
+    (problems.prefix(1) + problems.dropFirst().map { "Also, " + $0 }).joined(separator: ". ")
+  }
+
   /// A name that is not UTF-8 is a problem added to `problems`, and left out.
   private static func migrationNames(in folder: URL, problems: inout [String]) throws(StepFailure)
     -> [String]

@@ -134,11 +134,8 @@ public struct StoreInitStep: StepPlugin {
         }
       }
     }
-    guard let first = problems.first else { return }
-    // One parameter, one problem: the others follow it, each a sentence of its own.
-    throw ParameterError(
-      "migrations",
-      ([first] + problems.dropFirst().map { "Also, " + $0 }).joined(separator: ". ") + ".")
+    guard !problems.isEmpty else { return }
+    throw ParameterError("migrations", StoreSchema.sentences(problems) + ".")
   }
 
   /// The database file itself: a symbolic link at `url` (the app's, into a shared container)
