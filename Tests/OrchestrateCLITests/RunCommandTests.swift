@@ -322,11 +322,11 @@ struct RunCommandTests {
       // The report rounds to microseconds, so the two may differ by one in the last place each.
       #expect(abs(ts - start.seconds * 1e6) <= 2)
       #expect(abs(dur - duration.seconds * 1e6) <= 2)
-      // A step that starts as another ends meets it; their sums of start and duration in
-      // fractional microseconds may differ in the last bit.
+      // A step that starts as another ends meets it; a slice's start and duration are each
+      // rounded to the microsecond, so their sum may pass that end by one.
       for (owner, start, end) in lanes[lane, default: []] where owner != name {
         #expect(
-          ts >= end - 1e-3 || ts + dur <= start + 1e-3,
+          ts >= end - 1 || ts + dur <= start + 1,
           "'\(name)' overlaps '\(owner)' in lane \(lane)")
       }
       lanes[lane, default: []].append((name, ts, ts + dur))

@@ -20,8 +20,9 @@ struct PlanBuilder {
   let sourceIndex: [Int]
   /// The steps the manifest declares that were left out for their own problem.
   let unreadStepIDs: Set<String>
-  /// The steps whose `dependsOn` names one of those: what they need cannot be checked.
-  private var dependsOnUnread: Set<Int> = []
+  /// The steps whose `dependsOn` names one of those: what they need cannot be checked. An
+  /// array, empty in a manifest that loads: no `Set<Int>` is made on a launch's cold path.
+  private var dependsOnUnread: [Int] = []
 
   private var indexByID = NameIndex()
   /// The steps whose plugin declares it runs on the main actor.
@@ -463,7 +464,7 @@ struct PlanBuilder {
         continue
       }
       guard let dependency = resolve(id, at: path(), role: "'\(key)'") else {
-        if key == "dependsOn", unreadStepIDs.contains(id) { dependsOnUnread.insert(index) }
+        if key == "dependsOn", unreadStepIDs.contains(id) { dependsOnUnread.append(index) }
         continue
       }
       if resolved.contains(dependency) {
