@@ -303,10 +303,22 @@ private struct AppTrimStep: StepPlugin {
   func run(_ context: StepContext) async throws {}
 }
 
+/// An app's own step that rewrites its file, or moves it aside when it cannot read it.
+private struct AppSaveStep: StepPlugin {
+  static let kind = "app.save"
+  static let summary = "Rewrites the app's drafts."
+  struct Parameters: StepParameters {
+    @Parameter("The drafts file.", isPath: true, rewritesFile: true) var file: String
+  }
+  init(parameters: Parameters) {}
+  func run(_ context: StepContext) async throws {}
+}
+
 @Suite("A folder a step removes files in")
 struct RemovedFolderTests {
   private let plugins: [any StepPlugin.Type] = [
     StoreInitStep.self, ImageCleanupStep.self, AppStateStep.self, AppTrimStep.self,
+    AppSaveStep.self,
   ]
 
   private func registry() -> PluginRegistry {
@@ -346,6 +358,25 @@ struct RemovedFolderTests {
           "steps[1].params.folder: app.trim removes files in 'downloads', where the launch keeps 'downloads/b.json' (the 'file' of the fallback of step 'state'); give it a folder that holds only what it may remove.",
           "steps[2].params.folder: app.trim removes files in '.orchestrate-launches', where the launch keeps the launch records; give it a folder that holds only what it may remove.",
         ])
+  }
+
+  /// What an app's tests get from `ManifestLoader(checksShippedFiles: true)` for its own
+  /// plugin's `rewritesFile` path: another step's file in another role is refused, steps in
+  /// the same role share one, a fallback inheriting its step's path is no clash, and a launch
+  /// (without the check) loads it.
+  @Test func anAppsFileToRewriteIsRefusedAnotherStepsFileInItsTests() {
+    let steps = """
+      { "id": "state", "plugin": "app.state", "params": { "file": "drafts.json" } },
+      { "id": "save", "plugin": "app.save", "params": { "file": "drafts.json" },
+        "fallback": { "params": {} } },
+      { "id": "again", "plugin": "app.save", "params": { "file": "drafts.json" } }
+      """
+    #expect(
+      problems(steps) == [
+        "steps[1].params.file: app.save rewrites 'drafts.json', or moves it aside when it cannot read it, but it is also 'drafts.json' (the 'file' of step 'state'); give it a file of its own.",
+        "steps[2].params.file: app.save rewrites 'drafts.json', or moves it aside when it cannot read it, but it is also 'drafts.json' (the 'file' of step 'state'); give it a file of its own.",
+      ])
+    #expect(problems(steps, thorough: false).isEmpty)
   }
 
   @Test func foldersBesideEachOtherAndTwoStepsRemovingInOneFolderAreFine() {
