@@ -30,6 +30,11 @@ struct PluginsCommand: Command {
       for parameter in plugin.parameters where parameter.rewritesFile {
         notes.append("rewrites the file '\(parameter.name)' names, or moves it aside")
       }
+      for parameter in plugin.parameters where !parameter.companions.isEmpty {
+        let files = parameter.companions.map { "<\(parameter.name)>\($0)" }
+        notes.append(
+          "keeps \(files.joined(separator: ", ")) beside the file '\(parameter.name)' names")
+      }
       if !notes.isEmpty { console.out("  (\(notes.joined(separator: "; ")))") }
       if plugin.parameters.isEmpty { continue }
       let rows = plugin.parameters.map { parameter in

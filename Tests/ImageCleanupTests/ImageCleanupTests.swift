@@ -303,12 +303,26 @@ private struct AppTrimStep: StepPlugin {
   func run(_ context: StepContext) async throws {}
 }
 
-/// An app's own step that rewrites its file, or moves it aside when it cannot read it.
+/// An app's own step that rewrites its file, or moves it aside when it cannot read it,
+/// keeping the previous one beside it.
 private struct AppSaveStep: StepPlugin {
   static let kind = "app.save"
   static let summary = "Rewrites the app's drafts."
   struct Parameters: StepParameters {
-    @Parameter("The drafts file.", isPath: true, rewritesFile: true) var file: String
+    @Parameter("The drafts file.", isPath: true, rewritesFile: true, companions: [".old"])
+    var file: String
+  }
+  init(parameters: Parameters) {}
+  func run(_ context: StepContext) async throws {}
+}
+
+/// An app's own step that reads its database, which keeps files beside it.
+private struct AppIndexStep: StepPlugin {
+  static let kind = "app.index"
+  static let summary = "Reads the app's search index."
+  struct Parameters: StepParameters {
+    @Parameter("The index database.", isPath: true, companions: ["-wal", ".attachments"])
+    var file: String
   }
   init(parameters: Parameters) {}
   func run(_ context: StepContext) async throws {}
@@ -318,7 +332,7 @@ private struct AppSaveStep: StepPlugin {
 struct RemovedFolderTests {
   private let plugins: [any StepPlugin.Type] = [
     StoreInitStep.self, ImageCleanupStep.self, AppStateStep.self, AppTrimStep.self,
-    AppSaveStep.self,
+    AppSaveStep.self, AppIndexStep.self,
   ]
 
   private func registry() -> PluginRegistry {
@@ -375,6 +389,31 @@ struct RemovedFolderTests {
       problems(steps) == [
         "steps[1].params.file: app.save rewrites 'drafts.json', or moves it aside when it cannot read it, but it is also 'drafts.json' (the 'file' of step 'state'); give it a file of its own.",
         "steps[2].params.file: app.save rewrites 'drafts.json', or moves it aside when it cannot read it, but it is also 'drafts.json' (the 'file' of step 'state'); give it a file of its own.",
+      ])
+    #expect(problems(steps, thorough: false).isEmpty)
+  }
+
+  /// The files an app's own plugin declares it keeps beside its path (`companions`) are the
+  /// step's in `ManifestLoader(checksShippedFiles: true)` too: another step may not rewrite
+  /// one, or a file in one, and a step that rewrites its file rewrites them too; steps in
+  /// the same role share them.
+  @Test func theFilesAnAppsPluginKeepsBesideItsPathAreTheSteps() {
+    let steps = """
+      { "id": "index", "plugin": "app.index", "params": { "file": "index.db" } },
+      { "id": "save", "plugin": "app.save", "params": { "file": "index.db-wal" } },
+      { "id": "notes", "plugin": "app.save", "params": { "file": "index.db.attachments/n.json" } },
+      { "id": "drafts", "plugin": "app.save", "params": { "file": "drafts.json" } },
+      { "id": "again", "plugin": "app.save", "params": { "file": "drafts.json" } },
+      { "id": "state", "plugin": "app.state", "params": { "file": "drafts.json.old/state.json" } }
+      """
+    let drafts =
+      "app.save rewrites 'drafts.json' and the files it keeps beside it, or moves them aside when it cannot read it, but 'drafts.json.old' is a folder holding 'drafts.json.old/state.json' (the 'file' of step 'state'); give it a file of its own."
+    #expect(
+      problems(steps) == [
+        "steps[1].params.file: app.save rewrites 'index.db-wal', or moves it aside when it cannot read it, but it is also 'index.db-wal' (kept beside 'index.db', the 'file' of step 'index'); give it a file of its own.",
+        "steps[2].params.file: app.save rewrites 'index.db.attachments/n.json', or moves it aside when it cannot read it, but it is in 'index.db.attachments' (kept beside 'index.db', the 'file' of step 'index'); give it a file of its own.",
+        "steps[3].params.file: \(drafts)",
+        "steps[4].params.file: \(drafts)",
       ])
     #expect(problems(steps, thorough: false).isEmpty)
   }

@@ -16,6 +16,8 @@ package struct PathParameter: Sendable {
   package var removesFiles: Bool
   /// Whether the step rewrites the file it names, or moves it aside.
   package var rewritesFile: Bool
+  /// The files the step keeps beside the file it names, as suffixes added to its name.
+  package var companions: [String]
   /// Whether a relative path may be of the manifest's folder too (a file shipped with it).
   package var mayBeShipped: Bool
   /// Whether it is a fallback's of the step's own kind that the fallback does not give: the
@@ -55,7 +57,8 @@ extension Manifest {
           PathParameter(
             written: written, name: parameter.name, kind: kind, step: step,
             isFallback: isFallback, removesFiles: parameter.removesFiles,
-            rewritesFile: parameter.rewritesFile, mayBeShipped: shipped,
+            rewritesFile: parameter.rewritesFile, companions: parameter.companions,
+            mayBeShipped: shipped,
             isInherited: inherits(parameter.name)))
       }
     }

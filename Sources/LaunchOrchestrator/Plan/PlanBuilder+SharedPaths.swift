@@ -14,13 +14,18 @@ extension PlanBuilder {
   /// The keys `parameter`'s path may be under: resolved against the data folder, and for a
   /// kind whose parameters read the manifest's folder, against that folder too.
   private func keys(of parameter: PathParameter) -> [PathKey] {
+    urls(of: parameter).map { PathKey($0.path) }
+  }
+
+  /// The files `parameter`'s path may be, one for each of its keys (``keys(of:)``).
+  private func urls(of parameter: PathParameter) -> [URL] {
     let bases = parameter.mayBeShipped ? [dataDirectory, manifestDirectory] : [dataDirectory]
-    var keys: [PathKey] = []
+    var urls: [URL] = []
     for base in bases {
-      let key = PathKey(StepContext.resolve(parameter.written, against: base).path)
-      if !keys.contains(key) { keys.append(key) }
+      let url = StepContext.resolve(parameter.written, against: base)
+      if !urls.contains(where: { PathKey($0.path) == PathKey(url.path) }) { urls.append(url) }
     }
-    return keys
+    return urls
   }
 
   /// Reports each folder a step removes files in (a parameter declared `removesFiles`) that
@@ -73,20 +78,27 @@ extension PlanBuilder {
   }
 
   /// Reports each file a step rewrites, or moves aside when it cannot read it (a parameter
-  /// declared `rewritesFile`), that is the manifest itself, another step's path, a folder
-  /// holding one, a file in a folder another step is given (its migrations), or in the
-  /// launch's own records or cache: `queue.validate` moves aside whatever it cannot read as a
-  /// queue, whoever's file it is. Steps given one path in the same role (two `queue.validate`
-  /// steps of one queue) share it. Each file is looked up among the sorted paths, and its
-  /// folders by key, not compared with each path.
+  /// declared `rewritesFile`), that is the manifest itself, another step's path or a file
+  /// kept beside one (its `companions`: a store's `-wal`; the lock of a file a step
+  /// rewrites), a folder holding a path, a file in a folder another step is given (its
+  /// migrations), or in the launch's own records or cache: `queue.validate` moves aside
+  /// whatever it cannot read as a queue, whoever's file it is. The files a step declares it
+  /// keeps beside the one it rewrites are rewritten too, and checked the same way. Steps given
+  /// one path in the same role (two `queue.validate` steps of one queue) share it, and what
+  /// is kept beside it. Each file is looked up among the sorted paths, and its folders by key,
+  /// not compared with each path.
   private mutating func checkRewrittenFiles(_ parameters: [PathParameter]) {
     guard parameters.contains(where: \.rewritesFile) else { return }
-    var given: [(key: PathKey, parameter: Int)] = []
-    var folders: [PathKey: [Int]] = [:]
+    // Every path given, and every file kept beside one, as the parameter's in that role.
+    var given: [(key: PathKey, file: KeptFile)] = []
+    var folders: [PathKey: [KeptFile]] = [:]
     for index in parameters.indices {
-      for key in keys(of: parameters[index]) {
-        given.append((key, index))
-        folders[key, default: []].append(index)
+      for url in urls(of: parameters[index]) {
+        for (key, companion) in Self.files(at: url, of: parameters[index]) {
+          let file = KeptFile(parameter: index, companion: companion)
+          given.append((key, file))
+          folders[key, default: []].append(file)
+        }
       }
     }
     given.sort { $0.key < $1.key }
@@ -98,51 +110,128 @@ extension PlanBuilder {
       (PathKey(records.folder.path), "the launch records"),
     ]
     for (index, file) in parameters.enumerated() where file.rewritesFile {
-      let path = StepContext.resolve(file.written, against: dataDirectory).path
-      let key = PathKey(path)
-      var clashes: [String] = []
-      if key == manifestFile { clashes.append("the manifest itself") }
-      for (folder, what) in launchFolders where key.isInside(folder) {
-        clashes.append("in the folder of \(what)")
-      }
-      // Steps in the same role share it; each other parameter is named once.
+      let url = StepContext.resolve(file.written, against: dataDirectory)
+      // Steps in the same role share a file; each other parameter is named once.
       var named: Set<Int> = [index]
-      func clash(_ other: Int, _ words: (String) -> String) {
-        let parameter = parameters[other]
-        guard parameter.kind != file.kind || parameter.name != file.name,
-          named.insert(other).inserted
-        else { return }
-        clashes.append(words("'\(parameter.written)' (the \(parameter.owner(in: manifest)))"))
+      func name(_ other: KeptFile, as role: Companion?) -> String? {
+        let parameter = parameters[other.parameter]
+        guard parameter.kind != file.kind || parameter.name != file.name || other.companion != role,
+          named.insert(other.parameter).inserted
+        else { return nil }
+        let owner = "'\(parameter.written)' (the \(parameter.owner(in: manifest)))"
+        guard let companion = other.companion else { return owner }
+        let path = "'\(parameter.written)', the \(parameter.owner(in: manifest))"
+        let beside = companion.written(beside: parameter.written)
+        return companion == .lock
+          ? "'\(beside)' (the lock of \(path))" : "'\(beside)' (kept beside \(path))"
       }
-      // The file itself, or a folder holding other paths: every key that starts with its own.
-      var (start, end) = (0, given.count)
-      while start < end {
-        let middle = (start + end) / 2
-        if given[middle].key < key { start = middle + 1 } else { end = middle }
-      }
-      while start < given.count, given[start].key.starts(with: key) {
-        let other = given[start]
-        if other.key == key {
-          clash(other.parameter) { "also \($0)" }
-        } else if other.key.isInside(key) {
-          clash(other.parameter) { "a folder holding \($0)" }
+      // The file itself, and what it keeps beside it, each with what it is besides.
+      var targets: [(written: String, clashes: [String])] = []
+      for companion in [nil] + file.companions.map(Companion.suffix) {
+        let path = companion?.url(beside: url).path ?? url.path
+        let key = PathKey(path)
+        var clashes: [String] = []
+        if key == manifestFile { clashes.append("the manifest itself") }
+        // The file, or a folder holding paths: every key that starts with its own. A file
+        // kept beside a path is in the path's folder, so a folder holding it holds the path.
+        var (start, end) = (0, given.count)
+        while start < end {
+          let middle = (start + end) / 2
+          if given[middle].key < key { start = middle + 1 } else { end = middle }
         }
-        start += 1
+        while start < given.count, given[start].key.starts(with: key) {
+          let other = given[start]
+          if other.key == key {
+            if let words = name(other.file, as: companion) { clashes.append("also \(words)") }
+          } else if other.key.isInside(key), other.file.companion == nil,
+            let words = name(other.file, as: companion)
+          {
+            clashes.append("a folder holding \(words)")
+          }
+          start += 1
+        }
+        // What is kept beside the file is in its folders: they are checked once, for it.
+        if companion == nil {
+          for (folder, what) in launchFolders where key.isInside(folder) {
+            clashes.append("in the folder of \(what)")
+          }
+          // A file in a folder another step is given: each folder on its path, by key (the
+          // root, which holds every path, is no step's folder to name).
+          var folder = ""
+          for component in URL(fileURLWithPath: path).pathComponents.dropLast()
+          where component != "/" {
+            folder += "/" + component
+            for other in folders[PathKey(folder)] ?? [] {
+              if let words = name(other, as: nil) { clashes.append("in \(words)") }
+            }
+          }
+        }
+        let written = companion?.written(beside: file.written) ?? file.written
+        if companion == nil || !clashes.isEmpty { targets.append((written, clashes)) }
       }
-      // A file in a folder another step is given: each folder on its path, by key (the root,
-      // which holds every path, is no step's folder to name).
-      var folder = ""
-      for component in URL(fileURLWithPath: path).pathComponents.dropLast() where component != "/" {
-        folder += "/" + component
-        for other in folders[PathKey(folder)] ?? [] { clash(other) { "in \($0)" } }
-      }
-      guard !clashes.isEmpty else { continue }
+      guard targets.contains(where: { !$0.clashes.isEmpty }) else { continue }
       var location = stepPath(file.step)
       if file.isFallback { location = location.appending("fallback") }
-      diagnostics.report(
-        "\(file.kind) rewrites '\(file.written)', or moves it aside when it cannot read it, but it is \(Self.list(clashes)); give it a file of its own.",
-        at: location.appending("params").appending(file.name))
+      let message: String
+      if targets.count == 1 {
+        message =
+          "\(file.kind) rewrites '\(file.written)', or moves it aside when it cannot read it, but it is \(Self.list(targets[0].clashes)); give it a file of its own."
+      } else {
+        // The file itself first, then what it keeps beside it.
+        let parts = targets.enumerated().filter { !$0.element.clashes.isEmpty }.map {
+          let subject = $0.offset == 0 ? "it" : "'\($0.element.written)'"
+          return "\(subject) is \(Self.list($0.element.clashes))"
+        }
+        message =
+          "\(file.kind) rewrites '\(file.written)' and the files it keeps beside it, or moves them aside when it cannot read it, but \(parts.joined(separator: ", and ")); give it a file of its own."
+      }
+      diagnostics.report(message, at: location.appending("params").appending(file.name))
     }
+  }
+
+  /// A path a parameter is given, or a file kept beside it.
+  private struct KeptFile {
+    /// The parameter's position among the path parameters.
+    var parameter: Int
+    /// What it is kept beside the path as; `nil` for the path itself.
+    var companion: Companion?
+  }
+
+  /// A file kept beside a path, which the checks take for a path of the same step in the
+  /// same role.
+  private enum Companion: Equatable {
+    /// `<name><suffix>`, which the plugin declares (``Parameter``'s `companions`).
+    case suffix(String)
+    /// `.<name>.lock`, which the app and the launch lock to write a file a step rewrites
+    /// (``SharedFile``).
+    case lock
+
+    /// The file beside the one at `url`.
+    func url(beside url: URL) -> URL {
+      switch self {
+      case .suffix(let suffix): URL(fileURLWithPath: url.path + suffix)
+      case .lock: SharedFile(url: url).lockURL
+      }
+    }
+
+    /// The file as written beside `path`, as the manifest writes it.
+    func written(beside path: String) -> String {
+      switch self {
+      case .suffix(let suffix): return path + suffix
+      case .lock:
+        guard let slash = path.lastIndex(of: "/") else { return ".\(path).lock" }
+        return "\(path[...slash]).\(path[path.index(after: slash)...]).lock"
+      }
+    }
+  }
+
+  /// The file at `url`, a path `parameter` is given, by key, and the files kept beside it:
+  /// those its plugin declares, and the lock of a file it rewrites.
+  private static func files(at url: URL, of parameter: PathParameter) -> [(PathKey, Companion?)] {
+    var companions = parameter.companions.map(Companion.suffix)
+    if parameter.rewritesFile { companions.append(.lock) }
+    return [(PathKey(url.path), nil)]
+      + companions.map { (PathKey($0.url(beside: url).path), $0) }
   }
 
   /// `a`, `a and b`, `a, b and c`; past five, the first five and how many more.

@@ -56,8 +56,14 @@ extension Parameter where Value: ParameterValue {
   ///     `orchestrate validate` and `run` (and a ``ManifestLoader`` made with
   ///     `checksShippedFiles`) refuse a manifest where another step's path lies in it.
   ///   - rewritesFile: Whether the step rewrites the file this path names, or moves it aside
-  ///     when it cannot read it: the same refuse a manifest where it is another step's path,
-  ///     lies in or holds one, or is the manifest itself.
+  ///     when it cannot read it: the same refuse a manifest where it is another step's path
+  ///     or a file kept beside one (its `companions`, or the lock `.<name>.lock` of a file
+  ///     another step rewrites: ``SharedFile``), lies in or holds one, or is the manifest.
+  ///   - companions: The files the step keeps beside the file this path names, as suffixes
+  ///     added to its name (`["-wal", "-shm", "-journal"]` for a SQLite database: with the
+  ///     path `app.sqlite`, `app.sqlite-wal` and so on): the same take each for a path of the
+  ///     step in this role, which no other step may rewrite, and which the step rewrites too
+  ///     when it is declared `rewritesFile`. Each is non-empty and has no `/`.
   ///   - nonEmpty: Whether the string must have a character, or the array a string.
   ///   - values: The only strings allowed.
   ///   - defaultDescription: The default as people read it, for a default that depends on
@@ -65,14 +71,14 @@ extension Parameter where Value: ParameterValue {
   @inlinable
   public init(
     wrappedValue: Value, _ summary: String, key: String? = nil, isPath: Bool = false,
-    removesFiles: Bool = false, rewritesFile: Bool = false, nonEmpty: Bool = false,
-    oneOf values: [String]? = nil, defaultDescription: String? = nil
+    removesFiles: Bool = false, rewritesFile: Bool = false, companions: [String] = [],
+    nonEmpty: Bool = false, oneOf values: [String]? = nil, defaultDescription: String? = nil
   ) {
     self.init(
       wrappedValue,
       ParameterDeclaration(
         summary: summary, key: key, isPath: isPath, removesFiles: removesFiles,
-        rewritesFile: rewritesFile, isNonEmpty: nonEmpty, values: values,
+        rewritesFile: rewritesFile, companions: companions, isNonEmpty: nonEmpty, values: values,
         hasDefault: true, defaultDescription: defaultDescription))
   }
 
@@ -80,14 +86,14 @@ extension Parameter where Value: ParameterValue {
   @inlinable
   public init(
     _ summary: String, key: String? = nil, isPath: Bool = false, removesFiles: Bool = false,
-    rewritesFile: Bool = false, nonEmpty: Bool = false, oneOf values: [String]? = nil,
-    defaultDescription: String? = nil
+    rewritesFile: Bool = false, companions: [String] = [], nonEmpty: Bool = false,
+    oneOf values: [String]? = nil, defaultDescription: String? = nil
   ) {
     self.init(
       nil,
       ParameterDeclaration(
         summary: summary, key: key, isPath: isPath, removesFiles: removesFiles,
-        rewritesFile: rewritesFile, isNonEmpty: nonEmpty, values: values,
+        rewritesFile: rewritesFile, companions: companions, isNonEmpty: nonEmpty, values: values,
         defaultDescription: defaultDescription))
   }
 
@@ -139,14 +145,14 @@ extension Parameter where Value: ParameterValue & ExpressibleByNilLiteral {
   @inlinable
   public init(
     _ summary: String, key: String? = nil, isPath: Bool = false, removesFiles: Bool = false,
-    rewritesFile: Bool = false, nonEmpty: Bool = false, oneOf values: [String]? = nil,
-    defaultDescription: String? = nil
+    rewritesFile: Bool = false, companions: [String] = [], nonEmpty: Bool = false,
+    oneOf values: [String]? = nil, defaultDescription: String? = nil
   ) {
     self.init(
       Value(nilLiteral: ()),
       ParameterDeclaration(
         summary: summary, key: key, isPath: isPath, removesFiles: removesFiles,
-        rewritesFile: rewritesFile, isNonEmpty: nonEmpty, values: values,
+        rewritesFile: rewritesFile, companions: companions, isNonEmpty: nonEmpty, values: values,
         defaultDescription: defaultDescription))
   }
 
@@ -245,6 +251,8 @@ struct ParameterDeclaration: Sendable {
   var removesFiles: Bool
   /// Whether the step rewrites the file the path names, or moves it aside.
   var rewritesFile: Bool
+  /// The files the step keeps beside the path's, as suffixes added to its name.
+  var companions: [String]
   var isNonEmpty: Bool
   var values: [String]?
   var hasDefault: Bool
@@ -254,7 +262,7 @@ struct ParameterDeclaration: Sendable {
   @usableFromInline
   init(
     summary: String, key: String?, isPath: Bool = false, removesFiles: Bool = false,
-    rewritesFile: Bool = false, isNonEmpty: Bool = false,
+    rewritesFile: Bool = false, companions: [String] = [], isNonEmpty: Bool = false,
     values: [String]? = nil, hasDefault: Bool = false, defaultDescription: String? = nil,
     bounds: IntegerBounds? = nil
   ) {
@@ -263,9 +271,14 @@ struct ParameterDeclaration: Sendable {
     precondition(
       isPath || !removesFiles, "a parameter that names a folder to remove files in is a path")
     precondition(isPath || !rewritesFile, "a parameter that names a file to rewrite is a path")
+    precondition(isPath || companions.isEmpty, "a parameter with files kept beside it is a path")
+    precondition(
+      companions.allSatisfy { !$0.isEmpty && !$0.contains("/") },
+      "a companion is a non-empty suffix of the path's file name, without '/'")
     self.isPath = isPath
     self.removesFiles = removesFiles
     self.rewritesFile = rewritesFile
+    self.companions = companions
     self.isNonEmpty = isNonEmpty
     self.values = values
     self.hasDefault = hasDefault

@@ -74,12 +74,16 @@ package struct ParameterDescription: Sendable, Equatable {
   package var removesFiles: Bool
   /// Whether the step rewrites the file this path names, or moves it aside.
   package var rewritesFile: Bool
+  /// The files the step keeps beside the file this path names, as suffixes added to its
+  /// name (`-wal`).
+  package var companions: [String]
 
   /// Describes a parameter.
   init(
     _ name: String, _ type: ValueType, required isRequired: Bool = false,
     default defaultValue: String? = nil, json defaultJSON: JSONValue? = nil,
-    removesFiles: Bool = false, rewritesFile: Bool = false, _ summary: String
+    removesFiles: Bool = false, rewritesFile: Bool = false, companions: [String] = [],
+    _ summary: String
   ) {
     self.name = name
     self.type = type
@@ -88,6 +92,7 @@ package struct ParameterDescription: Sendable, Equatable {
     self.defaultJSON = defaultJSON
     self.removesFiles = removesFiles
     self.rewritesFile = rewritesFile
+    self.companions = companions
     self.summary = summary
   }
 }

@@ -148,7 +148,7 @@ extension Parameter where Value: ParameterValue {
         json: declaration.defaultDescription == nil
           ? givenDefault.flatMap(ParameterShape.json(of:)) : nil,
         removesFiles: declaration.removesFiles, rewritesFile: declaration.rewritesFile,
-        declaration.summary)
+        companions: declaration.companions, declaration.summary)
     }
     return ParameterSchema.Entry(
       key: ParameterKey(name), ordinal: ordinal, isRequired: isRequired,

@@ -87,6 +87,19 @@ struct DraftsPruneStep: StepPlugin {
   }
 }
 
+/// Opens the app's notes database, which SQLite keeps files beside: the plugin says which,
+/// so that no other step is given one.
+struct NotesOpenStep: StepPlugin {
+  static let kind = "notes.open"
+  struct Parameters: StepParameters {
+    @Parameter(
+      "The notes database.", isPath: true, rewritesFile: true, companions: ["-wal", "-shm"])
+    var file: String
+  }
+  init(parameters: Parameters) {}
+  func run(_ context: StepContext) async throws {}
+}
+
 /// Builds the search index, when the user first searches.
 struct SearchIndexStep: StepPlugin {
   static let kind = "search.index"
@@ -236,6 +249,31 @@ struct AppLaunchTests {
     } throws: { error in
       (error as? ManifestError)?.diagnostics.map(\.message) == [
         "the terms file is missing; ship it beside the manifest."
+      ]
+    }
+  }
+
+  @Test func theFilesTheAppsPluginKeepsBesideItsDatabaseAreNoOtherStepsToRewrite() throws {
+    var registry = PluginRegistry()
+    registry.registerStore()
+    registry.register(NotesOpenStep.self)
+    let manifest = Array(
+      #"""
+      { "version": 1, "steps": [
+        { "id": "notes", "plugin": "notes.open", "params": { "file": "notes.db" } },
+        { "id": "store", "plugin": "store.init", "params": { "path": "notes.db-wal" } } ] }
+      """#.utf8)
+    let folder = FileManager.default.temporaryDirectory
+    // A launch loads it; the app's test refuses it, as `orchestrate validate` does.
+    _ = try ManifestLoader(registry: registry).load(
+      bytes: manifest, file: "app.json", directory: folder)
+    #expect {
+      try ManifestLoader(registry: registry, checksShippedFiles: true).load(
+        bytes: manifest, file: "app.json", directory: folder)
+    } throws: { error in
+      (error as? ManifestError)?.diagnostics.map(\.message) == [
+        "notes.open rewrites 'notes.db' and the files it keeps beside it, or moves them aside when it cannot read it, but 'notes.db-wal' is also 'notes.db-wal' (the 'path' of step 'store'); give it a file of its own.",
+        "store.init rewrites 'notes.db-wal', or moves it aside when it cannot read it, but it is also 'notes.db-wal' (kept beside 'notes.db', the 'file' of step 'notes'); give it a file of its own.",
       ]
     }
   }
