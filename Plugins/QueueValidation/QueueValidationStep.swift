@@ -28,9 +28,10 @@ public struct QueueValidationStep: StepPlugin {
   public static let inputs: [StepInput] = [.required(StoreHandle.self)]
   /// What a manifest gives the step.
   public struct Parameters: StepParameters {
+    /// The queue's original bytes are kept beside it, as `<file>.bak`, while it is rewritten.
     @Parameter(
       "The queue file: a JSON array of entries with an integer 'workId'; relative to the data folder.",
-      isPath: true, rewritesFile: true)
+      isPath: true, rewritesFile: true, companions: [".bak"])
     var path = "enrichment-queue.json"
 
     /// The queue at its default path.

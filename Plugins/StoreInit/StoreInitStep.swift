@@ -19,9 +19,12 @@ public struct StoreInitStep: StepPlugin {
     "Opens or creates the SQLite store and applies its migrations (built-in books or music, or the app's folder of NNN_name.sql files); refuses files it did not create; moves a damaged store aside with its WAL and creates a new one."
   /// What a manifest gives the step.
   public struct Parameters: StepParameters {
+    /// SQLite keeps the store's WAL, shared memory and rollback journal beside it, and the
+    /// step its creation record, damage marker and recovery note (``StoreHandle``).
     @Parameter(
       "The database file; relative to the data folder. Its folder must exist unless createFolders.",
-      isPath: true, rewritesFile: true)
+      isPath: true, rewritesFile: true,
+      companions: ["-wal", "-shm", "-journal", ".created", ".damaged", ".recovering"])
     var path: String
     @Parameter(
       "A built-in schema; leave it out when giving 'migrations'.",

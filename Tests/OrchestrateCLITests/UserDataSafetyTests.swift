@@ -272,6 +272,96 @@ struct UserDataSafetyTests {
     #expect(!FileManager.default.fileExists(atPath: folder.path("app.sqlite")))
   }
 
+  /// A store's WAL, shared memory, rollback journal and creation record are the store's:
+  /// a step that rewrites a file, or moves it aside when it cannot read it, given one of them
+  /// is refused before anything runs, and so is a store whose own are another step's path.
+  /// `queue.validate` moved the WAL of a store that had not opened yet aside as unreadable,
+  /// and the store opened without the transactions committed in it.
+  @Test func aStepThatRewritesAFileIsRefusedTheFilesAStoreKeepsBesideIt() async throws {
+    let folder = try TemporaryFolder()
+    try await store(in: folder)
+    // What an app stopped with its store open leaves: rows committed only in the WAL.
+    let library = folder.url.appendingPathComponent("library.sqlite")
+    do {
+      let app = try SQLiteConnection(url: library, mode: .readWrite)
+      try app.execute("PRAGMA wal_checkpoint(TRUNCATE); PRAGMA wal_autocheckpoint = 0;")
+      try app.run("INSERT INTO works (id, title) VALUES (3, 'Beloved')")
+      // Copied while the connection is open: closing it would checkpoint the WAL away.
+      for suffix in ["", "-wal", "-shm", ".created"] {
+        try FileManager.default.copyItem(
+          atPath: library.path + suffix, toPath: folder.path("app.sqlite") + suffix)
+      }
+    }
+    let wal = try Data(contentsOf: URL(fileURLWithPath: folder.path("app.sqlite-wal")))
+    let manifest = try folder.write(
+      "app.json",
+      """
+      { "version": 1, "steps": [
+        { "id": "other", "plugin": "store.init", "params": { "path": "library.sqlite" } },
+        { "id": "queue", "plugin": "queue.validate", "dependsOn": ["other"], "params": { "path": "app.sqlite-wal" } },
+        { "id": "restore", "plugin": "state.restore", "params": { "file": "app.sqlite-shm" } },
+        { "id": "store", "plugin": "store.init", "after": ["queue", "restore"], "params": { "path": "app.sqlite" } },
+        { "id": "copy", "plugin": "store.init", "after": ["store"], "params": { "path": "app.sqlite.created" } }
+      ] }
+      """)
+
+    for command in ["validate", "run"] {
+      let result = try await Orchestrate.run([command, manifest])
+      #expect(result.status == 65, "\(command): \(result.stdout)\(result.stderr)")
+      let output = command == "run" ? result.stderr : result.stdout
+      for line in [
+        "\(manifest):3:92: error: step 'queue' (steps[1].params.path): queue.validate rewrites 'app.sqlite-wal', or moves it aside when it cannot read it, but it is also 'app.sqlite-wal' (kept beside 'app.sqlite', the 'path' of step 'store'); give it a file of its own.",
+        "\(manifest):4:69: error: step 'restore' (steps[2].params.file): state.restore rewrites 'app.sqlite-shm', or moves it aside when it cannot read it, but it is also 'app.sqlite-shm' (kept beside 'app.sqlite', the 'path' of step 'store'); give it a file of its own.",
+        // The store rewrites what it keeps beside its file, and the second store's is one.
+        "\(manifest):5:95: error: step 'store' (steps[3].params.path): store.init rewrites 'app.sqlite' and the files it keeps beside it, or moves them aside when it cannot read it, but 'app.sqlite-wal' is also 'app.sqlite-wal' (the 'path' of step 'queue'), and 'app.sqlite-shm' is also 'app.sqlite-shm' (the 'file' of step 'restore'), and 'app.sqlite.created' is also 'app.sqlite.created' (the 'path' of step 'copy'); give it a file of its own.",
+        "\(manifest):6:83: error: step 'copy' (steps[4].params.path): store.init rewrites 'app.sqlite.created', or moves it aside when it cannot read it, but it is also 'app.sqlite.created' (kept beside 'app.sqlite', the 'path' of step 'store'); give it a file of its own.",
+      ] {
+        #expect(output.contains(line + "\n"), "\(command): \(output)")
+      }
+      #expect(output.contains("4 errors"), "\(command): \(output)")
+    }
+    #expect(try Data(contentsOf: URL(fileURLWithPath: folder.path("app.sqlite-wal"))) == wal)
+    let store = try SQLiteConnection(
+      url: folder.url.appendingPathComponent("app.sqlite"), mode: .readWrite)
+    #expect(try store.integer("SELECT count(*) FROM works WHERE title = 'Beloved'") == 1)
+  }
+
+  /// The lock beside a file a step rewrites, which the app and the launch take to write it,
+  /// is the step's: `queue.validate` given the lock of the saved state moved it aside as an
+  /// unreadable queue, and the app's next save and the launch then locked different files.
+  @Test func aStepThatRewritesAFileIsRefusedTheLockOfAnotherStepsFile() async throws {
+    let folder = try TemporaryFolder()
+    let state = try folder.write("state.json", #"{ "tab": "library" }"#)
+    // The lock the app's saves take: it holds nothing.
+    let lock = try folder.write(".state.json.lock", "")
+    let manifest = try folder.write(
+      "app.json",
+      """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "store.init", "params": { "path": "app.sqlite" } },
+        { "id": "restore", "plugin": "state.restore", "params": { "file": "state.json" } },
+        { "id": "queue", "plugin": "queue.validate", "dependsOn": ["store"], "params": { "path": ".state.json.lock" } },
+        { "id": "again", "plugin": "queue.validate", "dependsOn": ["store"], "params": { "path": "queue.json" } },
+        { "id": "more", "plugin": "queue.validate", "dependsOn": ["store"], "params": { "path": "queue.json" } }
+      ] }
+      """)
+
+    for command in ["validate", "run"] {
+      let result = try await Orchestrate.run([command, manifest])
+      #expect(result.status == 65, "\(command): \(result.stdout)\(result.stderr)")
+      let output = command == "run" ? result.stderr : result.stdout
+      #expect(
+        output.contains(
+          "\(manifest):4:92: error: step 'queue' (steps[2].params.path): queue.validate rewrites '.state.json.lock', or moves it aside when it cannot read it, but it is also '.state.json.lock' (the lock of 'state.json', the 'file' of step 'restore'); give it a file of its own.\n"
+        ), "\(command): \(output)")
+      // Two steps of one queue share its lock, as they share the queue.
+      #expect(output.components(separatedBy: ": error: ").count == 2, "\(command): \(output)")
+    }
+    #expect(FileManager.default.fileExists(atPath: lock))
+    #expect(try String(contentsOfFile: state, encoding: .utf8) == #"{ "tab": "library" }"#)
+    #expect(!FileManager.default.fileExists(atPath: folder.path("app.sqlite")))
+  }
+
   /// The root as a file to rewrite holds every other path; it is named as such, and the walk
   /// up a path's folders ends at the root.
   @Test func theRootAsAFileToRewriteIsRefusedNamingWhatItHolds() async throws {
