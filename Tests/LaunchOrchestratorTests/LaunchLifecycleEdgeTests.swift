@@ -7,7 +7,7 @@ import Testing
 /// The app's lifecycle at its edges: what a review that drove launches from outside found
 /// (ensure after a launch, on-demand failures in a session, cancel while paused or backing
 /// off, a pause said as the run starts, a route after the launch).
-@Suite("Launch lifecycle edges", .timeLimit(.minutes(2)))
+@Suite("Launch lifecycle edges", .timeLimit(.minutes(10)))
 struct LaunchLifecycleEdgeTests {
   /// A plan without on-demand steps closes its run with the launch: an ensure after it is
   /// answered at once, not left waiting for a run that is gone.
