@@ -44,8 +44,8 @@ extension OutputFiles {
   /// and the `.lock` file beside each that the app and the launch lock to write it, the
   /// cache's folder, the launch record with its lock and folder, and the `--history` folder.
   /// This is the one list of the files a launch uses. Beside each such file (beside the file
-  /// a symbolic link leads to, for a linked one), the names SQLite and the plugins give what
-  /// they keep there (`library.sqlite-wal`, `library.sqlite.created`) are refused too, and so
+  /// a symbolic link leads to, for a linked one), the files its plugin declares it keeps there
+  /// (`companions`: `library.sqlite-wal`, `library.sqlite.created`) are refused too, and so
   /// is any existing file whose name continues it (`library.sqlite.corrupt-20261123T101500Z`,
   /// `queue.json.unreadable-…`: the user's data moved aside).
   /// - Throws: a usage ``CLIError`` naming the output and the step's parameter.
@@ -66,7 +66,7 @@ extension OutputFiles {
         if let canonical, canonical != resolved.path { places.append(canonical) }
         for place in places {
           used.append((place, owner))
-          for suffix in Self.companionSuffixes { used.append((place + suffix, owner)) }
+          for suffix in parameter.companions { used.append((place + suffix, owner)) }
         }
         if let canonical { kept.append((canonical, owner)) }
         // The lock the app and the launch take to write a shared file: replacing it would
@@ -115,9 +115,4 @@ extension OutputFiles {
       }
     }
   }
-
-  /// The files SQLite and the plugins keep beside a file they use.
-  private static let companionSuffixes = [
-    "-wal", "-shm", "-journal", ".created", ".damaged", ".recovering", ".bak",
-  ]
 }
