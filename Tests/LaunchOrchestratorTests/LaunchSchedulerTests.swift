@@ -246,10 +246,52 @@ struct LaunchSchedulerTests {
     launch.advance(to: .seconds(1))
     #expect(
       launch.takeLog().contains("1s skip later: the launch was aborted because 'store' timed out"))
+    // The timed-out attempt still holds its slot: the launch is ending, not over.
     launch.activate("index", at: .seconds(2))
     #expect(
       launch.report().step("index")?.error
-        == "the launch ended ('store' timed out) before it was ensured")
+        == "the launch was ending ('store' timed out) when it was ensured")
+  }
+
+  /// Once a launch that failed, was routed or was cancelled is over, an on-demand step the
+  /// app ensures runs as after a launch that succeeded (the login screen a gate routed to
+  /// asks for its step); one that needs a step the ending skipped is skipped for it, and one
+  /// asked for while the ending still waits for a running step is skipped as the launch's.
+  @Test(arguments: ["fail", "route", "cancel"])
+  func anOnDemandStepEnsuredAfterALaunchThatEndedEarlyRuns(ending: String) throws {
+    var launch = try SchedulerHarness(
+      """
+      { "version": 1, "steps": [
+        { "id": "gate", "plugin": "noop" },
+        { "id": "slow", "plugin": "noop" },
+        { "id": "feed", "plugin": "noop", "dependsOn": ["gate"] },
+        { "id": "terms", "plugin": "noop", "trigger": "onDemand" },
+        { "id": "search", "plugin": "noop", "trigger": "onDemand", "dependsOn": ["feed"] }
+      ] }
+      """)
+    launch.start()
+    switch ending {
+    case "fail": launch.fail("gate", at: .seconds(1))
+    case "route": launch.route("gate", to: LaunchRoute("login"), at: .seconds(1))
+    default: launch.cancel(at: .seconds(1))
+    }
+    // `slow` still runs (it is stopping): the launch is ending, not over.
+    launch.activate("terms", at: .seconds(1))
+    #expect(launch.report().step("terms")?.state == .skipped)
+    #expect(launch.report().step("terms")?.error?.hasPrefix("the launch was ending (") == true)
+    if ending == "cancel" { launch.finish("gate", .failed("cancelled"), at: .seconds(2)) }
+    launch.finish("slow", ending == "cancel" ? .failed("cancelled") : .succeeded, at: .seconds(2))
+    _ = launch.takeLog()
+    let outcome = launch.report().outcome
+
+    launch.activate("terms", at: .seconds(3))
+    #expect(launch.takeLog() == ["3s start terms"])
+    launch.succeed("terms", at: .seconds(4))
+    launch.activate("search", at: .seconds(5))
+    #expect(launch.report().step("terms")?.state == .succeeded)
+    #expect(launch.report().step("search")?.state == .skipped)
+    #expect(launch.report().step("search")?.error?.hasPrefix("dependency 'feed'") == true)
+    #expect(launch.report().outcome == outcome)
   }
 
   @Test func abortsTheLaunchWhenAnAbortStepFails() throws {

@@ -129,6 +129,10 @@ struct LaunchScheduler {
   private(set) var milestoneTimes: [Duration?]
   private(set) var ending: Ending?
   private(set) var isFinished = false
+  /// Whether the launch's ending holds steps back: from the moment it was aborted, routed or
+  /// cancelled until it is over. Once it is, an on-demand step the app ensures runs as after
+  /// a launch that succeeded (a login screen's step after a route).
+  private var isEnding: Bool { ending != nil && !isFinished }
   /// Whether the app paused the launch: no attempt starts until it resumes.
   private(set) var isPaused = false
   /// Holds on the launch's end: while one is held, the launch does not finish even with
@@ -554,10 +558,10 @@ struct LaunchScheduler {
     }
     phase[step] = .waiting
     unfinished += 1
-    if let ending {
+    if let ending, !isFinished {
       finish(
         step, .skipped,
-        error: "the launch ended (\(describe(ending))) before it was ensured")
+        error: "the launch was ending (\(describe(ending))) when it was ensured")
       return
     }
     if runsAgain {
@@ -690,7 +694,7 @@ struct LaunchScheduler {
   }
 
   private mutating func becomeReadyIfPossible(_ step: Int, at now: Duration) {
-    guard phase[step] == .waiting, unmetHard[step] == 0, unmetOrder[step] == 0, ending == nil else {
+    guard phase[step] == .waiting, unmetHard[step] == 0, unmetOrder[step] == 0, !isEnding else {
       return
     }
     if unmetSignals[step] > 0 {
@@ -721,7 +725,7 @@ struct LaunchScheduler {
   }
 
   private mutating func dispatch(at now: Duration) {
-    while ending == nil, !isPaused, running < limit, let entry = ready.popMin() {
+    while !isEnding, !isPaused, running < limit, let entry = ready.popMin() {
       guard phase[entry.step] == .ready else { continue }
       startAttempt(of: entry.step, at: now)
     }
@@ -828,7 +832,7 @@ struct LaunchScheduler {
     timedOutAttempts[attempt.step] = nil
     timedOutCount -= 1
     running -= 1
-    if phase[attempt.step] == .waitingForTimedOutAttempt, ending == nil {
+    if phase[attempt.step] == .waitingForTimedOutAttempt, !isEnding {
       retry(attempt.step, after: max(.zero, retryTimes[attempt.step] - now), at: now)
     }
     return attempt
@@ -945,7 +949,7 @@ struct LaunchScheduler {
   private mutating func releaseDependents(
     of step: Int, state: StepState, at now: Duration, _ which: Dependents = .all
   ) {
-    guard ending == nil else { return }
+    guard !isEnding else { return }
     let id = plan.steps[step].id
     for dependent in plan.steps[step].hardDependents {
       if which != .all, (records[dependent].servedAt != nil) != (which == .served) { continue }
