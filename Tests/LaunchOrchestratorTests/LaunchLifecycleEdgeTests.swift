@@ -346,4 +346,74 @@ struct LaunchLifecycleEdgeTests {
     let startedAt = try #require(report.startedAt)
     #expect(code.timeIntervalSince(startedAt) >= wait / .seconds(1))
   }
+
+  /// A launch run without a control can be sent no signal: its steps that wait for one are
+  /// skipped once nothing else holds them, as after `finish()`; the run used to wait for ever.
+  @Test(.timeLimit(.minutes(1))) func aLaunchWithoutAControlSkipsTheStepsThatWaitForASignal()
+    async throws
+  {
+    let plan = try loadPlan(
+      """
+      { "version": 1, "signals": ["consent", "sceneActive"], "steps": [
+        { "id": "page", "plugin": "noop" },
+        { "id": "analytics", "plugin": "noop", "dependsOn": ["page"], "waitFor": ["consent"] },
+        { "id": "upload", "plugin": "noop", "dependsOn": ["analytics"] }
+      ] }
+      """)
+    let report = await LaunchEngine().run(plan)
+    #expect(report.outcome == .succeeded)
+    #expect(report.step("page")?.state == .succeeded)
+    #expect(report.step("analytics")?.error == "signal 'consent' was not sent")
+    #expect(report.step("upload")?.state == .skipped)
+    #expect(report.signals.map(\.name) == ["consent", "sceneActive"])
+    #expect(report.signals.allSatisfy { $0.time == nil })
+  }
+
+  /// A signal sent after `finish()` said none would come is not heard: the steps that waited
+  /// for it were skipped as not sent, and the report does not say it was (it said both).
+  @Test func aSignalSentAfterFinishIsNotHeard() async throws {
+    let plan = try loadPlan(
+      """
+      { "version": 1, "signals": ["consent"], "steps": [
+        { "id": "page", "plugin": "wait", "params": { "duration": "2s" } },
+        { "id": "analytics", "plugin": "noop", "waitFor": ["consent"] }
+      ] }
+      """)
+    let clock = ManualClock()
+    let control = LaunchControl()
+    let launch = clock.start { await LaunchEngine(clock: clock).run(plan, control: control) }
+    await clock.advance(to: .milliseconds(500))
+    control.finish()
+    await clock.advance(to: .seconds(1))
+    control.signal("consent")
+    await clock.advance(to: .seconds(2))
+    let report = await launch.value
+    #expect(report.step("analytics")?.error == "signal 'consent' was not sent")
+    #expect(report.signals.first?.time == nil)
+  }
+
+  /// Once a launch that failed or was routed is over, the app's on-demand step runs, as after
+  /// one that succeeded (the login screen a gate routed to asks for its step); it was refused
+  /// as "the launch ended before it was ensured". The launch's outcome stays as it ended.
+  @Test(arguments: ["fail", "route"])
+  func anOnDemandStepEnsuredAfterALaunchThatEndedEarlyRuns(ending: String) async throws {
+    let key = "edge-after-ending-\(UUID().uuidString)"
+    var registry = PluginRegistry.testKinds
+    registry.register(kind: "gate") { _ in
+      if ending == "fail" { throw StepFailure("down") } else { throw LaunchRoute("login") }
+    }
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "gate", "plugin": "gate" },
+        { "id": "terms", "plugin": "count", "params": { "key": "\(key)" }, "trigger": "onDemand" }
+      ] }
+      """, registry: registry)
+    let control = LaunchControl()
+    let report = await LaunchEngine().run(plan, control: control)
+    #expect(report.outcome == (ending == "fail" ? .failed : .routed))
+    #expect(try await control.ensure("terms", as: Tally.self) == Tally(value: "\(key)#1"))
+    #expect(control.report?.step("terms")?.state == .succeeded)
+    #expect(control.report?.outcome == report.outcome)
+  }
 }

@@ -62,6 +62,23 @@ struct LaunchTestingTests {
     #expect(report.time(ofMilestone: "interactive") == .some(.milliseconds(6_500)))
   }
 
+  /// A test run has no control to send signals with: a step that waits for one is skipped
+  /// as after `finish()`, and the run returns (it waited for ever).
+  @Test(.timeLimit(.minutes(1))) func aStepWaitingForASignalNoOneCanSendIsSkipped() async throws {
+    let report = try await LaunchTest.run(
+      manifest: """
+        { "version": 1, "signals": ["consent"], "steps": [
+          { "id": "store", "plugin": "wait", "params": { "duration": "1s" } },
+          { "id": "analytics", "plugin": "wait", "params": { "duration": "1s" },
+            "dependsOn": ["store"], "waitFor": ["consent"] } ] }
+        """, registry: Self.registry)
+    #expect(report.outcome == .succeeded)
+    #expect(report.step("store")?.state == .succeeded)
+    #expect(report.step("analytics")?.state == .skipped)
+    #expect(report.step("analytics")?.error == "signal 'consent' was not sent")
+    #expect(report.duration == .seconds(1))
+  }
+
   @Test func timeoutsAndBackoffsFallExactlyOnTheirDeadlines() async throws {
     let report = try await LaunchTest.run(
       manifest: """

@@ -95,7 +95,7 @@ public final class LaunchControl: Sendable {
 
   /// Sends the signal `name`, which the manifest declares in `signals`: steps that `waitFor`
   /// it may start. A signal sent before a step is ready is remembered; sending it again does
-  /// nothing.
+  /// nothing, and so does sending it after ``finish()``, which said none would come.
   public func signal(_ name: String) {
     let run = state.withLock { state in
       if !state.signals.contains(name) { state.signals.append(name) }

@@ -59,7 +59,8 @@ public struct LaunchEngine<C: Clock>: Sendable where C.Duration == Duration {
   /// ensures its on-demand steps, during the launch and after it. Times in the report and the
   /// events are active time: time spent paused is left out, and listed in
   /// ``LaunchReport/pauses``. While steps wait for signals, the launch goes on until they
-  /// come or ``LaunchControl/finish()`` says none will.
+  /// come or ``LaunchControl/finish()`` says none will; without a `control`, none can come,
+  /// and such steps are skipped (`signal '<name>' was not sent`).
   ///
   /// Events are delivered to `events` in order, and the continuation is finished when the
   /// launch is. Cancelling the calling task cancels the launch: running steps are cancelled,
@@ -257,6 +258,9 @@ private final class LaunchRun: ControlledRun {
       if isHandler { handleQueued(onMainThread: Thread.isMainThread) }
     } else {
       post(begin(cancelled: false, holds: 0))
+      // No one can send a signal to a launch without a control: its steps that wait for one
+      // are skipped once nothing else holds them, as after ``LaunchControl/finish()``.
+      if !plan.signals.isEmpty { post(.control(.finish)) }
     }
     // The first steps are counted on their own now: a test's task that started the launch
     // waits for its end without holding the test clock back.

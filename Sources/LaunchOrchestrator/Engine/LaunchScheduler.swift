@@ -462,7 +462,9 @@ struct LaunchScheduler {
   }
 
   private mutating func receive(_ signal: Int, at now: Duration) {
-    guard signalTimes[signal] == nil else { return }
+    // After `finish()` said none would come, the steps waiting for one were told it was not
+    // sent: the report must not say it was.
+    guard signalTimes[signal] == nil, !signalsClosed else { return }
     signalTimes[signal] = now
     emit(.signalled(name: plan.signals[signal]), at: now)
     for step in signalWaiters[signal] {
