@@ -124,7 +124,7 @@ extension LaunchPlan {
     return (
       record.facts(
         for: context, version: version, safeModeAfter: manifest.safeMode?.after,
-        process: getpid()),
+        process: .current),
       notes
         + (record.downgrade(to: version).map {
           [LaunchContext.downgradeNote(from: $0, to: version)]
