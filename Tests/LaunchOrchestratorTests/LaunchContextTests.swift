@@ -990,6 +990,33 @@ struct LaunchContextTests {
     record.claim("a", version: nil, process: ProcessIdentity(number: 1, start: long), launch: 1)
     #expect(record.damage == "holds a process start longer than 128 bytes")
   }
+
+  // MARK: - First launches
+
+  /// The first launch until one got to its first screen or to its end: one that died before
+  /// it leaves the next the first; one that ended (a route, a failure), or one running now in
+  /// another process, does not. Past the launches the record keeps, it does not know.
+  @Test func aFirstLaunchThatDiedLeavesTheNextTheFirst() {
+    func isFirst(_ states: [LaunchRecord.State?], alive: Bool = false) -> Bool {
+      var record = LaunchRecord()
+      for state in states {
+        let number = record.begin(version: nil, process: .number(Int32.max))
+        if let state { record.mark(number, state) }
+      }
+      return record.facts(
+        for: LaunchContext(), version: nil, safeModeAfter: nil, process: .current
+      ) { _ in alive }.isFirstLaunch
+    }
+    #expect(isFirst([]))
+    #expect(isFirst([nil]))
+    #expect(isFirst([nil, nil]))
+    #expect(!isFirst([nil], alive: true))
+    #expect(!isFirst([.firstScreen]))
+    #expect(!isFirst([.ended]))
+    #expect(!isFirst([nil, .ended, nil]))
+    #expect(isFirst(Array(repeating: nil, count: LaunchRecord.recentLimit)))
+    #expect(!isFirst(Array(repeating: nil, count: LaunchRecord.recentLimit + 1)))
+  }
 }
 
 /// A `sleep` child of the test: a live process with a number, ended with the value or by

@@ -181,7 +181,11 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
       return !owner.isSame(as: process) && !isAlive(owner)
     }
     var facts = context
-    facts.isFirstLaunch = launchCount == 0
+    // The first launch until one reached its first screen or its end: a first launch killed
+    // or crashed before it leaves the next the first, or what only the first launch does
+    // (onboarding, sample data) would never be done. Past the recent launches the record
+    // does not know how the others went: not the first.
+    facts.isFirstLaunch = launchCount <= recent.count && recent.allSatisfy(died)
     // Higher, and new: the same version spelled otherwise (`1.0`, `1.0.0`), an older one (a
     // downgrade, see ``downgrade(to:)``), or going back up to one launched before (2.0, 1.9,
     // then 2.0 again) is no upgrade.
