@@ -49,9 +49,17 @@ private final class DataFolder: Sendable {
   /// screen, in a process that cannot be running (above any system's highest process number).
   func recordTwoLaunchesThatDied() {
     var died = LaunchRecord()
-    _ = died.begin(version: "1.0", process: Int32.max)
-    _ = died.begin(version: "1.0", process: Int32.max)
+    _ = died.begin(version: "1.0", process: .number(Int32.max))
+    _ = died.begin(version: "1.0", process: .number(Int32.max))
     _ = record.update(waiting: .seconds(1)) { $0 = died }
+  }
+}
+
+extension ProcessIdentity {
+  /// The process numbered `number`, its start unknown: the number alone says, as in records
+  /// written before the record kept a process's start.
+  fileprivate static func number(_ number: Int32) -> ProcessIdentity {
+    ProcessIdentity(number: number, start: nil)
   }
 }
 
@@ -254,11 +262,11 @@ struct LaunchContextTests {
 
   @Test func aLaunchThatEndsOnARouteIsNotOneThatDied() {
     var record = LaunchRecord()
-    let first = record.begin(version: nil, process: Int32.max)
+    let first = record.begin(version: nil, process: .number(Int32.max))
     record.mark(first, .ended)
-    _ = record.begin(version: nil, process: Int32.max)
+    _ = record.begin(version: nil, process: .number(Int32.max))
     let facts = record.facts(
-      for: LaunchContext(), version: nil, safeModeAfter: 2, process: 1
+      for: LaunchContext(), version: nil, safeModeAfter: 2, process: .number(1)
     ) { _ in false }
     #expect(!facts.isSafeMode)
   }
@@ -282,7 +290,7 @@ struct LaunchContextTests {
     #expect(upgraded.step("whatsNew")?.state == .succeeded)
 
     var record = try #require(folder.record.read().record)
-    _ = record.begin(version: nil, process: Int32.max)
+    _ = record.begin(version: nil, process: .number(Int32.max))
     #expect(record.downgrade(to: "1.9") == "2.0")
   }
 
@@ -324,11 +332,13 @@ struct LaunchContextTests {
   /// folder) do not hide the next upgrade: the highest version launched stands for the last.
   @Test func launchesGivenNoVersionPastTheRecentOnesHideNoUpgrade() {
     var record = LaunchRecord()
-    _ = record.begin(version: "1.0", process: Int32.max)
-    for _ in 0...LaunchRecord.recentLimit { _ = record.begin(version: nil, process: Int32.max) }
+    _ = record.begin(version: "1.0", process: .number(Int32.max))
+    for _ in 0...LaunchRecord.recentLimit {
+      _ = record.begin(version: nil, process: .number(Int32.max))
+    }
     #expect(record.recent.allSatisfy { $0.version == nil })
     let facts = record.facts(
-      for: LaunchContext(), version: "2.0", safeModeAfter: nil, process: getpid())
+      for: LaunchContext(), version: "2.0", safeModeAfter: nil, process: .current)
     #expect(facts.isFirstLaunchAfterUpgrade)
     #expect(record.downgrade(to: "0.9") == "1.0")
   }
@@ -336,11 +346,12 @@ struct LaunchContextTests {
   @Test func theRecordStaysBoundedWhateverTheAppsAge() {
     var record = LaunchRecord()
     for number in 1...1000 {
-      _ = record.begin(version: "1.\(number)", process: Int32.max)
+      _ = record.begin(version: "1.\(number)", process: .number(Int32.max))
       record.recordOnce("migrate", version: "1.\(number)")
       // A step renamed in every version, each name gone from the manifest the next.
       record.recordOnce("renamed\(number)", version: "1.\(number)")
-      record.claim("renamed\(number)", version: "1.\(number)", process: Int32.max, launch: number)
+      record.claim(
+        "renamed\(number)", version: "1.\(number)", process: .number(Int32.max), launch: number)
       record.keepOnce(of: ["migrate", "renamed\(number)"]) { _ in false }
     }
     #expect(record.launchCount == 1000)
@@ -383,14 +394,14 @@ struct LaunchContextTests {
   /// through a launch of a manifest that does not name the step.
   @Test func aClaimOnAStepTheManifestDoesNotNameHoldsWhileItsLaunchRuns() {
     var record = LaunchRecord()
-    let number = record.begin(version: "1.0", process: 7)
-    record.claim("extensionSeed", version: "1.0", process: 7, launch: number)
-    record.claim("gone", version: "1.0", process: 8, launch: number)
+    let number = record.begin(version: "1.0", process: .number(7))
+    record.claim("extensionSeed", version: "1.0", process: .number(7), launch: number)
+    record.claim("gone", version: "1.0", process: .number(8), launch: number)
     record.keepOnce(of: ["main"]) { $0.process == 7 }
     #expect(record.claims?.keys.sorted() == ["extensionSeed"])
     #expect(
       record.claimant(
-        of: "extensionSeed", .perInstall, version: "1.0", process: 9, launch: 1,
+        of: "extensionSeed", .perInstall, version: "1.0", process: .number(9), launch: 1,
         isRunning: { $0.process == 7 })?.process == 7)
   }
 
@@ -616,8 +627,8 @@ struct LaunchContextTests {
     #expect(first.step("onboard")?.state == .failed)
     // Another process launching now, which lives (process 1 lives as long as the system).
     _ = folder.record.update(waiting: .seconds(1)) { record in
-      let number = record.begin(version: nil, process: 1)
-      record.claim("onboard", version: nil, process: 1, launch: number)
+      let number = record.begin(version: nil, process: .number(1))
+      record.claim("onboard", version: nil, process: .number(1), launch: number)
     }
     let retried = await session.retry()
     #expect(retried.step("onboard")?.error == "run by another launch now (process 1)")
@@ -874,4 +885,160 @@ struct LaunchContextTests {
         )
       }, "\(found)")
   }
+
+  // MARK: - Processes the record names
+
+  /// A process's number is given to another once it has ended: a `sleep` holding it is the
+  /// process of the record only with the start the record has for it.
+  @Test func aProcessIsAliveOnlyWithTheStartTheRecordHasForIt() throws {
+    let sleeper = try Sleeper()
+    let start = try #require(ProcessIdentity.start(of: sleeper.number))
+    #expect(ProcessIdentity(number: sleeper.number, start: start).isAlive)
+    // Another process's start: the one that had the number before.
+    let other = try #require(ProcessIdentity.current.start)
+    #expect(other != start)
+    #expect(!ProcessIdentity(number: sleeper.number, start: other).isAlive)
+    // A record written before starts were kept: the number alone says.
+    #expect(ProcessIdentity(number: sleeper.number, start: nil).isAlive)
+    sleeper.end()
+    #expect(ProcessIdentity.start(of: sleeper.number) == nil)
+    #expect(!ProcessIdentity(number: sleeper.number, start: start).isAlive)
+  }
+
+  /// A launch that crashed while it ran a run-once step left its claim; the system gave the
+  /// process's number to another process since. The claim holds nothing: the step runs.
+  /// The claim of the process that holds the number now holds.
+  @Test func aClaimOfAProcessWhoseNumberAnotherProcessHasNowHoldsNothing() async throws {
+    let sleeper = try Sleeper()
+    let start = try #require(ProcessIdentity.start(of: sleeper.number))
+    let crashed = ProcessIdentity(number: sleeper.number, start: ProcessIdentity.current.start)
+    let json = """
+      { "version": 1, "steps": [
+        { "id": "seed", "plugin": "noop", "once": "perInstall" },
+        { "id": "page", "plugin": "noop", "dependsOn": ["seed"] }
+      ] }
+      """
+    var found: [String] = []
+    for claimant in [crashed, ProcessIdentity(number: sleeper.number, start: start)] {
+      let folder = try DataFolder()
+      _ = folder.record.update(waiting: .seconds(1)) { record in
+        let number = record.begin(version: nil, process: claimant)
+        record.claim("seed", version: nil, process: claimant, launch: number)
+      }
+      let report = await LaunchEngine().run(try folder.plan(json), environment: environment())
+      found.append(
+        report.step("seed").map { $0.error ?? $0.state.rawValue } ?? "missing")
+      // The launch took the dead claim over and let it go; the live one stays.
+      let kept = folder.record.read().record?.claims?["seed"]
+      #expect(kept?.owner == (claimant == crashed ? nil : claimant))
+    }
+    #expect(found == ["succeeded", "run by another launch now (process \(sleeper.number))"])
+  }
+
+  /// Safe mode counts launches that died before their first screen: those of a process the
+  /// system gave the number of to another since (a `sleep` here, or this very process, as a
+  /// container's first process has the same number at every start) died, and only a launch
+  /// of the process that has the number now runs.
+  @Test func launchesWhoseProcessNumberAnotherProcessHasNowCountAsDeadForSafeMode() async throws {
+    let sleeper = try Sleeper()
+    let sleeperStart = try #require(ProcessIdentity.start(of: sleeper.number))
+    let ownStart = try #require(ProcessIdentity.current.start)
+    let json = """
+      { "version": 1, "safeMode": { "after": 2 }, "milestones": { "interactive": ["store"] },
+        "steps": [
+          { "id": "store", "plugin": "noop" },
+          { "id": "refresh", "plugin": "noop", "when": { "safeMode": false } }
+        ] }
+      """
+    var found: [String] = []
+    for (name, process) in [
+      ("sleep's number, another start", ProcessIdentity(number: sleeper.number, start: ownStart)),
+      ("this number, another start", ProcessIdentity(number: getpid(), start: sleeperStart)),
+      ("sleep, its start", ProcessIdentity(number: sleeper.number, start: sleeperStart)),
+    ] {
+      let folder = try DataFolder()
+      _ = folder.record.update(waiting: .seconds(1)) { record in
+        _ = record.begin(version: nil, process: process)
+        _ = record.begin(version: nil, process: process)
+      }
+      let report = await LaunchEngine().run(try folder.plan(json), environment: environment())
+      found.append("\(name): \(report.context?.isSafeMode == true ? "safe mode" : "normal")")
+    }
+    #expect(
+      found == [
+        "sleep's number, another start: safe mode",
+        "this number, another start: safe mode",
+        "sleep, its start: normal",
+      ])
+  }
+
+  /// The record keeps each launch's and each claim's process start; one it cannot be this
+  /// long is damage.
+  @Test func theRecordKeepsTheProcessStartAndALongOneIsDamage() async throws {
+    let folder = try DataFolder()
+    let plan = try folder.plan(
+      #"{ "version": 1, "steps": [ { "id": "a", "plugin": "noop", "once": "perInstall" } ] }"#)
+    _ = await LaunchEngine().run(plan, environment: environment())
+    var record = try #require(folder.record.read().record)
+    let start = try #require(ProcessIdentity.current.start)
+    #expect(record.recent.map(\.owner) == [ProcessIdentity(number: getpid(), start: start)])
+    #expect(record.damage == nil)
+    let long = String(repeating: "1", count: LaunchRecord.startLength + 1)
+    record.recent[0].processStart = long
+    #expect(record.damage == "holds a process start longer than 128 bytes")
+    record.recent[0].processStart = start
+    record.claim("a", version: nil, process: ProcessIdentity(number: 1, start: long), launch: 1)
+    #expect(record.damage == "holds a process start longer than 128 bytes")
+  }
+
+  // MARK: - First launches
+
+  /// The first launch until one got to its first screen or to its end: one that died before
+  /// it leaves the next the first; one that ended (a route, a failure), or one running now in
+  /// another process, does not. Past the launches the record keeps, it does not know.
+  @Test func aFirstLaunchThatDiedLeavesTheNextTheFirst() {
+    func isFirst(_ states: [LaunchRecord.State?], alive: Bool = false) -> Bool {
+      var record = LaunchRecord()
+      for state in states {
+        let number = record.begin(version: nil, process: .number(Int32.max))
+        if let state { record.mark(number, state) }
+      }
+      return record.facts(
+        for: LaunchContext(), version: nil, safeModeAfter: nil, process: .current
+      ) { _ in alive }.isFirstLaunch
+    }
+    #expect(isFirst([]))
+    #expect(isFirst([nil]))
+    #expect(isFirst([nil, nil]))
+    #expect(!isFirst([nil], alive: true))
+    #expect(!isFirst([.firstScreen]))
+    #expect(!isFirst([.ended]))
+    #expect(!isFirst([nil, .ended, nil]))
+    #expect(isFirst(Array(repeating: nil, count: LaunchRecord.recentLimit)))
+    #expect(!isFirst(Array(repeating: nil, count: LaunchRecord.recentLimit + 1)))
+  }
+}
+
+/// A `sleep` child of the test: a live process with a number, ended with the value or by
+/// ``end()``.
+private final class Sleeper {
+  private let process = Process()
+  let number: Int32
+
+  init() throws {
+    process.executableURL = URL(fileURLWithPath: "/bin/sleep")
+    process.arguments = ["600"]
+    try process.run()
+    number = process.processIdentifier
+  }
+
+  /// Ends the process and waits until it is gone. With `SIGKILL`: a child started from a
+  /// thread of the test blocks the signals that thread blocks, `SIGTERM` among them.
+  func end() {
+    guard process.isRunning else { return }
+    kill(number, SIGKILL)
+    process.waitUntilExit()
+  }
+
+  deinit { end() }
 }

@@ -109,6 +109,31 @@ struct LaunchContextCommandTests {
     #expect(normal.context?.launchNumber == 4)
   }
 
+  /// Killed before its first screen, the first launch leaves the next the first: the steps
+  /// only the first launch runs (onboarding here) run in it, and once it got to its first
+  /// screen the launch after it is not the first.
+  @Test func aFirstLaunchKilledBeforeItsFirstScreenLeavesTheNextTheFirst() async throws {
+    let folder = try folder(hang: "1h")
+    let killed = try await Orchestrate.run(["run", "app.json"], in: folder.url) {
+      process, stdout in
+      while !((try? String(contentsOf: stdout, encoding: .utf8)) ?? "").contains(
+        "start      store")
+      {
+        try await Task.sleep(for: .milliseconds(10))
+      }
+      kill(process.processIdentifier, SIGKILL)
+    }
+    #expect(killed.status != 0)
+    try folder.write("app.json", Self.manifest.replacingOccurrences(of: "%HANG%", with: "0s"))
+    let (again, _) = try await run(folder)
+    #expect(again.context?.isFirstLaunch == true)
+    #expect(again.context?.launchNumber == 2)
+    #expect(state(again, "onboarding") == "succeeded")
+    let (next, _) = try await run(folder)
+    #expect(next.context?.isFirstLaunch == false)
+    #expect(state(next, "onboarding") == "skipped: condition: not the first launch")
+  }
+
   @Test func aBackgroundTaskLaunchSkipsTheStepsThatExcludeItInRunAndPlan() async throws {
     let folder = try folder()
     let (report, _) = try await run(folder, ["--reason", "backgroundTask"])

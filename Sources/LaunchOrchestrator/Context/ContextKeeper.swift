@@ -115,7 +115,7 @@ final class ContextKeeper: Sendable {
         skips: skips(of: plan, in: context, record: record, version: version),
         plan: plan, file: nil, number: context.launchNumber, version: version, notes: notes)
     case .automatic, .kept:
-      let process = getpid()
+      let process = ProcessIdentity.current
       let onceSteps = plan.contextSteps.filter { plan.manifest.steps[$0].once != nil }
       let onceIDs = Set(onceSteps.map { plan.steps[$0].id })
       if let previous {
@@ -225,7 +225,7 @@ final class ContextKeeper: Sendable {
   /// claimed already is added to `skips` instead, which ends in manifest order.
   private static func claim(
     _ steps: [Int], of plan: LaunchPlan, in record: inout LaunchRecord,
-    skips: inout [ContextSkip], version: String?, process: Int32, launch: Int,
+    skips: inout [ContextSkip], version: String?, process: ProcessIdentity, launch: Int,
     file: LaunchRecordFile
   ) {
     running.withLock { _ = $0.insert("\(launch) \(file.url.path)") }
@@ -240,7 +240,7 @@ final class ContextKeeper: Sendable {
         skips.append(
           ContextSkip(
             step: index,
-            reason: claimant.process == process
+            reason: claimant.owner.isSame(as: process)
               ? "run by another launch of this process now (launch \(claimant.launch))"
               : "run by another launch now (process \(claimant.process))",
             keepsDependents: true))
@@ -257,7 +257,7 @@ final class ContextKeeper: Sendable {
   /// claimed a step since: without a claim, both would run it at once.
   private static func retry(
     of previous: LaunchContext, plan: LaunchPlan, file: LaunchRecordFile, version: String?,
-    onceSteps: [Int], process: Int32
+    onceSteps: [Int], process: ProcessIdentity
   ) -> ContextKeeper {
     let number = previous.launchNumber
     let claimed = file.update(waiting: startWait) { record in
@@ -310,13 +310,13 @@ final class ContextKeeper: Sendable {
   /// Why a retry skips a run-once step when the record does not count its launch.
   static let uncountedReason = "launch not counted in the launch record; left to a later launch"
 
-  /// Whether the launch holding `claim` is running: in another process that lives, or in
-  /// this one and not over.
+  /// Whether the launch holding `claim` is running: in another process that lives (the
+  /// process it names, not one given its number since), or in this one and not over.
   private static func isRunning(_ claim: LaunchRecord.Claim, file: LaunchRecordFile) -> Bool {
-    if claim.process == getpid() {
+    if claim.owner.isSame(as: .current) {
       return running.withLock { $0.contains("\(claim.launch) \(file.url.path)") }
     }
-    return LaunchRecord.isAlive(claim.process)
+    return claim.owner.isAlive
   }
 
   /// Why a run-once step is skipped when the record cannot be read or kept.
@@ -366,7 +366,7 @@ final class ContextKeeper: Sendable {
   func stepSucceeded(_ step: Int) {
     guard plan.manifest.steps[step].once != nil else { return }
     let id = plan.steps[step].id
-    let (process, version) = (getpid(), version)
+    let (process, version) = (ProcessIdentity.current, version)
     write(evenUncounted: true) { record, number in
       record.recordOnce(id, version: version)
       record.release(process: process, launch: number, steps: [id])
@@ -379,7 +379,7 @@ final class ContextKeeper: Sendable {
   func finish(outcome: LaunchOutcome) async -> [String] {
     let marked = state.withLock(\.markedScreen)
     let reached = firstScreen == nil && (outcome == .succeeded || outcome == .degraded)
-    let process = getpid()
+    let process = ProcessIdentity.current
     // Claims on run-once steps that did not succeed (failed, skipped, cancelled) are let
     // go, so that a later launch runs them.
     write { record, number in

@@ -59,7 +59,10 @@ public struct LaunchContext: Sendable, Equatable {
   /// Whether the system launched the app ahead of use (iOS prewarming): no user is waiting,
   /// and protected data such as the keychain may be unavailable.
   public var isPrewarmed: Bool
-  /// Whether the launch record held no launch before this one.
+  /// Whether no launch before this one got to its first screen or to its end, by the launch
+  /// record: the first launch after the install, or one after first launches that were
+  /// killed or crashed before their first screen (what only the first launch does, such as
+  /// onboarding, is not lost with them).
   public package(set) var isFirstLaunch = false
   /// Whether the app's version differs from the last launch's.
   public package(set) var isFirstLaunchAfterUpgrade = false
@@ -124,7 +127,7 @@ extension LaunchPlan {
     return (
       record.facts(
         for: context, version: version, safeModeAfter: manifest.safeMode?.after,
-        process: getpid()),
+        process: .current),
       notes
         + (record.downgrade(to: version).map {
           [LaunchContext.downgradeNote(from: $0, to: version)]

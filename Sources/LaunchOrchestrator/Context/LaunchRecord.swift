@@ -22,7 +22,16 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
     /// The process, so that a launch still running in another process at this moment is not
     /// taken for one that died.
     package var process: Int32?
+    /// When that process started (``ProcessIdentity/start``), so that a process the system
+    /// gave its number to since is not taken for it. Absent in records written before it (or
+    /// rewritten by a build before it), where the number alone says.
+    package var processStart: String?
     package var state: State
+
+    /// The process that ran it; `nil` when the record does not say.
+    package var owner: ProcessIdentity? {
+      process.map { ProcessIdentity(number: $0, start: processStart) }
+    }
   }
 
   /// How far a launch got.
@@ -76,6 +85,12 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
     package var launch: Int
     /// The app version it runs in (`""` when the app gave none).
     package var version: String
+    /// When the process started, as ``Launch/processStart``: absent in claims written before
+    /// it, where the number alone says.
+    package var processStart: String?
+
+    /// The process running the step.
+    package var owner: ProcessIdentity { ProcessIdentity(number: process, start: processStart) }
   }
 
   /// The most launches a record counts, far beyond any app's: a larger count is damage.
@@ -84,6 +99,9 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
   package static let onceLimit = 10_000
   /// The longest version a record keeps.
   package static let versionLength = 256
+  /// The longest process start a record keeps: far longer than any system's
+  /// (``ProcessIdentity/start(of:)``).
+  package static let startLength = 128
 
   package init() {}
 
@@ -105,6 +123,9 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
       }
       if let version = launch.version, version.utf8.count > Self.versionLength {
         return "holds a version longer than \(Self.versionLength) bytes"
+      }
+      if let start = launch.processStart, start.utf8.count > Self.startLength {
+        return "holds a process start longer than \(Self.startLength) bytes"
       }
     }
     if let newestVersion, newestVersion.utf8.count > Self.versionLength {
@@ -137,6 +158,9 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
       guard claim.version.utf8.count <= Self.versionLength else {
         return "holds a version longer than \(Self.versionLength) bytes"
       }
+      guard (claim.processStart?.utf8.count ?? 0) <= Self.startLength else {
+        return "holds a process start longer than \(Self.startLength) bytes"
+      }
     }
     return nil
   }
@@ -145,11 +169,23 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
   /// record's part filled in. `process` is the running process, whose own launches are not
   /// counted as dead.
   package func facts(
-    for context: LaunchContext, version: String?, safeModeAfter: Int?, process: Int32,
-    isAlive: (Int32) -> Bool = LaunchRecord.isAlive
+    for context: LaunchContext, version: String?, safeModeAfter: Int?, process: ProcessIdentity,
+    isAlive: (ProcessIdentity) -> Bool = { $0.isAlive }
   ) -> LaunchContext {
+    /// Whether `launch` died before its first screen: it started, nothing more was recorded,
+    /// and its process is gone. A launch of this process, or of one still running (another
+    /// launch at this moment), did not die.
+    func died(_ launch: Launch) -> Bool {
+      guard launch.state == .started else { return false }
+      guard let owner = launch.owner else { return true }
+      return !owner.isSame(as: process) && !isAlive(owner)
+    }
     var facts = context
-    facts.isFirstLaunch = launchCount == 0
+    // The first launch until one reached its first screen or its end: a first launch killed
+    // or crashed before it leaves the next the first, or what only the first launch does
+    // (onboarding, sample data) would never be done. Past the recent launches the record
+    // does not know how the others went: not the first.
+    facts.isFirstLaunch = launchCount <= recent.count && recent.allSatisfy(died)
     // Higher, and new: the same version spelled otherwise (`1.0`, `1.0.0`), an older one (a
     // downgrade, see ``downgrade(to:)``), or going back up to one launched before (2.0, 1.9,
     // then 2.0 again) is no upgrade.
@@ -161,13 +197,7 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
     let (next, overflow) = launchCount.addingReportingOverflow(1)
     facts.launchNumber = overflow ? 0 : next
     if let after = safeModeAfter, after > 0, recent.count >= after {
-      facts.isSafeMode = recent.suffix(after).allSatisfy { launch in
-        guard launch.state == .started else { return false }
-        guard let owner = launch.process else { return true }
-        // A launch of this process, or of one still running (another launch at this
-        // moment), did not die.
-        return owner != process && !isAlive(owner)
-      }
+      facts.isSafeMode = recent.suffix(after).allSatisfy(died)
     }
     return facts
   }
@@ -200,15 +230,18 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
     return recent.lazy.compactMap(\.version).max { VersionOrder.compare($0, $1) < 0 }
   }
 
-  /// Adds a started launch and returns its number.
-  package mutating func begin(version: String?, process: Int32) -> Int {
+  /// Adds a started launch of `process` and returns its number.
+  package mutating func begin(version: String?, process: ProcessIdentity) -> Int {
     if let version {
       let highest = highestVersion
       newestVersion =
         highest.map { VersionOrder.compare(version, $0) > 0 } ?? true ? version : highest
     }
     launchCount = min(launchCount, Self.countLimit - 1) + 1
-    recent.append(Launch(number: launchCount, version: version, process: process, state: .started))
+    recent.append(
+      Launch(
+        number: launchCount, version: version, process: process.number,
+        processStart: process.start, state: .started))
     if recent.count > Self.recentLimit { recent.removeFirst(recent.count - Self.recentLimit) }
     return launchCount
   }
@@ -232,29 +265,36 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
   /// launch `launch` of process `process`: a claim of a dead process, or of a launch of this
   /// process that is over, holds nothing.
   package func claimant(
-    of step: String, _ once: RunOnce, version: String?, process: Int32, launch: Int,
+    of step: String, _ once: RunOnce, version: String?, process: ProcessIdentity, launch: Int,
     isRunning: (Claim) -> Bool
   ) -> Claim? {
     guard let claim = claims?[step] else { return nil }
-    if claim.process == process, claim.launch == launch { return nil }
+    if claim.owner.isSame(as: process), claim.launch == launch { return nil }
     // Without a version, as per install: any version's claim holds.
     if once == .perVersion, let version, !VersionOrder.same(claim.version, version) { return nil }
     return isRunning(claim) ? claim : nil
   }
 
   /// Claims run-once step `step` for launch `launch` of process `process`.
-  package mutating func claim(_ step: String, version: String?, process: Int32, launch: Int) {
+  package mutating func claim(
+    _ step: String, version: String?, process: ProcessIdentity, launch: Int
+  ) {
     var all = claims ?? [:]
-    all[step] = Claim(process: process, launch: launch, version: version ?? "")
+    all[step] = Claim(
+      process: process.number, launch: launch, version: version ?? "",
+      processStart: process.start)
     claims = all
   }
 
   /// Releases the claims of launch `launch` of process `process` on `steps` (every step when
   /// `nil`).
-  package mutating func release(process: Int32, launch: Int, steps: Set<String>? = nil) {
+  package mutating func release(
+    process: ProcessIdentity, launch: Int, steps: Set<String>? = nil
+  ) {
     guard var all = claims else { return }
     all = all.filter { step, claim in
-      !(claim.process == process && claim.launch == launch && (steps?.contains(step) ?? true))
+      !(claim.owner.isSame(as: process) && claim.launch == launch
+        && (steps?.contains(step) ?? true))
     }
     claims = all.isEmpty ? nil : all
   }
@@ -297,11 +337,6 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
       let kept = all.filter { steps.contains($0.key) || isRunning($0.value) }
       claims = kept.isEmpty ? nil : kept
     }
-  }
-
-  /// Whether process `process` is running.
-  package static func isAlive(_ process: Int32) -> Bool {
-    process > 0 && (kill(process, 0) == 0 || errno == EPERM)
   }
 }
 

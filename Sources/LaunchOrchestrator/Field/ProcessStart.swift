@@ -72,15 +72,17 @@ package enum ProcessStart {
   }
 
   #if !canImport(Darwin)
-    /// The process's ``startTicks()``, read once: it never moves, and every launch's report
+    /// The process's ``startTicks(of:)``, read once: it never moves, and every launch's report
     /// is stamped with it (a file read and parse each time, before).
-    private static let processStartTicks = startTicks()
+    private static let processStartTicks = startTicks(of: "self")
 
-    /// Field 22 of `/proc/self/stat`, `starttime`: clock ticks from boot to the process's
-    /// start. The fields are counted after the command's closing parenthesis, since the
-    /// command itself may hold spaces and parentheses.
-    static func startTicks() -> Int64? {
-      guard let data = FileManager.default.contents(atPath: "/proc/self/stat") else { return nil }
+    /// Field 22 of `/proc/<process>/stat`, `starttime`: clock ticks from boot to the
+    /// process's start (`self`: this process). The fields are counted after the command's
+    /// closing parenthesis, since the command itself may hold spaces and parentheses.
+    static func startTicks(of process: String) -> Int64? {
+      guard let data = FileManager.default.contents(atPath: "/proc/\(process)/stat") else {
+        return nil
+      }
       guard let close = data.lastIndex(of: UInt8(ascii: ")")) else { return nil }
       // After `) `: field 3 (state) is the first; starttime is field 22, the 20th from there.
       let fields = data[(close + 1)...].split(separator: UInt8(ascii: " "))
