@@ -416,4 +416,42 @@ struct LaunchLifecycleEdgeTests {
     #expect(control.report?.step("terms")?.state == .succeeded)
     #expect(control.report?.outcome == report.outcome)
   }
+
+  /// A caller of `ensure` whose task is cancelled stops waiting (`CancellationError`), as
+  /// Swift's own waits do; it waited for the step's end (for ever, for a step that never
+  /// ends). The step's run goes on for the other callers, and runs once.
+  @Test(.timeLimit(.minutes(1))) func aCancelledEnsureCallerStopsWaitingAndTheStepRunsOn()
+    async throws
+  {
+    let (release, runs) = (ManualGate(), Locked(0))
+    var registry = PluginRegistry.testKinds
+    registry.register(kind: "held", isBlocking: true) { _ in
+      runs.withLock { $0 += 1 }
+      release.wait()
+    }
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "page", "plugin": "noop" },
+        { "id": "search", "plugin": "held", "trigger": "onDemand" }
+      ] }
+      """, registry: registry)
+    let control = LaunchControl()
+    #expect(await LaunchEngine().run(plan, control: control).outcome == .succeeded)
+    let leaving = Task { try await control.ensure("search", as: Void.self) }
+    let staying = Task { try await control.ensure("search", as: Void.self) }
+    while runs.withLock({ $0 }) == 0 { await Task.yield() }
+    leaving.cancel()
+    await #expect(throws: CancellationError.self) { try await leaving.value }
+    // Cancelled before it asks: it never waits.
+    let early = Task {
+      withUnsafeCurrentTask { $0?.cancel() }
+      return try await control.ensure("search", as: Void.self)
+    }
+    await #expect(throws: CancellationError.self) { try await early.value }
+    release.open()
+    try await staying.value
+    #expect(control.report?.step("search")?.state == .succeeded)
+    #expect(runs.withLock { $0 } == 1)
+  }
 }

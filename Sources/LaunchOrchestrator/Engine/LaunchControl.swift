@@ -143,35 +143,45 @@ public final class LaunchControl: Sendable {
   /// dependencies that have not run, during the launch or after it, and returns its output.
   ///
   /// The step runs once: concurrent callers share its run, and later calls return its output
-  /// at once. When it fails, this throws, and the step may be ensured again.
+  /// at once. When it fails, this throws, and the step may be ensured again. A caller whose
+  /// task is cancelled stops waiting (`CancellationError`); the step's run goes on for the
+  /// others and for later calls.
   ///
   /// - Throws: ``LaunchFailure`` when the step does not exist, is not on demand, failed,
-  ///   timed out, was skipped, or its output is not a `T`.
+  ///   timed out, was skipped, or its output is not a `T`; `CancellationError` when the
+  ///   calling task was cancelled.
   public func ensure<T>(_ step: String, as type: T.Type = T.self) async throws -> T {
     try LaunchFailure.cast(try await ensureOutput(of: step), of: step, to: T.self)
   }
 
   /// The output of on-demand step `step` once it ran; see ``ensure(_:as:)``.
   package func ensureOutput(of step: String) async throws -> (any Sendable)? {
-    try await withCheckedThrowingContinuation { continuation in
-      let (run, refusal) = state.withLock { state -> ((any ControlledRun)?, LaunchFailure?) in
-        if let refusal = state.refusal { return (nil, refusal) }
-        // Said at once, without the run: after a launch without on-demand steps, nothing is
-        // left to hear it.
-        if let refusal = state.run?.refusal(ofEnsuring: step) { return (nil, refusal) }
-        if state.run == nil { state.activations.append((step, continuation)) }
-        return (state.run, nil)
+    let waiter = EnsureWaiter()
+    return try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { continuation in
+        guard waiter.wait(continuation) else { return }
+        let (run, refusal) = state.withLock { state -> ((any ControlledRun)?, LaunchFailure?) in
+          if let refusal = state.refusal { return (nil, refusal) }
+          // Said at once, without the run: after a launch without on-demand steps, nothing is
+          // left to hear it.
+          if let refusal = state.run?.refusal(ofEnsuring: step) { return (nil, refusal) }
+          if state.run == nil { state.activations.append((step, waiter)) }
+          return (state.run, nil)
+        }
+        if let refusal {
+          waiter.resume(throwing: refusal)
+          return
+        }
+        // The caller travels with the request: the run hands it the result of the step's run
+        // that ends after the run heard it, never of one that ended before (a failure the
+        // step is now asked to run again after).
+        run?.control(.activate(step, waiter: waiter))
+        // The step is counted on its own now: on a test clock, the caller waits uncounted.
+        Participation.handOver()
       }
-      if let refusal {
-        continuation.resume(throwing: refusal)
-        return
-      }
-      // The caller travels with the request: the run hands it the result of the step's run
-      // that ends after the run heard it, never of one that ended before (a failure the step
-      // is now asked to run again after).
-      run?.control(.activate(step, waiter: continuation))
-      // The step is counted on its own now: on a test clock, the caller waits uncounted.
-      Participation.handOver()
+    } onCancel: {
+      // The caller stops waiting; the step's run goes on for the others and later calls.
+      waiter.resume(throwing: CancellationError())
     }
   }
 
@@ -270,8 +280,45 @@ enum ControlCommand: Sendable {
   case activate(String, waiter: EnsureWaiter?)
 }
 
-/// A caller of ``LaunchControl/ensure(_:as:)`` waiting for a step's result.
-typealias EnsureWaiter = CheckedContinuation<(any Sendable)?, any Error>
+/// A caller of ``LaunchControl/ensure(_:as:)`` waiting for a step's result: resumed once,
+/// by the run with the result or by the caller's cancellation, whichever comes first (the
+/// run may still hold it when the caller was cancelled).
+final class EnsureWaiter: Sendable {
+  private enum State {
+    case notWaiting
+    case waiting(CheckedContinuation<(any Sendable)?, any Error>)
+    case resumed
+  }
+
+  private let state = Locked(State.notWaiting)
+
+  /// Starts waiting on `continuation`; `false`, with `continuation` resumed, when the caller
+  /// was cancelled before.
+  func wait(_ continuation: CheckedContinuation<(any Sendable)?, any Error>) -> Bool {
+    let isResumed = state.withLock { state in
+      if case .resumed = state { return true }
+      state = .waiting(continuation)
+      return false
+    }
+    if isResumed { continuation.resume(throwing: CancellationError()) }
+    return !isResumed
+  }
+
+  /// Hands the caller `result`, unless it heard already.
+  func resume(with result: Result<(any Sendable)?, any Error>) {
+    let continuation = state.withLock { state -> CheckedContinuation<(any Sendable)?, any Error>? in
+      defer { state = .resumed }
+      if case .waiting(let continuation) = state { return continuation }
+      return nil
+    }
+    continuation?.resume(with: result)
+  }
+
+  /// Throws `error` to the caller, unless it heard already.
+  func resume(throwing error: any Error) {
+    resume(with: .failure(error))
+  }
+}
 
 /// A run a ``LaunchControl`` drives.
 protocol ControlledRun: Sendable {
