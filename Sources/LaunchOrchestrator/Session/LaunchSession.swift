@@ -46,11 +46,15 @@ public final class LaunchSession {
 
   /// Where the launch is.
   public private(set) var phase: Phase = .idle
-  /// The screen to show, by the manifest's `splash` rule; on the engine's clock.
+  /// The screen to show, by the manifest's `splash` rule; on the engine's clock. Without a
+  /// `splash`, the content shows the moment `interactive` is reached (the default
+  /// `dismissOn`, with no minimum and no skeleton), or at the launch's end for a manifest
+  /// without that milestone.
   public private(set) var screen: LaunchScreen = .splash
-  /// From 0 to 1: the steps finished (however they ended) among those the splash's dismiss
-  /// milestone waits for, directly or not; all steps when the manifest has no `splash`.
-  /// Deferred background work does not hold it back, so it reads 1 when content shows.
+  /// From 0 to 1: the steps finished (however they ended) among those the milestone that
+  /// brings the content waits for, directly or not (the splash's `dismissOn`, else
+  /// `interactive`); all steps when the manifest has neither. Deferred background work does
+  /// not hold it back, so it reads 1 when content shows.
   public private(set) var progress = 0.0
   /// The ids of the steps running now, in the order they started.
   public private(set) var runningSteps: [String] = []
@@ -88,7 +92,7 @@ public final class LaunchSession {
   @ObservationIgnored private var countedSteps: Set<String>?
   @ObservationIgnored private var totalSteps = 0
   @ObservationIgnored private var finishedSteps = 0
-  @ObservationIgnored private var splash = SplashState(policy: nil, timed: false)
+  @ObservationIgnored private var splash = SplashState(policy: nil, dismissOn: nil, timed: false)
   /// The current launch's steps, looked up when one fails (for its plugin kind, and whether
   /// its failure ends the launch, `onFailure: abort`, which makes it the failure screen's
   /// reason at once) or is ensured (whether it is on demand). Indexed by id when first looked
@@ -423,8 +427,9 @@ public final class LaunchSession {
     reset()
     // On-demand steps are the app's to run, not the launch's: they hold no progress back.
     // Gathered when the plan was built, so a plan without them sets nothing up here.
+    let dismissOn = plan.contentMilestone
     countedSteps =
-      plan.manifest.splash.map { plan.steps(before: $0.dismissOn) }
+      dismissOn.map { plan.steps(before: $0) }
       ?? (plan.onDemandSteps.isEmpty
         ? nil
         : Set(plan.steps.lazy.filter { $0.trigger == .launch }.map(\.id)))
@@ -432,7 +437,7 @@ public final class LaunchSession {
     plannedStepIndex = nil
     totalSteps = countedSteps?.count ?? plan.steps.count
     progress = totalSteps == 0 ? 1 : 0
-    splash = SplashState(policy: plan.manifest.splash, timed: timesSplash)
+    splash = SplashState(policy: plan.manifest.splash, dismissOn: dismissOn, timed: timesSplash)
   }
 
   /// Resets the session for a launch of `stepCount` steps, counting all of them in
@@ -449,7 +454,7 @@ public final class LaunchSession {
     countedSteps = nil
     plannedSteps = []
     plannedStepIndex = nil
-    splash = SplashState(policy: nil, timed: false)
+    splash = SplashState(policy: nil, dismissOn: nil, timed: false)
     finishedSteps = 0
     runningSteps = []
     running = []
@@ -526,7 +531,7 @@ public final class LaunchSession {
       leaveRunning(step)
     case .milestone(let name):
       milestones[name] = event.time
-      if name == splash.policy?.dismissOn { splash.ending = .content }
+      if name == splash.dismissOn { splash.ending = .content }
     case .routed(let route, _):
       self.route = route
       splash.ending = .routed(route)
@@ -623,7 +628,11 @@ public final class LaunchSession {
 /// The splash rule's state: what the launch is ready to show, and which of the splash's
 /// moments have passed.
 private struct SplashState {
+  /// The manifest's `splash`, whose times the session's timer keeps; `nil` without one.
   let policy: SplashPolicy?
+  /// The milestone that brings the content (``LaunchPlan/contentMilestone``); `nil`: the
+  /// launch's end.
+  let dismissOn: String?
   /// What shows once the splash may go: content, a route or a failure.
   var ending: LaunchScreen?
   var minimumPassed: Bool
@@ -636,8 +645,9 @@ private struct SplashState {
 
   /// A splash whose minimum time is waited for only when `timed`: a clock must say when
   /// it passed.
-  init(policy: SplashPolicy?, timed: Bool) {
+  init(policy: SplashPolicy?, dismissOn: String?, timed: Bool) {
     self.policy = policy
+    self.dismissOn = dismissOn
     minimumPassed = !timed || (policy?.minimum ?? .zero) <= .zero
   }
 
@@ -655,6 +665,16 @@ private struct SplashState {
 }
 
 extension LaunchPlan {
+  /// The milestone that brings the content (``LaunchSession/screen``): the splash's
+  /// `dismissOn`; for a manifest without a `splash`, the default `dismissOn` (`interactive`)
+  /// when the manifest has that milestone, with no minimum and no skeleton; else `nil`, and
+  /// the content shows at the launch's end.
+  var contentMilestone: String? {
+    if let splash = manifest.splash { return splash.dismissOn }
+    let byDefault = SplashPolicy().dismissOn
+    return milestones.contains { $0.name == byDefault } ? byDefault : nil
+  }
+
   /// The ids of the steps milestone `name` waits for, directly or not: its steps, what they
   /// depend on or run after, and the steps of the milestones they are deferred until.
   func steps(before name: String) -> Set<String> {
