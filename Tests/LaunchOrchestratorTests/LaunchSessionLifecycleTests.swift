@@ -82,6 +82,8 @@ struct LaunchSessionLifecycleTests {
     #expect(session.phase == .running)
     #expect(clock.sleeperDeadlines == [.seconds(5)])
     session.cancel()
+    // At once, before the launch heard it.
+    #expect(session.screen == .cancelled)
     let report = await run.value
     #expect(report.outcome == .cancelled)
     #expect(report.step("store")?.state == .cancelled)
@@ -124,6 +126,7 @@ struct LaunchSessionLifecycleTests {
     await clock.advance(to: .milliseconds(500))
     if paused { session.pause() }
     session.cancel()
+    #expect(session.screen == .cancelled)
     // No time passes: neither the minimum nor a resume is waited for.
     let report = await run.value
     #expect(report.outcome == .cancelled)
@@ -135,6 +138,83 @@ struct LaunchSessionLifecycleTests {
     // No splash timer outlived the launch.
     #expect(clock.sleeperDeadlines.isEmpty)
     #expect(clock.now.offset == .milliseconds(500))
+  }
+
+  /// Kinds that ignore their cancellation: `deaf` sleeps on the launch clock until 1.2s
+  /// whatever happens, as a plugin that never checks would.
+  private static var deafKinds: PluginRegistry {
+    var registry = PluginRegistry.testKinds
+    registry.register(kind: "deaf") { context in
+      // An unstructured task does not inherit the step's cancellation.
+      await Task { try? await context.sleep(until: .milliseconds(1_200)) }.value
+    }
+    return registry
+  }
+
+  /// A step that ignores its cancellation keeps the launch going for the grace period (1s):
+  /// the screen is `.cancelled` from the call on, and neither the splash's minimum (1s), its
+  /// skeleton deadline (1.15s) nor the step's end, which reaches the dismiss milestone,
+  /// brings back the splash, a skeleton or the content meanwhile.
+  @Test func cancelShowsTheCancelledScreenAtOnceWhileAStepThatIgnoresItStops() async throws {
+    let plan = try loadPlan(
+      """
+      { "version": 1,
+        "splash": { "dismissOn": "interactive", "minimum": "1s", "skeletonAfter": "150ms" },
+        "milestones": { "interactive": ["sync"] },
+        "steps": [ { "id": "sync", "plugin": "deaf" } ] }
+      """, registry: Self.deafKinds)
+    let clock = ManualClock()
+    let session = LaunchSession()
+    let run = clock.start { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.advance(to: .milliseconds(500))
+    var screens: [LaunchScreen] = []
+    var heard: [LaunchEvent.Kind] = []
+    session.onEvent = {
+      heard.append($0.kind)
+      screens.append(session.screen)
+    }
+    session.cancel()
+    #expect(session.screen == .cancelled)
+    #expect(session.phase == .running)
+    await clock.settle()
+    // The splash's timer stopped with the cancel: the step's sleep and the grace are left.
+    #expect(clock.sleeperDeadlines == [.milliseconds(1_200), .milliseconds(1_500)])
+    await clock.advance(to: .milliseconds(1_499))
+    #expect(session.screen == .cancelled)
+    await clock.advance(to: .milliseconds(1_500))
+    let report = await run.value
+    #expect(report.outcome == .cancelled)
+    #expect(session.phase == .finished(.cancelled))
+    #expect(session.screen == .cancelled)
+    #expect(session.failure == nil)
+    // Every event after the cancel found the screen cancelled.
+    #expect(heard == [.cancelled(step: "sync"), .finished(outcome: .cancelled)])
+    #expect(screens == [.cancelled, .cancelled])
+  }
+
+  /// A cancel once the content shows stops what still runs (deferred work) and leaves the
+  /// content: only a route replaces a screen that left the splash.
+  @Test func cancelOnceTheContentShowsKeepsTheContent() async throws {
+    let plan = try loadPlan(
+      """
+      { "version": 1, "splash": {}, "milestones": { "interactive": ["page"] }, "steps": [
+        { "id": "page", "plugin": "noop" },
+        { "id": "cleanup", "plugin": "wait", "deferUntil": "interactive",
+          "priority": "background", "params": { "duration": "5s" } }
+      ] }
+      """)
+    let clock = ManualClock()
+    let session = LaunchSession()
+    let run = clock.start { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.advance(to: .seconds(1))
+    #expect(session.screen == .content)
+    session.cancel()
+    #expect(session.screen == .content)
+    let report = await run.value
+    #expect(report.outcome == .cancelled)
+    #expect(report.step("cleanup")?.state == .cancelled)
+    #expect(session.phase == .finished(.cancelled))
+    #expect(session.screen == .content)
   }
 
   @Test func cancelWithNoLaunchRunningDoesNothing() async throws {
@@ -280,6 +360,70 @@ struct LaunchSessionLifecycleTests {
     #expect(report.outcome == .succeeded)
     #expect(report.step("fetch")?.state == .succeeded)
     #expect(attempts.withLock { $0 } == 2)
+  }
+
+  /// The cancelled screen shows at the cancel, while a step that ignores it still stops: a
+  /// retry asked for there waits for the launch's end and retries it, as one asked for on the
+  /// failure screen does, rather than returning the cancelled launch's report.
+  @Test func aRetryFromTheCancelledScreenWhileAStepStillStopsRetriesOnceItHas() async throws {
+    let (release, releasing) = AsyncStream.makeStream(of: Void.self)
+    let (registry, _) = fetchAndStubbornKinds(release: release)
+    let key = "session-retry-cancelled-\(UUID())"
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "sync", "plugin": "stubborn" },
+        { "id": "page", "plugin": "count", "dependsOn": ["sync"], "params": { "key": "\(key)" } }
+      ] }
+      """, registry: registry)
+    let session = LaunchSession()
+    let engine = LaunchEngine(options: LaunchOptions(cancellationGracePeriod: .seconds(3600)))
+    let first = Task { await session.run(plan, on: engine) }
+    await until({ session.runningSteps == ["sync"] }, "'sync' runs")
+    session.cancel()
+    #expect(session.screen == .cancelled)
+    #expect(session.phase == .running, "'sync' is still stopping")
+    var asked = false
+    let retried = Task {
+      asked = true
+      return await session.retry()
+    }
+    await until({ asked }, "the retry was asked for")
+    releasing.yield()
+    #expect(await first.value.outcome == .cancelled)
+    let report = await retried.value
+    #expect(report.outcome == .succeeded)
+    #expect(report.step("sync")?.state == .succeeded)
+    #expect(report.step("page")?.state == .succeeded)
+    #expect(runs(key) == 1)
+  }
+
+  /// An app may call `retry()` from a screen of a session that never launched: nothing
+  /// launches, and the report says why.
+  @Test func retryBeforeAnyRunLaunchesNothingAndSaysWhy() async throws {
+    let key = "session-retry-before-run-\(UUID())"
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "count", "params": { "key": "\(key)" } }
+      ] }
+      """)
+    let session = LaunchSession()
+    let report = await session.retry()
+    #expect(report.outcome == .failed)
+    #expect(
+      report.error
+        == "retry() found no launch to retry: the session never ran one. Call run(_:on:environment:) first."
+    )
+    #expect(report.steps.isEmpty)
+    #expect(session.phase == .idle)
+    #expect(session.screen == .splash)
+    #expect(session.report == nil)
+    #expect(runs(key) == nil)
+    // The session launches as if the retry had not been asked for.
+    let launched = await session.run(plan, on: LaunchEngine(clock: ManualClock()))
+    #expect(launched.outcome == .succeeded)
+    #expect(runs(key) == 1)
   }
 
   @Test func retryAfterAFailureRunsNoSucceededStepAgain() async throws {

@@ -93,6 +93,8 @@ public final class LaunchSession {
   @ObservationIgnored private var totalSteps = 0
   @ObservationIgnored private var finishedSteps = 0
   @ObservationIgnored private var splash = SplashState(policy: nil, dismissOn: nil, timed: false)
+  /// The current launch's splash timer, which ``cancel()`` stops.
+  @ObservationIgnored private var splashTimer: Task<Void, Never>?
   /// The current launch's steps, looked up when one fails (for its plugin kind, and whether
   /// its failure ends the launch, `onFailure: abort`, which makes it the failure screen's
   /// reason at once) or is ensured (whether it is on demand). Indexed by id when first looked
@@ -201,28 +203,41 @@ public final class LaunchSession {
   ///
   /// After a launch that succeeded it returns that launch's report; while a launch runs it
   /// joins it. Asked for from the failure screen, which shows as soon as the launch's failure
-  /// is known, while the launch still finishes (its other steps stopping, its report made,
-  /// its record written), it waits for the launch's end and retries it; callers asking at once
-  /// share one retry. Call ``run(_:on:environment:)`` first: a session that never launched
-  /// has nothing to retry.
+  /// is known, or after ``cancel()``, whose screen shows at once, while the launch still
+  /// finishes (its other steps stopping, its report made, its record written), it waits for
+  /// the launch's end and retries it; callers asking at once share one retry.
+  ///
+  /// A session that never launched has nothing to retry: it returns at once, launching
+  /// nothing and changing nothing, a report with the outcome `failed`, no steps, and an
+  /// ``LaunchReport/error`` that says to call ``run(_:on:environment:)`` first.
   @discardableResult
   public func retry() async -> LaunchReport {
     var previous = report
     // Asked for once the failure is known (on the failure screen, or while the splash's
-    // minimum still hides it from an app that retries on `failure`), before the launch is
-    // over (the other steps still stop, or its report is still to come: a launch's report is
-    // `nil` until then): the launch is retried once it is.
+    // minimum still hides it from an app that retries on `failure`), or once the app
+    // cancelled, before the launch is over (the other steps still stop, or its report is
+    // still to come: a launch's report is `nil` until then): the launch is retried once it is.
     let showsFailure = if case .failed = screen { true } else { false }
-    let stillFailing = phase == .running && (showsFailure || splash.endsOnFailure)
+    let stillEnding =
+      phase == .running
+      && (showsFailure || splash.endsOnFailure || splash.ending == .cancelled)
     let reportToCome = phase != .running && previous == nil && relaunch != nil
-    if stillFailing || reportToCome { previous = await join() }
+    if stillEnding || reportToCome { previous = await join() }
     // A launch running, or one a call retried meanwhile: this call joins it.
     if phase == .running { return await join() }
-    guard let relaunch, let previous else {
-      preconditionFailure("retry() needs a launch to retry; call run(_:on:environment:) first.")
-    }
+    guard let relaunch, let previous else { return Self.nothingToRetry }
     if previous.outcome == .succeeded { return previous }
     return await relaunch(self, previous)
+  }
+
+  /// What ``retry()`` returns for a session that never launched.
+  private static var nothingToRetry: LaunchReport {
+    LaunchReport(
+      manifest: "", name: "", outcome: .failed, route: nil, duration: .zero, milestones: [],
+      criticalPath: [], steps: [],
+      error:
+        "retry() found no launch to retry: the session never ran one. Call run(_:on:environment:) first."
+    )
   }
 
   /// Waits for the report of the session's latest launch.
@@ -245,11 +260,23 @@ public final class LaunchSession {
   }
 
   /// Cancels the running launch: running steps are cancelled, the rest skipped, the outcome
-  /// is `cancelled` and the screen ``LaunchScreen/cancelled`` at once (a splash's `minimum`,
-  /// paused or not, is not waited for); ``failure`` stays `nil`. With no launch running it does
-  /// nothing: a later ``run(_:on:environment:)`` or ``retry()`` runs.
+  /// is `cancelled` and ``failure`` stays `nil`.
+  ///
+  /// The screen is ``LaunchScreen/cancelled`` when this returns: a splash's `minimum`, paused
+  /// or not, is not waited for, nor a step that ignores its cancellation (the launch waits for
+  /// it up to the engine's grace period), and nothing the launch still tells as it stops
+  /// changes it again; only a ``retry()`` or a new ``run(_:on:environment:)`` does. A screen
+  /// that already left the splash (the content, a route's, a failure's) stays. With no launch
+  /// running it does nothing: a later ``run(_:on:environment:)`` or ``retry()`` runs.
   public func cancel() {
     control?.cancel()
+    guard phase == .running, control != nil else { return }
+    // The screen is settled from now on (only a route replaces the content, and the content
+    // is not replaced here): no event of the launch, nor the splash's timer, moves it again.
+    splash.ending = .cancelled
+    splash.minimumPassed = true
+    splashTimer?.cancel()
+    updateScreen()
   }
 
   /// Sends the signal `name` (declared in the manifest's `signals`): steps that `waitFor` it
@@ -337,6 +364,7 @@ public final class LaunchSession {
     } else {
       timer = Task { await timeSplash() }
     }
+    splashTimer = timer
     let (events, continuation) = LaunchEvents.makeStream()
     continuation.expectConsumer()
     let hooks = RunHooks(
