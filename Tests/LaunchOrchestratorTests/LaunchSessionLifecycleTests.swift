@@ -759,6 +759,132 @@ struct LaunchSessionLifecycleTests {
     }
     #expect(failure?.kind == .notOnDemand)
   }
+
+  /// After the launch, a failed ensure lists the step as failed in the session's report, as
+  /// a successful one lists it as succeeded; the launch's outcome and screen stay.
+  @Test func aFailedEnsureAfterTheLaunchListsTheStepAsFailedInTheReport() async throws {
+    let key = "session-ensure-fails-\(UUID())"
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "noop" },
+        { "id": "search", "plugin": "count", "params": { "key": "\(key)", "failRuns": 1 },
+          "trigger": "onDemand" }
+      ] }
+      """)
+    let session = LaunchSession()
+    var heard: [LaunchEvent.Kind] = []
+    session.onEvent = { heard.append($0.kind) }
+    let report = await session.run(plan, on: LaunchEngine(clock: ManualClock()))
+    #expect(report.step("search")?.state == .skipped)
+    let launchEvents = heard.count
+    let failure = await #expect(throws: LaunchFailure.self) {
+      try await session.ensure("search", as: Tally.self)
+    }
+    #expect(failure?.message == "'search' failed: run 1 fails")
+    let failed = try #require(session.report)
+    #expect(failed.step("search")?.state == .failed)
+    #expect(failed.step("search")?.error == "run 1 fails")
+    #expect(failed.outcome == .succeeded)
+    #expect(session.screen == .content)
+    #expect(session.failure == nil)
+    #expect(session.output(of: "search", as: Tally.self) == nil)
+    // The launch's events ended with it: `onEvent` hears none of a step ensured after it.
+    #expect(heard.count == launchEvents)
+
+    // Ensured again, it runs again, and the report follows.
+    #expect(try await session.ensure("search", as: Tally.self) == Tally(value: "\(key)#2"))
+    #expect(session.report?.step("search")?.state == .succeeded)
+    #expect(session.report?.step("search")?.error == nil)
+  }
+
+  /// Whether `task` ends within about five seconds, without the test moving its clock: its
+  /// result, or `nil` (and an issue) when it is still waiting.
+  private func result<T: Sendable>(of task: Task<T, any Error>, _ comment: Comment) async
+    -> Result<T, any Error>?
+  {
+    var result: Result<T, any Error>?
+    Task { result = await task.result }
+    await until({ result != nil }, comment)
+    return result
+  }
+
+  private static func slowOnDemandPlan(key: String) throws -> LaunchPlan {
+    try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "noop" },
+        { "id": "slow", "plugin": "count", "params": { "key": "\(key)", "duration": "30s" },
+          "trigger": "onDemand" }
+      ] }
+      """)
+  }
+
+  /// A caller whose task is cancelled stops waiting at once with `CancellationError`; the
+  /// step's run goes on for the callers that share it, and ends once.
+  @Test func aCancelledEnsureCallerStopsWaitingAndTheRunGoesOnForTheOthers() async throws {
+    let key = "session-ensure-leaves-\(UUID())"
+    let plan = try Self.slowOnDemandPlan(key: key)
+    let clock = ManualClock()
+    let session = LaunchSession()
+    _ = await clock.run { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    let leaving = Task { try await session.ensure("slow", as: Tally.self) }
+    let staying = Task { try await session.ensure("slow", as: Tally.self) }
+    await until({ clock.sleeperDeadlines == [.seconds(30)] }, "'slow' runs")
+    leaving.cancel()
+    let left = await result(of: leaving, "the cancelled caller stopped waiting")
+    #expect(throws: CancellationError.self) { try left?.get() }
+    // No time passed, and the run goes on.
+    #expect(clock.now.offset == .zero)
+    #expect(clock.sleeperDeadlines == [.seconds(30)])
+    await clock.advance(to: .seconds(30))
+    #expect(try await staying.value == Tally(value: "\(key)#1"))
+    #expect(runs(key) == 1)
+    #expect(session.report?.step("slow")?.state == .succeeded)
+  }
+
+  /// A run every caller stopped waiting for still ends, and hands its output to the session:
+  /// a view reading it updates, and the next call returns it at once.
+  @Test func aRunEveryCallerLeftStillHandsItsOutputToTheSession() async throws {
+    let key = "session-ensure-all-leave-\(UUID())"
+    let plan = try Self.slowOnDemandPlan(key: key)
+    let clock = ManualClock()
+    let session = LaunchSession()
+    _ = await clock.run { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    let only = Task { try await session.ensure("slow", as: Tally.self) }
+    await until({ clock.sleeperDeadlines == [.seconds(30)] }, "'slow' runs")
+    only.cancel()
+    let left = await result(of: only, "the cancelled caller stopped waiting")
+    #expect(throws: CancellationError.self) { try left?.get() }
+    await clock.advance(to: .seconds(30))
+    let expected = Tally(value: "\(key)#1")
+    await until(
+      { session.output(of: "slow", as: Tally.self) == expected }, "the output is the session's")
+    #expect(session.report?.step("slow")?.state == .succeeded)
+    #expect(try await session.ensure("slow", as: Tally.self) == expected)
+    #expect(runs(key) == 1)
+  }
+
+  /// A caller cancelled before it asks starts nothing: the step runs when a caller that waits
+  /// asks for it.
+  @Test func anEnsureAskedForByACancelledTaskStartsNothing() async throws {
+    let key = "session-ensure-cancelled-first-\(UUID())"
+    let plan = try Self.slowOnDemandPlan(key: key)
+    let clock = ManualClock()
+    let session = LaunchSession()
+    _ = await clock.run { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    // Cancelled before its body runs: the test holds the main actor until then.
+    let cancelled = Task { try await session.ensure("slow", as: Tally.self) }
+    cancelled.cancel()
+    let left = await result(of: cancelled, "the cancelled caller returned")
+    #expect(throws: CancellationError.self) { try left?.get() }
+    await clock.settle()
+    #expect(clock.sleeperDeadlines.isEmpty)
+    let asked = clock.start { @MainActor in try? await session.ensure("slow", as: Tally.self) }
+    await clock.advance(to: .seconds(30))
+    #expect(await asked.value == Tally(value: "\(key)#1"))
+    #expect(runs(key) == 1)
+  }
 }
 
 /// Adds one to `count` and returns it: the how-manieth run of a step this is.

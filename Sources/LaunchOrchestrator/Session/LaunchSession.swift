@@ -126,8 +126,9 @@ public final class LaunchSession {
   /// Runs the last launch's plan again on its engine, reusing what a report says succeeded.
   @ObservationIgnored private var relaunch:
     (@MainActor (LaunchSession, LaunchReport?) async -> LaunchReport)?
-  /// The ensure calls under way, by step: concurrent callers share one.
-  @ObservationIgnored private var ensuring: [String: Task<(any Sendable)?, any Error>] = [:]
+  /// The on-demand steps' runs under way, by step: concurrent ``ensure(_:as:)`` callers
+  /// share one.
+  @ObservationIgnored private var ensuring: [String: SharedEnsure] = [:]
 
   /// Outputs waiting for their step's `succeeded` event, milestones reached, and the errors
   /// plugins threw (for the failure of a step's `failed` event).
@@ -298,39 +299,67 @@ public final class LaunchSession {
   /// dependencies that have not run, during the launch or after it, and returns its output.
   ///
   /// It runs once, with its timeout and retries: concurrent callers share that run, and later
-  /// calls return the output at once. Its events, output and report line appear like any
-  /// step's (after the launch, in ``output(of:as:)`` and ``report``).
+  /// calls return the output at once. During the launch, its events reach ``onEvent`` like
+  /// any step's (its failure leaves ``screen`` and ``failure`` as they are: it is the
+  /// caller's); the launch's events end with it, so after the launch its end shows in
+  /// ``output(of:as:)`` and in ``report``, which lists it as succeeded or failed.
+  ///
+  /// A caller whose task is cancelled stops waiting at once and throws `CancellationError`;
+  /// the run goes on for the other callers, and its output still becomes the session's. A
+  /// task cancelled before it asks starts no run.
   ///
   /// Asked for before the session's first launch starts (its `run` on a task that has not
   /// begun yet, say), it waits for that launch, in which or after which the step runs.
   ///
   /// - Throws: ``LaunchFailure`` when the step failed (it may be ensured again), does not
-  ///   exist, is not on demand, or outputs another type.
+  ///   exist, is not on demand, or outputs another type; `CancellationError` when the
+  ///   calling task is cancelled.
   public func ensure<T>(_ step: String, as type: T.Type = T.self) async throws -> T {
     // Only an on-demand step's output is handed at once: a launch step's is refused as not
     // on demand, before it is in as after.
     if plannedStep(step)?.trigger == .onDemand, let value = outputs.output(of: step, as: T.self) {
       return value
     }
+    try Task.checkCancellation()
     let control = self.control ?? earlyControl ?? LaunchControl()
     if self.control == nil { earlyControl = control }
-    let task =
-      ensuring[step]
-      ?? Task { @MainActor in try await control.ensureOutput(of: step) }
-    ensuring[step] = task
-    let output: (any Sendable)?
-    do {
-      output = try await task.value
-      if ensuring[step] == task { ensuring[step] = nil }
-    } catch {
-      if ensuring[step] == task { ensuring[step] = nil }
-      throw error
+    let shared: SharedEnsure
+    if let running = ensuring[step] {
+      shared = running
+    } else {
+      shared = SharedEnsure()
+      ensuring[step] = shared
+      // A task of its own rather than the caller's: the run is every caller's, and goes on
+      // when one of them is cancelled (its output is the session's all the same).
+      Task { @MainActor in
+        let result: Result<(any Sendable)?, any Error>
+        do {
+          result = .success(try await control.ensureOutput(of: step))
+        } catch {
+          result = .failure(error)
+        }
+        if ensuring[step] === shared { ensuring[step] = nil }
+        ensured(step, result, on: control)
+        shared.end(with: result)
+      }
     }
-    if let output, self.control === control {
-      outputs.set(output, for: step)
-      if phase != .running, let updated = control.report { report = updated }
-    }
-    return try LaunchFailure.cast(output, of: step, to: T.self)
+    return try LaunchFailure.cast(try await shared.value(), of: step, to: T.self)
+  }
+
+  /// Takes in the end of an on-demand step's run: its output, and after the launch, the
+  /// report with the step's line, whether it succeeded or failed.
+  private func ensured(
+    _ step: String, _ result: Result<(any Sendable)?, any Error>, on control: LaunchControl
+  ) {
+    // A run of an earlier launch's control tells the session nothing.
+    guard self.control === control else { return }
+    if case .success(let output?) = result { outputs.set(output, for: step) }
+    // Only a step the launch has on demand ran: a refused one (not on demand, no such step)
+    // changed nothing in the report.
+    guard phase != .running, plannedStep(step)?.trigger == .onDemand,
+      let updated = control.report
+    else { return }
+    report = updated
   }
 
   private func launch<C: Clock>(
@@ -650,6 +679,67 @@ public final class LaunchSession {
     guard countedSteps?.contains(step) ?? true else { return }
     finishedSteps += 1
     progress = totalSteps == 0 ? 1 : Double(finishedSteps) / Double(totalSteps)
+  }
+}
+
+/// One run of an on-demand step that ``LaunchSession/ensure(_:as:)`` callers share: each
+/// caller waits on its own, so one whose task is cancelled stops waiting while the run goes
+/// on for the others.
+@MainActor
+private final class SharedEnsure {
+  private var result: Result<(any Sendable)?, any Error>?
+  private var waits: [EnsureWait] = []
+
+  /// The run's output once it ended; throws its failure, or `CancellationError` as soon as
+  /// the calling task is cancelled.
+  func value() async throws -> (any Sendable)? {
+    if let result { return try result.get() }
+    let wait = EnsureWait()
+    waits.append(wait)
+    return try await withTaskCancellationHandler {
+      try await wait.value()
+    } onCancel: {
+      wait.end(with: .failure(CancellationError()))
+    }
+  }
+
+  /// Ends every caller's wait with the run's `result`.
+  func end(with result: Result<(any Sendable)?, any Error>) {
+    self.result = result
+    for wait in waits { wait.end(with: result) }
+    waits = []
+  }
+}
+
+/// One caller's wait for a shared run: it ends once, at the run's end or at the caller's
+/// cancellation, whichever comes first (a cancellation handler runs on the thread that
+/// cancels, hence the lock).
+private final class EnsureWait: Sendable {
+  private struct State {
+    var continuation: CheckedContinuation<(any Sendable)?, any Error>?
+    var result: Result<(any Sendable)?, any Error>?
+  }
+
+  private let state = Locked(State())
+
+  func value() async throws -> (any Sendable)? {
+    try await withCheckedThrowingContinuation { continuation in
+      let ended = state.withLock { state in
+        if state.result == nil { state.continuation = continuation }
+        return state.result
+      }
+      if let ended { continuation.resume(with: ended) }
+    }
+  }
+
+  func end(with result: Result<(any Sendable)?, any Error>) {
+    let continuation = state.withLock { state -> CheckedContinuation<(any Sendable)?, any Error>? in
+      guard state.result == nil else { return nil }
+      state.result = result
+      defer { state.continuation = nil }
+      return state.continuation
+    }
+    continuation?.resume(with: result)
   }
 }
 
