@@ -82,6 +82,8 @@ struct LaunchSessionLifecycleTests {
     #expect(session.phase == .running)
     #expect(clock.sleeperDeadlines == [.seconds(5)])
     session.cancel()
+    // At once, before the launch heard it.
+    #expect(session.screen == .cancelled)
     let report = await run.value
     #expect(report.outcome == .cancelled)
     #expect(report.step("store")?.state == .cancelled)
@@ -124,6 +126,7 @@ struct LaunchSessionLifecycleTests {
     await clock.advance(to: .milliseconds(500))
     if paused { session.pause() }
     session.cancel()
+    #expect(session.screen == .cancelled)
     // No time passes: neither the minimum nor a resume is waited for.
     let report = await run.value
     #expect(report.outcome == .cancelled)
@@ -135,6 +138,83 @@ struct LaunchSessionLifecycleTests {
     // No splash timer outlived the launch.
     #expect(clock.sleeperDeadlines.isEmpty)
     #expect(clock.now.offset == .milliseconds(500))
+  }
+
+  /// Kinds that ignore their cancellation: `deaf` sleeps on the launch clock until 1.2s
+  /// whatever happens, as a plugin that never checks would.
+  private static var deafKinds: PluginRegistry {
+    var registry = PluginRegistry.testKinds
+    registry.register(kind: "deaf") { context in
+      // An unstructured task does not inherit the step's cancellation.
+      await Task { try? await context.sleep(until: .milliseconds(1_200)) }.value
+    }
+    return registry
+  }
+
+  /// A step that ignores its cancellation keeps the launch going for the grace period (1s):
+  /// the screen is `.cancelled` from the call on, and neither the splash's minimum (1s), its
+  /// skeleton deadline (1.15s) nor the step's end, which reaches the dismiss milestone,
+  /// brings back the splash, a skeleton or the content meanwhile.
+  @Test func cancelShowsTheCancelledScreenAtOnceWhileAStepThatIgnoresItStops() async throws {
+    let plan = try loadPlan(
+      """
+      { "version": 1,
+        "splash": { "dismissOn": "interactive", "minimum": "1s", "skeletonAfter": "150ms" },
+        "milestones": { "interactive": ["sync"] },
+        "steps": [ { "id": "sync", "plugin": "deaf" } ] }
+      """, registry: Self.deafKinds)
+    let clock = ManualClock()
+    let session = LaunchSession()
+    let run = clock.start { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.advance(to: .milliseconds(500))
+    var screens: [LaunchScreen] = []
+    var heard: [LaunchEvent.Kind] = []
+    session.onEvent = {
+      heard.append($0.kind)
+      screens.append(session.screen)
+    }
+    session.cancel()
+    #expect(session.screen == .cancelled)
+    #expect(session.phase == .running)
+    await clock.settle()
+    // The splash's timer stopped with the cancel: the step's sleep and the grace are left.
+    #expect(clock.sleeperDeadlines == [.milliseconds(1_200), .milliseconds(1_500)])
+    await clock.advance(to: .milliseconds(1_499))
+    #expect(session.screen == .cancelled)
+    await clock.advance(to: .milliseconds(1_500))
+    let report = await run.value
+    #expect(report.outcome == .cancelled)
+    #expect(session.phase == .finished(.cancelled))
+    #expect(session.screen == .cancelled)
+    #expect(session.failure == nil)
+    // Every event after the cancel found the screen cancelled.
+    #expect(heard == [.cancelled(step: "sync"), .finished(outcome: .cancelled)])
+    #expect(screens == [.cancelled, .cancelled])
+  }
+
+  /// A cancel once the content shows stops what still runs (deferred work) and leaves the
+  /// content: only a route replaces a screen that left the splash.
+  @Test func cancelOnceTheContentShowsKeepsTheContent() async throws {
+    let plan = try loadPlan(
+      """
+      { "version": 1, "splash": {}, "milestones": { "interactive": ["page"] }, "steps": [
+        { "id": "page", "plugin": "noop" },
+        { "id": "cleanup", "plugin": "wait", "deferUntil": "interactive",
+          "priority": "background", "params": { "duration": "5s" } }
+      ] }
+      """)
+    let clock = ManualClock()
+    let session = LaunchSession()
+    let run = clock.start { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.advance(to: .seconds(1))
+    #expect(session.screen == .content)
+    session.cancel()
+    #expect(session.screen == .content)
+    let report = await run.value
+    #expect(report.outcome == .cancelled)
+    #expect(report.step("cleanup")?.state == .cancelled)
+    #expect(session.phase == .finished(.cancelled))
+    #expect(session.screen == .content)
   }
 
   @Test func cancelWithNoLaunchRunningDoesNothing() async throws {
@@ -280,6 +360,70 @@ struct LaunchSessionLifecycleTests {
     #expect(report.outcome == .succeeded)
     #expect(report.step("fetch")?.state == .succeeded)
     #expect(attempts.withLock { $0 } == 2)
+  }
+
+  /// The cancelled screen shows at the cancel, while a step that ignores it still stops: a
+  /// retry asked for there waits for the launch's end and retries it, as one asked for on the
+  /// failure screen does, rather than returning the cancelled launch's report.
+  @Test func aRetryFromTheCancelledScreenWhileAStepStillStopsRetriesOnceItHas() async throws {
+    let (release, releasing) = AsyncStream.makeStream(of: Void.self)
+    let (registry, _) = fetchAndStubbornKinds(release: release)
+    let key = "session-retry-cancelled-\(UUID())"
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "sync", "plugin": "stubborn" },
+        { "id": "page", "plugin": "count", "dependsOn": ["sync"], "params": { "key": "\(key)" } }
+      ] }
+      """, registry: registry)
+    let session = LaunchSession()
+    let engine = LaunchEngine(options: LaunchOptions(cancellationGracePeriod: .seconds(3600)))
+    let first = Task { await session.run(plan, on: engine) }
+    await until({ session.runningSteps == ["sync"] }, "'sync' runs")
+    session.cancel()
+    #expect(session.screen == .cancelled)
+    #expect(session.phase == .running, "'sync' is still stopping")
+    var asked = false
+    let retried = Task {
+      asked = true
+      return await session.retry()
+    }
+    await until({ asked }, "the retry was asked for")
+    releasing.yield()
+    #expect(await first.value.outcome == .cancelled)
+    let report = await retried.value
+    #expect(report.outcome == .succeeded)
+    #expect(report.step("sync")?.state == .succeeded)
+    #expect(report.step("page")?.state == .succeeded)
+    #expect(runs(key) == 1)
+  }
+
+  /// An app may call `retry()` from a screen of a session that never launched: nothing
+  /// launches, and the report says why.
+  @Test func retryBeforeAnyRunLaunchesNothingAndSaysWhy() async throws {
+    let key = "session-retry-before-run-\(UUID())"
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "count", "params": { "key": "\(key)" } }
+      ] }
+      """)
+    let session = LaunchSession()
+    let report = await session.retry()
+    #expect(report.outcome == .failed)
+    #expect(
+      report.error
+        == "retry() found no launch to retry: the session never ran one. Call run(_:on:environment:) first."
+    )
+    #expect(report.steps.isEmpty)
+    #expect(session.phase == .idle)
+    #expect(session.screen == .splash)
+    #expect(session.report == nil)
+    #expect(runs(key) == nil)
+    // The session launches as if the retry had not been asked for.
+    let launched = await session.run(plan, on: LaunchEngine(clock: ManualClock()))
+    #expect(launched.outcome == .succeeded)
+    #expect(runs(key) == 1)
   }
 
   @Test func retryAfterAFailureRunsNoSucceededStepAgain() async throws {
@@ -614,6 +758,132 @@ struct LaunchSessionLifecycleTests {
       try await session.ensure("store", as: Tally.self)
     }
     #expect(failure?.kind == .notOnDemand)
+  }
+
+  /// After the launch, a failed ensure lists the step as failed in the session's report, as
+  /// a successful one lists it as succeeded; the launch's outcome and screen stay.
+  @Test func aFailedEnsureAfterTheLaunchListsTheStepAsFailedInTheReport() async throws {
+    let key = "session-ensure-fails-\(UUID())"
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "noop" },
+        { "id": "search", "plugin": "count", "params": { "key": "\(key)", "failRuns": 1 },
+          "trigger": "onDemand" }
+      ] }
+      """)
+    let session = LaunchSession()
+    var heard: [LaunchEvent.Kind] = []
+    session.onEvent = { heard.append($0.kind) }
+    let report = await session.run(plan, on: LaunchEngine(clock: ManualClock()))
+    #expect(report.step("search")?.state == .skipped)
+    let launchEvents = heard.count
+    let failure = await #expect(throws: LaunchFailure.self) {
+      try await session.ensure("search", as: Tally.self)
+    }
+    #expect(failure?.message == "'search' failed: run 1 fails")
+    let failed = try #require(session.report)
+    #expect(failed.step("search")?.state == .failed)
+    #expect(failed.step("search")?.error == "run 1 fails")
+    #expect(failed.outcome == .succeeded)
+    #expect(session.screen == .content)
+    #expect(session.failure == nil)
+    #expect(session.output(of: "search", as: Tally.self) == nil)
+    // The launch's events ended with it: `onEvent` hears none of a step ensured after it.
+    #expect(heard.count == launchEvents)
+
+    // Ensured again, it runs again, and the report follows.
+    #expect(try await session.ensure("search", as: Tally.self) == Tally(value: "\(key)#2"))
+    #expect(session.report?.step("search")?.state == .succeeded)
+    #expect(session.report?.step("search")?.error == nil)
+  }
+
+  /// Whether `task` ends within about five seconds, without the test moving its clock: its
+  /// result, or `nil` (and an issue) when it is still waiting.
+  private func result<T: Sendable>(of task: Task<T, any Error>, _ comment: Comment) async
+    -> Result<T, any Error>?
+  {
+    var result: Result<T, any Error>?
+    Task { result = await task.result }
+    await until({ result != nil }, comment)
+    return result
+  }
+
+  private static func slowOnDemandPlan(key: String) throws -> LaunchPlan {
+    try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "noop" },
+        { "id": "slow", "plugin": "count", "params": { "key": "\(key)", "duration": "30s" },
+          "trigger": "onDemand" }
+      ] }
+      """)
+  }
+
+  /// A caller whose task is cancelled stops waiting at once with `CancellationError`; the
+  /// step's run goes on for the callers that share it, and ends once.
+  @Test func aCancelledEnsureCallerStopsWaitingAndTheRunGoesOnForTheOthers() async throws {
+    let key = "session-ensure-leaves-\(UUID())"
+    let plan = try Self.slowOnDemandPlan(key: key)
+    let clock = ManualClock()
+    let session = LaunchSession()
+    _ = await clock.run { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    let leaving = Task { try await session.ensure("slow", as: Tally.self) }
+    let staying = Task { try await session.ensure("slow", as: Tally.self) }
+    await until({ clock.sleeperDeadlines == [.seconds(30)] }, "'slow' runs")
+    leaving.cancel()
+    let left = await result(of: leaving, "the cancelled caller stopped waiting")
+    #expect(throws: CancellationError.self) { try left?.get() }
+    // No time passed, and the run goes on.
+    #expect(clock.now.offset == .zero)
+    #expect(clock.sleeperDeadlines == [.seconds(30)])
+    await clock.advance(to: .seconds(30))
+    #expect(try await staying.value == Tally(value: "\(key)#1"))
+    #expect(runs(key) == 1)
+    #expect(session.report?.step("slow")?.state == .succeeded)
+  }
+
+  /// A run every caller stopped waiting for still ends, and hands its output to the session:
+  /// a view reading it updates, and the next call returns it at once.
+  @Test func aRunEveryCallerLeftStillHandsItsOutputToTheSession() async throws {
+    let key = "session-ensure-all-leave-\(UUID())"
+    let plan = try Self.slowOnDemandPlan(key: key)
+    let clock = ManualClock()
+    let session = LaunchSession()
+    _ = await clock.run { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    let only = Task { try await session.ensure("slow", as: Tally.self) }
+    await until({ clock.sleeperDeadlines == [.seconds(30)] }, "'slow' runs")
+    only.cancel()
+    let left = await result(of: only, "the cancelled caller stopped waiting")
+    #expect(throws: CancellationError.self) { try left?.get() }
+    await clock.advance(to: .seconds(30))
+    let expected = Tally(value: "\(key)#1")
+    await until(
+      { session.output(of: "slow", as: Tally.self) == expected }, "the output is the session's")
+    #expect(session.report?.step("slow")?.state == .succeeded)
+    #expect(try await session.ensure("slow", as: Tally.self) == expected)
+    #expect(runs(key) == 1)
+  }
+
+  /// A caller cancelled before it asks starts nothing: the step runs when a caller that waits
+  /// asks for it.
+  @Test func anEnsureAskedForByACancelledTaskStartsNothing() async throws {
+    let key = "session-ensure-cancelled-first-\(UUID())"
+    let plan = try Self.slowOnDemandPlan(key: key)
+    let clock = ManualClock()
+    let session = LaunchSession()
+    _ = await clock.run { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    // Cancelled before its body runs: the test holds the main actor until then.
+    let cancelled = Task { try await session.ensure("slow", as: Tally.self) }
+    cancelled.cancel()
+    let left = await result(of: cancelled, "the cancelled caller returned")
+    #expect(throws: CancellationError.self) { try left?.get() }
+    await clock.settle()
+    #expect(clock.sleeperDeadlines.isEmpty)
+    let asked = clock.start { @MainActor in try? await session.ensure("slow", as: Tally.self) }
+    await clock.advance(to: .seconds(30))
+    #expect(await asked.value == Tally(value: "\(key)#1"))
+    #expect(runs(key) == 1)
   }
 }
 

@@ -141,6 +141,72 @@ struct LaunchSessionSplashTests {
     #expect(session.phase == .finished(.succeeded))
   }
 
+  /// Without a `splash` object, the content shows the moment `interactive` is reached (the
+  /// milestone `dismissOn` defaults to), with no minimum and no skeleton: neither deferred
+  /// background work nor a step waiting for the app's consent holds it back.
+  @Test func withoutASplashTheContentShowsAtInteractive() async throws {
+    let plan = try loadPlan(
+      """
+      { "version": 1, "signals": ["consent"],
+        "milestones": { "firstFrame": ["store"], "interactive": ["store", "page"] },
+        "steps": [
+          { "id": "store", "plugin": "wait", "params": { "duration": "100ms" } },
+          { "id": "page", "plugin": "wait", "dependsOn": ["store"],
+            "params": { "duration": "100ms" } },
+          { "id": "images", "plugin": "wait", "dependsOn": ["store"],
+            "deferUntil": "interactive", "priority": "background",
+            "params": { "duration": "5s" } },
+          { "id": "analytics", "plugin": "noop", "waitFor": ["consent"] }
+        ] }
+      """)
+    let clock = ManualClock()
+    let session = LaunchSession()
+    let run = clock.start { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.settle()
+    // No splash timer: the store's sleep alone.
+    #expect(clock.sleeperDeadlines == [.milliseconds(100)])
+    await clock.advance(to: .milliseconds(199))
+    #expect(session.screen == .splash)
+    #expect(session.progress == 0.5)
+    await clock.advance(to: .milliseconds(200))
+    #expect(session.screen == .content)
+    #expect(session.progress == 1)
+    #expect(session.runningSteps == ["images"])
+    await clock.advance(to: .seconds(6))
+    #expect(session.phase == .running, "'analytics' waits for consent")
+    #expect(session.screen == .content)
+    session.finish()
+    let report = await run.value
+    #expect(report.outcome == .succeeded)
+    #expect(session.screen == .content)
+    // The report's `splash` is for a manifest that has one.
+    #expect(report.splash == nil)
+  }
+
+  /// Without a `splash` object or an `interactive` milestone, nothing says when the content
+  /// is ready but the launch's end: the splash shows until then.
+  @Test func withoutASplashOrAnInteractiveMilestoneTheContentShowsAtTheEnd() async throws {
+    let plan = try loadPlan(
+      """
+      { "version": 1, "milestones": { "firstFrame": ["store"] }, "steps": [
+        { "id": "store", "plugin": "wait", "params": { "duration": "100ms" } },
+        { "id": "images", "plugin": "wait", "deferUntil": "firstFrame",
+          "priority": "background", "params": { "duration": "1s" } }
+      ] }
+      """)
+    let clock = ManualClock()
+    let session = LaunchSession()
+    let run = clock.start { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.advance(to: .milliseconds(100))
+    #expect(session.isReached("firstFrame"))
+    #expect(session.screen == .splash)
+    #expect(session.progress == 0.5)
+    await clock.advance(to: .milliseconds(1_100))
+    _ = await run.value
+    #expect(session.screen == .content)
+    #expect(session.progress == 1)
+  }
+
   @Test func leavesTheSplashForARouteAfterTheMinimum() async throws {
     let plan = try Self.plan(
       splash: #"{ "minimum": "300ms" }"#, pageTakes: "1s",

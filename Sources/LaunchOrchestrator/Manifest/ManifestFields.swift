@@ -45,7 +45,8 @@ enum ManifestFields {
       "milestones", .milestoneMap, default: "`{}`", "milestone name -> array of step ids",
       into: { $0.milestones = $1 }, read: { $0.milestones($1, at: $2()) }),
     .value(
-      "splash", .object(.splash), default: "none",
+      "splash", .object(.splash),
+      default: "content at `interactive` (else at the launch's end); no minimum, no skeleton",
       "when the app's splash gives way to content or a skeleton", into: { $0.splash = $1 },
       read: { reader, value, path in
         var splash = SplashPolicy()

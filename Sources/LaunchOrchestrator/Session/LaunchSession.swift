@@ -46,11 +46,15 @@ public final class LaunchSession {
 
   /// Where the launch is.
   public private(set) var phase: Phase = .idle
-  /// The screen to show, by the manifest's `splash` rule; on the engine's clock.
+  /// The screen to show, by the manifest's `splash` rule; on the engine's clock. Without a
+  /// `splash`, the content shows the moment `interactive` is reached (the default
+  /// `dismissOn`, with no minimum and no skeleton), or at the launch's end for a manifest
+  /// without that milestone.
   public private(set) var screen: LaunchScreen = .splash
-  /// From 0 to 1: the steps finished (however they ended) among those the splash's dismiss
-  /// milestone waits for, directly or not; all steps when the manifest has no `splash`.
-  /// Deferred background work does not hold it back, so it reads 1 when content shows.
+  /// From 0 to 1: the steps finished (however they ended) among those the milestone that
+  /// brings the content waits for, directly or not (the splash's `dismissOn`, else
+  /// `interactive`); all steps when the manifest has neither. Deferred background work does
+  /// not hold it back, so it reads 1 when content shows.
   public private(set) var progress = 0.0
   /// The ids of the steps running now, in the order they started.
   public private(set) var runningSteps: [String] = []
@@ -88,7 +92,9 @@ public final class LaunchSession {
   @ObservationIgnored private var countedSteps: Set<String>?
   @ObservationIgnored private var totalSteps = 0
   @ObservationIgnored private var finishedSteps = 0
-  @ObservationIgnored private var splash = SplashState(policy: nil, timed: false)
+  @ObservationIgnored private var splash = SplashState(policy: nil, dismissOn: nil, timed: false)
+  /// The current launch's splash timer, which ``cancel()`` stops.
+  @ObservationIgnored private var splashTimer: Task<Void, Never>?
   /// The current launch's steps, looked up when one fails (for its plugin kind, and whether
   /// its failure ends the launch, `onFailure: abort`, which makes it the failure screen's
   /// reason at once) or is ensured (whether it is on demand). Indexed by id when first looked
@@ -120,8 +126,9 @@ public final class LaunchSession {
   /// Runs the last launch's plan again on its engine, reusing what a report says succeeded.
   @ObservationIgnored private var relaunch:
     (@MainActor (LaunchSession, LaunchReport?) async -> LaunchReport)?
-  /// The ensure calls under way, by step: concurrent callers share one.
-  @ObservationIgnored private var ensuring: [String: Task<(any Sendable)?, any Error>] = [:]
+  /// The on-demand steps' runs under way, by step: concurrent ``ensure(_:as:)`` callers
+  /// share one.
+  @ObservationIgnored private var ensuring: [String: SharedEnsure] = [:]
 
   /// Outputs waiting for their step's `succeeded` event, milestones reached, and the errors
   /// plugins threw (for the failure of a step's `failed` event).
@@ -197,28 +204,41 @@ public final class LaunchSession {
   ///
   /// After a launch that succeeded it returns that launch's report; while a launch runs it
   /// joins it. Asked for from the failure screen, which shows as soon as the launch's failure
-  /// is known, while the launch still finishes (its other steps stopping, its report made,
-  /// its record written), it waits for the launch's end and retries it; callers asking at once
-  /// share one retry. Call ``run(_:on:environment:)`` first: a session that never launched
-  /// has nothing to retry.
+  /// is known, or after ``cancel()``, whose screen shows at once, while the launch still
+  /// finishes (its other steps stopping, its report made, its record written), it waits for
+  /// the launch's end and retries it; callers asking at once share one retry.
+  ///
+  /// A session that never launched has nothing to retry: it returns at once, launching
+  /// nothing and changing nothing, a report with the outcome `failed`, no steps, and an
+  /// ``LaunchReport/error`` that says to call ``run(_:on:environment:)`` first.
   @discardableResult
   public func retry() async -> LaunchReport {
     var previous = report
     // Asked for once the failure is known (on the failure screen, or while the splash's
-    // minimum still hides it from an app that retries on `failure`), before the launch is
-    // over (the other steps still stop, or its report is still to come: a launch's report is
-    // `nil` until then): the launch is retried once it is.
+    // minimum still hides it from an app that retries on `failure`), or once the app
+    // cancelled, before the launch is over (the other steps still stop, or its report is
+    // still to come: a launch's report is `nil` until then): the launch is retried once it is.
     let showsFailure = if case .failed = screen { true } else { false }
-    let stillFailing = phase == .running && (showsFailure || splash.endsOnFailure)
+    let stillEnding =
+      phase == .running
+      && (showsFailure || splash.endsOnFailure || splash.ending == .cancelled)
     let reportToCome = phase != .running && previous == nil && relaunch != nil
-    if stillFailing || reportToCome { previous = await join() }
+    if stillEnding || reportToCome { previous = await join() }
     // A launch running, or one a call retried meanwhile: this call joins it.
     if phase == .running { return await join() }
-    guard let relaunch, let previous else {
-      preconditionFailure("retry() needs a launch to retry; call run(_:on:environment:) first.")
-    }
+    guard let relaunch, let previous else { return Self.nothingToRetry }
     if previous.outcome == .succeeded { return previous }
     return await relaunch(self, previous)
+  }
+
+  /// What ``retry()`` returns for a session that never launched.
+  private static var nothingToRetry: LaunchReport {
+    LaunchReport(
+      manifest: "", name: "", outcome: .failed, route: nil, duration: .zero, milestones: [],
+      criticalPath: [], steps: [],
+      error:
+        "retry() found no launch to retry: the session never ran one. Call run(_:on:environment:) first."
+    )
   }
 
   /// Waits for the report of the session's latest launch.
@@ -241,11 +261,23 @@ public final class LaunchSession {
   }
 
   /// Cancels the running launch: running steps are cancelled, the rest skipped, the outcome
-  /// is `cancelled` and the screen ``LaunchScreen/cancelled`` at once (a splash's `minimum`,
-  /// paused or not, is not waited for); ``failure`` stays `nil`. With no launch running it does
-  /// nothing: a later ``run(_:on:environment:)`` or ``retry()`` runs.
+  /// is `cancelled` and ``failure`` stays `nil`.
+  ///
+  /// The screen is ``LaunchScreen/cancelled`` when this returns: a splash's `minimum`, paused
+  /// or not, is not waited for, nor a step that ignores its cancellation (the launch waits for
+  /// it up to the engine's grace period), and nothing the launch still tells as it stops
+  /// changes it again; only a ``retry()`` or a new ``run(_:on:environment:)`` does. A screen
+  /// that already left the splash (the content, a route's, a failure's) stays. With no launch
+  /// running it does nothing: a later ``run(_:on:environment:)`` or ``retry()`` runs.
   public func cancel() {
     control?.cancel()
+    guard phase == .running, control != nil else { return }
+    // The screen is settled from now on (only a route replaces the content, and the content
+    // is not replaced here): no event of the launch, nor the splash's timer, moves it again.
+    splash.ending = .cancelled
+    splash.minimumPassed = true
+    splashTimer?.cancel()
+    updateScreen()
   }
 
   /// Sends the signal `name` (declared in the manifest's `signals`): steps that `waitFor` it
@@ -267,39 +299,67 @@ public final class LaunchSession {
   /// dependencies that have not run, during the launch or after it, and returns its output.
   ///
   /// It runs once, with its timeout and retries: concurrent callers share that run, and later
-  /// calls return the output at once. Its events, output and report line appear like any
-  /// step's (after the launch, in ``output(of:as:)`` and ``report``).
+  /// calls return the output at once. During the launch, its events reach ``onEvent`` like
+  /// any step's (its failure leaves ``screen`` and ``failure`` as they are: it is the
+  /// caller's); the launch's events end with it, so after the launch its end shows in
+  /// ``output(of:as:)`` and in ``report``, which lists it as succeeded or failed.
+  ///
+  /// A caller whose task is cancelled stops waiting at once and throws `CancellationError`;
+  /// the run goes on for the other callers, and its output still becomes the session's. A
+  /// task cancelled before it asks starts no run.
   ///
   /// Asked for before the session's first launch starts (its `run` on a task that has not
   /// begun yet, say), it waits for that launch, in which or after which the step runs.
   ///
   /// - Throws: ``LaunchFailure`` when the step failed (it may be ensured again), does not
-  ///   exist, is not on demand, or outputs another type.
+  ///   exist, is not on demand, or outputs another type; `CancellationError` when the
+  ///   calling task is cancelled.
   public func ensure<T>(_ step: String, as type: T.Type = T.self) async throws -> T {
     // Only an on-demand step's output is handed at once: a launch step's is refused as not
     // on demand, before it is in as after.
     if plannedStep(step)?.trigger == .onDemand, let value = outputs.output(of: step, as: T.self) {
       return value
     }
+    try Task.checkCancellation()
     let control = self.control ?? earlyControl ?? LaunchControl()
     if self.control == nil { earlyControl = control }
-    let task =
-      ensuring[step]
-      ?? Task { @MainActor in try await control.ensureOutput(of: step) }
-    ensuring[step] = task
-    let output: (any Sendable)?
-    do {
-      output = try await task.value
-      if ensuring[step] == task { ensuring[step] = nil }
-    } catch {
-      if ensuring[step] == task { ensuring[step] = nil }
-      throw error
+    let shared: SharedEnsure
+    if let running = ensuring[step] {
+      shared = running
+    } else {
+      shared = SharedEnsure()
+      ensuring[step] = shared
+      // A task of its own rather than the caller's: the run is every caller's, and goes on
+      // when one of them is cancelled (its output is the session's all the same).
+      Task { @MainActor in
+        let result: Result<(any Sendable)?, any Error>
+        do {
+          result = .success(try await control.ensureOutput(of: step))
+        } catch {
+          result = .failure(error)
+        }
+        if ensuring[step] === shared { ensuring[step] = nil }
+        ensured(step, result, on: control)
+        shared.end(with: result)
+      }
     }
-    if let output, self.control === control {
-      outputs.set(output, for: step)
-      if phase != .running, let updated = control.report { report = updated }
-    }
-    return try LaunchFailure.cast(output, of: step, to: T.self)
+    return try LaunchFailure.cast(try await shared.value(), of: step, to: T.self)
+  }
+
+  /// Takes in the end of an on-demand step's run: its output, and after the launch, the
+  /// report with the step's line, whether it succeeded or failed.
+  private func ensured(
+    _ step: String, _ result: Result<(any Sendable)?, any Error>, on control: LaunchControl
+  ) {
+    // A run of an earlier launch's control tells the session nothing.
+    guard self.control === control else { return }
+    if case .success(let output?) = result { outputs.set(output, for: step) }
+    // Only a step the launch has on demand ran: a refused one (not on demand, no such step)
+    // changed nothing in the report.
+    guard phase != .running, plannedStep(step)?.trigger == .onDemand,
+      let updated = control.report
+    else { return }
+    report = updated
   }
 
   private func launch<C: Clock>(
@@ -333,6 +393,7 @@ public final class LaunchSession {
     } else {
       timer = Task { await timeSplash() }
     }
+    splashTimer = timer
     let (events, continuation) = LaunchEvents.makeStream()
     continuation.expectConsumer()
     let hooks = RunHooks(
@@ -423,8 +484,9 @@ public final class LaunchSession {
     reset()
     // On-demand steps are the app's to run, not the launch's: they hold no progress back.
     // Gathered when the plan was built, so a plan without them sets nothing up here.
+    let dismissOn = plan.contentMilestone
     countedSteps =
-      plan.manifest.splash.map { plan.steps(before: $0.dismissOn) }
+      dismissOn.map { plan.steps(before: $0) }
       ?? (plan.onDemandSteps.isEmpty
         ? nil
         : Set(plan.steps.lazy.filter { $0.trigger == .launch }.map(\.id)))
@@ -432,7 +494,7 @@ public final class LaunchSession {
     plannedStepIndex = nil
     totalSteps = countedSteps?.count ?? plan.steps.count
     progress = totalSteps == 0 ? 1 : 0
-    splash = SplashState(policy: plan.manifest.splash, timed: timesSplash)
+    splash = SplashState(policy: plan.manifest.splash, dismissOn: dismissOn, timed: timesSplash)
   }
 
   /// Resets the session for a launch of `stepCount` steps, counting all of them in
@@ -449,7 +511,7 @@ public final class LaunchSession {
     countedSteps = nil
     plannedSteps = []
     plannedStepIndex = nil
-    splash = SplashState(policy: nil, timed: false)
+    splash = SplashState(policy: nil, dismissOn: nil, timed: false)
     finishedSteps = 0
     runningSteps = []
     running = []
@@ -526,7 +588,7 @@ public final class LaunchSession {
       leaveRunning(step)
     case .milestone(let name):
       milestones[name] = event.time
-      if name == splash.policy?.dismissOn { splash.ending = .content }
+      if name == splash.dismissOn { splash.ending = .content }
     case .routed(let route, _):
       self.route = route
       splash.ending = .routed(route)
@@ -620,10 +682,75 @@ public final class LaunchSession {
   }
 }
 
+/// One run of an on-demand step that ``LaunchSession/ensure(_:as:)`` callers share: each
+/// caller waits on its own, so one whose task is cancelled stops waiting while the run goes
+/// on for the others.
+@MainActor
+private final class SharedEnsure {
+  private var result: Result<(any Sendable)?, any Error>?
+  private var waits: [EnsureWait] = []
+
+  /// The run's output once it ended; throws its failure, or `CancellationError` as soon as
+  /// the calling task is cancelled.
+  func value() async throws -> (any Sendable)? {
+    if let result { return try result.get() }
+    let wait = EnsureWait()
+    waits.append(wait)
+    return try await withTaskCancellationHandler {
+      try await wait.value()
+    } onCancel: {
+      wait.end(with: .failure(CancellationError()))
+    }
+  }
+
+  /// Ends every caller's wait with the run's `result`.
+  func end(with result: Result<(any Sendable)?, any Error>) {
+    self.result = result
+    for wait in waits { wait.end(with: result) }
+    waits = []
+  }
+}
+
+/// One caller's wait for a shared run: it ends once, at the run's end or at the caller's
+/// cancellation, whichever comes first (a cancellation handler runs on the thread that
+/// cancels, hence the lock).
+private final class EnsureWait: Sendable {
+  private struct State {
+    var continuation: CheckedContinuation<(any Sendable)?, any Error>?
+    var result: Result<(any Sendable)?, any Error>?
+  }
+
+  private let state = Locked(State())
+
+  func value() async throws -> (any Sendable)? {
+    try await withCheckedThrowingContinuation { continuation in
+      let ended = state.withLock { state in
+        if state.result == nil { state.continuation = continuation }
+        return state.result
+      }
+      if let ended { continuation.resume(with: ended) }
+    }
+  }
+
+  func end(with result: Result<(any Sendable)?, any Error>) {
+    let continuation = state.withLock { state -> CheckedContinuation<(any Sendable)?, any Error>? in
+      guard state.result == nil else { return nil }
+      state.result = result
+      defer { state.continuation = nil }
+      return state.continuation
+    }
+    continuation?.resume(with: result)
+  }
+}
+
 /// The splash rule's state: what the launch is ready to show, and which of the splash's
 /// moments have passed.
 private struct SplashState {
+  /// The manifest's `splash`, whose times the session's timer keeps; `nil` without one.
   let policy: SplashPolicy?
+  /// The milestone that brings the content (``LaunchPlan/contentMilestone``); `nil`: the
+  /// launch's end.
+  let dismissOn: String?
   /// What shows once the splash may go: content, a route or a failure.
   var ending: LaunchScreen?
   var minimumPassed: Bool
@@ -636,8 +763,9 @@ private struct SplashState {
 
   /// A splash whose minimum time is waited for only when `timed`: a clock must say when
   /// it passed.
-  init(policy: SplashPolicy?, timed: Bool) {
+  init(policy: SplashPolicy?, dismissOn: String?, timed: Bool) {
     self.policy = policy
+    self.dismissOn = dismissOn
     minimumPassed = !timed || (policy?.minimum ?? .zero) <= .zero
   }
 
@@ -655,6 +783,16 @@ private struct SplashState {
 }
 
 extension LaunchPlan {
+  /// The milestone that brings the content (``LaunchSession/screen``): the splash's
+  /// `dismissOn`; for a manifest without a `splash`, the default `dismissOn` (`interactive`)
+  /// when the manifest has that milestone, with no minimum and no skeleton; else `nil`, and
+  /// the content shows at the launch's end.
+  var contentMilestone: String? {
+    if let splash = manifest.splash { return splash.dismissOn }
+    let byDefault = SplashPolicy().dismissOn
+    return milestones.contains { $0.name == byDefault } ? byDefault : nil
+  }
+
   /// The ids of the steps milestone `name` waits for, directly or not: its steps, what they
   /// depend on or run after, and the steps of the milestones they are deferred until.
   func steps(before name: String) -> Set<String> {
