@@ -128,6 +128,26 @@ struct QueueSharedWithTheAppTests {
     #expect(try entries(queue, workId: 7).isEmpty)
   }
 
+  /// A queue the step would rewrite, and one it would move aside.
+  @Test(arguments: [#"[ { "workId": 1, "n": 100 }, { "workId": 7 } ]"#, #"[ { "workId": "#])
+  func aLockTheAppHoldsThroughoutLeavesTheQueueAsItWasAndTheStepSaysSo(text: String)
+    async throws
+  {
+    let folder = try await folderWithStore()
+    let queue = try folder.write("queue.json", text)
+    let report = try await TestHelper.whileLocking(["hold-lock", queue.path, "3600"]) {
+      try await launch(manifest, in: folder, plugins: plugins).report
+    }
+    #expect(report.outcome == .succeeded, "\(report.step("queue")?.error ?? "")")
+    #expect(
+      report.step("queue")?.notes == [
+        "the queue stayed locked by another writer (the app?) for 5s; left it as it was, to be validated at the next launch"
+      ])
+    #expect(try String(contentsOf: queue, encoding: .utf8) == text)
+    let names = try FileManager.default.contentsOfDirectory(atPath: folder.url.path)
+    #expect(!names.contains { $0.hasPrefix("queue.json.") }, "\(names)")
+  }
+
   @Test func keepsEveryEntryWhenTheStoreWasCreatedInThisLaunch() async throws {
     let folder = try ScratchFolder()
     let text = #"[ { "workId": 1 }, { "workId": 7 } ]"#
