@@ -15,7 +15,9 @@ import SQLiteStore
 /// The queue is a JSON array of objects, each with an integer `workId`; the entries it keeps
 /// stay byte for byte as written (numbers, escapes, layout), only the dropped ones are cut
 /// out. A missing queue is an empty one; an unreadable one is moved aside, never lost; a key
-/// repeated within an entry fails the step and leaves the file alone. The rewrite follows a
+/// repeated within an entry fails the step and leaves the file alone. A queue the app keeps
+/// changing, or keeps locked for all of the step's wait (5 s), is left as it is for the next
+/// launch, and the step succeeds saying so (see ``QueueFile``). The rewrite follows a
 /// symbolic link to its file, keeps its permissions and owner, and keeps the original as
 /// `<file>.bak` until the new file is in place (see ``SafeFiles/writeAtomically(_:to:)``).
 public struct QueueValidationStep: StepPlugin {
@@ -55,6 +57,10 @@ public struct QueueValidationStep: StepPlugin {
   /// the rewrite, before the step leaves it as it is.
   static let maximumReads = 5
 
+  /// How long the step waits for the queue's write lock, which the app holds while it writes
+  /// the queue, before it leaves the queue as it is.
+  static let lockWait = Duration.seconds(5)
+
   /// Validates the queue against the store.
   public func run(_ context: StepContext) async throws -> QueueValidationResult {
     let url = context.resolve(path)
@@ -77,6 +83,15 @@ public struct QueueValidationStep: StepPlugin {
     }
     context.log(
       "the queue changed \(Self.maximumReads) times while it was validated (the app is writing it);"
+        + " left it as it was, to be validated at the next launch")
+    return QueueValidationResult(kept: 0, dropped: 0, movedAside: nil)
+  }
+
+  /// The result of a step that found the queue's lock held for all of its wait: the app is
+  /// writing the queue, which is contention, not a failure; the queue stays as it is.
+  private func leftLocked(_ context: StepContext) -> QueueValidationResult {
+    context.log(
+      "the queue stayed locked by another writer (the app?) for \(Self.lockWait.manifestText);"
         + " left it as it was, to be validated at the next launch")
     return QueueValidationResult(kept: 0, dropped: 0, movedAside: nil)
   }
@@ -110,7 +125,13 @@ public struct QueueValidationStep: StepPlugin {
     } catch {
       // The file itself, not a link to it: the link is the app's way to its queue, and
       // moving it would leave the app writing a new queue where no launch looks.
-      let aside = try shared.withWriteLock { () throws -> URL? in
+      var busy = false
+      let whenBusy = { () -> URL? in
+        busy = true
+        return nil
+      }
+      let aside = try shared.withWriteLock(timeout: Self.lockWait, whenBusy: whenBusy) {
+        () throws -> URL? in
         guard shared.isUnchanged(since: snapshot, limit: Self.maximumSize) else { return nil }
         // A store named where the queue goes: moved aside, it would leave its WAL behind.
         guard !Self.isSQLiteDatabase(file) else {
@@ -120,6 +141,7 @@ public struct QueueValidationStep: StepPlugin {
         }
         return try SafeFiles.moveAside(file, label: "unreadable")
       }
+      if busy { return leftLocked(context) }
       guard let aside else { return nil }
       let shown = file == url ? aside.lastPathComponent : aside.path
       context.log("the queue was unreadable (\(error.reason)); moved it aside to \(shown)")
@@ -173,11 +195,18 @@ public struct QueueValidationStep: StepPlugin {
     let text = try queue.removing(dropped, path: url)
     // Only the queue that was judged is replaced: an entry the app appended since is in a
     // file that was not judged, which is read again.
-    let replaced = try shared.withWriteLock { () throws -> Bool in
+    var busy = false
+    let whenBusy = { () -> Bool in
+      busy = true
+      return false
+    }
+    let replaced = try shared.withWriteLock(timeout: Self.lockWait, whenBusy: whenBusy) {
+      () throws -> Bool in
       guard shared.isUnchanged(since: snapshot, limit: Self.maximumSize) else { return false }
       try Self.replace(file, with: text, originalBytes: bytes, shownAs: url)
       return true
     }
+    if busy { return leftLocked(context) }
     guard replaced else { return nil }
     let entries = dropped.count == 1 ? "queue entry" : "queue entries"
     context.log("dropped \(dropped.count) \(entries) whose work no longer exists; kept \(kept)")

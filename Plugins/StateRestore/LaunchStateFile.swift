@@ -112,6 +112,10 @@ public struct LaunchStateFile: Sendable {
   /// moving it aside, before it is left as it is.
   static let maximumReads = 5
 
+  /// How long `state.restore` waits for the state's write lock, which a save holds, before it
+  /// leaves an unreadable file as it is.
+  static let lockWait = Duration.seconds(5)
+
   /// Reads the state, never failing: a missing file is empty state, and a file that cannot be
   /// used is empty state with the file moved aside (byte for byte, beside it) so that the next
   /// save does not replace what could be recovered. The notes say what happened. Through a
@@ -205,10 +209,27 @@ public struct LaunchStateFile: Sendable {
     // next save writing a plain file in the link's place.
     let file = shared.url
     do {
-      let aside = try shared.withWriteLock { () throws -> URL? in
+      var busy = false
+      let whenBusy = { () -> URL? in
+        busy = true
+        return nil
+      }
+      let aside = try shared.withWriteLock(timeout: Self.lockWait, whenBusy: whenBusy) {
+        () throws -> URL? in
         guard shared.isUnchanged(since: snapshot, limit: Self.maximumSize) else { return nil }
         guard !Self.isSQLiteDatabase(file) else { throw NotAStateFile() }
         return try SafeFiles.moveAside(file, label: "unreadable")
+      }
+      // A save in progress, or stuck: contention, said as the app saving it meanwhile is.
+      if busy {
+        return (
+          RestoredState(),
+          [
+            "the saved state '\(url.path)' was unreadable (\(reason)), and stayed locked by another"
+              + " writer (the app?) for \(Self.lockWait.manifestText); started from empty state and"
+              + " left it as it was"
+          ]
+        )
       }
       guard let aside else { return nil }
       // `file` is `url`'s path itself unless a link was followed to it.

@@ -1,6 +1,12 @@
 import Foundation
 import LaunchOrchestrator
 
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#endif
+
 /// A folder under the temporary directory, deleted with the value.
 public final class ScratchFolder: Sendable {
   /// The folder.
@@ -71,6 +77,16 @@ public func loadProblems(
   }
 }
 
+/// Runs `work`, which blocks its thread, on a thread of its own, so that a test's task does
+/// not hold one of the few cooperative threads while it waits.
+public func onThreadOfItsOwn<T: Sendable>(_ work: @escaping @Sendable () throws -> T)
+  async throws -> T
+{
+  try await withCheckedThrowingContinuation { continuation in
+    Thread { continuation.resume(with: Result { try work() }) }.start()
+  }
+}
+
 /// The second process of the plugins' tests (`Tests/TestHelper`), built beside the tests.
 public enum TestHelper {
   /// The helper's path: tests run from the build folder, which also holds the executables.
@@ -101,6 +117,46 @@ public enum TestHelper {
     process.standardInput = FileHandle.nullDevice
     try process.run()
     return process
+  }
+
+  /// Starts the helper with a command that takes a lock and says `locked` (`hold-lock`,
+  /// `churn-lock`), runs `body` once it has said so, then kills it with SIGKILL, whatever
+  /// `body` did.
+  ///
+  /// - Throws: ``HelperFailure`` when the helper ends without saying it took its lock, and
+  ///   what `body` throws.
+  public static func whileLocking<T>(
+    _ arguments: [String], _ body: () async throws -> T
+  ) async throws -> T {
+    let process = try start(arguments)
+    defer {
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+    }
+    let output = (process.standardOutput as? Pipe)?.fileHandleForReading
+    // Read on a thread of its own: a test's task does not hold a cooperative thread meanwhile.
+    let said = await withCheckedContinuation { continuation in
+      Thread {
+        var said = Data()
+        while !String(decoding: said, as: UTF8.self).contains("locked\n") {
+          guard let chunk = output?.availableData, !chunk.isEmpty else { break }
+          said += chunk
+        }
+        continuation.resume(returning: String(decoding: said, as: UTF8.self))
+      }.start()
+    }
+    guard said.contains("locked\n") else {
+      throw HelperFailure(message: "the helper did not take its lock: \(arguments) said '\(said)'")
+    }
+    return try await body()
+  }
+
+  /// What went wrong with the helper.
+  public struct HelperFailure: Error, CustomStringConvertible {
+    /// What happened.
+    public var message: String
+    /// The message.
+    public var description: String { message }
   }
 
   /// Runs the helper to its end on a thread of its own, so that a test's task does not hold

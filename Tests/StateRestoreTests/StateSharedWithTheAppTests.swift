@@ -54,6 +54,23 @@ struct StateSharedWithTheAppTests {
     #expect(!names.contains { $0.contains("unreadable") })
   }
 
+  @Test func anUnreadableFileTheAppKeepsLockedIsLeftAsItWasAndTheStepSaysSo() async throws {
+    let folder = try ScratchFolder()
+    let text = "{ \"scrollAnchor\": "
+    let file = try folder.write(".state/launch-state.json", text)
+    let report = try await TestHelper.whileLocking(["hold-lock", file.path, "3600"]) {
+      try await launch(manifest, in: folder, plugins: [StateRestoreStep.self]).report
+    }
+    #expect(report.outcome == .succeeded)
+    #expect(
+      report.step("restore")?.notes == [
+        "the saved state '\(file.path)' was unreadable (it is not valid JSON: unexpected end of file; expected a value at line 1, column 19), and stayed locked by another writer (the app?) for 5s; started from empty state and left it as it was"
+      ])
+    #expect(try String(contentsOf: file, encoding: .utf8) == text)
+    let names = try FileManager.default.contentsOfDirectory(atPath: folder.file(".state").path)
+    #expect(!names.contains { $0.contains("unreadable") }, "\(names)")
+  }
+
   @Test func keysEqualOnlyAfterUnicodeNormalisationAreTwoKeysNotADuplicate() async throws {
     let folder = try ScratchFolder()
     let text = "{ \"caf\u{E9}\": 1, \"cafe\u{301}\": 2 }"

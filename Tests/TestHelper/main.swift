@@ -22,6 +22,7 @@ import StoreInitPlugin
 ///     orchestrate-test-helper cache-launches <manifest> <count>
 ///     orchestrate-test-helper store-append <folder> <first> <count> <maxReports>
 ///     orchestrate-test-helper hold-lock <file> <seconds>
+///     orchestrate-test-helper churn-lock <file> <microseconds>
 ///     orchestrate-test-helper hold-file <file> <seconds>
 struct Entry: Encodable {
   var workId: Int64
@@ -85,18 +86,12 @@ case ("queue-append", 5...):
   let workIds = values.dropFirst(3).compactMap { Int64($0) }
   let queue = QueueFile(url: URL(fileURLWithPath: values[0]))
   for n in first..<(first + count) {
-    // As an app would: a lock held past the writer's patience (launches back to back on a
-    // loaded machine) is tried again, a few times, before giving up.
-    var attempt = 1
-    while true {
-      do {
-        try queue.append(workIds.map { Entry(workId: $0, n: n) })
-        break
-      } catch  where attempt < 10 && "\(error)".contains("stayed locked") {
-        attempt += 1
-      } catch {
-        fail("\(error)")
-      }
+    // Launches back to back take the queue's lock in turn with this writer, which takes its
+    // turn too: an append that gave up on the lock fails the helper.
+    do {
+      try queue.append(workIds.map { Entry(workId: $0, n: n) })
+    } catch {
+      fail("\(error)")
     }
     FileHandle.standardOutput.write(Data("appended \(n)\n".utf8))
   }
@@ -150,6 +145,30 @@ case ("hold-lock", 3):
     }
   } catch {
     fail("\(error)")
+  }
+case ("churn-lock", 3):
+  // Takes a shared file's write lock again the moment it lets go of it, holding it
+  // `microseconds` each time, as an app writing the file in a loop does, until killed: the
+  // lock is free for a few microseconds at a time. Says `locked` once it first holds it.
+  let values = Array(arguments.dropFirst())
+  guard let hold = UInt32(values[1]) else { fail("bad microseconds") }
+  let lock = SharedFile(url: URL(fileURLWithPath: values[0])).lockURL
+  let descriptor = open(lock.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o666)
+  guard descriptor >= 0 else {
+    fail("cannot open '\(lock.path)': \(String(cString: strerror(errno)))")
+  }
+  var said = false
+  while true {
+    guard flock(descriptor, LOCK_EX) == 0 else {
+      if errno == EINTR { continue }
+      fail("cannot lock '\(lock.path)': \(String(cString: strerror(errno)))")
+    }
+    if !said {
+      FileHandle.standardOutput.write(Data("locked\n".utf8))
+      said = true
+    }
+    usleep(hold)
+    flock(descriptor, LOCK_UN)
   }
 case ("hold-file", 3):
   // Holds the file's own `flock`, as a write in flight holds its temporary file, until

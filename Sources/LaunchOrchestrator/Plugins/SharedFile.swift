@@ -13,14 +13,15 @@ import Foundation
 /// The protocol both sides follow, so that neither loses what the other wrote:
 ///
 /// 1. A writer changes the file only while it holds the file's write lock
-///    (``withWriteLock(timeout:_:)``, an advisory `flock` on `.<name>.lock` beside it), and
-///    only by replacing it whole (``SafeFiles/writeAtomically(_:to:followingLinks:)``: a new
-///    file beside it, renamed over it), never by writing into it.
+///    (``withWriteLock(timeout:whenBusy:_:)``, an advisory `flock` on `.<name>.lock` beside
+///    it), and only by replacing it whole (``SafeFiles/writeAtomically(_:to:followingLinks:)``:
+///    a new file beside it, renamed over it), never by writing into it.
 /// 2. A step reads the file (``read(limit:)``) and judges what it read without the lock, then
 ///    acts (replaces or moves the file) only holding the lock, and only when the file is still
 ///    exactly what it judged: the same device, inode, size, time and bytes, read again through
 ///    an open descriptor (``isUnchanged(since:limit:)``). Otherwise it reads the file again and
-///    judges anew, up to a bound, and then leaves the file as it is and says so.
+///    judges anew, up to a bound, and then leaves the file as it is and says so; as it does
+///    when another writer keeps the lock for all of its wait.
 ///
 /// `LaunchStateFile` and `QueueFile`, in the plugins that read those files, do the app's side.
 public struct SharedFile: Sendable {
@@ -102,20 +103,31 @@ public struct SharedFile: Sendable {
   }
 
   /// Runs `body` holding the file's write lock, which every writer that follows the protocol
-  /// (above) holds while it replaces the file.
+  /// (above) holds while it replaces the file; or `whenBusy`, when it is given and another
+  /// writer holds the lock for all of `timeout`.
+  ///
+  /// A writer that finds the lock taken waits for it in the system's queue of its waiters,
+  /// so that it takes its turn the moment the holder lets go, even of a holder that takes it
+  /// again at once, as an app appending in a loop does. A holder that dies lets go.
   ///
   /// A folder where the lock file cannot be created (read-only, full) cannot take the new
   /// file either, and a file system without locks locks nothing: `body` then runs without the
   /// lock, and its own write says what is wrong. A lock file this user may only read still
   /// locks.
-  /// - Throws: ``StepFailure`` when another writer holds the lock for all of `timeout`, when
-  ///   the lock file cannot lock (a folder, a symbolic link or a FIFO stands at its name, or
-  ///   a file this user cannot open: this writer could not take its turn), when locking fails
-  ///   otherwise ("No locks available"), and what `body` throws. `body` has not run then.
-  public func withWriteLock<T>(timeout: Duration = .seconds(5), _ body: () throws -> T) throws
-    -> T
-  {
-    try withWriteLock(timeout: timeout, unusable: .refuse, body)
+  /// - Parameters:
+  ///   - timeout: how long to wait for the lock.
+  ///   - whenBusy: what to do instead of `body` when another writer holds the lock for all of
+  ///     `timeout` (leave the file for a later launch, say); without it, that throws.
+  ///   - body: what to do holding the lock.
+  /// - Throws: ``StepFailure`` when another writer holds the lock for all of `timeout` and
+  ///   there is no `whenBusy`, when the lock file cannot lock (a folder, a symbolic link or a
+  ///   FIFO stands at its name, or a file this user cannot open: this writer could not take
+  ///   its turn), when locking fails otherwise ("No locks available"), and what `body` or
+  ///   `whenBusy` throws. `body` has not run then.
+  public func withWriteLock<T>(
+    timeout: Duration = .seconds(5), whenBusy: (() throws -> T)? = nil, _ body: () throws -> T
+  ) throws -> T {
+    try withWriteLock(timeout: timeout, unusable: .refuse, whenBusy: whenBusy, body)
   }
 
   /// What a writer does when the lock file cannot lock.
@@ -128,10 +140,11 @@ public struct SharedFile: Sendable {
     case writeUnlocked
   }
 
-  /// ``withWriteLock(timeout:_:)``, with `unusable` saying what happens when the lock file
-  /// cannot lock.
+  /// ``withWriteLock(timeout:whenBusy:_:)``, with `unusable` saying what happens when the
+  /// lock file cannot lock.
   package func withWriteLock<T>(
-    timeout: Duration = .seconds(5), unusable: UnusableLock, _ body: () throws -> T
+    timeout: Duration = .seconds(5), unusable: UnusableLock, whenBusy: (() throws -> T)? = nil,
+    _ body: () throws -> T
   ) throws -> T {
     Self.beforeLocking.withLock { $0[url.path] }?()
     var descriptor: Int32?
@@ -141,27 +154,90 @@ public struct SharedFile: Sendable {
       guard unusable == .writeUnlocked else { throw error }
     }
     guard let descriptor else { return try body() }
-    // Closing the file lets go of the lock.
-    defer { close(descriptor) }
-    let clock = ContinuousClock()
-    let deadline = clock.now.advanced(by: timeout)
-    var pause = 1_000 as useconds_t
-    while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+    // One try first: all that a writer pays when nobody holds the lock.
+    var wait = Wait.locked
+    if flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
       let code = errno
-      guard code == EWOULDBLOCK || code == EINTR else {
-        // No locks on this file system: no writer can lock, so none is kept out.
-        guard [EOPNOTSUPP, ENOTSUP, ENOSYS, EINVAL].contains(code) else {
-          throw StepFailure(
-            "cannot lock '\(url.path)' to write it: \(String(cString: strerror(code))); it was left as it was"
-          )
-        }
-        return try body()
-      }
-      guard clock.now < deadline else { throw busy(for: timeout) }
-      usleep(pause)
-      pause = min(pause * 2, 50_000)
+      wait =
+        code == EWOULDBLOCK || code == EINTR
+        ? Self.wait(on: descriptor, for: timeout) : .failed(code)
     }
-    return try body()
+    switch wait {
+    case .locked:
+      // Closing the file lets go of the lock.
+      defer { close(descriptor) }
+      return try body()
+    case .busy:
+      // The descriptor is the waiting thread's now (see `wait(on:for:)`).
+      if let whenBusy { return try whenBusy() }
+      throw busy(for: timeout)
+    case .failed(let code):
+      close(descriptor)
+      // No locks on this file system: no writer can lock, so none is kept out.
+      guard [EOPNOTSUPP, ENOTSUP, ENOSYS, EINVAL].contains(code) else {
+        throw StepFailure(
+          "cannot lock '\(url.path)' to write it: \(String(cString: strerror(code))); it was left as it was"
+        )
+      }
+      return try body()
+    }
+  }
+
+  /// How a writer's wait for the lock ended.
+  private enum Wait {
+    /// It holds the lock.
+    case locked
+    /// Another writer held it for all of the wait.
+    case busy
+    /// Locking failed with this `errno`.
+    case failed(Int32)
+  }
+
+  /// Waits at most `timeout` for the lock on `descriptor`, which another writer holds.
+  ///
+  /// The wait is a blocking `flock` on a thread of its own, which the system wakes the moment
+  /// the holder lets go: a writer that tried now and then instead would find the lock free
+  /// only in the microseconds between a busy writer's turns (an app appending in a loop), and
+  /// wait for all of `timeout` whenever that writer was busy. A holder that dies lets go, so
+  /// the thread never waits for a process that is gone.
+  ///
+  /// When the wait is `.busy`, the descriptor is the thread's: still blocked, it takes the
+  /// lock when the holder lets go, and lets go of it at once by closing the descriptor. A
+  /// holder that never lets go keeps that thread and descriptor waiting, one per wait that
+  /// gave up, until it does or its process ends.
+  private static func wait(on descriptor: Int32, for timeout: Duration) -> Wait {
+    guard timeout > .zero else {
+      close(descriptor)
+      return .busy
+    }
+    // `nil` while the thread waits; `.busy` once the writer gave up.
+    let outcome = Locked<Wait?>(nil)
+    let ended = DispatchSemaphore(value: 0)
+    let waiter = Thread {
+      var result: Int32
+      var code: Int32 = 0
+      repeat {
+        result = flock(descriptor, LOCK_EX)
+        code = errno
+      } while result != 0 && code == EINTR
+      let wait = result == 0 ? Wait.locked : .failed(code)
+      let gaveUp = outcome.withLock { outcome in
+        guard outcome == nil else { return true }
+        outcome = wait
+        return false
+      }
+      if gaveUp { close(descriptor) } else { ended.signal() }
+    }
+    waiter.name = "SharedFile lock wait"
+    // It waits for this writer: woken, it runs as soon as the writer would.
+    waiter.qualityOfService = Thread.current.qualityOfService
+    waiter.start()
+    _ = ended.wait(timeout: .now() + min(timeout.seconds, 1e9))
+    return outcome.withLock { outcome in
+      if let outcome { return outcome }
+      outcome = .busy
+      return .busy
+    }
   }
 
   /// The failure of a writer that waited all of `timeout` for the lock.
