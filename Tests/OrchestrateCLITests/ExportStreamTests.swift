@@ -65,4 +65,47 @@ struct ExportStreamTests {
         == toFile.stderr)
     #expect(!FileManager.default.fileExists(atPath: folder.path("-")))
   }
+
+  @Test func writesNothingWhenNoReportCanBeRead() async throws {
+    let folder = try TemporaryFolder()
+    let input = try Self.copyMixed(into: folder)
+    let kept = try folder.write("out.json", "keep")
+    let unreadable = ["notes.txt", "manifest.json", "z-empty.json"].map {
+      (input as NSString).appendingPathComponent($0)
+    }
+    for output in [["-o", kept], []] {
+      let result = try await Orchestrate.run(["export", "otlp"] + unreadable + output)
+      #expect(result.status == 65, "\(result.stderr)")
+      #expect(result.stdout.isEmpty)
+      #expect(
+        result.stderr.hasSuffix(
+          "Error: No report could be read from \(unreadable.map { "'\($0)'" }.joined(separator: ", ")); nothing was exported.\n"
+        ), "\(result.stderr)")
+    }
+    #expect(try String(contentsOfFile: kept, encoding: .utf8) == "keep")
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == [
+        "in", "out.json",
+      ])
+  }
+
+  @Test func aWriteThatFailsMidwayStopsTheExportWithTheReason() async throws {
+    // `/dev/full` takes no byte: a disk that fills up after the first megabyte is written.
+    guard FileManager.default.fileExists(atPath: "/dev/full") else { return }
+    let folder = try TemporaryFolder()
+    let input = try Self.copyMixed(into: folder)
+    let line = try String(
+      contentsOfFile: (input as NSString).appendingPathComponent("week.jsonl"), encoding: .utf8
+    ).split(separator: "\n")[0]
+    // More than a megabyte of request: 400 launches, each its own.
+    let lines = (0..<400).map { line.replacingOccurrences(of: "Line1", with: "Launch\($0)") }
+    let file = try folder.write("many.jsonl", lines.joined(separator: "\n"))
+    let result = try await Orchestrate.run(["export", "otlp", file, "-o", "/dev/full"])
+    #expect(result.status == 73, "\(result.stderr)")
+    #expect(
+      result.stderr.hasSuffix(
+        "Error: Cannot write the OpenTelemetry trace to '/dev/full': No space left on device.\n"),
+      "\(result.stderr)")
+    #expect(!result.stderr.contains("Exported"))
+  }
 }

@@ -38,6 +38,24 @@ enum OTLPTrace {
     ["resourceSpans": JSONValue(.array(launches.map(resourceSpans)))]
   }
 
+  /// The compact text of ``request(_:)`` for the launches `next` gives until it gives `nil`,
+  /// and a newline, handed to `write` piece by piece: the request's opening, then each
+  /// launch's element of `resourceSpans` as soon as it is made, before the next launch is
+  /// asked for, so that one launch is held at a time however many there are.
+  static func writeRequest<Failure: Error>(
+    _ next: () -> Launch?, to write: (String) throws(Failure) -> Void
+  ) throws(Failure) {
+    // `JSONWriter.compact`'s spelling: ", " between elements, ": " after a key.
+    try write(#"{"resourceSpans": ["#)
+    var first = true
+    while let launch = next() {
+      if !first { try write(", ") }
+      first = false
+      try write(JSONWriter.compact(resourceSpans(launch)))
+    }
+    try write("]}\n")
+  }
+
   private static func resourceSpans(_ launch: Launch) -> JSONValue {
     let report = launch.report
     let start = report.startedAt ?? launch.fallbackStart
