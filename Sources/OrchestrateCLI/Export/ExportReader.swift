@@ -161,7 +161,7 @@ struct ExportReader {
         skipped.append("\(place): \(problem)")
         return nil
       }
-      let id = OTLPTrace.traceID(of: launch.report)
+      let id = launch.traceID
       if let first = seen[id] {
         notes.append("\(place) is the same launch as \(first); it is exported once.")
         return nil

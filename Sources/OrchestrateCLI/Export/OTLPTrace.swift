@@ -16,8 +16,16 @@ import LaunchOrchestrator
 enum OTLPTrace {
   /// One report, and when its launch started when the report does not say.
   struct Launch {
-    var report: LaunchReport
-    var fallbackStart: Date
+    let report: LaunchReport
+    let fallbackStart: Date
+    /// The trace's id (``traceID(of:)``), made once: it writes the whole report's text.
+    let traceID: String
+
+    init(report: LaunchReport, fallbackStart: Date) {
+      self.report = report
+      self.fallbackStart = fallbackStart
+      traceID = OTLPTrace.traceID(of: report)
+    }
   }
 
   /// The trace id of `report`: 16 bytes of the SHA-256 of its text, in hexadecimal.
@@ -59,7 +67,7 @@ enum OTLPTrace {
   private static func resourceSpans(_ launch: Launch) -> JSONValue {
     let report = launch.report
     let start = report.startedAt ?? launch.fallbackStart
-    let traceID = traceID(of: report)
+    let traceID = launch.traceID
     let rootID = spanID(traceID, "launch")
     var resource = [attribute("service.name", report.name)]
     if let app = report.app { resource.append(attribute("service.version", app.version)) }
