@@ -328,6 +328,24 @@ struct FieldToolsSafetyTests {
     #expect(result.stdout.contains("pipe.json': a FIFO (named pipe), not a regular file"))
   }
 
+  @Test func aFIFONamedOnTheCommandLineAsJSONLinesIsRefusedByBothNeverRead() async throws {
+    let folder = try TemporaryFolder()
+    let fifo = folder.path("pipe.jsonl")
+    #expect(mkfifo(fifo, 0o600) == 0)
+    // A writer that never writes: a reader that opened the FIFO would wait on it for good (or,
+    // reading with `pread`, find nothing), rather than say what it is.
+    let writer = open(fifo, O_RDWR | O_NONBLOCK)
+    try #require(writer >= 0)
+    defer { close(writer) }
+    let why = "'\(fifo)': '\(fifo)' is a FIFO (named pipe), not a regular file"
+    let stats = try await Orchestrate.run(["stats", fifo])
+    #expect(stats.status == 0, "\(stats.stderr)")
+    #expect(stats.stdout.contains(why), "\(stats.stdout)")
+    let export = try await Orchestrate.run(["export", "otlp", fifo])
+    #expect(export.status == 65)
+    #expect(export.stderr.contains("Note: skipped \(why)"), "\(export.stderr)")
+  }
+
   // MARK: - 5. OTLP
 
   @Test func exportNotesAMissingStartRefusesNineteenSeventyAndSendsADuplicateOnce() async throws {
