@@ -20,8 +20,9 @@ import LaunchOrchestrator
 /// A symbolic link to a regular file is written through (the link stays). `-` is standard
 /// output, and so is any name of the file standard output already is (`/dev/stdout`,
 /// `/dev/fd/1`); a terminal, another character device or a FIFO is written in place, never
-/// renamed over. A regular file is written with ``SafeFiles/writeAtomically(_:to:)``:
-/// atomic, keeping the file's permissions.
+/// renamed over. A regular file is written as ``SafeFiles/writeAtomically(_:to:followingLinks:)``
+/// writes one: atomic, keeping the file's permissions, and by pieces for a long output
+/// (``stream(_:console:_:)``), into the temporary file that takes its place at the end.
 struct OutputFiles {
   /// Where one output goes.
   enum Target {
@@ -172,46 +173,139 @@ struct OutputFiles {
   func write(_ text: (Output) -> String, console: Console) throws(CLIError) {
     var problems: [String] = []
     for output in outputs {
-      let text = text(output)
-      var problem: String?
-      switch output.target {
-      // JSON and SVG: names that must not reach a terminal raw get JSON's escapes.
-      case .standardOutput: console.data(Data(TerminalText.escapedJSON(text).utf8))
-      case .file(let url, _):
-        do {
-          try SafeFiles.writeAtomically(Data(text.utf8), to: url)
-        } catch {
-          problem = "\(error)"
-        }
-      case .stream(let descriptor):
-        problem = Self.write(text, to: descriptor)
-      case .inPlace(let url):
-        // Opened as the shell opens `>`, without creating or truncating a file that is not
-        // one: a FIFO waits for its reader, as it would for the shell, and as in the shell a
-        // Ctrl-C (a SIGTERM, a closed terminal) ends the wait, and the process: the launch
-        // is over, and its handler, which ignores them from then on, is gone.
-        problem = InterruptHandler.withDefaultActions {
-          let descriptor = open(url.path, O_WRONLY | O_NOCTTY | O_CLOEXEC)
-          defer { if descriptor >= 0 { close(descriptor) } }
-          return descriptor < 0
-            ? String(cString: strerror(errno)) : Self.write(text, to: descriptor)
-        }
+      let problem = problem(streaming: output, console: console) { sink throws(Sink.Failure) in
+        try sink.write(text(output))
       }
-      if let problem {
-        let stop = problem.hasSuffix(".") ? "" : "."
-        problems.append(
-          "Cannot write the \(output.kind.rawValue) to '\(output.path)': \(problem)\(stop)")
-      }
+      if let problem { problems.append(Self.message(problem, writing: output)) }
     }
     guard problems.isEmpty else {
       throw CLIError(message: problems.joined(separator: " "), exitCode: .cannotCreate)
     }
   }
 
-  /// Writes `text` whole to `descriptor`, escaped as JSON escapes control characters when
-  /// it is a terminal; the reason it could not, if it could not.
-  private static func write(_ text: String, to descriptor: Int32) -> String? {
-    let bytes = Array((isatty(descriptor) != 0 ? TerminalText.escapedJSON(text) : text).utf8)
+  /// Writes `output` as ``write(_:console:)`` does, with the text `body` hands its sink piece
+  /// by piece as it makes it: an output larger than what should be held in memory at once
+  /// (`export otlp` of a day of reports). A regular file is written to the temporary file
+  /// that takes its place only once `body` returns; when a write fails, `body` is stopped by
+  /// the sink's error, and the file is left as it was.
+  func stream(
+    _ output: Output, console: Console, _ body: (inout Sink) throws(Sink.Failure) -> Void
+  ) throws(CLIError) {
+    if let problem = problem(streaming: output, console: console, body) {
+      throw CLIError(message: Self.message(problem, writing: output), exitCode: .cannotCreate)
+    }
+  }
+
+  /// Where a written output's text goes: gathered into pieces of about a megabyte, each sent
+  /// as one write, and escaped first as JSON escapes what a terminal would act on when it
+  /// goes to one (to standard output always, as ``Console/json(_:)`` prints).
+  struct Sink {
+    /// Why a piece could not be written: the first failure, which ends the output.
+    struct Failure: Error, CustomStringConvertible {
+      let description: String
+    }
+
+    /// The pieces are sent once they hold this many bytes.
+    static let pieceSize = 1 << 20
+
+    private let escapes: Bool
+    private let send: ([UInt8]) throws(Failure) -> Void
+    private var pending: [UInt8] = []
+
+    fileprivate init(escapes: Bool, send: @escaping ([UInt8]) throws(Failure) -> Void) {
+      self.escapes = escapes
+      self.send = send
+    }
+
+    /// Adds `text` to the output.
+    mutating func write(_ text: String) throws(Failure) {
+      pending += (escapes ? TerminalText.escapedJSON(text) : text).utf8
+      if pending.count >= Self.pieceSize { try flush() }
+    }
+
+    /// Sends what is gathered.
+    fileprivate mutating func flush() throws(Failure) {
+      guard !pending.isEmpty else { return }
+      try send(pending)
+      pending.removeAll(keepingCapacity: true)
+    }
+  }
+
+  /// Writes `output` with what `body` hands its sink; the reason it could not, if it could
+  /// not.
+  private func problem(
+    streaming output: Output, console: Console,
+    _ body: (inout Sink) throws(Sink.Failure) -> Void
+  ) -> String? {
+    /// Runs `body` with a sink that sends its pieces with `send`, and sends what is left.
+    func run(escapes: Bool, _ send: @escaping ([UInt8]) throws(Sink.Failure) -> Void)
+      throws(Sink.Failure)
+    {
+      var sink = Sink(escapes: escapes, send: send)
+      try body(&sink)
+      try sink.flush()
+    }
+    do {
+      switch output.target {
+      // JSON and SVG: names that must not reach a terminal raw get JSON's escapes.
+      case .standardOutput:
+        try run(escapes: true) { console.data(Data($0)) }
+      case .file(let url, _):
+        try SafeFiles.writeAtomically(to: url) { write in
+          try withoutActuallyEscaping(write) { write in
+            try run(escapes: false) { bytes throws(Sink.Failure) in
+              do {
+                try bytes.withUnsafeBytes(write)
+              } catch {
+                throw Sink.Failure(description: "\(error)")
+              }
+            }
+          }
+        }
+      case .stream(let descriptor):
+        try run(escapes: isatty(descriptor) != 0) { bytes throws(Sink.Failure) in
+          if let problem = Self.write(bytes, to: descriptor) {
+            throw Sink.Failure(description: problem)
+          }
+        }
+      case .inPlace(let url):
+        // Opened as the shell opens `>`, without creating or truncating a file that is not
+        // one: a FIFO waits for its reader, as it would for the shell, and as in the shell a
+        // Ctrl-C (a SIGTERM, a closed terminal) ends the wait, and the process: the launch
+        // is over, and its handler, which ignores them from then on, is gone.
+        let failure = InterruptHandler.withDefaultActions { () -> Sink.Failure? in
+          let descriptor = open(url.path, O_WRONLY | O_NOCTTY | O_CLOEXEC)
+          guard descriptor >= 0 else {
+            return Sink.Failure(description: String(cString: strerror(errno)))
+          }
+          defer { close(descriptor) }
+          do throws(Sink.Failure) {
+            try run(escapes: isatty(descriptor) != 0) { bytes throws(Sink.Failure) in
+              if let problem = Self.write(bytes, to: descriptor) {
+                throw Sink.Failure(description: problem)
+              }
+            }
+          } catch {
+            return error
+          }
+          return nil
+        }
+        if let failure { throw failure }
+      }
+    } catch {
+      return "\(error)"
+    }
+    return nil
+  }
+
+  /// `Cannot write the report to 'path': problem.`
+  private static func message(_ problem: String, writing output: Output) -> String {
+    let stop = problem.hasSuffix(".") ? "" : "."
+    return "Cannot write the \(output.kind.rawValue) to '\(output.path)': \(problem)\(stop)"
+  }
+
+  /// Writes `bytes` whole to `descriptor`; the reason it could not, if it could not.
+  private static func write(_ bytes: [UInt8], to descriptor: Int32) -> String? {
     var offset = 0
     while offset < bytes.count {
       let count = bytes[offset...].withUnsafeBytes {

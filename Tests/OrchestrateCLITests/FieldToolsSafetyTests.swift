@@ -226,6 +226,35 @@ struct FieldToolsSafetyTests {
     }
   }
 
+  @Test func aVersionWrittenTwiceIsReadAsItsFirstByStatsExportAndTheReader() async throws {
+    let folder = try TemporaryFolder()
+    let report = try Self.report()
+    #expect(report.hasPrefix("{") && report.contains(#""version":6"#))
+    // The report's own `version` (6) with another before it or after it.
+    let unreadable = try folder.write("zero-first.json", #"{"version": 0, "# + report.dropFirst())
+    let readable = try folder.write(
+      "newer-after.json", report.dropLast() + #", "version": 99}"#)
+    let stats = try await Orchestrate.run(["stats", unreadable, readable])
+    #expect(stats.status == 0, "\(stats.stderr)")
+    #expect(
+      stats.stdout.hasPrefix("1 report from 2 files; 1 skipped (not reports):"), "\(stats.stdout)")
+    let reason = "it is not a launch report (its 'version' is missing or malformed)"
+    #expect(stats.stdout.contains("zero-first.json': \(reason)"), "\(stats.stdout)")
+    let export = try await Orchestrate.run(
+      ["export", "otlp", unreadable, readable, "-o", folder.path("out.json")])
+    #expect(export.status == 0, "\(export.stderr)")
+    #expect(export.stderr.contains("Exported 1 launch to"), "\(export.stderr)")
+    #expect(export.stderr.contains("Note: skipped '\(unreadable)': \(reason)"), "\(export.stderr)")
+    // The commands that read a report whole read the first `version` too.
+    let compare = try await Orchestrate.run(["compare", readable, readable])
+    #expect(compare.status == 0, "\(compare.stderr)")
+    let refused = try await Orchestrate.run(["compare", unreadable, readable])
+    #expect(refused.status == 65)
+    #expect(
+      refused.stderr.contains("is not a launch report (version: missing or malformed)"),
+      "\(refused.stderr)")
+  }
+
   @Test func theMaximumStaysExactWhenPercentilesAreEstimated() async throws {
     let folder = try TemporaryFolder()
     // More values than are kept exactly, the largest not at any bucket's middle.
@@ -297,6 +326,24 @@ struct FieldToolsSafetyTests {
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stdout.hasPrefix("1 report from 1 file; 1 skipped (not reports):"))
     #expect(result.stdout.contains("pipe.json': a FIFO (named pipe), not a regular file"))
+  }
+
+  @Test func aFIFONamedOnTheCommandLineAsJSONLinesIsRefusedByBothNeverRead() async throws {
+    let folder = try TemporaryFolder()
+    let fifo = folder.path("pipe.jsonl")
+    #expect(mkfifo(fifo, 0o600) == 0)
+    // A writer that never writes: a reader that opened the FIFO would wait on it for good (or,
+    // reading with `pread`, find nothing), rather than say what it is.
+    let writer = open(fifo, O_RDWR | O_NONBLOCK)
+    try #require(writer >= 0)
+    defer { close(writer) }
+    let why = "'\(fifo)': '\(fifo)' is a FIFO (named pipe), not a regular file"
+    let stats = try await Orchestrate.run(["stats", fifo])
+    #expect(stats.status == 0, "\(stats.stderr)")
+    #expect(stats.stdout.contains(why), "\(stats.stdout)")
+    let export = try await Orchestrate.run(["export", "otlp", fifo])
+    #expect(export.status == 65)
+    #expect(export.stderr.contains("Note: skipped \(why)"), "\(export.stderr)")
   }
 
   // MARK: - 5. OTLP

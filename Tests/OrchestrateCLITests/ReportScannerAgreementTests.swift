@@ -132,3 +132,29 @@ struct ReportScannerAgreementTests {
     #expect(refused > 100)
   }
 }
+
+extension ReportScannerAgreementTests {
+  /// The reader reads the first of a key written twice (the parser keeps it): the scanner
+  /// reads the first `version` too, so the two accept and refuse the same reports whatever
+  /// the second says.
+  @Test(arguments: ["report", "entry"])
+  func aVersionWrittenTwiceIsReadAsItsFirstByBoth(_ form: String) throws {
+    let values = ["6", "5", "1", "0", "-1", "7", "99", "6.0", "1.5", "\"6\"", "null", "true", "[]"]
+    for first in values {
+      for second in values {
+        // Before every other key of the report, and after them all.
+        let keys = Self.report.replacingOccurrences(of: #""version": 6, "#, with: "")
+          .drop { $0 != "\"" }.dropLast()
+        let report = #"{"version": \#(first), "# + keys + #", "version": \#(second)}"#
+        let text =
+          form == "report"
+          ? report
+          : Self.entry.replacingOccurrences(
+            of: Self.report, with: report)
+        #expect(
+          Self.readerAccepts(text) == Self.scannerAccepts(text),
+          "\(form): version \(first), then \(second)")
+      }
+    }
+  }
+}

@@ -60,12 +60,28 @@ public enum SafeFiles {
   public static func writeAtomically(_ data: Data, to url: URL, followingLinks: Bool = true)
     throws
   {
+    try writeAtomically(to: url, followingLinks: followingLinks) { write in
+      try data.withUnsafeBytes(write)
+    }
+  }
+
+  /// Replaces the file at `url` as ``writeAtomically(_:to:followingLinks:)`` does, with the
+  /// bytes `contents` hands to `write` piece by piece as it makes them: for a file larger
+  /// than what should be held in memory at once (`orchestrate export otlp` of a day of
+  /// reports). The pieces go to the temporary file, which takes the file's place only once
+  /// `contents` returns; when it throws (or a write does), the temporary file is removed, the
+  /// file is left as it was, and the error passes on.
+  package static func writeAtomically(
+    to url: URL, followingLinks: Bool = true,
+    contents: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void
+  ) throws {
     let target = followingLinks ? try checkReplaceable(url) : try checkRegularOrMissing(url)
     let folderPath = target.deletingLastPathComponent().path
     let folder = open(folderPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     guard folder >= 0 else { throw failure(errno, writing: target, doing: "open its folder") }
     defer { close(folder) }
-    try writeAtomically(data, named: target.lastPathComponent, in: folder, naming: target)
+    try writeAtomically(
+      named: target.lastPathComponent, in: folder, naming: target, contents: contents)
   }
 
   /// Replaces the file `name` in the open folder `folder` (which `target` names, for
@@ -74,6 +90,17 @@ public enum SafeFiles {
   /// regular file or nothing may stand at `name`; a link there is refused, not followed.
   package static func writeAtomically(
     _ data: Data, named name: String, in folder: Int32, naming target: URL
+  ) throws {
+    try writeAtomically(named: name, in: folder, naming: target) { write in
+      try data.withUnsafeBytes(write)
+    }
+  }
+
+  /// Replaces the file `name` in `folder` with what `contents` writes, as
+  /// ``writeAtomically(_:named:in:naming:)`` does.
+  private static func writeAtomically(
+    named name: String, in folder: Int32, naming target: URL,
+    contents: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void
   ) throws {
     var existing = stat()
     let replacesFile = fstatat(folder, name, &existing, AT_SYMLINK_NOFOLLOW) == 0
@@ -97,7 +124,7 @@ public enum SafeFiles {
       // into place or removed, and another write may then take its name.
       close(descriptor)
     }
-    try writeAll(data, to: descriptor, target: target)
+    try contents { bytes in try writeAll(bytes, to: descriptor, target: target) }
     if replacesFile {
       // Ownership first: changing the owner can clear set-id bits that fchmod then restores.
       if existing.st_uid != geteuid() || existing.st_gid != getegid() {
@@ -270,6 +297,18 @@ public enum SafeFiles {
       defer { close(opened.descriptor) }
       return try readAll(
         opened.descriptor, sizeHint: Int(info.st_size), limit: limit, naming: name())
+    }
+  }
+
+  /// The regular file at `path`, a symbolic link followed to it, opened for reading and
+  /// checked as ``contentsOfRegularFile(followingLinksAt:limit:)`` checks it, with no limit on
+  /// its size: for a reader that reads it in pieces (a JSON Lines file of many reports). `nil`
+  /// when nothing is there; the caller closes the descriptor.
+  package static func openRegularFile(followingLinksAt path: String) throws(ReadProblem)
+    -> Int32?
+  {
+    try followingLinks(at: path) { opened, name throws(ReadProblem) in
+      try checkRegularFile(opened, naming: name(), limit: .max).map { _ in opened.descriptor }
     }
   }
 
@@ -635,7 +674,9 @@ public enum SafeFiles {
 
   // MARK: - System calls
 
-  private static func writeAll(_ data: Data, to descriptor: Int32, target: URL) throws {
+  private static func writeAll(
+    _ data: some ContiguousBytes, to descriptor: Int32, target: URL
+  ) throws {
     try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
       guard let base = buffer.baseAddress else { return }
       var offset = 0

@@ -16,8 +16,16 @@ import LaunchOrchestrator
 enum OTLPTrace {
   /// One report, and when its launch started when the report does not say.
   struct Launch {
-    var report: LaunchReport
-    var fallbackStart: Date
+    let report: LaunchReport
+    let fallbackStart: Date
+    /// The trace's id (``traceID(of:)``), made once: it writes the whole report's text.
+    let traceID: String
+
+    init(report: LaunchReport, fallbackStart: Date) {
+      self.report = report
+      self.fallbackStart = fallbackStart
+      traceID = OTLPTrace.traceID(of: report)
+    }
   }
 
   /// The trace id of `report`: 16 bytes of the SHA-256 of its text, in hexadecimal.
@@ -38,10 +46,28 @@ enum OTLPTrace {
     ["resourceSpans": JSONValue(.array(launches.map(resourceSpans)))]
   }
 
+  /// The compact text of ``request(_:)`` for the launches `next` gives until it gives `nil`,
+  /// and a newline, handed to `write` piece by piece: the request's opening, then each
+  /// launch's element of `resourceSpans` as soon as it is made, before the next launch is
+  /// asked for, so that one launch is held at a time however many there are.
+  static func writeRequest<Failure: Error>(
+    _ next: () -> Launch?, to write: (String) throws(Failure) -> Void
+  ) throws(Failure) {
+    // `JSONWriter.compact`'s spelling: ", " between elements, ": " after a key.
+    try write(#"{"resourceSpans": ["#)
+    var first = true
+    while let launch = next() {
+      if !first { try write(", ") }
+      first = false
+      try write(JSONWriter.compact(resourceSpans(launch)))
+    }
+    try write("]}\n")
+  }
+
   private static func resourceSpans(_ launch: Launch) -> JSONValue {
     let report = launch.report
     let start = report.startedAt ?? launch.fallbackStart
-    let traceID = traceID(of: report)
+    let traceID = launch.traceID
     let rootID = spanID(traceID, "launch")
     var resource = [attribute("service.name", report.name)]
     if let app = report.app { resource.append(attribute("service.version", app.version)) }

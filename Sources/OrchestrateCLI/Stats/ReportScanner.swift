@@ -209,10 +209,13 @@ struct ReportScanner {
       case "wallDuration":
         _ = try scanner.time(key)
       case "version":
-        // A key written twice is read as the first by `LaunchReport`: what either says
-        // against the report counts.
+        // A key written twice is read as its first by `LaunchReport` (the parser keeps the
+        // first), so the second is read as nothing here too, whatever it says.
+        guard report.formatVersion == nil, !report.hasMalformedVersion else {
+          return try scanner.skipValue()
+        }
         if let version = try scanner.integer() {
-          report.formatVersion = max(report.formatVersion ?? version, version)
+          report.formatVersion = version
         } else {
           report.hasMalformedVersion = true
         }

@@ -175,11 +175,19 @@ struct StatsReader {
     _ path: String, range: Range<Int>, item: Int, buffer: inout [UInt8],
     into stats: inout FleetStats
   ) {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else {
+    // Opened as a report file is (`readDocument`): a FIFO named on the command line is
+    // refused, never waited on for a writer that may not come.
+    let descriptor: Int32
+    do throws(SafeFiles.ReadProblem) {
+      guard let opened = try SafeFiles.openRegularFile(followingLinksAt: path) else {
+        stats.skip(
+          "'\(path)': it is gone", at: FirstSeen(item: item, offset: range.lowerBound, position: 0))
+        return
+      }
+      descriptor = opened
+    } catch {
       stats.skip(
-        "'\(path)': \(String(cString: strerror(errno)))",
-        at: FirstSeen(item: item, offset: range.lowerBound, position: 0))
+        "'\(path)': \(error)", at: FirstSeen(item: item, offset: range.lowerBound, position: 0))
       return
     }
     defer { close(descriptor) }
