@@ -349,7 +349,7 @@ struct LaunchLifecycleEdgeTests {
 
   /// A launch run without a control can be sent no signal: its steps that wait for one are
   /// skipped once nothing else holds them, as after `finish()`; the run used to wait for ever.
-  @Test(.timeLimit(.minutes(1))) func aLaunchWithoutAControlSkipsTheStepsThatWaitForASignal()
+  @Test func aLaunchWithoutAControlSkipsTheStepsThatWaitForASignal()
     async throws
   {
     let plan = try loadPlan(
@@ -420,7 +420,7 @@ struct LaunchLifecycleEdgeTests {
   /// A caller of `ensure` whose task is cancelled stops waiting (`CancellationError`), as
   /// Swift's own waits do; it waited for the step's end (for ever, for a step that never
   /// ends). The step's run goes on for the other callers, and runs once.
-  @Test(.timeLimit(.minutes(1))) func aCancelledEnsureCallerStopsWaitingAndTheStepRunsOn()
+  @Test func aCancelledEnsureCallerStopsWaitingAndTheStepRunsOn()
     async throws
   {
     let (release, runs) = (ManualGate(), Locked(0))

@@ -64,7 +64,7 @@ struct LaunchTestingTests {
 
   /// A test run has no control to send signals with: a step that waits for one is skipped
   /// as after `finish()`, and the run returns (it waited for ever).
-  @Test(.timeLimit(.minutes(1))) func aStepWaitingForASignalNoOneCanSendIsSkipped() async throws {
+  @Test(.timeLimit(.minutes(10))) func aStepWaitingForASignalNoOneCanSendIsSkipped() async throws {
     let report = try await LaunchTest.run(
       manifest: """
         { "version": 1, "signals": ["consent"], "steps": [
