@@ -30,6 +30,10 @@ struct PluginsCommand: Command {
       for parameter in plugin.parameters where parameter.rewritesFile {
         notes.append("rewrites the file '\(parameter.name)' names, or moves it aside")
       }
+      for parameter in plugin.parameters {
+        notes += parameter.requires.map { "'\(parameter.name)' needs '\($0)'" }
+        notes += parameter.excludes.map { "'\(parameter.name)' cannot be used with '\($0)'" }
+      }
       if !notes.isEmpty { console.out("  (\(notes.joined(separator: "; ")))") }
       if plugin.parameters.isEmpty { continue }
       let rows = plugin.parameters.map { parameter in

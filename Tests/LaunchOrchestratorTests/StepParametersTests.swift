@@ -296,6 +296,63 @@ struct StepParametersTests {
           """, registry: .widerKinds
       ).contains { $0.contains("small") })
   }
+
+  /// A parameter may require or exclude others, given meaning any value but `null` (which
+  /// leaves it out) and `false` (which leaves it off): the declaration is checked when params
+  /// are decoded, said by the schema, and each broken rule reported at its parameter.
+  @Test func aParameterThatRequiresOrExcludesAnotherIsCheckedAndInTheSchema() throws {
+    #expect(
+      diagnostics(
+        of: """
+          { "version": 1, "steps": [
+            { "id": "a", "plugin": "paired", "params": { "script": "a.sql" } },
+            { "id": "b", "plugin": "paired", "params": { "script": "a.sql", "table": null } },
+            { "id": "c", "plugin": "paired", "params": { "table": "t", "create": true, "readOnly": true } },
+            { "id": "d", "plugin": "paired", "params": { "script": "a.sql", "table": "t" } },
+            { "id": "e", "plugin": "paired", "params": { "readOnly": true, "create": false } },
+            { "id": "f", "plugin": "paired", "params": { "readOnly": false, "create": true } },
+            { "id": "g", "plugin": "paired", "params": { "script": null, "create": null } }
+          ] }
+          """, registry: PluginRegistry().adding(PairedStep.self))
+        == [
+          "2:58: error: step 'a' (steps[0].params.script): 'script' needs 'table' too; give 'table', or remove 'script'.",
+          "3:58: error: step 'b' (steps[1].params.script): 'script' needs 'table' too; give 'table', or remove 'script'.",
+          "4:57: error: step 'c' (steps[2].params.table): 'table' needs 'script' too; give 'script', or remove 'table'.",
+          "4:72: error: step 'c' (steps[2].params.create): 'create' cannot be used with 'readOnly'; remove one of them.",
+        ])
+    let plugin = try #require(PluginRegistry().adding(PairedStep.self).descriptor(for: "paired"))
+    #expect(
+      plugin.parameters.map { "\($0.name) \($0.requires) \($0.excludes)" } == [
+        "script [\"table\"] []", "table [\"script\"] []", "readOnly [] []",
+        "create [] [\"readOnly\"]",
+      ])
+    let schema = ManifestSchema.json(for: PluginRegistry().adding(PairedStep.self))
+    let rules = try #require(
+      schema.value(
+        at: JSONPath.root.appending("$defs").appending("params.paired").appending("allOf"))
+    )
+    #expect(
+      rules.elements?.compactMap { $0["description"]?.stringValue } == [
+        "'script' needs 'table' too; give 'table', or remove 'script'.",
+        "'table' needs 'script' too; give 'script', or remove 'table'.",
+        "'create' cannot be used with 'readOnly'; remove one of them.",
+      ])
+  }
+}
+
+/// A plugin whose parameters require and exclude each other.
+private struct PairedStep: StepPlugin {
+  static let kind = "paired"
+
+  struct Parameters: StepParameters {
+    @Parameter("A script.", isPath: true, requires: ["table"]) var script: String?
+    @Parameter("Its table.", requires: ["script"]) var table: String?
+    @Parameter("Open for reading only.") var readOnly = false
+    @Parameter("Create it.", excludes: ["readOnly"]) var create: Bool?
+  }
+
+  init(parameters: Parameters) {}
+  func run(_ context: StepContext) async throws {}
 }
 
 /// A plugin with parameter types beyond the common ones, recording its durations.

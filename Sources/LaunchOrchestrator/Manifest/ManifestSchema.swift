@@ -167,6 +167,7 @@ package enum ManifestSchema {
         + (maximum.map { [("maximum", JSONValue(integer: $0))] } ?? []))
   }
 
+  /// A kind's params: each parameter typed, and the rules between them.
   private static func params(of plugin: PluginDescriptor) -> JSONValue {
     guard !plugin.parameters.isEmpty else {
       return object([("type", "object"), ("description", .init(.string(plugin.summary)))])
@@ -185,7 +186,31 @@ package enum ManifestSchema {
       members.insert(JSONMember(key: "description", value: .init(.string(plugin.summary))), at: 0)
       schema = JSONValue(.object(members))
     }
-    return schema
+    let rules = plugin.parameters.flatMap { parameter in
+      parameter.requires.map { other in
+        object([
+          ("description", .init(.string(ParameterRules.requires(parameter.name, other)))),
+          ("if", given(parameter.name)), ("then", given(other)),
+        ])
+      }
+        + parameter.excludes.map { other in
+          object([
+            ("description", .init(.string(ParameterRules.excludes(parameter.name, other)))),
+            ("not", object([("allOf", [given(parameter.name), given(other)])])),
+          ])
+        }
+    }
+    guard case .object(var members) = schema.kind, !rules.isEmpty else { return schema }
+    members.append(JSONMember(key: "allOf", value: JSONValue(.array(rules))))
+    return JSONValue(.object(members))
+  }
+
+  /// Params that give `name` a value: neither `null` nor `false`, which leave it out or off.
+  private static func given(_ name: String) -> JSONValue {
+    object([
+      ("required", strings([name])),
+      ("properties", object([(name, object([("not", object([("enum", [nil, false])]))]))])),
+    ])
   }
 
   private static func valueSchema(_ type: ParameterDescription.ValueType) -> JSONValue {

@@ -74,12 +74,17 @@ package struct ParameterDescription: Sendable, Equatable {
   package var removesFiles: Bool
   /// Whether the step rewrites the file this path names, or moves it aside.
   package var rewritesFile: Bool
+  /// The parameters that must be given too when this one is (``ParameterRules``).
+  package var requires: [String]
+  /// The parameters that cannot be given with this one (``ParameterRules``).
+  package var excludes: [String]
 
   /// Describes a parameter.
   init(
     _ name: String, _ type: ValueType, required isRequired: Bool = false,
     default defaultValue: String? = nil, json defaultJSON: JSONValue? = nil,
-    removesFiles: Bool = false, rewritesFile: Bool = false, _ summary: String
+    removesFiles: Bool = false, rewritesFile: Bool = false, requires: [String] = [],
+    excludes: [String] = [], _ summary: String
   ) {
     self.name = name
     self.type = type
@@ -88,6 +93,8 @@ package struct ParameterDescription: Sendable, Equatable {
     self.defaultJSON = defaultJSON
     self.removesFiles = removesFiles
     self.rewritesFile = rewritesFile
+    self.requires = requires
+    self.excludes = excludes
     self.summary = summary
   }
 }
