@@ -22,9 +22,11 @@ public struct SampleDataStep: StepPlugin {
   public struct Parameters: StepParameters {
     @Parameter(
       "A .sql file shipped with the manifest (relative to its folder), run in one transaction; for a store with its own migrations, such as migrations/screensort/sample.sql.",
-      isPath: true)
+      isPath: true, requires: ["whenEmpty"])
     var file: String?
-    @Parameter("The table whose emptiness means the library is empty; required with 'file'.")
+    @Parameter(
+      "The table whose emptiness means the library is empty; required with 'file'.",
+      requires: ["file"])
     var whenEmpty: String?
     /// Where the manifest is, to check the file when it loads.
     @ManifestDirectory var manifestDirectory: URL?
@@ -41,32 +43,27 @@ public struct SampleDataStep: StepPlugin {
 
   private let script: Script?
 
-  /// Checks that `file` and `whenEmpty` come together, name a table, and that the file exists.
+  /// Checks that `whenEmpty` names a table, and that the file exists; the declarations make
+  /// `file` and `whenEmpty` come together in params.
   public init(parameters: Parameters) throws {
-    switch (parameters.file, parameters.whenEmpty) {
-    case (nil, nil):
+    guard let file = parameters.file, let table = parameters.whenEmpty else {
       script = nil
-    case (nil, _?):
-      throw ParameterError("file", "'whenEmpty' needs 'file', the .sql file to run.")
-    case (_?, nil):
-      throw ParameterError(
-        "whenEmpty", "'file' needs 'whenEmpty', the table that must have no row for it to run.")
-    case (let file?, let table?):
-      guard table.first.map({ $0.isLetter || $0 == "_" }) == true,
-        table.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") })
-      else {
-        throw ParameterError(
-          "whenEmpty", "'whenEmpty' must be a table name (letters, digits, _), not '\(table)'.")
-      }
-      if let directory = parameters.manifestDirectory {
-        let url = StepContext.resolve(file, against: directory)
-        guard FileManager.default.isReadableFile(atPath: url.path) else {
-          throw ParameterError(
-            "file", "the sample data file '\(url.path)' does not exist or cannot be read.")
-        }
-      }
-      script = Script(file: file, table: table)
+      return
     }
+    guard table.first.map({ $0.isLetter || $0 == "_" }) == true,
+      table.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") })
+    else {
+      throw ParameterError(
+        "whenEmpty", "'whenEmpty' must be a table name (letters, digits, _), not '\(table)'.")
+    }
+    if let directory = parameters.manifestDirectory {
+      let url = StepContext.resolve(file, against: directory)
+      guard FileManager.default.isReadableFile(atPath: url.path) else {
+        throw ParameterError(
+          "file", "the sample data file '\(url.path)' does not exist or cannot be read.")
+      }
+    }
+    script = Script(file: file, table: table)
   }
 
   /// SQLite calls block their thread.

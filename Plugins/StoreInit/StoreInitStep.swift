@@ -32,11 +32,12 @@ public struct StoreInitStep: StepPlugin {
     var schema: String?
     @Parameter(
       "The app's own schema: a folder of NNN_name.sql files shipped with the manifest (relative to its folder), applied in order; example: manifests/screensort.json with manifests/migrations/screensort.",
-      isPath: true)
+      isPath: true, excludes: ["schema"])
     var migrations: String?
     @Parameter("Open for reading only: no migrations, no recovery.") var readOnly = false
     @Parameter(
-      "Create the store when the file does not exist.", defaultDescription: "true unless readOnly")
+      "Create the store when the file does not exist.", defaultDescription: "true unless readOnly",
+      excludes: ["readOnly"])
     var create: Bool?
     @Parameter("Create the store's missing parent folders instead of failing.")
     var createFolders = false
@@ -70,14 +71,11 @@ public struct StoreInitStep: StepPlugin {
     case folder(String)
   }
 
-  /// Checks the parameters, and the names in the migrations folder (``StoreSchema/init(folder:)``).
+  /// Checks the names in the migrations folder (``StoreSchema/init(folder:)``). The
+  /// declarations refuse `schema` with `migrations`, and `create` with `readOnly`, in params.
   public init(parameters: Parameters) throws {
     path = parameters.path
     if let migrations = parameters.migrations {
-      guard parameters.schema == nil else {
-        throw ParameterError(
-          "migrations", "give either 'schema' (a built-in schema) or 'migrations', not both.")
-      }
       if let directory = parameters.manifestDirectory {
         let folder = StepContext.resolve(migrations, against: directory)
         do {
@@ -94,10 +92,6 @@ public struct StoreInitStep: StepPlugin {
     }
     readOnly = parameters.readOnly
     create = parameters.create ?? !readOnly
-    if readOnly && create {
-      throw ParameterError(
-        "create", "a read-only store cannot be created; drop 'create' or 'readOnly'.")
-    }
     createFolders = parameters.createFolders
     adopt = parameters.adopt
     busyTimeout = parameters.busyTimeout

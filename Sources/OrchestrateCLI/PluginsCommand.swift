@@ -35,6 +35,10 @@ struct PluginsCommand: Command {
         notes.append(
           "keeps \(files.joined(separator: ", ")) beside the file '\(parameter.name)' names")
       }
+      for parameter in plugin.parameters {
+        notes += parameter.requires.map { "'\(parameter.name)' needs '\($0)'" }
+        notes += parameter.excludes.map { "'\(parameter.name)' cannot be used with '\($0)'" }
+      }
       if !notes.isEmpty { console.out("  (\(notes.joined(separator: "; ")))") }
       if plugin.parameters.isEmpty { continue }
       let rows = plugin.parameters.map { parameter in

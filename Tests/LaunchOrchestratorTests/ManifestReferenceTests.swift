@@ -41,6 +41,8 @@ struct ManifestReferenceTests {
       var owner: String?
       var count: Int?
       var format: Int?
+      var wait: Duration?
+      var release: String?
     }
     let fields: [ManifestField<Settings>] = [
       .value(
@@ -52,6 +54,12 @@ struct ManifestReferenceTests {
       .value(
         "format", .constant(2), "the format", into: { $0.format = $1 },
         read: { $0.integer($1, at: $2()) }),
+      .value(
+        "wait", .nullable(.positiveDuration), "how long", into: { $0.wait = $1 },
+        read: { $0.duration($1, at: $2()) }),
+      .value(
+        "release", .version, "the release", into: { $0.release = $1 },
+        read: { $0.string($1, at: $2()) }),
     ]
     func read(_ text: String) throws -> (Settings, [String]) {
       let bytes = Array(text.utf8)
@@ -64,16 +72,25 @@ struct ManifestReferenceTests {
       reader.readObject(root, at: .root, fields: fields, into: &settings)
       return (settings, reader.diagnostics.diagnostics.map(\.message))
     }
-    let (bad, problems) = try read(#"{ "owner": "", "count": 11, "format": 3 }"#)
+    let (bad, problems) = try read(
+      #"{ "owner": "", "count": 11, "format": 3, "wait": "0.0000000004s", "release": "1..2" }"#)
     #expect(bad.owner == nil && bad.count == nil && bad.format == nil)
+    #expect(bad.wait == nil && bad.release == nil)
     #expect(
       problems == [
         "'owner' cannot be empty.", "'count' must be a whole number from 1 to 10, not 11.",
-        "'format' must be 2, not 3.",
+        "'format' must be 2, not 3.", "'wait' must be above 0, not 0.0000000004s.",
+        "'1..2' is not a version; write it like \"1.10.0\".",
       ])
-    let (good, none) = try read(#"{ "owner": "me", "count": 1e1, "format": 2 }"#)
+    let (good, none) = try read(
+      #"{ "owner": "me", "count": 1e1, "format": 2, "wait": "05ms", "release": "2.3-beta" }"#)
     #expect(none.isEmpty)
     #expect(good.owner == "me" && good.count == 10 && good.format == 2)
+    #expect(good.wait == .milliseconds(5) && good.release == "2.3-beta")
+    // `null` leaves a nullable field out.
+    let (unset, fine) = try read(#"{ "wait": null }"#)
+    #expect(fine.isEmpty && unset.wait == nil)
+    #expect(try read(#"{ "wait": 0 }"#).1 == ["'wait' must be above 0, not 0."])
     // A value of another type is left to the reader, which names the type it expects.
     #expect(try read(#"{ "count": "many" }"#).1 == ["expected a whole number, found a string."])
   }

@@ -35,7 +35,8 @@ struct StepParametersTests {
     #expect(params.value(at: .root.appending("required").appending(0))?.stringValue == "source")
     #expect(params.value(at: .root.appending("additionalProperties"))?.kind == .bool(false))
     let pages = try #require(params.value(at: .root.appending("properties").appending("pages")))
-    #expect(pages.value(at: .root.appending("type"))?.stringValue == "integer")
+    // `null` leaves out a parameter that is not required.
+    #expect(pages.value(at: .root.appending("type")) == ["integer", "null"])
     #expect(pages.value(at: .root.appending("minimum"))?.kind == .number(1))
     #expect(pages.value(at: .root.appending("maximum"))?.kind == .number(100))
     #expect(pages.value(at: .root.appending("default"))?.kind == .number(10))
@@ -153,7 +154,9 @@ struct StepParametersTests {
       properties.value(at: .root.appending(name).appending(key))
     }
     for name in ["label", "folder", "route"] {
-      #expect(property(name, "type")?.stringValue == "string", "\(name)")
+      // `null` leaves out a parameter that is not required; a required one needs a value.
+      #expect(
+        property(name, "type") == (name == "label" ? "string" : ["string", "null"]), "\(name)")
       #expect(property(name, "minLength")?.numberText == "1", "\(name)")
     }
     #expect(property("code", "minLength") == nil)
@@ -161,7 +164,7 @@ struct StepParametersTests {
     // A string default that reads like a number stays a string; a Bool default described in
     // words is no JSON value at all, so the schema gives none.
     #expect(property("code", "default")?.kind == .string("1"))
-    #expect(property("retry", "type")?.stringValue == "boolean")
+    #expect(property("retry", "type") == ["boolean", "null"])
     #expect(property("retry", "default") == nil)
     #expect(property("wait", "default")?.kind == .string("250ms"))
     #expect(property("tags", "default") == ["a", "b"])
@@ -296,6 +299,63 @@ struct StepParametersTests {
           """, registry: .widerKinds
       ).contains { $0.contains("small") })
   }
+
+  /// A parameter may require or exclude others, given meaning any value but `null` (which
+  /// leaves it out) and `false` (which leaves it off): the declaration is checked when params
+  /// are decoded, said by the schema, and each broken rule reported at its parameter.
+  @Test func aParameterThatRequiresOrExcludesAnotherIsCheckedAndInTheSchema() throws {
+    #expect(
+      diagnostics(
+        of: """
+          { "version": 1, "steps": [
+            { "id": "a", "plugin": "paired", "params": { "script": "a.sql" } },
+            { "id": "b", "plugin": "paired", "params": { "script": "a.sql", "table": null } },
+            { "id": "c", "plugin": "paired", "params": { "table": "t", "create": true, "readOnly": true } },
+            { "id": "d", "plugin": "paired", "params": { "script": "a.sql", "table": "t" } },
+            { "id": "e", "plugin": "paired", "params": { "readOnly": true, "create": false } },
+            { "id": "f", "plugin": "paired", "params": { "readOnly": false, "create": true } },
+            { "id": "g", "plugin": "paired", "params": { "script": null, "create": null } }
+          ] }
+          """, registry: PluginRegistry().adding(PairedStep.self))
+        == [
+          "2:58: error: step 'a' (steps[0].params.script): 'script' needs 'table' too; give 'table', or remove 'script'.",
+          "3:58: error: step 'b' (steps[1].params.script): 'script' needs 'table' too; give 'table', or remove 'script'.",
+          "4:57: error: step 'c' (steps[2].params.table): 'table' needs 'script' too; give 'script', or remove 'table'.",
+          "4:72: error: step 'c' (steps[2].params.create): 'create' cannot be used with 'readOnly'; remove one of them.",
+        ])
+    let plugin = try #require(PluginRegistry().adding(PairedStep.self).descriptor(for: "paired"))
+    #expect(
+      plugin.parameters.map { "\($0.name) \($0.requires) \($0.excludes)" } == [
+        "script [\"table\"] []", "table [\"script\"] []", "readOnly [] []",
+        "create [] [\"readOnly\"]",
+      ])
+    let schema = ManifestSchema.json(for: PluginRegistry().adding(PairedStep.self))
+    let rules = try #require(
+      schema.value(
+        at: JSONPath.root.appending("$defs").appending("params.paired").appending("allOf"))
+    )
+    #expect(
+      rules.elements?.compactMap { $0["description"]?.stringValue } == [
+        "'script' needs 'table' too; give 'table', or remove 'script'.",
+        "'table' needs 'script' too; give 'script', or remove 'table'.",
+        "'create' cannot be used with 'readOnly'; remove one of them.",
+      ])
+  }
+}
+
+/// A plugin whose parameters require and exclude each other.
+private struct PairedStep: StepPlugin {
+  static let kind = "paired"
+
+  struct Parameters: StepParameters {
+    @Parameter("A script.", isPath: true, requires: ["table"]) var script: String?
+    @Parameter("Its table.", requires: ["script"]) var table: String?
+    @Parameter("Open for reading only.") var readOnly = false
+    @Parameter("Create it.", excludes: ["readOnly"]) var create: Bool?
+  }
+
+  init(parameters: Parameters) {}
+  func run(_ context: StepContext) async throws {}
 }
 
 /// A plugin with parameter types beyond the common ones, recording its durations.
@@ -470,13 +530,13 @@ struct FoundationParameterTypesTests {
       schema.value(
         at: JSONPath.root.appending("$defs").appending("params.foundation").appending("properties"))
     )
-    #expect(
-      properties["when"]?["type"]?.elements?.compactMap(\.stringValue) == ["string", "number"])
-    #expect(properties["link"]?["type"]?.stringValue == "string")
-    #expect(properties["blob"]?["type"]?.stringValue == "string")
+    // Each optional, so `null` too.
+    #expect(properties["when"]?["type"] == ["string", "number", "null"])
+    #expect(properties["link"]?["type"] == ["string", "null"])
+    #expect(properties["blob"]?["type"] == ["string", "null"])
     #expect(properties["blob"]?["contentEncoding"]?.stringValue == "base64")
-    #expect(properties["amount"]?["type"]?.stringValue == "number")
-    #expect(properties["id"]?["type"]?.stringValue == "string")
+    #expect(properties["amount"]?["type"] == ["number", "null"])
+    #expect(properties["id"]?["type"] == ["string", "null"])
     #expect(properties["since"]?["default"]?.stringValue == "1970-01-01T00:00:00Z")
 
     _ = try loadPlan(

@@ -209,11 +209,11 @@ struct SampleDataTests {
       ])
     #expect(
       problems(#"{ "file": "sample.sql" }"#) == [
-        "steps[1].params.whenEmpty: 'file' needs 'whenEmpty', the table that must have no row for it to run."
+        "steps[1].params.file: 'file' needs 'whenEmpty' too; give 'whenEmpty', or remove 'file'."
       ])
     #expect(
       problems(#"{ "whenEmpty": "items" }"#) == [
-        "steps[1].params.file: 'whenEmpty' needs 'file', the .sql file to run."
+        "steps[1].params.whenEmpty: 'whenEmpty' needs 'file' too; give 'file', or remove 'whenEmpty'."
       ])
     #expect(
       problems(#"{ "file": "/nowhere/sample.sql", "whenEmpty": "items; DROP TABLE x" }"#) == [

@@ -500,7 +500,7 @@ struct StoreInitTests {
         manifest(#"{ "path": "a.sqlite", "readOnly": true, "create": true }"#),
         plugins: [StoreInitStep.self])
         == [
-          "steps[0].params.create: a read-only store cannot be created; drop 'create' or 'readOnly'."
+          "steps[0].params.create: 'create' cannot be used with 'readOnly'; remove one of them."
         ])
     #expect(
       loadProblems(manifest(#"{ "schema": "books" }"#), plugins: [StoreInitStep.self]) == [

@@ -435,7 +435,7 @@ struct StoreMigrationsTests {
         storeManifest(#"{ "path": "a.sqlite", "schema": "books", "migrations": "m" }"#),
         plugins: plugins)
         == [
-          "steps[0].params.migrations: give either 'schema' (a built-in schema) or 'migrations', not both."
+          "steps[0].params.migrations: 'migrations' cannot be used with 'schema'; remove one of them."
         ])
   }
 }

@@ -45,6 +45,10 @@ public struct AppInfo: Sendable, Equatable, CustomStringConvertible {
     return !afterSeparator
   }
 
+  /// ``looksLikeVersion(_:)`` as a regular expression, for the manifest's JSON Schema (a test
+  /// checks that they agree).
+  package static let versionPattern = "^[0-9][0-9A-Za-z]*(?:[.-][0-9A-Za-z]+)*$"
+
   /// `VERSION` or `VERSION+BUILD`.
   public var description: String { build.map { "\(version)+\($0)" } ?? version }
 }

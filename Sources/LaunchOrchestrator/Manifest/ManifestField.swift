@@ -46,17 +46,54 @@ struct ManifestObjectInfo: Sendable {
   /// only the tables, and an object's information is part of its parent's shape.
   var fields: [ManifestFieldInfo] { makeFields() }
   private let makeFields: @Sendable () -> [ManifestFieldInfo]
+  /// What it cannot have together, from its rules when the schema or the docs ask.
+  var rules: [ManifestRuleInfo] { makeRules() }
+  private let makeRules: @Sendable () -> [ManifestRuleInfo]
 
   init(
     name: String, isDefinition: Bool = false,
-    fields: @escaping @Sendable () -> [ManifestFieldInfo]
+    fields: @escaping @Sendable () -> [ManifestFieldInfo],
+    rules: @escaping @Sendable () -> [ManifestRuleInfo] = { [] }
   ) {
     self.name = name
     self.isDefinition = isDefinition
     makeFields = fields
+    makeRules = rules
   }
 
   var keys: [String] { fields.map(\.key) }
+}
+
+/// A rule between two keys of one object, declared once: what the plan builder checks, an
+/// `if`/`then` of the JSON Schema, and a sentence under the object's table in docs/manifest.md.
+struct ManifestRule<Target>: Sendable {
+  /// What the declaration says, for the schema and the docs.
+  let info: ManifestRuleInfo
+  /// Whether an object read breaks it.
+  let isBroken: @Sendable (Target) -> Bool
+
+  /// An object with `key` (set to `value`, when one is given) cannot have `excluded`; one
+  /// that has both is refused with `message` at `reportedAt`, whichever key that is for
+  /// `isBroken`, the same rule checked on what was read.
+  init(
+    _ key: String, is value: String? = nil, excludes excluded: String, reportedAt: String,
+    _ message: String, isBroken: @escaping @Sendable (Target) -> Bool
+  ) {
+    info = ManifestRuleInfo(
+      key: key, value: value, excluded: excluded, reportedAt: reportedAt, message: message)
+    self.isBroken = isBroken
+  }
+}
+
+/// A rule's declaration without its check: an object with `key` (set to `value`, when one is
+/// given) cannot have `excluded`.
+struct ManifestRuleInfo: Sendable {
+  let key: String
+  let value: String?
+  let excluded: String
+  /// The key a broken rule is reported at: `key` or `excluded`.
+  let reportedAt: String
+  let message: String
 }
 
 /// The shape of a field's value: what the schema checks and the docs say.
@@ -69,22 +106,26 @@ indirect enum ManifestShape: Sendable {
   case integer(minimum: Int?, maximum: Int?)
   /// A duration string or a number of seconds.
   case duration
+  /// A duration above zero: at least half a nanosecond, which rounds to one.
+  case positiveDuration
   /// A step priority name.
   case priority
   /// `abort` or `continue`.
   case failurePolicy
   /// `default` or `main`.
   case isolation
-  /// An array of step ids.
+  /// An array of step ids, none empty.
   case stepIDs
-  /// An array of signal names.
-  case signalNames
+  /// An array of signal names, none empty; with `unique`, none twice.
+  case signalNames(unique: Bool)
   /// `launch` or `onDemand`.
   case trigger
   /// `true` or `false`.
   case boolean
-  /// An array of names (launch reasons).
+  /// An array of one name or more, none empty (launch reasons).
   case names
+  /// A version as people write it, such as `1.10.0` (``AppInfo/looksLikeVersion(_:)``).
+  case version
   /// `perInstall` or `perVersion`.
   case once
   /// The name of a milestone of the manifest.
@@ -93,8 +134,10 @@ indirect enum ManifestShape: Sendable {
   case pluginKind
   /// A plugin's params object.
   case params
-  /// An object mapping milestone names to step ids.
+  /// An object mapping milestone names (none empty) to step ids.
   case milestoneMap
+  /// `null`, which leaves the field out, or a value of the shape.
+  case nullable(ManifestShape)
   /// An object with declared keys.
   case object(ManifestObjectInfo)
   /// An array of objects with declared keys.
@@ -139,6 +182,15 @@ extension ManifestField {
     read: @escaping @Sendable (inout ManifestReader, JSONValue, () -> JSONPath) -> Value?
   ) -> Self {
     let info = ManifestFieldInfo(key: key, shape: shape, requirement: requirement, summary: summary)
+    if case .nullable = shape {
+      let field = Self.field(
+        key, shape.nonNull, requirement, summary, invalid: invalid, into: set, read: read)
+      // `null` leaves the field out.
+      return Self(info: info) { reader, value, path, target in
+        if case .null = value.kind { return }
+        field.read(&reader, value, path, &target)
+      }
+    }
     guard let violation = shape.violation(named: key) else {
       return Self(info: info) { reader, value, path, target in
         if let read = read(&reader, value, path) { set(&target, read) }
@@ -157,6 +209,12 @@ extension ManifestField {
 extension ManifestShape {
   /// What a value outside the shape's limits is: its text as written and a plain message.
   typealias Violation = (text: String, message: String)
+
+  /// The shape of a value other than `null`.
+  var nonNull: ManifestShape {
+    if case .nullable(let shape) = self { return shape.nonNull }
+    return self
+  }
 
   /// The check of the shape's limits for the field `key`, or `nil` for a shape without any.
   /// A value of another type passes: the field's reader names the type it expects.
@@ -199,9 +257,34 @@ extension ManifestShape {
         let found = value.numberDescription
         return (found, "'\(key)' must be a whole number from \(lower) to \(upper), not \(found).")
       }
+    case .positiveDuration:
+      return { value in
+        let duration: Duration?
+        switch value.kind {
+        case .number(let seconds): duration = DurationText.seconds(seconds)
+        // Only a number that starts with a zero or a point can be one: most are read no further.
+        case .string(let text) where text.utf8.first.map(Self.mayStartZero) ?? false:
+          duration = DurationText.parse(text)
+        default: duration = nil
+        }
+        guard duration == .zero else { return nil }
+        let found = value.stringValue ?? value.numberDescription
+        return (found, "'\(key)' must be above 0, not \(found).")
+      }
+    case .version:
+      return { value in
+        guard let text = value.stringValue, !AppInfo.looksLikeVersion(text) else { return nil }
+        return (text, "'\(text)' is not a version; write it like \"1.10.0\".")
+      }
     default:
       return nil
     }
+  }
+
+  /// Whether a duration string starting with `byte` may be zero: one starting with a digit
+  /// other than zero is not.
+  private static func mayStartZero(_ byte: UInt8) -> Bool {
+    !(UInt8(ascii: "1")...UInt8(ascii: "9")).contains(byte)
   }
 }
 

@@ -23,15 +23,13 @@ enum ManifestFields {
       into: { $0.name = $1 },
       read: { $0.string($1, at: $2()) }),
     .value(
-      "maxConcurrency", .integer(minimum: 1, maximum: nil), default: "no limit",
+      "maxConcurrency", .nullable(.integer(minimum: 1, maximum: nil)), default: "no limit",
       "steps running at once; `--max-concurrency` overrides it",
       invalid: { _ in
         "'maxConcurrency' must be a whole number from 1 to \(ManifestReader.integerLimit), or left out for no limit."
       },
       into: { $0.maxConcurrency = $1 },
-      read: { reader, value, path in
-        value.kind == .null ? nil : reader.integer(value, at: path())
-      }
+      read: { $0.integer($1, at: $2()) }
     ),
     .value(
       "defaults", .object(.defaults), default: "see below",
@@ -62,7 +60,7 @@ enum ManifestFields {
           ? app : nil
       }),
     .value(
-      "signals", .signalNames, default: "`[]`",
+      "signals", .signalNames(unique: true), default: "`[]`",
       "names of the signals the app may send during the launch, which steps wait for",
       into: { $0.signals = $1 }, read: { $0.stringArray($1, at: $2(), what: "signal names") }),
     .value(
@@ -83,8 +81,9 @@ enum ManifestFields {
   /// Settings every step takes unless it sets its own.
   static let defaults: [ManifestField<StepDefaults>] = [
     .value(
-      "timeout", .duration, default: "none", "limit per attempt", into: { $0.timeout = $1 },
-      read: { $0.timeout($1, at: $2()) }),
+      "timeout", .positiveDuration, default: "none", "limit per attempt",
+      invalid: ManifestFields.zeroTimeout, into: { $0.timeout = $1 },
+      read: { $0.duration($1, at: $2()) }),
     .value(
       "priority", .priority, default: "`normal`", "order among ready steps",
       into: { $0.priority = $1 }, read: { $0.priority($1, at: $2()) }),
@@ -109,9 +108,9 @@ enum ManifestFields {
       missing: "missing key 'plugin'; say which step kind runs this step.",
       into: { $0.plugin = $1 }, read: { $0.string($1, at: $2()) }),
     .value(
-      "params", .params, default: "`{}`",
+      "params", .nullable(.params), default: "`{}`",
       "the plugin's parameters, decoded and checked when the manifest loads",
-      into: { $0.params = $1 }, read: { $0.params($1, at: $2(), allowsNull: true) }),
+      into: { $0.params = $1 }, read: { $0.params($1, at: $2()) }),
     .value(
       "priority", .priority, default: "`defaults.priority`",
       "order among ready steps; also the Swift task priority",
@@ -125,8 +124,9 @@ enum ManifestFields {
       "ordering only: wait until they finish, however they end",
       into: { $0.after = $1 }, read: { $0.stringArray($1, at: $2(), what: "step ids") }),
     .value(
-      "timeout", .duration, default: "`defaults.timeout`", "limit per attempt",
-      into: { $0.timeout = $1 }, read: { $0.timeout($1, at: $2()) }),
+      "timeout", .positiveDuration, default: "`defaults.timeout`", "limit per attempt",
+      invalid: ManifestFields.zeroTimeout, into: { $0.timeout = $1 },
+      read: { $0.duration($1, at: $2()) }),
     .value(
       "retry", .object(.retry), default: "`defaults.retry`",
       "attempts in all (1-100); the backoff doubles each time", into: { $0.retry = $1 },
@@ -171,7 +171,7 @@ enum ManifestFields {
           ? policy : nil
       }),
     .value(
-      "waitFor", .signalNames, default: "`[]`",
+      "waitFor", .signalNames(unique: false), default: "`[]`",
       "signals from the app (declared in `signals`) the step also waits for",
       into: { $0.waitFor = $1 },
       read: { $0.stringArray($1, at: $2(), what: "signal names") }),
@@ -217,21 +217,42 @@ enum ManifestFields {
   /// How many of a step's fields are required, counted once.
   static let stepRequiredCount = step.count(where: { $0.info.isRequired })
 
+  /// What a step cannot have together, each rule checked when the plan is built.
+  static let stepRules: [ManifestRule<StepDeclaration>] = [
+    .init(
+      "trigger", is: StepTrigger.onDemand.rawValue, excludes: "when", reportedAt: "when",
+      onDemandWithContext("when"), isBroken: { $0.trigger == .onDemand && $0.when != nil }),
+    .init(
+      "trigger", is: StepTrigger.onDemand.rawValue, excludes: "once", reportedAt: "once",
+      onDemandWithContext("once"), isBroken: { $0.trigger == .onDemand && $0.once != nil }),
+    .init(
+      "trigger", is: StepTrigger.onDemand.rawValue, excludes: "cache", reportedAt: "cache",
+      "an on-demand step cannot have a 'cache': its output is served at the launch's start, and an on-demand step is not part of the launch. Remove 'cache' or 'trigger'.",
+      isBroken: { $0.trigger == .onDemand && $0.cache != nil }),
+    .init(
+      "once", excludes: "cache", reportedAt: "once",
+      "a run-once step cannot have a 'cache': on the launches that skip it there is no output to serve or refresh. Remove 'cache' or 'once'.",
+      isBroken: { $0.once != nil && $0.cache != nil }),
+  ]
+
+  /// Why an on-demand step cannot have `key` (`when` or `once`).
+  private static func onDemandWithContext(_ key: String) -> String {
+    "an on-demand step cannot have '\(key)': it runs when the app ensures it, whatever the launch. Check the context in the app before ensuring it, or remove 'trigger'."
+  }
+
+  /// Why a `timeout` of 0 is refused.
+  static let zeroTimeout: @Sendable (String) -> String = { _ in
+    "a 'timeout' of 0 times out every attempt before it runs; give the limit per attempt (\"5s\"), or remove 'timeout' for none."
+  }
+
   /// A step's cache.
   static let cache: [ManifestField<CachePolicy>] = [
     .value(
-      "maxAge", .duration, default: "no limit", "an older entry is not served; the step runs",
-      into: { $0.maxAge = $1 },
-      read: { reader, value, path in
-        guard let age = reader.duration(value, at: path()) else { return nil }
-        guard age > .zero else {
-          reader.diagnostics.report(
-            "a 'maxAge' of 0 never serves the entry; give how old it may be (\"7d\"), or remove 'cache'.",
-            at: path())
-          return nil
-        }
-        return age
-      })
+      "maxAge", .positiveDuration, default: "no limit",
+      "an older entry is not served; the step runs",
+      invalid: { _ in
+        "a 'maxAge' of 0 never serves the entry; give how old it may be (\"7d\"), or remove 'cache'."
+      }, into: { $0.maxAge = $1 }, read: { $0.duration($1, at: $2()) })
   ]
 
   /// A step's condition; every key optional, all must hold.
@@ -304,8 +325,9 @@ enum ManifestFields {
   /// What runs when a step has failed every attempt.
   static let fallback: [ManifestField<FallbackDeclaration>] = [
     .value(
-      "params", .params, default: "none", "merged over the step's own, key by key",
-      into: { $0.params = $1 }, read: { $0.params($1, at: $2(), allowsNull: false) }),
+      "params", .params, default: "none",
+      "merged over the step's own, key by key; params that must or must not come together (`orchestrate plugins` lists them) are checked once merged, which the JSON Schema cannot do",
+      into: { $0.params = $1 }, read: { $0.params($1, at: $2()) }),
     .value(
       "plugin", .pluginKind, default: "the step's own",
       "another kind to run, with only the fallback's `params`", into: { $0.plugin = $1 },
@@ -330,19 +352,15 @@ enum ManifestFields {
   /// The app's identity, for rehearsals outside the app.
   static let app: [ManifestField<AppInfo>] = [
     .required(
-      "version", .string(minLength: 1), "the app's version, such as `1.10.0`",
+      "version", .version, "the app's version, such as `1.10.0`",
       missing: "missing key 'version' in 'app'; write it like \"1.10.0\".",
-      invalid: { _ in "'version' cannot be empty; write it like \"1.10.0\"." },
+      invalid: { found in
+        found.isEmpty
+          ? "'version' cannot be empty; write it like \"1.10.0\"."
+          : "'\(found)' is not a version; write it like \"1.10.0\"."
+      },
       into: { $0.version = $1 },
-      read: { reader, value, path in
-        guard let version = reader.string(value, at: path()) else { return nil }
-        guard AppInfo.looksLikeVersion(version) else {
-          reader.diagnostics.report(
-            "'\(version)' is not a version; write it like \"1.10.0\".", at: path())
-          return nil
-        }
-        return version
-      }
+      read: { $0.string($1, at: $2()) }
     ),
     .value(
       "build", .string(minLength: 1), default: "none", "the build number",
@@ -357,7 +375,9 @@ enum ManifestFields {
 // manifest first holds its object, not because another table's shape names it.
 extension ManifestObjectInfo {
   static let defaults = Self(name: "defaults") { ManifestFields.defaults.infos() }
-  static let step = Self(name: "step", isDefinition: true) { ManifestFields.step.infos() }
+  static let step = Self(
+    name: "step", isDefinition: true, fields: { ManifestFields.step.infos() },
+    rules: { ManifestFields.stepRules.map(\.info) })
   static let retry = Self(name: "retry", isDefinition: true) { ManifestFields.retry.infos() }
   static let fallback = Self(name: "fallback") { ManifestFields.fallback.infos() }
   static let splash = Self(name: "splash") { ManifestFields.splash.infos() }

@@ -207,10 +207,7 @@ struct ManifestReader {
     return steps
   }
 
-  mutating func params(
-    _ value: JSONValue, at path: @autoclosure () -> JSONPath, allowsNull: Bool
-  ) -> JSONValue? {
-    if allowsNull, case .null = value.kind { return nil }
+  mutating func params(_ value: JSONValue, at path: @autoclosure () -> JSONPath) -> JSONValue? {
     guard value.members != nil else {
       diagnostics.report("'params' must be an object, not \(value.typeDescription).", at: path())
       return nil
@@ -289,19 +286,6 @@ struct ManifestReader {
         "expected \(DurationText.forms), found \(value.typeDescription).", at: path())
     }
     return nil
-  }
-
-  /// A per-attempt limit: a duration above zero, since a limit of 0 would time out every
-  /// attempt before its code ran.
-  mutating func timeout(_ value: JSONValue, at path: @autoclosure () -> JSONPath) -> Duration? {
-    guard let limit = duration(value, at: path()) else { return nil }
-    guard limit > .zero else {
-      diagnostics.report(
-        "a 'timeout' of 0 times out every attempt before it runs; give the limit per attempt (\"5s\"), or remove 'timeout' for none.",
-        at: path())
-      return nil
-    }
-    return limit
   }
 
   mutating func priority(_ value: JSONValue, at path: @autoclosure () -> JSONPath)

@@ -1,26 +1,18 @@
 import LaunchJSON
 
 extension PlanBuilder {
-  /// Reports `when` and `once` settings that cannot work: on an on-demand step (the app
-  /// asks for it, whatever the launch), `once` with a `cache`, a `when.reason` that lists no
-  /// reason or an empty one, and a manifest without a first screen for `safeMode`.
+  /// Reports what a step cannot have together (``ManifestFields/stepRules``: `when`, `once` or
+  /// a `cache` on an on-demand step, which the app asks for whatever the launch; `once` with a
+  /// `cache`), each rule it breaks, so that fixing one does not reveal another; and a
+  /// `when.reason` that lists no reason or an empty one.
   mutating func checkContextFields() {
     let steps = manifest.steps
-    for index in steps.indices where steps[index].when != nil || steps[index].once != nil {
-      let step = steps[index]
-      // Each key it has, so that fixing one does not reveal the other.
-      for key in ["when", "once"] where step.trigger == .onDemand {
-        guard key == "when" ? step.when != nil : step.once != nil else { continue }
-        diagnostics.report(
-          "an on-demand step cannot have '\(key)': it runs when the app ensures it, whatever the launch. Check the context in the app before ensuring it, or remove 'trigger'.",
-          at: stepPath(index).appending(key))
+    let rules = ManifestFields.stepRules
+    for index in steps.indices {
+      for rule in rules where rule.isBroken(steps[index]) {
+        diagnostics.report(rule.info.message, at: stepPath(index).appending(rule.info.reportedAt))
       }
-      if step.once != nil, step.cache != nil {
-        diagnostics.report(
-          "a run-once step cannot have a 'cache': on the launches that skip it there is no output to serve or refresh. Remove 'cache' or 'once'.",
-          at: stepPath(index).appending("once"))
-      }
-      guard let reasons = step.when?.reasons else { continue }
+      guard let reasons = steps[index].when?.reasons else { continue }
       let path = stepPath(index).appending("when").appending("reason")
       if reasons.isEmpty {
         diagnostics.report(

@@ -167,18 +167,14 @@ struct PlanBuilder {
     return waits
   }
 
-  /// Reports launch steps and milestones that wait for an on-demand step, which may never run.
+  /// Reports launch steps and milestones that wait for an on-demand step, which may never run
+  /// (what an on-demand step cannot have is a rule of ``ManifestFields/stepRules``).
   private mutating func checkOnDemandSteps(edges: Edges, membership: Membership) {
     let steps = manifest.steps
     func isOnDemand(_ index: Int) -> Bool { steps[index].trigger == .onDemand }
     // Only a wait for an on-demand step is reported: without one, nothing is to be looked up.
     guard steps.indices.contains(where: isOnDemand) else { return }
     for index in steps.indices {
-      if isOnDemand(index), steps[index].cache != nil {
-        diagnostics.report(
-          "an on-demand step cannot have a 'cache': its output is served at the launch's start, and an on-demand step is not part of the launch. Remove 'cache' or 'trigger'.",
-          at: stepPath(index).appending("cache"))
-      }
       guard !isOnDemand(index) else { continue }
       for key in ["dependsOn", "after"] {
         let ids = key == "dependsOn" ? steps[index].dependsOn : steps[index].after

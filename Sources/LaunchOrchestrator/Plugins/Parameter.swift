@@ -68,33 +68,42 @@ extension Parameter where Value: ParameterValue {
   ///   - values: The only strings allowed.
   ///   - defaultDescription: The default as people read it, for a default that depends on
   ///     other parameters (`"true unless readOnly"`); the schema then gives no default.
+  ///   - requires: The keys of parameters that must be given too when this one is: a
+  ///     parameter counts as given when its value is neither `null` nor `false`.
+  ///   - excludes: The keys of parameters that cannot be given with this one.
   @inlinable
   public init(
     wrappedValue: Value, _ summary: String, key: String? = nil, isPath: Bool = false,
     removesFiles: Bool = false, rewritesFile: Bool = false, companions: [String] = [],
-    nonEmpty: Bool = false, oneOf values: [String]? = nil, defaultDescription: String? = nil
+    nonEmpty: Bool = false,
+    oneOf values: [String]? = nil, defaultDescription: String? = nil, requires: [String] = [],
+    excludes: [String] = []
   ) {
     self.init(
       wrappedValue,
       ParameterDeclaration(
         summary: summary, key: key, isPath: isPath, removesFiles: removesFiles,
         rewritesFile: rewritesFile, companions: companions, isNonEmpty: nonEmpty, values: values,
-        hasDefault: true, defaultDescription: defaultDescription))
+        hasDefault: true, defaultDescription: defaultDescription, requires: requires,
+        excludes: excludes))
   }
 
-  /// A parameter a manifest must give.
+  /// A parameter a manifest must give; `requires:` and `excludes:` as for a parameter with a
+  /// default (the same arguments as an optional parameter's, whose initializer an optional
+  /// type then chooses).
   @inlinable
   public init(
     _ summary: String, key: String? = nil, isPath: Bool = false, removesFiles: Bool = false,
     rewritesFile: Bool = false, companions: [String] = [], nonEmpty: Bool = false,
-    oneOf values: [String]? = nil, defaultDescription: String? = nil
+    oneOf values: [String]? = nil,
+    defaultDescription: String? = nil, requires: [String] = [], excludes: [String] = []
   ) {
     self.init(
       nil,
       ParameterDeclaration(
         summary: summary, key: key, isPath: isPath, removesFiles: removesFiles,
         rewritesFile: rewritesFile, companions: companions, isNonEmpty: nonEmpty, values: values,
-        defaultDescription: defaultDescription))
+        defaultDescription: defaultDescription, requires: requires, excludes: excludes))
   }
 
   /// A whole-number parameter with a default, within `bounds`: `in: 1...1000`, or `in: 0...`
@@ -141,19 +150,21 @@ extension Parameter where Value: ParameterValue {
 }
 
 extension Parameter where Value: ParameterValue & ExpressibleByNilLiteral {
-  /// An optional parameter: `nil` unless a manifest gives it.
+  /// An optional parameter: `nil` unless a manifest gives it (`null` leaves it out too);
+  /// `requires:` and `excludes:` as for a parameter with a default.
   @inlinable
   public init(
     _ summary: String, key: String? = nil, isPath: Bool = false, removesFiles: Bool = false,
     rewritesFile: Bool = false, companions: [String] = [], nonEmpty: Bool = false,
-    oneOf values: [String]? = nil, defaultDescription: String? = nil
+    oneOf values: [String]? = nil,
+    defaultDescription: String? = nil, requires: [String] = [], excludes: [String] = []
   ) {
     self.init(
       Value(nilLiteral: ()),
       ParameterDeclaration(
         summary: summary, key: key, isPath: isPath, removesFiles: removesFiles,
         rewritesFile: rewritesFile, companions: companions, isNonEmpty: nonEmpty, values: values,
-        defaultDescription: defaultDescription))
+        defaultDescription: defaultDescription, requires: requires, excludes: excludes))
   }
 
   /// An optional whole-number parameter, `nil` unless a manifest gives it, within `bounds`
@@ -258,13 +269,17 @@ struct ParameterDeclaration: Sendable {
   var hasDefault: Bool
   var defaultDescription: String?
   var bounds: IntegerBounds?
+  /// The parameters that must be given too when this one is.
+  var requires: [String]
+  /// The parameters that cannot be given with this one.
+  var excludes: [String]
 
   @usableFromInline
   init(
     summary: String, key: String?, isPath: Bool = false, removesFiles: Bool = false,
     rewritesFile: Bool = false, companions: [String] = [], isNonEmpty: Bool = false,
     values: [String]? = nil, hasDefault: Bool = false, defaultDescription: String? = nil,
-    bounds: IntegerBounds? = nil
+    bounds: IntegerBounds? = nil, requires: [String] = [], excludes: [String] = []
   ) {
     self.summary = summary
     self.key = key
@@ -284,6 +299,8 @@ struct ParameterDeclaration: Sendable {
     self.hasDefault = hasDefault
     self.defaultDescription = defaultDescription
     self.bounds = bounds
+    self.requires = requires
+    self.excludes = excludes
   }
 }
 

@@ -77,13 +77,17 @@ package struct ParameterDescription: Sendable, Equatable {
   /// The files the step keeps beside the file this path names, as suffixes added to its
   /// name (`-wal`).
   package var companions: [String]
+  /// The parameters that must be given too when this one is (``ParameterRules``).
+  package var requires: [String]
+  /// The parameters that cannot be given with this one (``ParameterRules``).
+  package var excludes: [String]
 
   /// Describes a parameter.
   init(
     _ name: String, _ type: ValueType, required isRequired: Bool = false,
     default defaultValue: String? = nil, json defaultJSON: JSONValue? = nil,
     removesFiles: Bool = false, rewritesFile: Bool = false, companions: [String] = [],
-    _ summary: String
+    requires: [String] = [], excludes: [String] = [], _ summary: String
   ) {
     self.name = name
     self.type = type
@@ -93,6 +97,8 @@ package struct ParameterDescription: Sendable, Equatable {
     self.removesFiles = removesFiles
     self.rewritesFile = rewritesFile
     self.companions = companions
+    self.requires = requires
+    self.excludes = excludes
     self.summary = summary
   }
 }

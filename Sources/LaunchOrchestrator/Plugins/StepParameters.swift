@@ -51,9 +51,15 @@ struct ParameterSchema: Sendable {
     /// The parameter as people and the schema see it: made only when asked, as its default's
     /// text and JSON, and whether its type is optional, cost more than decoding a step.
     var describe: @Sendable () -> ParameterDescription
+    /// The keys of the parameters it requires and excludes (``ParameterRules``).
+    var requires: [String] = []
+    var excludes: [String] = []
   }
 
   var entries: [Entry]
+  /// The entries that require or exclude others, checked after every value is read: none,
+  /// in most types.
+  let ruled: [Entry]
   /// How many parameters `init()` creates.
   var count: Int
   /// Whether the type has a ``ManifestDirectory``: only then is the folder looked up.
@@ -65,6 +71,7 @@ struct ParameterSchema: Sendable {
     self.entries = entries
     self.count = count
     self.readsManifestDirectory = readsManifestDirectory
+    ruled = entries.filter { !$0.requires.isEmpty || !$0.excludes.isEmpty }
     descriptions = Lazy { entries.map { $0.describe() } }
   }
 
@@ -115,6 +122,14 @@ struct ParameterSchema: Sendable {
         add(.value(child.value), label: child.label ?? "")
       }
     }
+    for entry in entries {
+      for other in entry.requires + entry.excludes {
+        precondition(
+          entries.contains { $0.key.stringValue == other },
+          "\(Parameters.self)'s parameter '\(entry.key.stringValue)' names '\(other)', which it does not declare"
+        )
+      }
+    }
     return ParameterSchema(
       entries: entries, count: round.taken,
       readsManifestDirectory: round.readsManifestDirectory.load(ordering: .relaxed))
@@ -148,7 +163,8 @@ extension Parameter where Value: ParameterValue {
         json: declaration.defaultDescription == nil
           ? givenDefault.flatMap(ParameterShape.json(of:)) : nil,
         removesFiles: declaration.removesFiles, rewritesFile: declaration.rewritesFile,
-        companions: declaration.companions, declaration.summary)
+        companions: declaration.companions, requires: declaration.requires,
+        excludes: declaration.excludes, declaration.summary)
     }
     return ParameterSchema.Entry(
       key: ParameterKey(name), ordinal: ordinal, isRequired: isRequired,
@@ -156,7 +172,7 @@ extension Parameter where Value: ParameterValue {
         reader(isRequired: fallback == nil), name: name, type: declared,
         bounds: declaration.bounds, mayBeEnum: declared == nil && scalarReader == nil,
         describe: describe),
-      describe: describe)
+      describe: describe, requires: declaration.requires, excludes: declaration.excludes)
   }
 
   /// The value type the declaration gives (listed values, a path, a non-empty text, bounds);
@@ -320,6 +336,15 @@ extension ParameterSchema {
       } catch {
         // Each parameter's own: a manifest's mistakes are all said at once.
         problems.append(error)
+      }
+    }
+    for entry in ruled where ParameterRules.isGiven(entry.key.stringValue, in: members) {
+      let name = entry.key.stringValue
+      for other in entry.requires where !ParameterRules.isGiven(other, in: members) {
+        problems.append(ParameterError(name, ParameterRules.requires(name, other)))
+      }
+      for other in entry.excludes where ParameterRules.isGiven(other, in: members) {
+        problems.append(ParameterError(name, ParameterRules.excludes(name, other)))
       }
     }
     var unused: [JSONValueDecoder.UnusedKey] = []
