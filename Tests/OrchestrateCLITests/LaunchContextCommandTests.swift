@@ -134,6 +134,49 @@ struct LaunchContextCommandTests {
     #expect(state(next, "onboarding") == "skipped: condition: not the first launch")
   }
 
+  /// Killed before its first screen, the first launch after an upgrade leaves the next the
+  /// first after it, from the last version that got to its first screen: 1.0, then 2.0
+  /// killed, then 2.0 again is the first after the upgrade from 1.0, runs the upgrade's step,
+  /// and says so in a note; the record on disk keeps 1.0 as the version reached until then.
+  @Test func anUpgradeKilledBeforeItsFirstScreenLeavesTheNextTheFirstAfterTheUpgrade()
+    async throws
+  {
+    let folder = try folder()
+    _ = try await run(folder, ["--app-version", "1.0"])
+    try folder.write("app.json", Self.manifest.replacingOccurrences(of: "%HANG%", with: "1h"))
+    let killed = try await Orchestrate.run(
+      ["run", "app.json", "--app-version", "2.0"], in: folder.url
+    ) { process, stdout in
+      while !((try? String(contentsOf: stdout, encoding: .utf8)) ?? "").contains(
+        "start      store")
+      {
+        try await Task.sleep(for: .milliseconds(10))
+      }
+      kill(process.processIdentifier, SIGKILL)
+    }
+    #expect(killed.status != 0)
+    let file = LaunchRecordFile(dataDirectory: folder.url, manifestName: "Ctx")
+    let record = try #require(file.read().record)
+    #expect(record.recent.map(\.version) == ["1.0", "2.0"])
+    #expect(record.recent.map(\.state) == [.firstScreen, .started])
+    #expect(record.reachedVersion == "1.0")
+
+    try folder.write("app.json", Self.manifest.replacingOccurrences(of: "%HANG%", with: "0s"))
+    let (upgraded, result) = try await run(folder, ["--app-version", "2.0"])
+    let note =
+      "1 launch of 2.0 since 1.0 never reached its first screen (killed or crashed); this launch is the first after the upgrade from 1.0"
+    #expect(upgraded.context?.isFirstLaunchAfterUpgrade == true)
+    #expect(upgraded.context?.isFirstLaunch == false)
+    #expect(upgraded.context?.launchNumber == 3)
+    #expect(state(upgraded, "notice") == "succeeded")
+    #expect(upgraded.contextNotes == [note])
+    #expect(result.stderr.contains("Note: \(note)."))
+    #expect(file.read().record?.reachedVersion == "2.0")
+    let (next, _) = try await run(folder, ["--app-version", "2.0"])
+    #expect(next.context?.isFirstLaunchAfterUpgrade == false)
+    #expect(state(next, "notice") == "skipped: condition: not the first launch after an upgrade")
+  }
+
   @Test func aBackgroundTaskLaunchSkipsTheStepsThatExcludeItInRunAndPlan() async throws {
     let folder = try folder()
     let (report, _) = try await run(folder, ["--reason", "backgroundTask"])

@@ -124,10 +124,8 @@ final class ContextKeeper: Sendable {
           process: process)
       }
       let started = file.update(waiting: startWait) { record in
-        let facts = record.facts(
-          for: given ?? LaunchContext(), version: version,
-          safeModeAfter: plan.manifest.safeMode?.after, process: process)
-        let downgrade = record.downgrade(to: version)
+        let (facts, factNotes) = plan.facts(
+          by: record, given: given ?? LaunchContext(), version: version, process: process)
         var skips = Self.skips(of: plan, in: facts, record: record, version: version)
         let number = record.begin(version: version, process: process)
         record.keepOnce(of: onceIDs) { isRunning($0, file: file) }
@@ -136,10 +134,10 @@ final class ContextKeeper: Sendable {
           launch: number, file: file)
         var started = facts
         started.launchNumber = number
-        return (started, skips, downgrade)
+        return (started, skips, factNotes)
       }
       var notes = started.notes
-      if let (context, skips, downgrade) = started.value {
+      if let (context, skips, factNotes) = started.value {
         guard started.wasWritten else {
           // Read, but not written (a full disk, a folder this user may not write): neither
           // the launch nor its claims were kept. Facts from the record would stay as they
@@ -153,7 +151,7 @@ final class ContextKeeper: Sendable {
             skips: Self.skips(of: plan, in: unknown, record: nil, version: version),
             plan: plan, file: nil, number: 0, version: version, notes: notes)
         }
-        notes += downgrade.map { [LaunchContext.downgradeNote(from: $0, to: version)] } ?? []
+        notes += factNotes
         return ContextKeeper(
           context: context, skips: skips, plan: plan, file: file, number: context.launchNumber,
           version: version, notes: notes)
@@ -174,9 +172,8 @@ final class ContextKeeper: Sendable {
       var skips: [ContextSkip] = []
       var counting: Task<Int, Never>?
       if let record {
-        context = record.facts(
-          for: given, version: version, safeModeAfter: plan.manifest.safeMode?.after,
-          process: process)
+        let facts = plan.facts(by: record, given: given, version: version, process: process)
+        context = facts.context
         context.launchNumber = 0
         skips = Self.skips(of: plan, in: context, record: record, version: version)
         let skipped = Set(skips.map(\.step))
@@ -188,6 +185,7 @@ final class ContextKeeper: Sendable {
         skips.sort { $0.step < $1.step }
         notes[0] +=
           "; this launch read it without the lock and went on (run-once steps not done yet are left to a later launch)"
+        notes += facts.notes
         let key = file.url.path
         counting = Task(executorPreference: BlockingExecutor.shared, priority: .utility) {
           let update = file.update(waiting: updateWait) { record in

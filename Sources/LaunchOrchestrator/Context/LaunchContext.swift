@@ -64,7 +64,9 @@ public struct LaunchContext: Sendable, Equatable {
   /// killed or crashed before their first screen (what only the first launch does, such as
   /// onboarding, is not lost with them).
   public package(set) var isFirstLaunch = false
-  /// Whether the app's version differs from the last launch's.
+  /// Whether the app's version is higher than the one it ran before: that of the last launch
+  /// that got to its first screen or to its end (a launch of a new version killed before its
+  /// first screen leaves the next the first after the upgrade).
   public package(set) var isFirstLaunchAfterUpgrade = false
   /// Which launch this is, counting from 1; 0 when the launch record could not be read.
   public package(set) var launchNumber = 0
@@ -124,15 +126,30 @@ extension LaunchPlan {
   ) {
     let (record, notes) = LaunchRecordFile(dataDirectory: dataDirectory, manifestName: name).read()
     guard let record else { return (LaunchContext.unknown(context), notes) }
-    return (
-      record.facts(
-        for: context, version: version, safeModeAfter: manifest.safeMode?.after,
-        process: .current),
-      notes
-        + (record.downgrade(to: version).map {
-          [LaunchContext.downgradeNote(from: $0, to: version)]
-        } ?? [])
-    )
+    let facts = facts(by: record, given: context, version: version, process: .current)
+    return (facts.context, notes + facts.notes)
+  }
+
+  /// The facts of the launch that would start now in `process` by `record`, for the app's
+  /// part `given` and `version` (``LaunchRecord/facts(for:version:safeModeAfter:process:isAlive:)``),
+  /// with the notes they call for: a downgrade, an upgrade whose launches died before their
+  /// first screen.
+  package func facts(
+    by record: LaunchRecord, given: LaunchContext, version: String?, process: ProcessIdentity
+  ) -> (context: LaunchContext, notes: [String]) {
+    let facts = record.facts(
+      for: given, version: version, safeModeAfter: manifest.safeMode?.after, process: process)
+    var notes: [String] = []
+    if let last = record.downgrade(to: version, process: process) {
+      notes.append(LaunchContext.downgradeNote(from: last, to: version))
+    }
+    let passedOver = record.passedOver(process: process)
+    if facts.isFirstLaunchAfterUpgrade, !passedOver.isEmpty,
+      let previous = record.previousVersion(process: process)
+    {
+      notes.append(LaunchContext.passedOverNote(passedOver, previous: previous))
+    }
+    return (facts, notes)
   }
 }
 
@@ -145,7 +162,22 @@ extension LaunchContext {
     LaunchContext(reason: given.reason, isPrewarmed: given.isPrewarmed)
   }
 
-  /// The note for a launch of an older version than the last launch's.
+  /// The note for a launch that is the first after the upgrade from `previous` although
+  /// later launches, `passedOver`, were given a version: they died before their first screen.
+  package static func passedOverNote(
+    _ passedOver: [LaunchRecord.Launch], previous: String
+  ) -> String {
+    var versions: [String] = []
+    for version in passedOver.compactMap(\.version) where !versions.contains(version) {
+      versions.append(version)
+    }
+    let launches = passedOver.count == 1 ? "1 launch" : "\(passedOver.count) launches"
+    let its = passedOver.count == 1 ? "its" : "their"
+    return
+      "\(launches) of \(versions.joined(separator: ", ")) since \(previous) never reached \(its) first screen (killed or crashed); this launch is the first after the upgrade from \(previous)"
+  }
+
+  /// The note for a launch of an older version than the one the app ran before.
   package static func downgradeNote(from last: String, to version: String?) -> String {
     "the app was downgraded from \(last) to \(version ?? "?"); this is not an upgrade, and run-once steps already done in \(version ?? "?") are not run again"
   }
