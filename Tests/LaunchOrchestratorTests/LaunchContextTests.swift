@@ -24,6 +24,22 @@ private struct MaybeFailStep: StepPlugin {
   }
 }
 
+/// Keeps a file at `path`, as a store does: creates it when it is missing. Declared
+/// `rewritesFile`, as `store.init`'s store is.
+private struct KeepFileStep: StepPlugin {
+  static let kind = "keep.file"
+  struct Parameters: StepParameters {
+    @Parameter("The file kept.", isPath: true, rewritesFile: true) var path = "library.sqlite"
+  }
+  let path: String
+  init(parameters: Parameters) { path = parameters.path }
+  func run(_ context: StepContext) async throws {
+    let url = context.resolve(path)
+    guard !FileManager.default.fileExists(atPath: url.path) else { return }
+    try Data("the user's data".utf8).write(to: url)
+  }
+}
+
 /// A data folder of its own, removed with the value: records must not meet across tests.
 private final class DataFolder: Sendable {
   let url: URL
@@ -39,6 +55,7 @@ private final class DataFolder: Sendable {
   func plan(_ json: String) throws -> LaunchPlan {
     var registry = PluginRegistry.testKinds
     registry.register(MaybeFailStep.self)
+    registry.register(KeepFileStep.self)
     return try ManifestLoader(registry: registry).load(
       bytes: Array(json.utf8), file: "test.json", directory: url, dataDirectory: url)
   }
@@ -1150,6 +1167,121 @@ struct LaunchContextTests {
     let read = try LaunchReport(jsonText: skipped.jsonText)
     #expect(read.context == skipped.context)
     #expect(read.contextNotes == skipped.contextNotes)
+  }
+
+  // MARK: - Installs that ran before the record
+
+  /// The update that first ships `when`/`once`: the launches before kept no record (their
+  /// manifest used neither), and the store a step keeps is in the data folder. The launch is
+  /// not the first (no onboarding, no sample data into the user's store), is the first after
+  /// an upgrade, and says why; the record keeps it, so a takeover launch killed before its
+  /// first screen leaves the next one the same.
+  @Test func anInstallThatRanBeforeTheRecordIsNotANewOne() async throws {
+    let folder = try DataFolder()
+    let before = try folder.plan(
+      #"{ "version": 1, "steps": [ { "id": "store", "plugin": "keep.file" } ] }"#)
+    let update = try folder.plan(
+      """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "keep.file" },
+        { "id": "seed", "plugin": "noop", "dependsOn": ["store"], "when": { "firstLaunch": true } },
+        { "id": "purge", "plugin": "noop", "when": { "afterUpgrade": true } }
+      ] }
+      """)
+    let old = await LaunchEngine().run(before, environment: environment(version: "1.0"))
+    #expect(old.context == nil)
+    #expect(!FileManager.default.fileExists(atPath: folder.record.url.path))
+    let store = folder.url.appendingPathComponent("library.sqlite")
+    #expect(FileManager.default.fileExists(atPath: store.path))
+
+    // What `orchestrate plan` shows is what the launch does.
+    let next = update.nextContext(LaunchContext(), version: "2.0")
+    #expect(next.context.isFirstLaunch == false)
+    #expect(next.context.isFirstLaunchAfterUpgrade == true)
+
+    let updated = await LaunchEngine().run(update, environment: environment(version: "2.0"))
+    #expect(updated.context?.isFirstLaunch == false)
+    #expect(updated.context?.isFirstLaunchAfterUpgrade == true)
+    #expect(updated.context?.launchNumber == 1)
+    #expect(updated.step("seed")?.state == .skipped)
+    #expect(updated.step("seed")?.error == "condition: not the first launch")
+    #expect(updated.step("purge")?.state == .succeeded)
+    #expect(
+      updated.contextNotes == [
+        "the launch record holds no launch, and the data folder holds 'library.sqlite' (the 'path' of step 'store'): this install ran before the record was kept, so this launch is not the first, and is the first after an upgrade"
+      ])
+    #expect(next.notes == updated.contextNotes)
+    #expect(folder.record.read().record?.existingInstall == true)
+    let later = await LaunchEngine().run(update, environment: environment(version: "2.0"))
+    #expect(later.context?.isFirstLaunchAfterUpgrade == false)
+    #expect(later.contextNotes == [])
+
+    // The takeover launch killed before its first screen: the next is still of an install
+    // that ran before, and still the first after the upgrade.
+    var killed = LaunchRecord()
+    _ = killed.begin(version: "2.0", process: .number(Int32.max), existingInstall: true)
+    let facts = killed.facts(
+      for: LaunchContext(), version: "2.0", safeModeAfter: nil, process: .current)
+    #expect(!facts.isFirstLaunch)
+    #expect(facts.isFirstLaunchAfterUpgrade)
+    killed.mark(1, .firstScreen)
+    #expect(
+      !killed.facts(for: LaunchContext(), version: "2.0", safeModeAfter: nil, process: .current)
+        .isFirstLaunchAfterUpgrade)
+  }
+
+  /// Without a store the manifest declares, the app says it: `existingInstall: true` makes the
+  /// launch of a record that holds no launch not the first; `false` makes it the first even
+  /// with a store in the data folder (an app that copies a ready-made store before its first
+  /// launch). Once the record holds a launch, the record says, whatever the app says: a first
+  /// launch killed before its first screen leaves the next the first even after the app
+  /// wrote what it reads its answer from.
+  @Test func theAppSaysWhetherAnInstallRanBeforeTheRecord() async throws {
+    let manifest = """
+      { "version": 1, "steps": [
+        { "id": "onboarding", "plugin": "noop", "when": { "firstLaunch": true } }
+      ] }
+      """
+    func launch(
+      _ folder: DataFolder, _ existingInstall: Bool?, manifest: String = manifest
+    ) async throws -> LaunchReport {
+      let context = LaunchContext(existingInstall: existingInstall)
+      return await LaunchEngine().run(
+        try folder.plan(manifest), environment: environment(context, version: "3.0"))
+    }
+    let said = try DataFolder()
+    let report = try await launch(said, true)
+    #expect(report.context?.isFirstLaunch == false)
+    #expect(report.context?.isFirstLaunchAfterUpgrade == true)
+    #expect(report.step("onboarding")?.error == "condition: not the first launch")
+    #expect(
+      report.contextNotes == [
+        "the launch record holds no launch, and the app says the install ran before (existingInstall): this install ran before the record was kept, so this launch is not the first, and is the first after an upgrade"
+      ])
+    // Handed on to no one: the report and its text say the facts alone.
+    #expect(report.context?.existingInstall == nil)
+    #expect(try LaunchReport(jsonText: report.jsonText).context == report.context)
+
+    let copied = try DataFolder()
+    try Data("ready-made".utf8).write(to: copied.url.appendingPathComponent("library.sqlite"))
+    let withStore = """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "keep.file" },
+        { "id": "onboarding", "plugin": "noop", "when": { "firstLaunch": true } }
+      ] }
+      """
+    let fresh = try await launch(copied, false, manifest: withStore)
+    #expect(fresh.context?.isFirstLaunch == true)
+    #expect(fresh.contextNotes == [])
+
+    let killed = try DataFolder()
+    var record = LaunchRecord()
+    _ = record.begin(version: "3.0", process: .number(Int32.max))
+    _ = killed.record.update(waiting: .seconds(1)) { $0 = record }
+    let next = try await launch(killed, true)
+    #expect(next.context?.isFirstLaunch == true)
+    #expect(next.step("onboarding")?.state == .succeeded)
+    #expect(next.contextNotes == [])
   }
 }
 

@@ -71,6 +71,12 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
   /// ``newestVersion`` for a record that holds more launches than ``recent`` (its builds kept
   /// no other), and nothing past ``recent`` for one that holds them all.
   package var reachedVersion: String?
+  /// Whether the install ran before the record was kept: the launch that started the record
+  /// found the app's data there, or the app said so (``LaunchContext/init(reason:isPrewarmed:existingInstall:)``).
+  /// No launch is then the first, and one given a version while no launch the record holds
+  /// reached its first screen or its end with one is the first after an upgrade. Absent when
+  /// not, and in records written before it.
+  package var existingInstall: Bool?
   /// For each run-once step that succeeded, the versions it succeeded in, oldest first (`""`
   /// when the app gave none).
   package var once: [String: [String]] = [:]
@@ -176,30 +182,40 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
 
   /// The facts of the launch that would start now with `version`: `context` with the
   /// record's part filled in. `process` is the running process, whose own launches are not
-  /// counted as dead.
+  /// counted as dead; `existingInstall` says the install ran before the record was kept, as
+  /// ``existingInstall`` does once it is kept.
   package func facts(
     for context: LaunchContext, version: String?, safeModeAfter: Int?, process: ProcessIdentity,
-    isAlive: (ProcessIdentity) -> Bool = { $0.isAlive }
+    existingInstall: Bool = false, isAlive: (ProcessIdentity) -> Bool = { $0.isAlive }
   ) -> LaunchContext {
     func died(_ launch: Launch) -> Bool { self.died(launch, process: process, isAlive: isAlive) }
+    let ranBefore = existingInstall || self.existingInstall == true
     var facts = context
+    // The app's word on an install the record does not know is taken: the facts say the rest.
+    facts.existingInstall = nil
     // The first launch until one reached its first screen or its end: a first launch killed
     // or crashed before it leaves the next the first, or what only the first launch does
     // (onboarding, sample data) would never be done. Past the recent launches the record
-    // does not know how the others went: not the first.
-    facts.isFirstLaunch = launchCount <= recent.count && recent.allSatisfy(died)
+    // does not know how the others went: not the first. An install that ran before the
+    // record has had its first launch.
+    facts.isFirstLaunch =
+      !ranBefore && launchCount <= recent.count && recent.allSatisfy(died)
     // Higher than the version before, and new: the same version spelled otherwise (`1.0`,
     // `1.0.0`), an older one (a downgrade, see ``downgrade(to:process:isAlive:)``), or going
     // back up to one launched before (2.0, 1.9, then 2.0 again) is no upgrade. Launches that
     // died before their first screen are as if they never ran: the first launch of 2.0 killed
     // before it leaves the next launch of 2.0 (or 3.0) the first after the upgrade from 1.0,
     // or what only an upgrade does (a migration, a cache purge) would never be done.
-    if !facts.isFirstLaunch, let version,
-      let previous = previousVersion(process: process, isAlive: isAlive)
-    {
-      facts.isFirstLaunchAfterUpgrade =
-        VersionOrder.compare(version, previous) > 0
-        && !hasReached(version, process: process, isAlive: isAlive)
+    if !facts.isFirstLaunch, let version {
+      if let previous = previousVersion(process: process, isAlive: isAlive) {
+        facts.isFirstLaunchAfterUpgrade =
+          VersionOrder.compare(version, previous) > 0
+          && !hasReached(version, process: process, isAlive: isAlive)
+      } else {
+        // An install that ran before the record, at a version it never knew: the first
+        // launch given one that gets to its first screen ends the upgrade.
+        facts.isFirstLaunchAfterUpgrade = ranBefore
+      }
     }
     // A record read from a file is in range (``damage``); one built in memory may not be.
     let (next, overflow) = launchCount.addingReportingOverflow(1)
@@ -280,8 +296,13 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
     return recent.lazy.compactMap(\.version).max { VersionOrder.compare($0, $1) < 0 }
   }
 
-  /// Adds a started launch of `process` and returns its number.
-  package mutating func begin(version: String?, process: ProcessIdentity) -> Int {
+  /// Adds a started launch of `process` and returns its number; `existingInstall` when the
+  /// launch found the install ran before the record was kept (kept only by a record that
+  /// holds no launch yet).
+  package mutating func begin(
+    version: String?, process: ProcessIdentity, existingInstall: Bool = false
+  ) -> Int {
+    if existingInstall, launchCount == 0 { self.existingInstall = true }
     if let version {
       let highest = highestVersion
       newestVersion =
