@@ -24,6 +24,22 @@ private struct MaybeFailStep: StepPlugin {
   }
 }
 
+/// Keeps a file at `path`, as a store does: creates it when it is missing. Declared
+/// `rewritesFile`, as `store.init`'s store is.
+private struct KeepFileStep: StepPlugin {
+  static let kind = "keep.file"
+  struct Parameters: StepParameters {
+    @Parameter("The file kept.", isPath: true, rewritesFile: true) var path = "library.sqlite"
+  }
+  let path: String
+  init(parameters: Parameters) { path = parameters.path }
+  func run(_ context: StepContext) async throws {
+    let url = context.resolve(path)
+    guard !FileManager.default.fileExists(atPath: url.path) else { return }
+    try Data("the user's data".utf8).write(to: url)
+  }
+}
+
 /// A data folder of its own, removed with the value: records must not meet across tests.
 private final class DataFolder: Sendable {
   let url: URL
@@ -39,6 +55,7 @@ private final class DataFolder: Sendable {
   func plan(_ json: String) throws -> LaunchPlan {
     var registry = PluginRegistry.testKinds
     registry.register(MaybeFailStep.self)
+    registry.register(KeepFileStep.self)
     return try ManifestLoader(registry: registry).load(
       bytes: Array(json.utf8), file: "test.json", directory: url, dataDirectory: url)
   }
@@ -1016,6 +1033,255 @@ struct LaunchContextTests {
     #expect(!isFirst([nil, .ended, nil]))
     #expect(isFirst(Array(repeating: nil, count: LaunchRecord.recentLimit)))
     #expect(!isFirst(Array(repeating: nil, count: LaunchRecord.recentLimit + 1)))
+  }
+
+  // MARK: - Upgrades whose launches died
+
+  /// The first launch after an upgrade until one of the new version got to its first screen
+  /// or to its end: one that died before it leaves the next the first after the upgrade, from
+  /// the version before (the last that got past a launch), whatever version the next is; one
+  /// that ended, or one running now in another process, does not. The version before is
+  /// known past the launches the record keeps.
+  @Test func anUpgradeLaunchThatDiedLeavesTheNextTheFirstAfterTheUpgrade() {
+    /// Launches of the versions with their states (`nil`: started, and died), then the facts
+    /// and the version before for a launch of `next`.
+    func judge(
+      _ launches: [(String, LaunchRecord.State?)], next: String, alive: Bool = false
+    ) -> (upgrade: Bool, previous: String?, downgrade: String?, passedOver: [Int]) {
+      var record = LaunchRecord()
+      for (version, state) in launches {
+        let number = record.begin(version: version, process: .number(Int32.max))
+        if let state { record.mark(number, state) }
+      }
+      let facts = record.facts(
+        for: LaunchContext(), version: next, safeModeAfter: nil, process: .current
+      ) { _ in alive }
+      return (
+        facts.isFirstLaunchAfterUpgrade,
+        record.previousVersion(process: .current) { _ in alive },
+        record.downgrade(to: next, process: .current) { _ in alive },
+        record.passedOver(process: .current) { _ in alive }.map(\.number)
+      )
+    }
+    let reached = ("1.0", LaunchRecord.State?.some(.firstScreen))
+    // 2.0 killed before its first screen: 2.0 again, or 3.0, is the first after the upgrade
+    // from 1.0.
+    #expect(judge([reached, ("2.0", nil)], next: "2.0") == (true, "1.0", nil, [2]))
+    #expect(
+      judge([reached, ("2.0", nil), ("2.0", nil)], next: "3.0") == (true, "1.0", nil, [2, 3]))
+    // Back to 1.0 after 2.0 died: no downgrade (2.0 never ran), no upgrade.
+    #expect(judge([reached, ("2.0", nil)], next: "1.0") == (false, "1.0", nil, [2]))
+    // 3.0 died, then 2.0: an upgrade from 1.0, not a downgrade from 3.0.
+    #expect(judge([reached, ("3.0", nil)], next: "2.0") == (true, "1.0", nil, [2]))
+    // 2.0 got to its first screen, or to its end, or runs now: the upgrade is done.
+    #expect(judge([reached, ("2.0", .firstScreen)], next: "2.0") == (false, "2.0", nil, []))
+    #expect(judge([reached, ("2.0", .ended)], next: "2.0") == (false, "2.0", nil, []))
+    #expect(judge([reached, ("2.0", nil)], next: "2.0", alive: true) == (false, "2.0", nil, []))
+    #expect(judge([reached, ("2.0", .firstScreen)], next: "1.0") == (false, "2.0", "2.0", []))
+    // More launches of 2.0 that died than the record keeps: 1.0 is still the version before.
+    let many = Array(repeating: ("2.0", LaunchRecord.State?.none), count: LaunchRecord.recentLimit)
+    #expect(judge([reached] + many, next: "2.0").upgrade)
+    #expect(judge([reached] + many, next: "2.0").previous == "1.0")
+    #expect(judge([reached] + many, next: "1.0") == (false, "1.0", nil, Array(2...17)))
+  }
+
+  /// A record written before the version reached was kept (`reachedVersion` absent): its
+  /// recent launches say which versions got past a launch; past them, the highest version
+  /// given stands for it, as before. Once a launch of this build gets to its first screen,
+  /// the record keeps the highest version reached.
+  @Test func aRecordWrittenBeforeTheVersionReachedWasKeptJudgesByItsRecentLaunches() {
+    var record = LaunchRecord()
+    record.mark(record.begin(version: "1.0", process: .number(Int32.max)), .firstScreen)
+    _ = record.begin(version: "2.0", process: .number(Int32.max))
+    record.reachedVersion = nil
+    #expect(record.newestVersion == "2.0")
+    func upgrade(_ record: LaunchRecord, to version: String) -> Bool {
+      record.facts(for: LaunchContext(), version: version, safeModeAfter: nil, process: .current)
+        .isFirstLaunchAfterUpgrade
+    }
+    #expect(upgrade(record, to: "2.0"))
+    #expect(record.previousVersion(process: .current) == "1.0")
+    // Past the recent launches, the builds before knew only the highest version given.
+    var long = record
+    long.launchCount = 100
+    long.recent.removeFirst()
+    #expect(!upgrade(long, to: "2.0"))
+    #expect(long.previousVersion(process: .current) == "2.0")
+    // A launch of this build that gets to its first screen keeps the highest version of the
+    // recent launches that did (1.0, 1.5), and a lower one after it changes nothing.
+    record.mark(record.begin(version: "1.5", process: .number(Int32.max)), .firstScreen)
+    #expect(record.reachedVersion == "1.5")
+    _ = record.begin(version: "1.0", process: .number(Int32.max))
+    record.mark(record.launchCount, .firstScreen)
+    #expect(record.reachedVersion == "1.5")
+    #expect(record.newestVersion == "2.0")
+  }
+
+  /// Through the engine and the record on disk: a launch of 2.0 that died before its first
+  /// screen (started in the record, its process gone) leaves the next launch the first after
+  /// the upgrade, which runs the upgrade's step and says why in a note; the record keeps 1.0
+  /// as the version reached until a launch of 2.0 gets to its first screen.
+  @Test func anUpgradeKilledBeforeItsFirstScreenRunsItsStepsInTheNextLaunch() async throws {
+    let folder = try DataFolder()
+    let plan = try folder.plan(
+      """
+      { "version": 1, "steps": [
+        { "id": "purge", "plugin": "noop", "when": { "afterUpgrade": true } }
+      ] }
+      """)
+    func launch(_ version: String) async -> LaunchReport {
+      await LaunchEngine().run(plan, environment: environment(version: version))
+    }
+    func kill(_ version: String) {
+      _ = folder.record.update(waiting: .seconds(1)) {
+        _ = $0.begin(version: version, process: .number(Int32.max))
+      }
+    }
+    _ = await launch("1.0")
+    kill("2.0")
+    #expect(folder.record.read().record?.reachedVersion == "1.0")
+    let again = await launch("2.0")
+    #expect(again.context?.isFirstLaunchAfterUpgrade == true)
+    #expect(again.context?.launchNumber == 3)
+    #expect(again.step("purge")?.state == .succeeded)
+    #expect(
+      again.contextNotes == [
+        "1 launch of 2.0 since 1.0 never reached its first screen (killed or crashed); this launch is the first after the upgrade from 1.0"
+      ])
+    #expect(folder.record.read().record?.reachedVersion == "2.0")
+    let after = await launch("2.0")
+    #expect(after.context?.isFirstLaunchAfterUpgrade == false)
+    #expect(after.step("purge")?.state == .skipped)
+    #expect(after.contextNotes == [])
+
+    // 3.0 killed twice, then 4.0: the upgrade from 2.0.
+    kill("3.0")
+    kill("3.0")
+    let skipped = await launch("4.0")
+    #expect(skipped.context?.isFirstLaunchAfterUpgrade == true)
+    #expect(
+      skipped.contextNotes == [
+        "2 launches of 3.0 since 2.0 never reached their first screen (killed or crashed); this launch is the first after the upgrade from 2.0"
+      ])
+    // The report keeps what the launch was told.
+    let read = try LaunchReport(jsonText: skipped.jsonText)
+    #expect(read.context == skipped.context)
+    #expect(read.contextNotes == skipped.contextNotes)
+  }
+
+  // MARK: - Installs that ran before the record
+
+  /// The update that first ships `when`/`once`: the launches before kept no record (their
+  /// manifest used neither), and the store a step keeps is in the data folder. The launch is
+  /// not the first (no onboarding, no sample data into the user's store), is the first after
+  /// an upgrade, and says why; the record keeps it, so a takeover launch killed before its
+  /// first screen leaves the next one the same.
+  @Test func anInstallThatRanBeforeTheRecordIsNotANewOne() async throws {
+    let folder = try DataFolder()
+    let before = try folder.plan(
+      #"{ "version": 1, "steps": [ { "id": "store", "plugin": "keep.file" } ] }"#)
+    let update = try folder.plan(
+      """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "keep.file" },
+        { "id": "seed", "plugin": "noop", "dependsOn": ["store"], "when": { "firstLaunch": true } },
+        { "id": "purge", "plugin": "noop", "when": { "afterUpgrade": true } }
+      ] }
+      """)
+    let old = await LaunchEngine().run(before, environment: environment(version: "1.0"))
+    #expect(old.context == nil)
+    #expect(!FileManager.default.fileExists(atPath: folder.record.url.path))
+    let store = folder.url.appendingPathComponent("library.sqlite")
+    #expect(FileManager.default.fileExists(atPath: store.path))
+
+    // What `orchestrate plan` shows is what the launch does.
+    let next = update.nextContext(LaunchContext(), version: "2.0")
+    #expect(next.context.isFirstLaunch == false)
+    #expect(next.context.isFirstLaunchAfterUpgrade == true)
+
+    let updated = await LaunchEngine().run(update, environment: environment(version: "2.0"))
+    #expect(updated.context?.isFirstLaunch == false)
+    #expect(updated.context?.isFirstLaunchAfterUpgrade == true)
+    #expect(updated.context?.launchNumber == 1)
+    #expect(updated.step("seed")?.state == .skipped)
+    #expect(updated.step("seed")?.error == "condition: not the first launch")
+    #expect(updated.step("purge")?.state == .succeeded)
+    #expect(
+      updated.contextNotes == [
+        "the launch record holds no launch, and the data folder holds 'library.sqlite' (the 'path' of step 'store'): this install ran before the record was kept, so this launch is not the first, and is the first after an upgrade"
+      ])
+    #expect(next.notes == updated.contextNotes)
+    #expect(folder.record.read().record?.existingInstall == true)
+    let later = await LaunchEngine().run(update, environment: environment(version: "2.0"))
+    #expect(later.context?.isFirstLaunchAfterUpgrade == false)
+    #expect(later.contextNotes == [])
+
+    // The takeover launch killed before its first screen: the next is still of an install
+    // that ran before, and still the first after the upgrade.
+    var killed = LaunchRecord()
+    _ = killed.begin(version: "2.0", process: .number(Int32.max), existingInstall: true)
+    let facts = killed.facts(
+      for: LaunchContext(), version: "2.0", safeModeAfter: nil, process: .current)
+    #expect(!facts.isFirstLaunch)
+    #expect(facts.isFirstLaunchAfterUpgrade)
+    killed.mark(1, .firstScreen)
+    #expect(
+      !killed.facts(for: LaunchContext(), version: "2.0", safeModeAfter: nil, process: .current)
+        .isFirstLaunchAfterUpgrade)
+  }
+
+  /// Without a store the manifest declares, the app says it: `existingInstall: true` makes the
+  /// launch of a record that holds no launch not the first; `false` makes it the first even
+  /// with a store in the data folder (an app that copies a ready-made store before its first
+  /// launch). Once the record holds a launch, the record says, whatever the app says: a first
+  /// launch killed before its first screen leaves the next the first even after the app
+  /// wrote what it reads its answer from.
+  @Test func theAppSaysWhetherAnInstallRanBeforeTheRecord() async throws {
+    let manifest = """
+      { "version": 1, "steps": [
+        { "id": "onboarding", "plugin": "noop", "when": { "firstLaunch": true } }
+      ] }
+      """
+    func launch(
+      _ folder: DataFolder, _ existingInstall: Bool?, manifest: String = manifest
+    ) async throws -> LaunchReport {
+      let context = LaunchContext(existingInstall: existingInstall)
+      return await LaunchEngine().run(
+        try folder.plan(manifest), environment: environment(context, version: "3.0"))
+    }
+    let said = try DataFolder()
+    let report = try await launch(said, true)
+    #expect(report.context?.isFirstLaunch == false)
+    #expect(report.context?.isFirstLaunchAfterUpgrade == true)
+    #expect(report.step("onboarding")?.error == "condition: not the first launch")
+    #expect(
+      report.contextNotes == [
+        "the launch record holds no launch, and the app says the install ran before (existingInstall): this install ran before the record was kept, so this launch is not the first, and is the first after an upgrade"
+      ])
+    // Handed on to no one: the report and its text say the facts alone.
+    #expect(report.context?.existingInstall == nil)
+    #expect(try LaunchReport(jsonText: report.jsonText).context == report.context)
+
+    let copied = try DataFolder()
+    try Data("ready-made".utf8).write(to: copied.url.appendingPathComponent("library.sqlite"))
+    let withStore = """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "keep.file" },
+        { "id": "onboarding", "plugin": "noop", "when": { "firstLaunch": true } }
+      ] }
+      """
+    let fresh = try await launch(copied, false, manifest: withStore)
+    #expect(fresh.context?.isFirstLaunch == true)
+    #expect(fresh.contextNotes == [])
+
+    let killed = try DataFolder()
+    var record = LaunchRecord()
+    _ = record.begin(version: "3.0", process: .number(Int32.max))
+    _ = killed.record.update(waiting: .seconds(1)) { $0 = record }
+    let next = try await launch(killed, true)
+    #expect(next.context?.isFirstLaunch == true)
+    #expect(next.step("onboarding")?.state == .succeeded)
+    #expect(next.contextNotes == [])
   }
 }
 

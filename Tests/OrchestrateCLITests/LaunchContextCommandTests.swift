@@ -134,6 +134,107 @@ struct LaunchContextCommandTests {
     #expect(state(next, "onboarding") == "skipped: condition: not the first launch")
   }
 
+  /// Killed before its first screen, the first launch after an upgrade leaves the next the
+  /// first after it, from the last version that got to its first screen: 1.0, then 2.0
+  /// killed, then 2.0 again is the first after the upgrade from 1.0, runs the upgrade's step,
+  /// and says so in a note; the record on disk keeps 1.0 as the version reached until then.
+  @Test func anUpgradeKilledBeforeItsFirstScreenLeavesTheNextTheFirstAfterTheUpgrade()
+    async throws
+  {
+    let folder = try folder()
+    _ = try await run(folder, ["--app-version", "1.0"])
+    try folder.write("app.json", Self.manifest.replacingOccurrences(of: "%HANG%", with: "1h"))
+    let killed = try await Orchestrate.run(
+      ["run", "app.json", "--app-version", "2.0"], in: folder.url
+    ) { process, stdout in
+      while !((try? String(contentsOf: stdout, encoding: .utf8)) ?? "").contains(
+        "start      store")
+      {
+        try await Task.sleep(for: .milliseconds(10))
+      }
+      kill(process.processIdentifier, SIGKILL)
+    }
+    #expect(killed.status != 0)
+    let file = LaunchRecordFile(dataDirectory: folder.url, manifestName: "Ctx")
+    let record = try #require(file.read().record)
+    #expect(record.recent.map(\.version) == ["1.0", "2.0"])
+    #expect(record.recent.map(\.state) == [.firstScreen, .started])
+    #expect(record.reachedVersion == "1.0")
+
+    try folder.write("app.json", Self.manifest.replacingOccurrences(of: "%HANG%", with: "0s"))
+    let (upgraded, result) = try await run(folder, ["--app-version", "2.0"])
+    let note =
+      "1 launch of 2.0 since 1.0 never reached its first screen (killed or crashed); this launch is the first after the upgrade from 1.0"
+    #expect(upgraded.context?.isFirstLaunchAfterUpgrade == true)
+    #expect(upgraded.context?.isFirstLaunch == false)
+    #expect(upgraded.context?.launchNumber == 3)
+    #expect(state(upgraded, "notice") == "succeeded")
+    #expect(upgraded.contextNotes == [note])
+    #expect(result.stderr.contains("Note: \(note)."))
+    #expect(file.read().record?.reachedVersion == "2.0")
+    let (next, _) = try await run(folder, ["--app-version", "2.0"])
+    #expect(next.context?.isFirstLaunchAfterUpgrade == false)
+    #expect(state(next, "notice") == "skipped: condition: not the first launch after an upgrade")
+  }
+
+  /// A store in the data folder and no launch record: an install that ran before the record
+  /// was kept (the update that first ships `when`). The launch is not the first, so nothing
+  /// only a new install gets runs into the user's store; it is the first after an upgrade,
+  /// and says why. A first launch killed after it made the store leaves the next the first:
+  /// the record holds it, and the store says nothing then.
+  @Test func aStoreWithoutARecordIsAnInstallThatRanBeforeNotANewOne() async throws {
+    let manifest = """
+      { "version": 1, "name": "Ctx",
+        "milestones": { "interactive": ["store", "screen"] },
+        "steps": [
+          { "id": "store", "plugin": "store.init", "params": { "path": "library.sqlite" } },
+          { "id": "screen", "plugin": "simulate", "dependsOn": ["store"],
+            "params": { "duration": "%HANG%" } },
+          { "id": "seed", "plugin": "simulate", "dependsOn": ["store"],
+            "when": { "firstLaunch": true } },
+          { "id": "purge", "plugin": "simulate", "when": { "afterUpgrade": true } }
+        ] }
+      """
+    let taken = try TemporaryFolder()
+    try taken.write("app.json", manifest.replacingOccurrences(of: "%HANG%", with: "0s"))
+    // The app before the update kept its store, and no record.
+    _ = try await run(taken, ["--app-version", "1.0"])
+    try FileManager.default.removeItem(
+      at: taken.url.appendingPathComponent(LaunchRecordFile.folderName))
+    let (report, result) = try await run(taken, ["--app-version", "2.0"])
+    let note =
+      "the launch record holds no launch, and the data folder holds 'library.sqlite' (the 'path' of step 'store'): this install ran before the record was kept, so this launch is not the first, and is the first after an upgrade"
+    #expect(report.context?.isFirstLaunch == false)
+    #expect(report.context?.isFirstLaunchAfterUpgrade == true)
+    #expect(state(report, "seed") == "skipped: condition: not the first launch")
+    #expect(state(report, "purge") == "succeeded")
+    #expect(report.contextNotes == [note])
+    #expect(result.stderr.contains("Note: \(note)."))
+    let file = LaunchRecordFile(dataDirectory: taken.url, manifestName: "Ctx")
+    #expect(file.read().record?.existingInstall == true)
+
+    let fresh = try TemporaryFolder()
+    try fresh.write("app.json", manifest.replacingOccurrences(of: "%HANG%", with: "1h"))
+    let killed = try await Orchestrate.run(["run", "app.json"], in: fresh.url) {
+      process, stdout in
+      while !((try? String(contentsOf: stdout, encoding: .utf8)) ?? "").contains(
+        "start      screen")
+      {
+        try await Task.sleep(for: .milliseconds(10))
+      }
+      kill(process.processIdentifier, SIGKILL)
+    }
+    #expect(killed.status != 0)
+    #expect(
+      FileManager.default.fileExists(
+        atPath: fresh.url.appendingPathComponent("library.sqlite").path))
+    try fresh.write("app.json", manifest.replacingOccurrences(of: "%HANG%", with: "0s"))
+    let (again, _) = try await run(fresh)
+    #expect(again.context?.isFirstLaunch == true)
+    #expect(state(again, "seed") == "succeeded")
+    #expect(again.contextNotes == [])
+  }
+
   @Test func aBackgroundTaskLaunchSkipsTheStepsThatExcludeItInRunAndPlan() async throws {
     let folder = try folder()
     let (report, _) = try await run(folder, ["--reason", "backgroundTask"])

@@ -35,6 +35,9 @@ final class ContextKeeper: Sendable {
   /// Whether the record was locked or unusable at the start: its end writes only what the
   /// record must keep (run-once steps that succeeded), and says nothing more about the lock.
   private let isBusy: Bool
+  /// Whether the launch found that the install ran before the record was kept, for a launch
+  /// counted after its start: the record keeps it if it still holds no launch then.
+  private let existingInstall: Bool
   private let state: Locked<State>
 
   private struct State {
@@ -56,9 +59,10 @@ final class ContextKeeper: Sendable {
   private init(
     context: LaunchContext, skips: [ContextSkip], plan: LaunchPlan, file: LaunchRecordFile?,
     number: Int, version: String?, notes: [String], isBusy: Bool = false,
-    counting: Task<Int, Never>? = nil
+    counting: Task<Int, Never>? = nil, existingInstall: Bool = false
   ) {
     self.isBusy = isBusy
+    self.existingInstall = existingInstall
     self.counting = counting
     self.context = context
     self.skips = skips
@@ -124,22 +128,21 @@ final class ContextKeeper: Sendable {
           process: process)
       }
       let started = file.update(waiting: startWait) { record in
-        let facts = record.facts(
-          for: given ?? LaunchContext(), version: version,
-          safeModeAfter: plan.manifest.safeMode?.after, process: process)
-        let downgrade = record.downgrade(to: version)
+        let (facts, factNotes, existingInstall) = plan.facts(
+          by: record, given: given ?? LaunchContext(), version: version, process: process)
         var skips = Self.skips(of: plan, in: facts, record: record, version: version)
-        let number = record.begin(version: version, process: process)
+        let number = record.begin(
+          version: version, process: process, existingInstall: existingInstall)
         record.keepOnce(of: onceIDs) { isRunning($0, file: file) }
         claim(
           onceSteps, of: plan, in: &record, skips: &skips, version: version, process: process,
           launch: number, file: file)
         var started = facts
         started.launchNumber = number
-        return (started, skips, downgrade)
+        return (started, skips, factNotes)
       }
       var notes = started.notes
-      if let (context, skips, downgrade) = started.value {
+      if let (context, skips, factNotes) = started.value {
         guard started.wasWritten else {
           // Read, but not written (a full disk, a folder this user may not write): neither
           // the launch nor its claims were kept. Facts from the record would stay as they
@@ -153,7 +156,7 @@ final class ContextKeeper: Sendable {
             skips: Self.skips(of: plan, in: unknown, record: nil, version: version),
             plan: plan, file: nil, number: 0, version: version, notes: notes)
         }
-        notes += downgrade.map { [LaunchContext.downgradeNote(from: $0, to: version)] } ?? []
+        notes += factNotes
         return ContextKeeper(
           context: context, skips: skips, plan: plan, file: file, number: context.launchNumber,
           version: version, notes: notes)
@@ -173,10 +176,11 @@ final class ContextKeeper: Sendable {
       var context = LaunchContext.unknown(given)
       var skips: [ContextSkip] = []
       var counting: Task<Int, Never>?
+      var existingInstall = false
       if let record {
-        context = record.facts(
-          for: given, version: version, safeModeAfter: plan.manifest.safeMode?.after,
-          process: process)
+        let facts: (context: LaunchContext, notes: [String], existingInstall: Bool)
+        facts = plan.facts(by: record, given: given, version: version, process: process)
+        (context, existingInstall) = (facts.context, facts.existingInstall)
         context.launchNumber = 0
         skips = Self.skips(of: plan, in: context, record: record, version: version)
         let skipped = Set(skips.map(\.step))
@@ -188,10 +192,13 @@ final class ContextKeeper: Sendable {
         skips.sort { $0.step < $1.step }
         notes[0] +=
           "; this launch read it without the lock and went on (run-once steps not done yet are left to a later launch)"
+        notes += facts.notes
         let key = file.url.path
         counting = Task(executorPreference: BlockingExecutor.shared, priority: .utility) {
+          [existingInstall] in
           let update = file.update(waiting: updateWait) { record in
-            let number = record.begin(version: version, process: process)
+            let number = record.begin(
+              version: version, process: process, existingInstall: existingInstall)
             running.withLock { _ = $0.insert("\(number) \(key)") }
             return number
           }
@@ -215,7 +222,8 @@ final class ContextKeeper: Sendable {
       notes += readNotes
       return ContextKeeper(
         context: context, skips: skips, plan: plan, file: record == nil ? nil : file,
-        number: 0, version: version, notes: notes, isBusy: true, counting: counting)
+        number: 0, version: version, notes: notes, isBusy: true, counting: counting,
+        existingInstall: existingInstall)
     }
   }
 
@@ -396,10 +404,13 @@ final class ContextKeeper: Sendable {
       // Found locked at the start, and again all through the update that counts it: one more
       // try, as a launch over (not one that died, for the crash-loop guard).
       let (version, state) = (version, marked || reached ? LaunchRecord.State.firstScreen : .ended)
+      let existingInstall = existingInstall
       // Off the cooperative pool, as every update: it may wait for the lock.
       let problems = await Task(executorPreference: BlockingExecutor.shared, priority: .utility) {
         let update = file.update(waiting: Self.updateWait) { record in
-          record.mark(record.begin(version: version, process: process), state)
+          record.mark(
+            record.begin(version: version, process: process, existingInstall: existingInstall),
+            state)
         }
         guard update.value == nil else { return update.notes }
         // What else went wrong (the record moved aside, its folder replaced) says itself.

@@ -61,9 +61,22 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
   package var launchCount = 0
   /// The last launches, oldest first.
   package var recent: [Launch] = []
-  /// The highest app version a launch was given: going back up to it after a downgrade is no
-  /// upgrade. Absent in records written before it, and then the highest among ``recent``.
+  /// The highest app version a launch was given, whether or not it reached its first screen.
+  /// Absent in records written before it, and then the highest among ``recent``.
   package var newestVersion: String?
+  /// The highest app version a launch reached its first screen or its end with: past the
+  /// recent launches, the version the app ran before (``previousVersion(process:isAlive:)``),
+  /// and going back up to it after a downgrade is no upgrade. A launch that died before its
+  /// first screen leaves it as it was. Absent in records written before it, and then
+  /// ``newestVersion`` for a record that holds more launches than ``recent`` (its builds kept
+  /// no other), and nothing past ``recent`` for one that holds them all.
+  package var reachedVersion: String?
+  /// Whether the install ran before the record was kept: the launch that started the record
+  /// found the app's data there, or the app said so (``LaunchContext/init(reason:isPrewarmed:existingInstall:)``).
+  /// No launch is then the first, and one given a version while no launch the record holds
+  /// reached its first screen or its end with one is the first after an upgrade. Absent when
+  /// not, and in records written before it.
+  package var existingInstall: Bool?
   /// For each run-once step that succeeded, the versions it succeeded in, oldest first (`""`
   /// when the app gave none).
   package var once: [String: [String]] = [:]
@@ -128,8 +141,10 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
         return "holds a process start longer than \(Self.startLength) bytes"
       }
     }
-    if let newestVersion, newestVersion.utf8.count > Self.versionLength {
-      return "holds a version longer than \(Self.versionLength) bytes"
+    for version in [newestVersion, reachedVersion] {
+      if let version, version.utf8.count > Self.versionLength {
+        return "holds a version longer than \(Self.versionLength) bytes"
+      }
     }
     guard once.count <= Self.onceLimit else {
       return "lists \(once.count) run-once steps, more than \(Self.onceLimit)"
@@ -167,31 +182,40 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
 
   /// The facts of the launch that would start now with `version`: `context` with the
   /// record's part filled in. `process` is the running process, whose own launches are not
-  /// counted as dead.
+  /// counted as dead; `existingInstall` says the install ran before the record was kept, as
+  /// ``existingInstall`` does once it is kept.
   package func facts(
     for context: LaunchContext, version: String?, safeModeAfter: Int?, process: ProcessIdentity,
-    isAlive: (ProcessIdentity) -> Bool = { $0.isAlive }
+    existingInstall: Bool = false, isAlive: (ProcessIdentity) -> Bool = { $0.isAlive }
   ) -> LaunchContext {
-    /// Whether `launch` died before its first screen: it started, nothing more was recorded,
-    /// and its process is gone. A launch of this process, or of one still running (another
-    /// launch at this moment), did not die.
-    func died(_ launch: Launch) -> Bool {
-      guard launch.state == .started else { return false }
-      guard let owner = launch.owner else { return true }
-      return !owner.isSame(as: process) && !isAlive(owner)
-    }
+    func died(_ launch: Launch) -> Bool { self.died(launch, process: process, isAlive: isAlive) }
+    let ranBefore = existingInstall || self.existingInstall == true
     var facts = context
+    // The app's word on an install the record does not know is taken: the facts say the rest.
+    facts.existingInstall = nil
     // The first launch until one reached its first screen or its end: a first launch killed
     // or crashed before it leaves the next the first, or what only the first launch does
     // (onboarding, sample data) would never be done. Past the recent launches the record
-    // does not know how the others went: not the first.
-    facts.isFirstLaunch = launchCount <= recent.count && recent.allSatisfy(died)
-    // Higher, and new: the same version spelled otherwise (`1.0`, `1.0.0`), an older one (a
-    // downgrade, see ``downgrade(to:)``), or going back up to one launched before (2.0, 1.9,
-    // then 2.0 again) is no upgrade.
-    if !facts.isFirstLaunch, let version, let last = lastVersion {
-      facts.isFirstLaunchAfterUpgrade =
-        VersionOrder.compare(version, last) > 0 && !hasLaunched(version)
+    // does not know how the others went: not the first. An install that ran before the
+    // record has had its first launch.
+    facts.isFirstLaunch =
+      !ranBefore && launchCount <= recent.count && recent.allSatisfy(died)
+    // Higher than the version before, and new: the same version spelled otherwise (`1.0`,
+    // `1.0.0`), an older one (a downgrade, see ``downgrade(to:process:isAlive:)``), or going
+    // back up to one launched before (2.0, 1.9, then 2.0 again) is no upgrade. Launches that
+    // died before their first screen are as if they never ran: the first launch of 2.0 killed
+    // before it leaves the next launch of 2.0 (or 3.0) the first after the upgrade from 1.0,
+    // or what only an upgrade does (a migration, a cache purge) would never be done.
+    if !facts.isFirstLaunch, let version {
+      if let previous = previousVersion(process: process, isAlive: isAlive) {
+        facts.isFirstLaunchAfterUpgrade =
+          VersionOrder.compare(version, previous) > 0
+          && !hasReached(version, process: process, isAlive: isAlive)
+      } else {
+        // An install that ran before the record, at a version it never knew: the first
+        // launch given one that gets to its first screen ends the upgrade.
+        facts.isFirstLaunchAfterUpgrade = ranBefore
+      }
     }
     // A record read from a file is in range (``damage``); one built in memory may not be.
     let (next, overflow) = launchCount.addingReportingOverflow(1)
@@ -202,26 +226,68 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
     return facts
   }
 
-  /// The version the last launch given one ran when `version` is older than it: the app was
-  /// downgraded. `nil` otherwise.
-  package func downgrade(to version: String?) -> String? {
-    guard let version, let last = lastVersion, VersionOrder.compare(version, last) < 0
+  /// Whether `launch` died before its first screen: it started, nothing more was recorded,
+  /// and its process is gone. A launch of `process` (the running one), or of one still
+  /// running (another launch at this moment), did not die.
+  private func died(
+    _ launch: Launch, process: ProcessIdentity, isAlive: (ProcessIdentity) -> Bool
+  ) -> Bool {
+    guard launch.state == .started else { return false }
+    guard let owner = launch.owner else { return true }
+    return !owner.isSame(as: process) && !isAlive(owner)
+  }
+
+  /// The app version the app ran before the launch that would start now in `process`: that
+  /// of the last launch given one that did not die before its first screen (it reached it or
+  /// its end, or runs now in another process); past the recent launches, the highest version
+  /// one reached its first screen with (``reachedVersion``). A launch given none (a tool, an
+  /// extension without `AppInfo`) says nothing of the app's version, and one that died is
+  /// passed over: after 1.0, then 2.0 killed before its first screen, it is 1.0. `nil` when
+  /// the record knows none.
+  package func previousVersion(
+    process: ProcessIdentity, isAlive: (ProcessIdentity) -> Bool = { $0.isAlive }
+  ) -> String? {
+    recent.last { $0.version != nil && !died($0, process: process, isAlive: isAlive) }?.version
+      ?? reachedBefore
+  }
+
+  /// The launches given a version that died before their first screen since the one that
+  /// ran ``previousVersion(process:isAlive:)``, oldest first: those it passes over.
+  package func passedOver(
+    process: ProcessIdentity, isAlive: (ProcessIdentity) -> Bool = { $0.isAlive }
+  ) -> [Launch] {
+    let since = recent.lastIndex {
+      $0.version != nil && !died($0, process: process, isAlive: isAlive)
+    }
+    return recent[(since.map { $0 + 1 } ?? 0)...].filter { $0.version != nil }
+  }
+
+  /// The version the app ran before (``previousVersion(process:isAlive:)``) when `version`
+  /// is older than it: the app was downgraded. `nil` otherwise.
+  package func downgrade(
+    to version: String?, process: ProcessIdentity = .current,
+    isAlive: (ProcessIdentity) -> Bool = { $0.isAlive }
+  ) -> String? {
+    guard let version, let last = previousVersion(process: process, isAlive: isAlive),
+      VersionOrder.compare(version, last) < 0
     else { return nil }
     return last
   }
 
-  /// The version of the last launch given one: a launch given none in between (a tool, an
-  /// extension without `AppInfo`) says nothing of the app's version. Past the recent
-  /// launches, the highest version launched stands for it.
-  private var lastVersion: String? {
-    recent.last { $0.version != nil }?.version ?? newestVersion
+  /// The highest version a launch reached its first screen or its end with, past the recent
+  /// launches as far as the record knows (``reachedVersion``).
+  private var reachedBefore: String? {
+    reachedVersion ?? (launchCount > recent.count ? newestVersion : nil)
   }
 
-  /// Whether a launch was given `version` before, as far as the record knows: one of the
-  /// recent launches, or the highest version launched.
-  private func hasLaunched(_ version: String) -> Bool {
+  /// Whether a launch that did not die before its first screen was given `version`, as far
+  /// as the record knows: one of the recent launches, or the highest version reached.
+  private func hasReached(
+    _ version: String, process: ProcessIdentity, isAlive: (ProcessIdentity) -> Bool
+  ) -> Bool {
     let same = { (other: String?) in other.map { VersionOrder.compare($0, version) == 0 } ?? false }
-    return same(newestVersion) || recent.contains { same($0.version) }
+    return same(reachedBefore)
+      || recent.contains { same($0.version) && !died($0, process: process, isAlive: isAlive) }
   }
 
   /// The highest version a launch was given, as far as the record knows.
@@ -230,8 +296,13 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
     return recent.lazy.compactMap(\.version).max { VersionOrder.compare($0, $1) < 0 }
   }
 
-  /// Adds a started launch of `process` and returns its number.
-  package mutating func begin(version: String?, process: ProcessIdentity) -> Int {
+  /// Adds a started launch of `process` and returns its number; `existingInstall` when the
+  /// launch found the install ran before the record was kept (kept only by a record that
+  /// holds no launch yet).
+  package mutating func begin(
+    version: String?, process: ProcessIdentity, existingInstall: Bool = false
+  ) -> Int {
+    if existingInstall, launchCount == 0 { self.existingInstall = true }
     if let version {
       let highest = highestVersion
       newestVersion =
@@ -250,6 +321,14 @@ package struct LaunchRecord: Codable, Equatable, Sendable {
   package mutating func mark(_ number: Int, _ state: State) {
     guard let index = recent.lastIndex(where: { $0.number == number }) else { return }
     if recent[index].state == .started || state == .firstScreen { recent[index].state = state }
+    // Its version is one the app got past a launch with; the recent launches that did too
+    // are counted in a record written before ``reachedVersion`` was kept.
+    if recent[index].version != nil, recent[index].state != .started {
+      let reached = recent.lazy.filter { $0.state != .started }.compactMap(\.version)
+      reachedVersion = ([reachedBefore].compactMap { $0 } + reached).max {
+        VersionOrder.compare($0, $1) < 0
+      }
+    }
   }
 
   /// The version run-once step `step` succeeded in that makes it done now: any for
