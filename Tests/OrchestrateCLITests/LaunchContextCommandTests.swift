@@ -235,6 +235,29 @@ struct LaunchContextCommandTests {
     #expect(again.contextNotes == [])
   }
 
+  /// A manifest whose steps the context does not change keeps no record: its store beside it
+  /// says nothing about a first launch no step asks about (`plan` of the shipped example
+  /// after `run` of it printed that note).
+  @Test func aStoreBesideAManifestWithoutContextStepsIsNotNoted() async throws {
+    let folder = try TemporaryFolder()
+    try folder.write(
+      "app.json",
+      """
+      { "version": 1, "name": "Plain", "steps": [
+        { "id": "store", "plugin": "store.init", "params": { "path": "library.sqlite" } }
+      ] }
+      """)
+    let ran = try await Orchestrate.run(["run", "app.json"], in: folder.url)
+    #expect(ran.status == 0)
+    #expect(
+      FileManager.default.fileExists(
+        atPath: folder.url.appendingPathComponent("library.sqlite").path))
+    let planned = try await Orchestrate.run(["plan", "app.json"], in: folder.url)
+    #expect(planned.status == 0)
+    #expect(planned.stderr.isEmpty)
+    #expect(!planned.stdout.contains("context"))
+  }
+
   @Test func aBackgroundTaskLaunchSkipsTheStepsThatExcludeItInRunAndPlan() async throws {
     let folder = try folder()
     let (report, _) = try await run(folder, ["--reason", "backgroundTask"])

@@ -158,8 +158,11 @@ extension LaunchPlan {
   package func facts(
     by record: LaunchRecord, given: LaunchContext, version: String?, process: ProcessIdentity
   ) -> (context: LaunchContext, notes: [String], existingInstall: Bool) {
-    // Only while the record holds no launch: looked for on a first launch, never again.
-    let evidence = record.launchCount == 0 ? existingInstallEvidence(given) : nil
+    // Only while the record holds no launch: looked for on a first launch, never again; and
+    // only for a manifest whose steps or safe mode the context changes (`plan` of one that
+    // uses none has nothing to say about it).
+    let evidence =
+      usesContext && record.launchCount == 0 ? existingInstallEvidence(given) : nil
     let facts = record.facts(
       for: given, version: version, safeModeAfter: manifest.safeMode?.after, process: process,
       existingInstall: evidence != nil)
