@@ -10,12 +10,14 @@ public struct LaunchOptions: Sendable {
   /// Whether steps with a `cache` are served from their entries; when `false` every step
   /// runs, and new entries are still saved.
   public var servesCachedOutputs: Bool
-  /// The date and time now, for the age of cached outputs; tests pass a fixed one.
-  public var currentDate: @Sendable () -> Date
+  /// The date and time now, for the age of cached outputs: given to the initializer (tests
+  /// pass a fixed one), and read only by the engine.
+  package var currentDate: @Sendable () -> Date
   /// How the launch treats the launch record in the data folder.
   package var launchRecord = LaunchRecordUse.automatic
 
-  /// Creates options.
+  /// Creates options; `currentDate` gives the date and time now, for the age of cached
+  /// outputs (tests pass a fixed one).
   public init(
     maxConcurrency: Int? = nil, cancellationGracePeriod: Duration = .seconds(1),
     servesCachedOutputs: Bool = true, currentDate: @escaping @Sendable () -> Date = { Date() }
@@ -700,10 +702,13 @@ private final class LaunchRun: ControlledRun {
     case let failure as StepFailure: failure.message
     case is CancellationError: "cancelled"
     case let error as any CustomStringConvertible: error.description
+    // Its value names it for developers; its words for users say what happened. (Its
+    // `errorDescription` is those words, unless it gave one of its own.)
+    case let error as any UserFacingError
+    where (error.errorDescription ?? error.userMessage) == error.userMessage:
+      "\(String(describing: error)): \(error.userMessage)"
     case let error as any LocalizedError where error.errorDescription != nil:
       error.localizedDescription
-    // Its value names it for developers; its words for users say what happened.
-    case let error as any UserFacingError: "\(String(describing: error)): \(error.userMessage)"
     default: String(describing: error)
     }
   }
