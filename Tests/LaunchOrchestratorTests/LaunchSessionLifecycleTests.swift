@@ -688,6 +688,75 @@ struct LaunchSessionLifecycleTests {
     #expect(session.phase == .finished(retried.outcome))
   }
 
+  /// A signal the manifest does not declare starts nothing: the step waiting for the one the
+  /// app meant says so in the report, and in a log event, once (sent early, or twice).
+  @Test func aSignalTheManifestDoesNotDeclareIsNotedOnTheStepWaitingForTheOneMeant()
+    async throws
+  {
+    let plan = try loadPlan(
+      """
+      { "version": 1, "signals": ["consent", "signedIn"], "steps": [
+        { "id": "store", "plugin": "noop" },
+        { "id": "analytics", "plugin": "noop", "dependsOn": ["store"], "waitFor": ["consent"] },
+        { "id": "sync", "plugin": "noop", "waitFor": ["signedIn"] }
+      ] }
+      """)
+    let clock = ManualClock()
+    let session = LaunchSession()
+    var logs: [LaunchEvent.Kind] = []
+    session.onEvent = { if case .log = $0.kind { logs.append($0.kind) } }
+    session.signal("consnet")
+    let run = clock.start { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.settle()
+    session.signal("consnet")
+    session.signal("signedIn")
+    await clock.advance(to: .seconds(60))
+    // 'analytics' still waits for 'consent', which never came.
+    #expect(session.phase == .running)
+    session.finish()
+    let report = await run.value
+    let note =
+      "the app sent the signal 'consnet', which the manifest does not declare, so it was ignored. Did you mean 'consent'?"
+    #expect(report.step("analytics")?.notes == [note])
+    #expect(report.step("analytics")?.error == "signal 'consent' was not sent")
+    #expect(report.step("sync")?.notes == [])
+    #expect(report.step("sync")?.state == .succeeded)
+    #expect(logs == [.log(step: "analytics", message: note)])
+    #expect(
+      report.signals == [.init(name: "consent", time: nil), .init(name: "signedIn", time: .zero)])
+  }
+
+  @Test func aSignalFarFromEveryDeclaredNameIsNotedOnEveryStepWaitingForOne() async throws {
+    let plan = try loadPlan(
+      """
+      { "version": 1, "signals": ["consent", "sceneActive"], "steps": [
+        { "id": "store", "plugin": "noop" },
+        { "id": "analytics", "plugin": "noop", "waitFor": ["consent"] },
+        { "id": "prefetch", "plugin": "noop", "waitFor": ["sceneActive"] }
+      ] }
+      """)
+    let session = LaunchSession()
+    session.signal("pushToken")
+    session.finish()
+    let report = await session.run(plan, on: LaunchEngine(clock: ManualClock()))
+    let note =
+      "the app sent the signal 'pushToken', which the manifest does not declare (its signals: 'consent', 'sceneActive'), so it was ignored"
+    #expect(report.step("analytics")?.notes == [note])
+    #expect(report.step("prefetch")?.notes == [note])
+    #expect(report.step("store")?.notes == [])
+  }
+
+  /// With no step waiting for a signal, nothing was held back: no step is told.
+  @Test func aSignalToAManifestWithNoStepWaitingForOneIsNotedNowhere() async throws {
+    let plan = try loadPlan(
+      #"{ "version": 1, "steps": [ { "id": "store", "plugin": "noop" } ] }"#)
+    let session = LaunchSession()
+    session.signal("consent")
+    let report = await session.run(plan, on: LaunchEngine(clock: ManualClock()))
+    #expect(report.outcome == .succeeded)
+    #expect(report.step("store")?.notes == [])
+  }
+
   // MARK: On demand
 
   @Test func ensureAskedForBeforeTheFirstLaunchStartsWaitsForIt() async throws {

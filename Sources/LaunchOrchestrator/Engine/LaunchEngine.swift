@@ -984,7 +984,11 @@ private struct RunState {
     case .hold: scheduler.hold()
     case .release: scheduler.release(at: now)
     case .signal(let name):
-      if let signal = run.plan.signals.firstIndex(of: name) { scheduler.signal(signal, at: now) }
+      if let signal = run.plan.signals.firstIndex(of: name) {
+        scheduler.signal(signal, at: now)
+      } else {
+        scheduler.undeclaredSignal(name, at: now)
+      }
     case .activate(let id, let waiter):
       guard let step = run.plan.steps.firstIndex(where: { $0.id == id }),
         run.plan.steps[step].trigger == .onDemand

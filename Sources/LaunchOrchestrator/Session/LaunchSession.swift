@@ -281,7 +281,9 @@ public final class LaunchSession {
   }
 
   /// Sends the signal `name` (declared in the manifest's `signals`): steps that `waitFor` it
-  /// may start. A signal sent early is remembered, by this launch and by a retry.
+  /// may start. A signal sent early is remembered, by this launch and by a retry. A name the
+  /// manifest does not declare starts nothing: the steps waiting for the signal closest to it
+  /// (a typo), else every step waiting for one, get a note in the report saying so.
   public func signal(_ name: String) {
     if !sentSignals.contains(name) { sentSignals.append(name) }
     control?.signal(name)
