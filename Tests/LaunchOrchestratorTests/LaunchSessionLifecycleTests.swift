@@ -858,13 +858,55 @@ struct LaunchSessionLifecycleTests {
     #expect(session.screen == .content)
     #expect(session.failure == nil)
     #expect(session.output(of: "search", as: Tally.self) == nil)
-    // The launch's events ended with it: `onEvent` hears none of a step ensured after it.
-    #expect(heard.count == launchEvents)
+    // The launch's events ended with `finished`; those of a step ensured after it follow.
+    await until({ heard.count == launchEvents + 2 }, "onEvent heard 'search'")
+    #expect(heard[launchEvents - 1] == .finished(outcome: .succeeded))
+    #expect(
+      Array(heard[launchEvents...]) == [
+        .started(step: "search", attempt: 1), .failed(step: "search", error: "run 1 fails"),
+      ])
 
     // Ensured again, it runs again, and the report follows.
     #expect(try await session.ensure("search", as: Tally.self) == Tally(value: "\(key)#2"))
     #expect(session.report?.step("search")?.state == .succeeded)
     #expect(session.report?.step("search")?.error == nil)
+  }
+
+  /// An on-demand step ensured after the launch shows in the report from its start, with no
+  /// end while it runs; `runningSteps` lists it, and `onEvent` hears its events.
+  @Test func anOnDemandStepEnsuredAfterTheLaunchShowsRunningFromItsStart() async throws {
+    let key = "session-ensure-running-\(UUID())"
+    let plan = try Self.slowOnDemandPlan(key: key)
+    let clock = ManualClock()
+    let session = LaunchSession()
+    var heard: [LaunchEvent.Kind] = []
+    session.onEvent = { heard.append($0.kind) }
+    let launch = await clock.run { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    #expect(launch.step("slow")?.start == nil)
+    #expect(launch.step("slow")?.error == "on demand, and not ensured")
+    let launchEvents = heard.count
+    await clock.advance(to: .seconds(5))
+    let ensured = Task { try await session.ensure("slow", as: Tally.self) }
+    await until({ session.report?.step("slow")?.start != nil }, "the report shows 'slow'")
+    let running = try #require(session.report?.step("slow"))
+    #expect(running.start == .seconds(5))
+    #expect(running.end == nil)
+    #expect(running.error == nil)
+    #expect(running.attempts == 1)
+    #expect(session.runningSteps == ["slow"])
+    #expect(Array(heard[launchEvents...]) == [.started(step: "slow", attempt: 1)])
+    await until({ clock.sleeperDeadlines == [.seconds(35)] }, "'slow' sleeps")
+    await clock.advance(to: .seconds(35))
+    #expect(try await ensured.value == Tally(value: "\(key)#1"))
+    await until({ session.runningSteps.isEmpty }, "'slow' ended")
+    let ended = try #require(session.report?.step("slow"))
+    #expect(ended.state == .succeeded)
+    #expect(ended.start == .seconds(5))
+    #expect(ended.end == .seconds(35))
+    #expect(
+      Array(heard[launchEvents...]) == [
+        .started(step: "slow", attempt: 1), .succeeded(step: "slow", usedFallback: false),
+      ])
   }
 
   /// Whether `task` ends within about five seconds, without the test moving its clock: its
