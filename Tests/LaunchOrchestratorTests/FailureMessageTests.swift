@@ -20,6 +20,12 @@ struct FailureMessageTests {
     var errorDescription: String? { "the daily quota is used up" }
   }
 
+  /// Words for users, and a description of its own for developers.
+  private struct LimitError: UserFacingError {
+    var userMessage: String { "You've reached today's limit." }
+    var errorDescription: String? { "the daily quota of 500 searches is used up" }
+  }
+
   /// The report's error for a step whose plugin throws `error`.
   private func message(for error: any Error & Sendable) async throws -> String? {
     var registry = PluginRegistry.testKinds
@@ -47,6 +53,13 @@ struct FailureMessageTests {
   @Test func aLocalizedErrorIsWrittenWithItsDescription() async throws {
     let text = try #require(await message(for: QuotaError()))
     #expect(text.contains("the daily quota is used up"), "\(text)")
+  }
+
+  /// A `UserFacingError` is a `LocalizedError` whose description is its words for users:
+  /// the report keeps the value's fields beside them, or the description it gave itself.
+  @Test func anErrorForUsersWithADescriptionOfItsOwnIsWrittenWithIt() async throws {
+    let text = try #require(await message(for: LimitError()))
+    #expect(text == "the daily quota of 500 searches is used up")
   }
 
   @Test func foundationsOwnErrorsNameTheFile() async throws {

@@ -163,6 +163,84 @@ struct LaunchFailureTests {
     #expect(failure?.underlying as? Named == Named(name: expected))
   }
 
+  // MARK: Caught as any error
+
+  /// An app that catches any error shows `error.localizedDescription` (an alert, SwiftUI's
+  /// `alert(isPresented:error:)`) and logs `"\(error)"`: the first is the failure's words for
+  /// users, the second its message for developers; never Foundation's "The operation
+  /// couldn't be completed (LaunchOrchestrator.LaunchFailure error 1.)".
+  @Test func aFailureCaughtAsAnyErrorShowsItsWordsForUsersAndLogsItsMessage() async throws {
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "number.make" },
+        { "id": "feed", "plugin": "feed.load", "trigger": "onDemand" } ] }
+      """, registry: Self.registry(throwing: OfflineError(retryAfter: 5)))
+    let session = LaunchSession()
+    _ = await session.run(plan, on: LaunchEngine(clock: ManualClock()))
+    var shown: String?
+    var logged: String?
+    do {
+      try await session.ensure("feed", as: Void.self)
+    } catch {
+      shown = error.localizedDescription
+      logged = "\(error)"
+    }
+    #expect(shown == "You're offline. Connect and try again.")
+    #expect(
+      logged == "'feed' failed: OfflineError(retryAfter: 5): You're offline. Connect and try again."
+    )
+  }
+
+  @Test func aFailureWithNoWordsForUsersShowsTheSentenceForItsKind() async throws {
+    let plan = try loadPlan(Self.feedManifest, registry: Self.registry(throwing: CorruptStore()))
+    let session = LaunchSession()
+    _ = await session.run(plan, on: LaunchEngine(clock: ManualClock()))
+    let failure: any Error = try #require(session.failure)
+    #expect(
+      failure.localizedDescription
+        == "Something went wrong while starting the app. Please try again.")
+    #expect("\(failure)" == "'feed' failed: CorruptStore()")
+    let timedOut: any Error = LaunchFailure(
+      kind: .timedOut, step: "feed", message: "'feed' timed out")
+    #expect(timedOut.localizedDescription == "Starting the app took too long. Please try again.")
+  }
+
+  /// What a plugin throws, and what `LaunchPlan.clearCache()` throws to the app.
+  @Test func aStepFailureCaughtAsAnyErrorShowsItsWordsForUsers() {
+    let worded: any Error = StepFailure(
+      "/var/mobile/feed.json is not JSON", userMessage: "Your feed could not be read.")
+    #expect(worded.localizedDescription == "Your feed could not be read.")
+    #expect("\(worded)" == "/var/mobile/feed.json is not JSON")
+    let plain: any Error = StepFailure("cannot remove '/data/.cache/feed.json': permission denied")
+    #expect(
+      plain.localizedDescription == "Something went wrong while starting the app. Please try again."
+    )
+    #expect("\(plain)" == "cannot remove '/data/.cache/feed.json': permission denied")
+  }
+
+  /// A plugin's own `UserFacingError` is localized by its words for users too, unless it says
+  /// something else itself.
+  @Test func aUserFacingErrorIsLocalizedByItsWordsUnlessItHasItsOwn() {
+    struct QuotaError: UserFacingError {
+      var userMessage: String { "You've reached today's limit." }
+      var errorDescription: String? { "Today's 500 searches are used up." }
+    }
+    #expect(
+      (OfflineError(retryAfter: 5) as any Error).localizedDescription
+        == "You're offline. Connect and try again.")
+    #expect((QuotaError() as any Error).localizedDescription == "Today's 500 searches are used up.")
+  }
+
+  @Test func aManifestErrorCaughtAsAnyErrorListsItsProblems() throws {
+    let error = #expect(throws: ManifestError.self) {
+      try loadPlan(#"{ "version": 1, "steps": [ { "id": "a", "plugin": "no.such" } ] }"#)
+    }
+    let caught: any Error = try #require(error)
+    #expect(caught.localizedDescription == error?.description)
+    #expect(caught.localizedDescription.contains("no.such"))
+  }
+
   // MARK: Output keys
 
   @Test func anOutputKeyReadsTheOutputAndChecksAgainstThePlan() async throws {

@@ -436,6 +436,45 @@ struct LaunchLifecycleTests {
     #expect(tally == Tally(value: "paused-ondemand#1"))
   }
 
+  /// The report of the run so far lists an on-demand step ensured after the launch from its
+  /// start, with no end while it runs; the launch's own event stream ended with `finished`
+  /// and hears none of it.
+  @Test func aStepEnsuredAfterTheLaunchIsInTheReportFromItsStart() async throws {
+    let clock = ManualClock()
+    let key = "report-running-\(UUID())"
+    let plan = try loadPlan(
+      """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "noop" },
+        { "id": "index", "plugin": "count", "params": { "key": "\(key)", "duration": "10s" },
+          "trigger": "onDemand" }
+      ] }
+      """)
+    let control = LaunchControl()
+    let (events, continuation) = AsyncStream.makeStream(of: LaunchEvent.self)
+    let report = await clock.start {
+      await LaunchEngine(clock: clock).run(plan, control: control, events: continuation)
+    }.value
+    var kinds: [LaunchEvent.Kind] = []
+    for await event in events { kinds.append(event.kind) }
+    #expect(kinds.last == .finished(outcome: .succeeded))
+    #expect(report.step("index")?.start == nil)
+    await clock.advance(to: .seconds(2))
+    control.request("index")
+    await clock.settle()
+    let running = try #require(control.report?.step("index"))
+    #expect(running.start == .seconds(2))
+    #expect(running.end == nil)
+    #expect(running.error == nil)
+    #expect(running.attempts == 1)
+    await clock.advance(to: .seconds(12))
+    _ = try await control.ensure("index", as: Tally.self)
+    let ended = try #require(control.report?.step("index"))
+    #expect(ended.state == .succeeded)
+    #expect(ended.start == .seconds(2))
+    #expect(ended.end == .seconds(12))
+  }
+
   @Test func anOnDemandStepEnsuredDuringTheLaunchIsPartOfIt() async throws {
     let clock = ManualClock()
     let plan = try loadPlan(

@@ -688,6 +688,75 @@ struct LaunchSessionLifecycleTests {
     #expect(session.phase == .finished(retried.outcome))
   }
 
+  /// A signal the manifest does not declare starts nothing: the step waiting for the one the
+  /// app meant says so in the report, and in a log event, once (sent early, or twice).
+  @Test func aSignalTheManifestDoesNotDeclareIsNotedOnTheStepWaitingForTheOneMeant()
+    async throws
+  {
+    let plan = try loadPlan(
+      """
+      { "version": 1, "signals": ["consent", "signedIn"], "steps": [
+        { "id": "store", "plugin": "noop" },
+        { "id": "analytics", "plugin": "noop", "dependsOn": ["store"], "waitFor": ["consent"] },
+        { "id": "sync", "plugin": "noop", "waitFor": ["signedIn"] }
+      ] }
+      """)
+    let clock = ManualClock()
+    let session = LaunchSession()
+    var logs: [LaunchEvent.Kind] = []
+    session.onEvent = { if case .log = $0.kind { logs.append($0.kind) } }
+    session.signal("consnet")
+    let run = clock.start { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    await clock.settle()
+    session.signal("consnet")
+    session.signal("signedIn")
+    await clock.advance(to: .seconds(60))
+    // 'analytics' still waits for 'consent', which never came.
+    #expect(session.phase == .running)
+    session.finish()
+    let report = await run.value
+    let note =
+      "the app sent the signal 'consnet', which the manifest does not declare, so it was ignored. Did you mean 'consent'?"
+    #expect(report.step("analytics")?.notes == [note])
+    #expect(report.step("analytics")?.error == "signal 'consent' was not sent")
+    #expect(report.step("sync")?.notes == [])
+    #expect(report.step("sync")?.state == .succeeded)
+    #expect(logs == [.log(step: "analytics", message: note)])
+    #expect(
+      report.signals == [.init(name: "consent", time: nil), .init(name: "signedIn", time: .zero)])
+  }
+
+  @Test func aSignalFarFromEveryDeclaredNameIsNotedOnEveryStepWaitingForOne() async throws {
+    let plan = try loadPlan(
+      """
+      { "version": 1, "signals": ["consent", "sceneActive"], "steps": [
+        { "id": "store", "plugin": "noop" },
+        { "id": "analytics", "plugin": "noop", "waitFor": ["consent"] },
+        { "id": "prefetch", "plugin": "noop", "waitFor": ["sceneActive"] }
+      ] }
+      """)
+    let session = LaunchSession()
+    session.signal("pushToken")
+    session.finish()
+    let report = await session.run(plan, on: LaunchEngine(clock: ManualClock()))
+    let note =
+      "the app sent the signal 'pushToken', which the manifest does not declare (its signals: 'consent', 'sceneActive'), so it was ignored"
+    #expect(report.step("analytics")?.notes == [note])
+    #expect(report.step("prefetch")?.notes == [note])
+    #expect(report.step("store")?.notes == [])
+  }
+
+  /// With no step waiting for a signal, nothing was held back: no step is told.
+  @Test func aSignalToAManifestWithNoStepWaitingForOneIsNotedNowhere() async throws {
+    let plan = try loadPlan(
+      #"{ "version": 1, "steps": [ { "id": "store", "plugin": "noop" } ] }"#)
+    let session = LaunchSession()
+    session.signal("consent")
+    let report = await session.run(plan, on: LaunchEngine(clock: ManualClock()))
+    #expect(report.outcome == .succeeded)
+    #expect(report.step("store")?.notes == [])
+  }
+
   // MARK: On demand
 
   @Test func ensureAskedForBeforeTheFirstLaunchStartsWaitsForIt() async throws {
@@ -789,13 +858,55 @@ struct LaunchSessionLifecycleTests {
     #expect(session.screen == .content)
     #expect(session.failure == nil)
     #expect(session.output(of: "search", as: Tally.self) == nil)
-    // The launch's events ended with it: `onEvent` hears none of a step ensured after it.
-    #expect(heard.count == launchEvents)
+    // The launch's events ended with `finished`; those of a step ensured after it follow.
+    await until({ heard.count == launchEvents + 2 }, "onEvent heard 'search'")
+    #expect(heard[launchEvents - 1] == .finished(outcome: .succeeded))
+    #expect(
+      Array(heard[launchEvents...]) == [
+        .started(step: "search", attempt: 1), .failed(step: "search", error: "run 1 fails"),
+      ])
 
     // Ensured again, it runs again, and the report follows.
     #expect(try await session.ensure("search", as: Tally.self) == Tally(value: "\(key)#2"))
     #expect(session.report?.step("search")?.state == .succeeded)
     #expect(session.report?.step("search")?.error == nil)
+  }
+
+  /// An on-demand step ensured after the launch shows in the report from its start, with no
+  /// end while it runs; `runningSteps` lists it, and `onEvent` hears its events.
+  @Test func anOnDemandStepEnsuredAfterTheLaunchShowsRunningFromItsStart() async throws {
+    let key = "session-ensure-running-\(UUID())"
+    let plan = try Self.slowOnDemandPlan(key: key)
+    let clock = ManualClock()
+    let session = LaunchSession()
+    var heard: [LaunchEvent.Kind] = []
+    session.onEvent = { heard.append($0.kind) }
+    let launch = await clock.run { await session.run(plan, on: LaunchEngine(clock: clock)) }
+    #expect(launch.step("slow")?.start == nil)
+    #expect(launch.step("slow")?.error == "on demand, and not ensured")
+    let launchEvents = heard.count
+    await clock.advance(to: .seconds(5))
+    let ensured = Task { try await session.ensure("slow", as: Tally.self) }
+    await until({ session.report?.step("slow")?.start != nil }, "the report shows 'slow'")
+    let running = try #require(session.report?.step("slow"))
+    #expect(running.start == .seconds(5))
+    #expect(running.end == nil)
+    #expect(running.error == nil)
+    #expect(running.attempts == 1)
+    #expect(session.runningSteps == ["slow"])
+    #expect(Array(heard[launchEvents...]) == [.started(step: "slow", attempt: 1)])
+    await until({ clock.sleeperDeadlines == [.seconds(35)] }, "'slow' sleeps")
+    await clock.advance(to: .seconds(35))
+    #expect(try await ensured.value == Tally(value: "\(key)#1"))
+    await until({ session.runningSteps.isEmpty }, "'slow' ended")
+    let ended = try #require(session.report?.step("slow"))
+    #expect(ended.state == .succeeded)
+    #expect(ended.start == .seconds(5))
+    #expect(ended.end == .seconds(35))
+    #expect(
+      Array(heard[launchEvents...]) == [
+        .started(step: "slow", attempt: 1), .succeeded(step: "slow", usedFallback: false),
+      ])
   }
 
   /// Whether `task` ends within about five seconds, without the test moving its clock: its

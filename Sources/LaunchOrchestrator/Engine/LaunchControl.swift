@@ -95,7 +95,10 @@ public final class LaunchControl: Sendable {
 
   /// Sends the signal `name`, which the manifest declares in `signals`: steps that `waitFor`
   /// it may start. A signal sent before a step is ready is remembered; sending it again does
-  /// nothing, and so does sending it after ``finish()``, which said none would come.
+  /// nothing, and so does sending it after ``finish()``, which said none would come. A name
+  /// the manifest does not declare starts nothing: the steps waiting for the signal closest
+  /// to it (a typo), else every step waiting for one, get a note saying so, with its `log`
+  /// event.
   public func signal(_ name: String) {
     let run = state.withLock { state in
       if !state.signals.contains(name) { state.signals.append(name) }

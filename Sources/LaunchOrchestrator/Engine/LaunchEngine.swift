@@ -10,12 +10,14 @@ public struct LaunchOptions: Sendable {
   /// Whether steps with a `cache` are served from their entries; when `false` every step
   /// runs, and new entries are still saved.
   public var servesCachedOutputs: Bool
-  /// The date and time now, for the age of cached outputs; tests pass a fixed one.
-  public var currentDate: @Sendable () -> Date
+  /// The date and time now, for the age of cached outputs: given to the initializer (tests
+  /// pass a fixed one), and read only by the engine.
+  package var currentDate: @Sendable () -> Date
   /// How the launch treats the launch record in the data folder.
   package var launchRecord = LaunchRecordUse.automatic
 
-  /// Creates options.
+  /// Creates options; `currentDate` gives the date and time now, for the age of cached
+  /// outputs (tests pass a fixed one).
   public init(
     maxConcurrency: Int? = nil, cancellationGracePeriod: Duration = .seconds(1),
     servesCachedOutputs: Bool = true, currentDate: @escaping @Sendable () -> Date = { Date() }
@@ -63,7 +65,7 @@ public struct LaunchEngine<C: Clock>: Sendable where C.Duration == Duration {
   /// and such steps are skipped (`signal '<name>' was not sent`).
   ///
   /// Events are delivered to `events` in order, and the continuation is finished when the
-  /// launch is. Cancelling the calling task cancels the launch: running steps are cancelled,
+  /// launch is: on-demand steps ensured after it are in none of them. Cancelling the calling task cancels the launch: running steps are cancelled,
   /// the rest skipped, and the report's outcome is `cancelled`.
   public func run(
     _ plan: LaunchPlan, environment: LaunchEnvironment = LaunchEnvironment(),
@@ -277,11 +279,10 @@ private final class LaunchRun: ControlledRun {
     } onCancel: {
       post(.cancel)
     }
-    // The handler that ended the launch stopped the timer and published the last events,
-    // unless on-demand steps may still be ensured: the app hears the end (the milestone
-    // reached by the last step, `finished`) while the report is made, not after.
+    // The handler that ended the launch published the last events and ended them (and
+    // stopped the timer, unless on-demand steps may still be ensured): the app hears the end
+    // (the milestone reached by the last step, `finished`) while the report is made, not after.
     var report = state.withLock { makeReport($0) }
-    events?.finish()
     var notes = EndNotes()
     if let context { notes.context = await context.finish(outcome: report.outcome) }
     for (step, save) in aside.withLock({ $0.saves }) {
@@ -529,10 +530,12 @@ private final class LaunchRun: ControlledRun {
           return goesOn
         }
         perform(&handler)
-        if !goesOn {
-          // No lull comes after the last batch: the ensure callers hear now. The events end
-          // with the last burst, published above: the consumer wakes once for both.
-          handOverEnsured(&handler)
+        // No lull comes after the last batch: the ensure callers hear now.
+        if !goesOn { handOverEnsured(&handler) }
+        if launchEnded, !handler.eventsEnded {
+          // The events end with the launch's last burst, published above: the consumer wakes
+          // once for both. Those of on-demand steps ensured after it go to the hook.
+          handler.eventsEnded = true
           events?.finish()
         }
         return goesOn
@@ -540,7 +543,7 @@ private final class LaunchRun: ControlledRun {
       whenIdle: { handler in
         if hasEvents {
           let burst = state.withLock { $0.scheduler.takeEvents() }
-          if !burst.isEmpty { events?.publish(burst) }
+          if !burst.isEmpty { publish(burst, eventsEnded: handler.eventsEnded) }
         }
         handOverEnsured(&handler)
       })
@@ -581,7 +584,7 @@ private final class LaunchRun: ControlledRun {
       case .firstScreen:
         context?.reachedFirstScreen()
       case .publish(let burst):
-        events?.publish(burst)
+        publish(burst, eventsEnded: handler.eventsEnded)
       case .arm(let deadline):
         handler.timer?.cancel()
         @Sendable func fire() async {
@@ -606,6 +609,12 @@ private final class LaunchRun: ControlledRun {
     }
     effects.removeAll(keepingCapacity: true)
     swap(&effects, &handler.effects)
+  }
+
+  /// Hands `burst` to the events' consumer, or once the launch's events ended (on-demand
+  /// steps ensured after it), to the hook that takes them.
+  private func publish(_ burst: [LaunchEvent], eventsEnded: Bool) {
+    if eventsEnded { hooks.onLateEvents?(burst) } else { events?.publish(burst) }
   }
 
   /// Hands the ensure callers the results gathered for them, once; outside the lock, so a
@@ -700,10 +709,13 @@ private final class LaunchRun: ControlledRun {
     case let failure as StepFailure: failure.message
     case is CancellationError: "cancelled"
     case let error as any CustomStringConvertible: error.description
+    // Its value names it for developers; its words for users say what happened. (Its
+    // `errorDescription` is those words, unless it gave one of its own.)
+    case let error as any UserFacingError
+    where (error.errorDescription ?? error.userMessage) == error.userMessage:
+      "\(String(describing: error)): \(error.userMessage)"
     case let error as any LocalizedError where error.errorDescription != nil:
       error.localizedDescription
-    // Its value names it for developers; its words for users say what happened.
-    case let error as any UserFacingError: "\(String(describing: error)): \(error.userMessage)"
     default: String(describing: error)
     }
   }
@@ -719,6 +731,9 @@ struct RunHooks: Sendable {
   var onError: (@Sendable (String, any Error) -> Void)?
   /// The launch's context, the record's facts filled in, before the first step starts.
   var onContext: (@Sendable (LaunchContext) -> Void)?
+  /// Events of on-demand steps ensured after the launch ended, whose event stream ended with
+  /// it: each burst in order.
+  var onLateEvents: (@Sendable ([LaunchEvent]) -> Void)?
 }
 
 /// What only a run's handler touches: the tasks it acts on, and what it has to do once it
@@ -735,6 +750,9 @@ private struct RunHandler: Sendable {
   var ensureWaiters: [Int: [EnsureWaiter]] = [:]
   /// The results of on-demand steps that ended, for their ensure callers.
   var ensured: [EnsureResult] = []
+  /// Whether the launch's events ended (with the launch): later ones go to
+  /// ``RunHooks/onLateEvents``.
+  var eventsEnded = false
 
   init(stepCount: Int) {
     tasks = Array(repeating: nil, count: stepCount)
@@ -979,7 +997,11 @@ private struct RunState {
     case .hold: scheduler.hold()
     case .release: scheduler.release(at: now)
     case .signal(let name):
-      if let signal = run.plan.signals.firstIndex(of: name) { scheduler.signal(signal, at: now) }
+      if let signal = run.plan.signals.firstIndex(of: name) {
+        scheduler.signal(signal, at: now)
+      } else {
+        scheduler.undeclaredSignal(name, at: now)
+      }
     case .activate(let id, let waiter):
       guard let step = run.plan.steps.firstIndex(where: { $0.id == id }),
         run.plan.steps[step].trigger == .onDemand

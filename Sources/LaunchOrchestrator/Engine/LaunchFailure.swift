@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why a launch, or a step the app asked for, did not give the app what it wanted: a value
 /// the app can branch on, the error the plugin threw, a message for developers and one for
 /// the failure screen.
@@ -7,7 +9,10 @@
 ///   if failure.underlying is OfflineError { OfflineView { Task { await launch.retry() } } }
 ///   else { FailureView(message: failure.userMessage) }
 /// ```
-public struct LaunchFailure: Error, Sendable, Equatable, CustomStringConvertible {
+///
+/// Caught as any error, it says the same: `error.localizedDescription` is ``userMessage``
+/// (what an alert shows), `"\(error)"` is ``message`` (what a log keeps).
+public struct LaunchFailure: UserFacingError, Sendable, Equatable, CustomStringConvertible {
   /// What went wrong, as a value that can grow: compare with the static values.
   public struct Kind: Sendable, Hashable, CustomStringConvertible {
     /// The kind's name, which ``description`` gives.
@@ -117,7 +122,17 @@ public struct LaunchFailure: Error, Sendable, Equatable, CustomStringConvertible
 /// An error whose words are fit for the app's users: a plugin throws one so that the failure
 /// screen says what happened (`"You're offline. Connect and try again."`), with the
 /// developer's details kept in ``LaunchFailure/message``.
-public protocol UserFacingError: Error {
+///
+/// It is a `LocalizedError` whose description is ``userMessage``, so an app that shows any
+/// error's `localizedDescription` (a SwiftUI `alert(isPresented:error:)`) shows these words,
+/// not Foundation's "The operation couldn't be completed"; ``LaunchFailure`` and
+/// ``StepFailure`` are such errors. A type that gives its own `errorDescription` keeps it.
+public protocol UserFacingError: LocalizedError {
   /// Short, with no paths or developer wording.
   var userMessage: String { get }
+}
+
+extension UserFacingError {
+  /// ``userMessage``: the words `localizedDescription` gives, for the app's users.
+  public var errorDescription: String? { userMessage }
 }

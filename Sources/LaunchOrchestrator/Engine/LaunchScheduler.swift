@@ -147,6 +147,8 @@ struct LaunchScheduler {
   private var unmetSignals: [Int]
   /// The steps waiting for each signal.
   private var signalWaiters: [[Int]]
+  /// The names the app sent that the manifest does not declare, each noted once.
+  private var undeclaredSignals: Set<String> = []
   /// On-demand steps that ended since the last ``takeEndedOnDemandSteps()``: whoever
   /// ensured them is waiting.
   private var endedOnDemand: [Int] = []
@@ -459,6 +461,25 @@ struct LaunchScheduler {
   mutating func signal(_ signal: Int, at now: Duration) {
     receive(signal, at: now)
     settle(at: now)
+  }
+
+  /// The app sent `name`, which the manifest does not declare (`signals`): nothing hears it,
+  /// and a step waiting for the signal the app meant would wait on. The first time, each step
+  /// that waits for the declared signal closest to it (a typo: `consnet`), else each step
+  /// that waits for any signal, gets a note saying so, with its log event. A manifest with no
+  /// step waiting for a signal has nothing the app could have meant: no note.
+  mutating func undeclaredSignal(_ name: String, at now: Duration) {
+    guard undeclaredSignals.insert(name).inserted else { return }
+    let meant = Suggestions.closest(to: name, in: plan.signals)
+    var steps = meant.flatMap { plan.signals.firstIndex(of: $0) }.map { signalWaiters[$0] } ?? []
+    if steps.isEmpty { steps = plan.steps.indices.filter { !plan.steps[$0].waitFor.isEmpty } }
+    guard !steps.isEmpty else { return }
+    let sent = "the app sent the signal '\(name)', which the manifest does not declare"
+    let declared = plan.signals.map { "'\($0)'" }.joined(separator: ", ")
+    let note =
+      meant.map { "\(sent), so it was ignored. Did you mean '\($0)'?" }
+      ?? "\(sent) (its signals: \(declared)), so it was ignored"
+    for step in steps { self.note(note, for: step, at: now) }
   }
 
   private mutating func receive(_ signal: Int, at now: Duration) {

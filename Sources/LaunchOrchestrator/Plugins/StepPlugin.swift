@@ -1,3 +1,5 @@
+import Foundation
+
 /// A kind of launch step: one type with typed parameters, a typed output and a `run` method.
 ///
 /// ```swift
@@ -129,6 +131,9 @@ public struct ParameterError: Error, Sendable, Equatable {
 
 /// A step's failure, with a message meant for the person reading the report and, when the
 /// plugin has one, a message for the app's users (the failure screen's).
+///
+/// Caught by an app (``LaunchPlan/clearCache()`` throws one too), `localizedDescription` is
+/// ``userMessage`` and `"\(error)"` is ``message``, as for ``LaunchFailure``.
 public struct StepFailure: UserFacingError, Sendable, Equatable, CustomStringConvertible {
   /// What went wrong, for developers.
   public var message: String

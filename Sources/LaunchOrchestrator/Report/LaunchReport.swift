@@ -13,7 +13,9 @@ public struct LaunchReport: Sendable, Equatable {
     public var state: StepState
     /// When its first attempt started; `nil` if it never started.
     public var start: Duration?
-    /// When it ended; `nil` if it never started.
+    /// When it ended; `nil` if it never started, or still runs: an on-demand step ensured
+    /// after the launch is in ``LaunchSession/report`` from its start, with no `end` (and the
+    /// state `skipped`) until it ends.
     public var end: Duration?
     /// Attempts made, the fallback included.
     public var attempts: Int
@@ -101,7 +103,9 @@ public struct LaunchReport: Sendable, Equatable {
     public var state: StepState
     /// When its first attempt started; `nil` if it never started.
     public var start: Duration?
-    /// When it ended; `nil` if it never started.
+    /// When it ended; `nil` if it never started, or still runs: an on-demand step ensured
+    /// after the launch is in ``LaunchSession/report`` from its start, with no `end` (and the
+    /// state `skipped`) until it ends.
     public var end: Duration?
     /// Attempts made.
     public var attempts: Int
@@ -331,7 +335,11 @@ extension LaunchReport {
   ) -> Step {
     // Fields read in place: copying a whole record costs a retain per field.
     let plugin = plan.steps[index].plugin
-    if records[index].state == nil, plan.steps[index].trigger == .onDemand {
+    // An on-demand step ensured after the launch shows from its start: its `start` and no
+    // `end` while it runs (its state, how it ended, is not known yet: `skipped` until then).
+    if records[index].state == nil, records[index].start == nil,
+      plan.steps[index].trigger == .onDemand
+    {
       return Step(
         id: plan.steps[index].id, plugin: plugin, state: .skipped, start: nil, end: nil,
         attempts: 0, usedFallback: false, error: "on demand, and not ensured",

@@ -70,7 +70,8 @@ public final class LaunchSession {
   /// Why the launch failed, when it did: the step, the error its plugin threw
   /// (``LaunchFailure/underlying``), a message for developers and one for users.
   public private(set) var failure: LaunchFailure?
-  /// The report, once the launch is over; on-demand steps ensured after it update it.
+  /// The report, once the launch is over; on-demand steps ensured after it update it, from
+  /// their start (no `end` while they run) to their end.
   public private(set) var report: LaunchReport?
   /// Whether the app paused the launch (``pause()``); a launch started while paused waits.
   public private(set) var isPaused = false
@@ -129,6 +130,9 @@ public final class LaunchSession {
   /// The on-demand steps' runs under way, by step: concurrent ``ensure(_:as:)`` callers
   /// share one.
   @ObservationIgnored private var ensuring: [String: SharedEnsure] = [:]
+  /// Whether the current launch's end is applied (its events, its report): the events of
+  /// on-demand steps ensured after it are applied from then on.
+  @ObservationIgnored private var takesLateEvents = false
 
   /// Outputs waiting for their step's `succeeded` event, milestones reached, and the errors
   /// plugins threw (for the failure of a step's `failed` event).
@@ -137,6 +141,8 @@ public final class LaunchSession {
     var milestones: [String: Duration] = [:]
     var errors: [String: any Error] = [:]
     var context: LaunchContext?
+    /// Events of on-demand steps ensured after the launch, not applied yet.
+    var late: [LaunchEvent] = []
   }
 
   /// Where each finished launch's report is appended; `nil` keeps none.
@@ -144,6 +150,7 @@ public final class LaunchSession {
 
   /// Called on the main actor with each event of the session's launches (a retry's too), in
   /// order, once the session has applied it: for signposts, MetricKit or the app's own log.
+  /// After a launch's `finished` come the events of the on-demand steps ensured after it.
   /// The events that arrive together are applied, and handed here, in one turn of the main
   /// actor: keep it quick, as it runs for each of them before the main thread draws again.
   ///
@@ -281,7 +288,9 @@ public final class LaunchSession {
   }
 
   /// Sends the signal `name` (declared in the manifest's `signals`): steps that `waitFor` it
-  /// may start. A signal sent early is remembered, by this launch and by a retry.
+  /// may start. A signal sent early is remembered, by this launch and by a retry. A name the
+  /// manifest does not declare starts nothing: the steps waiting for the signal closest to it
+  /// (a typo), else every step waiting for one, get a note in the report saying so.
   public func signal(_ name: String) {
     if !sentSignals.contains(name) { sentSignals.append(name) }
     control?.signal(name)
@@ -299,10 +308,11 @@ public final class LaunchSession {
   /// dependencies that have not run, during the launch or after it, and returns its output.
   ///
   /// It runs once, with its timeout and retries: concurrent callers share that run, and later
-  /// calls return the output at once. During the launch, its events reach ``onEvent`` like
-  /// any step's (its failure leaves ``screen`` and ``failure`` as they are: it is the
-  /// caller's); the launch's events end with it, so after the launch its end shows in
-  /// ``output(of:as:)`` and in ``report``, which lists it as succeeded or failed.
+  /// calls return the output at once. Its events reach ``onEvent`` like any step's, during
+  /// the launch and after it (its failure leaves ``screen`` and ``failure`` as they are: it is
+  /// the caller's), and ``runningSteps`` lists it while it runs. After the launch,
+  /// ``report`` lists it from its start (no `end` while it runs) to its end, succeeded or
+  /// failed, and ``output(of:as:)`` hands its output over.
   ///
   /// A caller whose task is cancelled stops waiting at once and throws `CancellationError`;
   /// the run goes on for the other callers, and its output still becomes the session's. A
@@ -400,7 +410,14 @@ public final class LaunchSession {
       onOutput: { step, value in heard.withLock { $0.outputs[step] = value } },
       onMilestone: { name, time in heard.withLock { $0.milestones[name] = time } },
       onError: { step, error in heard.withLock { $0.errors[step] = error } },
-      onContext: { context in heard.withLock { $0.context = context } })
+      onContext: { context in heard.withLock { $0.context = context } },
+      onLateEvents: { [weak self] burst in
+        heard.withLock { $0.late += burst }
+        // A task of its own: the run's handler does not wait for the main actor. Each task
+        // applies every burst queued so far, in order, so tasks that run out of turn change
+        // nothing.
+        Task { @MainActor in self?.applyLateEvents(run: run) }
+      })
     async let report = engine.run(
       plan, environment: environment, events: continuation, control: control,
       reusing: previous, hooks: hooks)
@@ -424,6 +441,8 @@ public final class LaunchSession {
     }
     self.report = finished
     context = finished.context ?? context
+    takesLateEvents = true
+    applyLateEvents(run: run)
     if let reason = finished.error {
       // A launch refused before it started: the reason is the app developer's to see, and
       // the first step that needs a value the app did not provide is its step. Looked up
@@ -438,6 +457,28 @@ public final class LaunchSession {
     if let reportStore { await Self.keep(finished, in: reportStore) }
     await timer.value
     return finished
+  }
+
+  /// Applies the events of on-demand steps ensured after launch `run` ended, and hands them
+  /// to ``onEvent``, as the launch's own: ``runningSteps`` lists such a step while it runs,
+  /// and ``report`` shows it from its start.
+  private func applyLateEvents(run: Int) {
+    guard run == generation, takesLateEvents else { return }
+    let events = heard.withLock { heard in
+      defer { heard.late = [] }
+      return heard.late
+    }
+    guard !events.isEmpty else { return }
+    for event in events {
+      apply(event)
+      onEvent?(event)
+    }
+    // Progress changes no line of the report: a step that reports it often rebuilds none.
+    let changesReport = events.contains {
+      if case .progress = $0.kind { return false }
+      return true
+    }
+    if changesReport, let updated = control?.report { report = updated }
   }
 
   /// Appends `report` to `store` on a thread of its own: the write is synchronous file work,
@@ -524,6 +565,7 @@ public final class LaunchSession {
     context = nil
     outputs = StepOutputs()
     heard = Locked(Heard())
+    takesLateEvents = false
   }
 
   /// Marks the splash's minimum time as over; returns whether the screen has settled.
