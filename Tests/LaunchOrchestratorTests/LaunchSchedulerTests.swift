@@ -460,6 +460,93 @@ struct LaunchSchedulerTests {
       ])
   }
 
+  /// An attempt abandoned after its timeout frees its slot, but its step's next attempt still
+  /// waits for it to end: two attempts of a step never run at once.
+  @Test func aNextAttemptWaitsForItsAbandonedAttemptToEnd() throws {
+    var launch = try SchedulerHarness(
+      """
+      { "version": 1, "steps": [
+        { "id": "a", "plugin": "noop", "timeout": "1s", "retry": { "attempts": 2, "backoff": "100ms" } }
+      ] }
+      """)
+    launch.start()
+    launch.advance(to: .seconds(1))
+    launch.advance(to: .seconds(2))
+    #expect(launch.runningSteps.isEmpty)
+    launch.finishAbandoned(token: 0, at: .milliseconds(2_500))
+    #expect(launch.runningSteps == ["a"])
+    launch.succeed("a", at: .seconds(3))
+    #expect(
+      launch.takeLog() == [
+        "0s start a", "1s retry a#2 in 100ms after: timed out after 1s",
+        "2s log a: waiting for attempt 1, abandoned after it timed out, to end: two attempts of a step never run at once",
+        "2.5s start a#2", "3s done a", "3s finish succeeded",
+      ])
+    // The wait is the step's backoff: from the timed-out attempt's end to the next's turn.
+    #expect(
+      launch.report().step("a")?.waits == [
+        LaunchReport.Wait(reason: .backoff, start: .seconds(1), end: .milliseconds(2_500))
+      ])
+  }
+
+  /// The step's timeout bounds the wait for an abandoned attempt: the step then fails, its
+  /// further attempts and fallback untried, since each would run beside it.
+  @Test func aStepFailsWhenItsAbandonedAttemptOutlastsItsTimeout() throws {
+    var launch = try SchedulerHarness(
+      """
+      { "version": 1, "steps": [
+        { "id": "a", "plugin": "noop", "timeout": "1s", "onFailure": "continue",
+          "retry": { "attempts": 3, "backoff": "100ms" }, "fallback": { "params": {} } },
+        { "id": "b", "plugin": "noop", "dependsOn": ["a"] }
+      ] }
+      """)
+    launch.start()
+    launch.advance(to: .seconds(1))
+    launch.advance(to: .seconds(2))
+    #expect(launch.nextDeadline() == .seconds(3))
+    launch.advance(to: .seconds(3))
+    let reason =
+      "attempt 1, abandoned after it timed out, was still running after 1s (the step's timeout): the step did not run again beside it"
+    #expect(
+      launch.takeLog() == [
+        "0s start a", "1s retry a#2 in 100ms after: timed out after 1s",
+        "2s log a: waiting for attempt 1, abandoned after it timed out, to end: two attempts of a step never run at once",
+        "3s fail a: \(reason)", "3s skip b: dependency 'a' failed", "3s finish degraded",
+      ])
+    #expect(launch.scheduler.records[0].attempts == 1)
+    #expect(launch.scheduler.records[0].error == reason)
+    // Its end comes too late to change anything.
+    launch.finishAbandoned(token: 0, at: .seconds(4))
+    #expect(launch.takeLog().isEmpty)
+  }
+
+  /// An on-demand step ensured again while its timed-out attempt still stops, then after that
+  /// attempt was abandoned, starts only once it has ended.
+  @Test func anOnDemandStepEnsuredAgainWaitsForItsTimedOutAttempt() throws {
+    var launch = try SchedulerHarness(
+      """
+      { "version": 1, "steps": [
+        { "id": "search", "plugin": "noop", "trigger": "onDemand", "timeout": "1s" }
+      ] }
+      """)
+    launch.start()
+    launch.activate("search", at: .zero)
+    launch.advance(to: .seconds(1))
+    launch.activate("search", at: .milliseconds(1_500))
+    #expect(launch.runningSteps.isEmpty)
+    // Its grace period ends: abandoned, still running, and still waited for.
+    launch.advance(to: .seconds(2))
+    #expect(launch.runningSteps.isEmpty)
+    launch.finishAbandoned(token: 0, at: .milliseconds(2_200))
+    #expect(launch.runningSteps == ["search"])
+    #expect(
+      launch.takeLog() == [
+        "0s finish succeeded", "0s start search", "1s timeout search 1s",
+        "1.5s log search: waiting for attempt 1, which timed out and is still stopping, to end: two attempts of a step never run at once",
+        "2.2s start search#2",
+      ])
+  }
+
   @Test func holdsTheConcurrencySlotOfATimedOutStepUntilItStops() throws {
     var launch = try SchedulerHarness(
       """

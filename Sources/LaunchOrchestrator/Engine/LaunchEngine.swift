@@ -87,19 +87,24 @@ public struct LaunchEngine<C: Clock>: Sendable where C.Duration == Duration {
   /// Runs `plan` from `start`, telling `hooks` of outputs and milestones as they happen,
   /// before their events are published: a session shares the run's start and learns of the
   /// splash's milestone without waiting for the event.
+  ///
+  /// `abandoned` is the session's record of the attempts its launches abandoned that still
+  /// run: no step starts beside one of its own, and the attempts this launch abandons are
+  /// added to it.
   func run(
     _ plan: LaunchPlan, environment: LaunchEnvironment, events: LaunchEvents.Continuation,
-    control: LaunchControl, reusing previous: LaunchReport? = nil, hooks: RunHooks
+    control: LaunchControl, reusing previous: LaunchReport? = nil, hooks: RunHooks,
+    abandoned: AbandonedAttempts? = nil
   ) async -> LaunchReport {
     await run(
       plan, environment: environment, sink: EventSink(events), control: control,
-      reusing: previous, hooks: hooks)
+      reusing: previous, hooks: hooks, abandoned: abandoned)
   }
 
   private func run(
     _ plan: LaunchPlan, environment: LaunchEnvironment, sink: EventSink?,
     control: LaunchControl? = nil, reusing previous: LaunchReport? = nil,
-    hooks: RunHooks = RunHooks()
+    hooks: RunHooks = RunHooks(), abandoned: AbandonedAttempts? = nil
   ) async -> LaunchReport {
     let clock =
       control?.activeClock(self.clock, start: self.clock.now)
@@ -124,7 +129,7 @@ public struct LaunchEngine<C: Clock>: Sendable where C.Duration == Duration {
     let run = LaunchRun(
       plan: plan, clock: clock, options: options, environment: environment, events: sink,
       hooks: hooks, control: control, reused: previous.map { Reuse(plan: plan, previous: $0) },
-      context: context, activity: activity, processMark: processMark)
+      abandoned: abandoned, context: context, activity: activity, processMark: processMark)
     return await run.execute()
   }
 }
@@ -152,6 +157,9 @@ private final class LaunchRun: ControlledRun {
   let control: LaunchControl?
   /// The steps whose outputs an earlier run made, for a retry.
   let reused: Reuse?
+  /// The session's record of the attempts its launches abandoned that still run; `nil` for a
+  /// launch outside a session.
+  let abandoned: AbandonedAttempts?
   /// Whether the run outlives its launch: on-demand steps can still be ensured after it.
   let staysOpen: Bool
   /// Step outputs, written by the handler and read by dependents' tasks.
@@ -194,12 +202,16 @@ private final class LaunchRun: ControlledRun {
     var saves: [(step: Int, task: Task<String?, Never>)] = []
     /// What the launch's end added to its report, once it ended, in a run that outlives it.
     var endNotes: EndNotes?
+    /// How the run watches ``abandoned``, when it waits for attempts an earlier launch
+    /// abandoned.
+    var watcher: Int?
   }
 
   init(
     plan: LaunchPlan, clock: ActiveClock, options: LaunchOptions, environment: LaunchEnvironment,
     events: EventSink?, hooks: RunHooks, control: LaunchControl?, reused: Reuse?,
-    context: ContextKeeper?, activity: LaunchActivity?, processMark: ProcessStart.Mark
+    abandoned: AbandonedAttempts?, context: ContextKeeper?, activity: LaunchActivity?,
+    processMark: ProcessStart.Mark
   ) {
     self.activity = activity
     self.processMark = processMark
@@ -209,6 +221,7 @@ private final class LaunchRun: ControlledRun {
     self.clock = clock.launchClock
     self.control = control
     self.reused = reused
+    self.abandoned = abandoned
     staysOpen = control != nil && !plan.onDemandSteps.isEmpty
     self.environment = environment
     self.events = events
@@ -237,6 +250,7 @@ private final class LaunchRun: ControlledRun {
       for (step, value) in reused.outputs { hooks.onOutput?(plan.steps[step].id, value) }
     }
     let signalled = (control?.sentSignals ?? []).compactMap { plan.signals.firstIndex(of: $0) }
+    let earlier = watchEarlierAttempts()
     // Before the first events: on a test clock their consumer is counted from the first burst.
     if let activity { events?.countConsumer(in: activity) }
     let lookups = await serveFromCache()
@@ -245,7 +259,7 @@ private final class LaunchRun: ControlledRun {
     func begin(cancelled: Bool, holds: Int) -> RunMessage {
       .begin(
         lookups, paused: activeClock.isPaused, cancelled: Task.isCancelled || cancelled,
-        signalled: signalled, holds: holds)
+        signalled: signalled, holds: holds, earlier: earlier)
     }
     if let control {
       // The start is queued as the control takes the run, in its lock, and what the app said
@@ -283,6 +297,8 @@ private final class LaunchRun: ControlledRun {
     // stopped the timer, unless on-demand steps may still be ensured): the app hears the end
     // (the milestone reached by the last step, `finished`) while the report is made, not after.
     var report = state.withLock { makeReport($0) }
+    // Steps ensured after the launch may still wait for an earlier launch's attempts.
+    if !staysOpen, let watcher = aside.withLock({ $0.watcher }) { abandoned?.unwatch(watcher) }
     var notes = EndNotes()
     if let context { notes.context = await context.finish(outcome: report.outcome) }
     for (step, save) in aside.withLock({ $0.saves }) {
@@ -292,6 +308,26 @@ private final class LaunchRun: ControlledRun {
     // Kept for the reports made later, with the on-demand steps ensured since.
     if staysOpen { aside.withLock { $0.endNotes = notes } }
     return report
+  }
+
+  /// The attempts earlier launches of the session abandoned that still run, each with the
+  /// step of this plan it is an attempt of: the run hears as each ends. One look at the
+  /// session's record, which is empty unless a launch abandoned an attempt.
+  private func watchEarlierAttempts() -> [LaunchScheduler.EarlierAttempt] {
+    guard let abandoned else { return [] }
+    let plan = self.plan
+    let watched = abandoned.watch { [self] entry in
+      guard let step = plan.steps.firstIndex(where: { $0.id == entry.step }) else { return }
+      post(.earlierAttemptEnded(entry.id, step: step))
+    }
+    guard let (watcher, running) = watched else { return [] }
+    aside.withLock { $0.watcher = watcher }
+    return running.compactMap { entry in
+      guard let step = plan.steps.firstIndex(where: { $0.id == entry.step }) else { return nil }
+      var attempt = entry.attempt
+      attempt.isEarlier = true
+      return (step, entry.id, attempt)
+    }
   }
 
   /// What the launch's end adds to its report: the context's notes, and the cache saves'
@@ -530,8 +566,9 @@ private final class LaunchRun: ControlledRun {
           return goesOn
         }
         perform(&handler)
-        // No lull comes after the last batch: the ensure callers hear now.
-        if !goesOn { handOverEnsured(&handler) }
+        // No lull comes after the last batch: the ensure callers hear now; over for good
+        // too when it only still hears of attempts it abandoned.
+        if !goesOn || (launchEnded && !staysOpen) { handOverEnsured(&handler) }
         if launchEnded, !handler.eventsEnded {
           // The events end with the launch's last burst, published above: the consumer wakes
           // once for both. Those of on-demand steps ensured after it go to the hook.
@@ -605,6 +642,13 @@ private final class LaunchRun: ControlledRun {
       case .stopTimer:
         handler.timer?.cancel()
         handler.timer = nil
+      case .abandon(let step, let token, let attempt):
+        if let abandoned {
+          handler.abandonedEntries[token] = abandoned.add(
+            step: plan.steps[step].id, attempt: attempt)
+        }
+      case .abandonedEnded(let token):
+        if let entry = handler.abandonedEntries.removeValue(forKey: token) { abandoned?.end(entry) }
       }
     }
     effects.removeAll(keepingCapacity: true)
@@ -753,6 +797,8 @@ private struct RunHandler: Sendable {
   /// Whether the launch's events ended (with the launch): later ones go to
   /// ``RunHooks/onLateEvents``.
   var eventsEnded = false
+  /// The numbers the session's record gave the attempts this run abandoned, by token.
+  var abandonedEntries: [Int: Int] = [:]
 
   init(stepCount: Int) {
     tasks = Array(repeating: nil, count: stepCount)
@@ -786,6 +832,11 @@ private enum RunEffect: Sendable {
   case arm(Duration)
   /// The launch is over and nothing can be ensured after it: no timer is needed.
   case stopTimer
+  /// The attempt of this step and token was abandoned, still running: the session's record
+  /// keeps it for the later launches.
+  case abandon(step: Int, token: Int, LaunchScheduler.AbandonedAttempt)
+  /// The abandoned attempt of this token ended.
+  case abandonedEnded(token: Int)
 }
 
 /// What a run's handler changes as messages arrive, behind the run's lock: read by others
@@ -815,10 +866,14 @@ private struct RunState {
       let finishedBefore = scheduler.isFinished
       guard !finishedBefore || run.staysOpen else {
         // A run without on-demand steps hears nothing after its launch: an ensure said as it
-        // ended hears why it cannot be.
+        // ended hears why it cannot be. An attempt it abandoned that ended at last is for the
+        // session's later launches to hear of.
         if case .control(.activate(let id, let waiter?)) = batch[index] {
           handler.ensured.append(
             ([waiter], .failure(LaunchRun.refusal(ofEnsuring: id, in: run.plan))))
+        } else if case .finished(let token, _, _) = batch[index] {
+          scheduler.attemptFinished(token: token, result: .succeeded, at: run.elapsed)
+          collectActions(at: run.elapsed, into: &handler.effects)
         }
         continue
       }
@@ -840,9 +895,11 @@ private struct RunState {
     }
     rearmTimer(handler: &handler)
     if scheduler.isFinished, !wasFinished { duration = run.elapsed }
-    let goesOn = !scheduler.isFinished || run.staysOpen
-    if !goesOn { handler.effects.append(.stopTimer) }
-    return goesOn
+    let isOver = scheduler.isFinished && !run.staysOpen
+    if isOver, !wasFinished { handler.effects.append(.stopTimer) }
+    // Over, it still hears of the attempts it abandoned as they end, for the session's later
+    // launches, which wait for them.
+    return !isOver || (run.abandoned != nil && scheduler.abandonedRunning > 0)
   }
 
   /// Gathers the results of the on-demand steps that ended for the callers waiting for them;
@@ -933,7 +990,7 @@ private struct RunState {
     // One clock reading per message, which is also when the attempts it starts start.
     let now: Duration
     switch message {
-    case .begin(let lookups, let paused, let cancelled, let signalled, let holds):
+    case .begin(let lookups, let paused, let cancelled, let signalled, let holds, let earlier):
       for _ in 0..<holds { scheduler.hold() }
       now = run.elapsed
       // Now, not zero: the launch record's lock and write, and a cache lookup, took time the
@@ -942,7 +999,7 @@ private struct RunState {
       if paused, !cancelled { scheduler.pause(at: now) }
       scheduler.start(
         at: now, served: lookups.served, reused: run.reused?.steps ?? [], signalled: signalled,
-        skipped: run.context?.skips ?? [], cancelled: cancelled)
+        skipped: run.context?.skips ?? [], cancelled: cancelled, earlier: earlier)
     case .control(let command):
       now = run.elapsed
       handle(command, at: now, of: run, handler: &handler)
@@ -981,6 +1038,9 @@ private struct RunState {
     case .cancel:
       now = run.elapsed
       scheduler.cancel(at: now)
+    case .earlierAttemptEnded(let id, let step):
+      now = run.elapsed
+      scheduler.earlierAttemptEnded(id, of: step, at: now)
     }
     collectActions(at: now, into: &handler.effects)
   }
@@ -1030,6 +1090,9 @@ private struct RunState {
       switch action {
       case .start(let attempt): effects.append(.start(attempt, at: now))
       case .cancel(let attempt): effects.append(.cancel(attempt))
+      case .abandon(let attempt, let abandoned):
+        effects.append(.abandon(step: attempt.step, token: attempt.token, abandoned))
+      case .abandonedEnded(let token): effects.append(.abandonedEnded(token: token))
       }
     }
   }
@@ -1052,7 +1115,9 @@ private struct CacheLookups: Sendable {
 
 /// A message to a run.
 private enum RunMessage: Sendable {
-  case begin(CacheLookups, paused: Bool, cancelled: Bool, signalled: [Int], holds: Int)
+  case begin(
+    CacheLookups, paused: Bool, cancelled: Bool, signalled: [Int], holds: Int,
+    earlier: [LaunchScheduler.EarlierAttempt])
   case control(ControlCommand)
   /// `began` is when a main-isolated attempt's code began running, after its hop to the
   /// main thread; `nil` for other steps, which read no clock for it.
@@ -1060,6 +1125,9 @@ private enum RunMessage: Sendable {
   case report(token: Int, message: StepMessage)
   case timer(deadline: Duration)
   case cancel
+  /// The attempt an earlier launch of the session abandoned, numbered so by the session's
+  /// record, of this step, ended.
+  case earlierAttemptEnded(Int, step: Int)
 }
 
 /// How an attempt's code ended.

@@ -6,7 +6,9 @@ public struct LaunchEvent: Sendable, Equatable {
     case started(step: String, attempt: Int)
     /// A running step reported how far along it is.
     case progress(step: String, fraction: Double?, message: String?)
-    /// A running step wrote a log line.
+    /// A running step wrote a log line, or the launch noted something about a step: its
+    /// output served from the cache, or its wait for an earlier attempt of it, abandoned and
+    /// still running, to end.
     case log(step: String, message: String)
     /// A step finished successfully.
     case succeeded(step: String, usedFallback: Bool)

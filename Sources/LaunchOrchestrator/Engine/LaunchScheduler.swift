@@ -11,6 +11,46 @@ struct LaunchScheduler {
     case start(Attempt)
     /// Cancel a running attempt's task; its result, if it ever comes, is ignored.
     case cancel(Attempt)
+    /// The attempt did not stop within its grace period and was let go of, its code still
+    /// running: a later launch of the session must not start its step beside it.
+    case abandon(Attempt, AbandonedAttempt)
+    /// The attempt of this token, abandoned before, has ended at last.
+    case abandonedEnded(token: Int)
+  }
+
+  /// An attempt an earlier launch of the session abandoned that still runs: its step, the
+  /// number the session's record gave it, and which attempt it is.
+  typealias EarlierAttempt = (step: Int, id: Int, attempt: AbandonedAttempt)
+
+  /// An attempt the launch let go of while its code still ran (it ignored its cancellation
+  /// for the grace period): its step's next attempt, in this launch or a later one of the
+  /// session, waits for it to end.
+  struct AbandonedAttempt: Equatable, Sendable {
+    /// Why it was let go of.
+    enum Cause: Equatable, Sendable {
+      /// After its timeout.
+      case timedOut
+      /// At the launch's end, as the launch ended: `was cancelled`,
+      /// `was routed to 'login' by 'gate'`.
+      case launchEnded(String)
+    }
+
+    /// Its attempt number.
+    let number: Int
+    let cause: Cause
+    /// Whether an earlier launch of the session abandoned it.
+    var isEarlier = false
+
+    /// `attempt 1, abandoned after it timed out`;
+    /// `its attempt 1 of an earlier launch, abandoned when that launch was cancelled`.
+    var description: String {
+      let attempt = isEarlier ? "its attempt \(number) of an earlier launch" : "attempt \(number)"
+      switch cause {
+      case .timedOut: return "\(attempt), abandoned after it timed out"
+      case .launchEnded(let how):
+        return "\(attempt), abandoned when \(isEarlier ? "that" : "the") launch \(how)"
+      }
+    }
   }
 
   /// One attempt of one step, identified by a token unique within the launch.
@@ -73,6 +113,9 @@ struct LaunchScheduler {
     /// Whether its output was taken from an earlier run of the launch (a retry) instead of
     /// running it again.
     var reused = false
+    /// When its first attempt, due, began waiting for an attempt of an earlier launch that
+    /// was abandoned and still ran; `nil` when it did not wait.
+    var waitedForEarlierAttempt: Duration?
   }
 
   private enum Phase {
@@ -83,6 +126,17 @@ struct LaunchScheduler {
     /// for its backoff, due at `retryTimes[step]` (counted from the timeout, as the event that
     /// announced it said).
     case waitingForTimedOutAttempt
+    /// Due to start, but an earlier attempt of it still runs (abandoned, in this launch or an
+    /// earlier one of the session, or timed out and still stopping): it waits for that to end,
+    /// holding no slot, for up to its timeout.
+    case waitingForPreviousAttempt
+  }
+
+  /// Which abandoned attempt: one of this launch's, by its token, or one of an earlier
+  /// launch's, by the number the session gave it.
+  private enum AbandonedKey: Equatable {
+    case token(Int)
+    case earlier(Int)
   }
 
   private struct ReadyEntry: Comparable {
@@ -108,6 +162,9 @@ struct LaunchScheduler {
       case grace(token: Int)
       case delayElapsed(step: Int)
       case backoffElapsed(step: Int)
+      /// The step's timeout, counted from `since`, ran out while it waited for an earlier
+      /// attempt of it to end.
+      case previousAttemptWaitElapsed(step: Int, since: Duration)
     }
     let time: Duration
     let sequence: Int
@@ -175,6 +232,16 @@ struct LaunchScheduler {
   /// but it keeps its concurrency slot until it ends or its grace period runs out.
   private var timedOutAttempts: [Attempt?]
   private var timedOutCount = 0
+  /// The attempts of each step abandoned (by this launch, or by an earlier one of the
+  /// session) whose code still runs, by step: its next attempt waits for them. Empty (never
+  /// allocated) in a launch that has none.
+  private var abandoned: [Int: [(key: AbandonedKey, attempt: AbandonedAttempt)]] = [:]
+  /// How many of this launch's own attempts are abandoned and still run.
+  private(set) var abandonedRunning = 0
+  /// The earlier launches' abandoned attempts said to have ended before the launch started.
+  private var earlierEnded: Set<Int> = []
+  /// When each step waiting for an earlier attempt of it began to wait.
+  private var previousAttemptWaits: [Int: Duration] = [:]
   private var retryTimes: [Duration]
   /// Each step's priority once an ensured on-demand step raised any (``lendPriority(of:)``);
   /// made on the first raise, `nil` until then: most launches ensure nothing.
@@ -239,10 +306,19 @@ struct LaunchScheduler {
   /// `signalled`.
   ///
   /// `skipped` steps are kept out by the launch's context: skipped at once with their reason.
+  ///
+  /// `earlier` are the attempts earlier launches of the session abandoned that still run,
+  /// each with its step and the number the session gave it: a step does not start beside
+  /// one (``earlierAttemptEnded(_:of:at:)`` says when one ends).
   mutating func start(
     at now: Duration, served: [Int] = [], reused: [Int] = [], signalled: [Int] = [],
-    skipped: [ContextSkip] = [], cancelled: Bool = false
+    skipped: [ContextSkip] = [], cancelled: Bool = false,
+    earlier: [EarlierAttempt] = []
   ) {
+    for (step, id, attempt) in earlier where !earlierEnded.contains(id) {
+      abandoned[step, default: []].append((.earlier(id), attempt))
+    }
+    earlierEnded = []
     for milestone in plan.milestones where milestone.steps.isEmpty {
       reach(milestone.index, at: now)
     }
@@ -343,7 +419,10 @@ struct LaunchScheduler {
       settle(at: now)
       return
     }
-    guard let attempt = release(token) else { return }
+    guard let attempt = release(token) else {
+      if abandonedRunning > 0 { abandonedAttemptEnded(token: token, at: now) }
+      return
+    }
     let step = attempt.step
     if phase[step] == .cancelling {
       finish(step, .cancelled, error: nil)
@@ -377,6 +456,43 @@ struct LaunchScheduler {
       }
     }
     settle(at: now)
+  }
+
+  /// An attempt this launch abandoned ended at last: its step's next attempt may start.
+  private mutating func abandonedAttemptEnded(token: Int, at now: Duration) {
+    guard tokenSteps.indices.contains(token) else { return }
+    let step = tokenSteps[token]
+    guard let index = abandoned[step]?.firstIndex(where: { $0.key == .token(token) }) else {
+      return
+    }
+    abandoned[step]?.remove(at: index)
+    abandonedRunning -= 1
+    actions.append(.abandonedEnded(token: token))
+    previousAttemptEnded(of: step, at: now)
+    settle(at: now)
+  }
+
+  /// The attempt of `step` an earlier launch of the session abandoned, numbered `id` (as the
+  /// launch's start was given it), ended at last.
+  mutating func earlierAttemptEnded(_ id: Int, of step: Int, at now: Duration) {
+    guard let index = abandoned[step]?.firstIndex(where: { $0.key == .earlier(id) }) else {
+      // Told before the launch started: it starts without waiting for it.
+      earlierEnded.insert(id)
+      return
+    }
+    abandoned[step]?.remove(at: index)
+    previousAttemptEnded(of: step, at: now)
+    settle(at: now)
+  }
+
+  /// An earlier attempt of `step` ended: if the step waits for none any more, it is queued.
+  private mutating func previousAttemptEnded(of step: Int, at now: Duration) {
+    if abandoned[step]?.isEmpty == true { abandoned[step] = nil }
+    guard phase[step] == .waitingForPreviousAttempt, !isEnding, !isHoldingBack(step) else {
+      return
+    }
+    previousAttemptWaits[step] = nil
+    enqueue(step, at: now)
   }
 
   /// A main-isolated attempt's code began running at `time`: since its start it waited for
@@ -737,6 +853,11 @@ struct LaunchScheduler {
   }
 
   private mutating func enqueue(_ step: Int, at now: Duration) {
+    // Two attempts of a step never run at once: not even an attempt the launch let go of,
+    // or an earlier launch did, and the next.
+    if !abandoned.isEmpty || timedOutCount > 0, isHoldingBack(step) {
+      return waitForPreviousAttempt(of: step, at: now)
+    }
     phase[step] = .ready
     records[step].queued = now
     let isRefresh = records[step].servedAt != nil
@@ -745,6 +866,33 @@ struct LaunchScheduler {
         isRefresh: isRefresh,
         priority: isRefresh ? .background : priority(of: step),
         remainingPath: plan.steps[step].remainingPath, step: step))
+  }
+
+  /// Whether an earlier attempt of `step` that no longer counts still runs: one abandoned,
+  /// here or in an earlier launch, or one that timed out and is still stopping.
+  private func isHoldingBack(_ step: Int) -> Bool {
+    abandoned[step]?.isEmpty == false || timedOutAttempts[step] != nil
+  }
+
+  /// Holds back `step`, due now, until its earlier attempts have ended, for up to its timeout;
+  /// the step's notes, and a log event, say what it waits for.
+  private mutating func waitForPreviousAttempt(of step: Int, at now: Duration) {
+    phase[step] = .waitingForPreviousAttempt
+    previousAttemptWaits[step] = now
+    if records[step].attempts == 0 { records[step].waitedForEarlierAttempt = now }
+    note(
+      "waiting for \(previousAttempt(of: step)), to end: two attempts of a step never run at once",
+      for: step, at: now)
+    if let timeout = plan.steps[step].timeout {
+      schedule(.previousAttemptWaitElapsed(step: step, since: now), at: now + timeout)
+    }
+  }
+
+  /// The earlier attempt `step` waits for, in words: `attempt 1, abandoned after it timed out`.
+  private func previousAttempt(of step: Int) -> String {
+    if let first = abandoned[step]?.first { return first.attempt.description }
+    let number = timedOutAttempts[step]?.number ?? records[step].attempts
+    return "attempt \(number), which timed out and is still stopping"
   }
 
   private mutating func dispatch(at now: Duration) {
@@ -823,12 +971,21 @@ struct LaunchScheduler {
       endLatestAttempt(of: step, at: now)
       retry(step, after: .zero, at: now)
     } else {
-      finish(step, timedOut ? .timedOut : .failed, error: error)
-      if planned.onFailure == .abort, records[step].servedAt == nil, planned.trigger == .launch {
-        isAborting = true
-        drainFinishQueue(at: now)
-        end(.aborted(step: step), at: now)
-      }
+      failForGood(step, error: error, timedOut: timedOut, at: now)
+    }
+  }
+
+  /// Ends `step` failed (or timed out) with no attempt to come, ending the launch when the
+  /// step aborts it.
+  private mutating func failForGood(
+    _ step: Int, error: String, timedOut: Bool, at now: Duration
+  ) {
+    finish(step, timedOut ? .timedOut : .failed, error: error)
+    let planned = plan.steps[step]
+    if planned.onFailure == .abort, records[step].servedAt == nil, planned.trigger == .launch {
+      isAborting = true
+      drainFinishQueue(at: now)
+      end(.aborted(step: step), at: now)
     }
   }
 
@@ -857,8 +1014,19 @@ struct LaunchScheduler {
     running -= 1
     if phase[attempt.step] == .waitingForTimedOutAttempt, !isEnding {
       retry(attempt.step, after: max(.zero, retryTimes[attempt.step] - now), at: now)
+    } else {
+      previousAttemptEnded(of: attempt.step, at: now)
     }
     return attempt
+  }
+
+  /// Lets go of `attempt`, past its grace period and still running: its step's next attempt
+  /// waits for it all the same, and the session hears of it for its later launches.
+  private mutating func abandon(_ attempt: Attempt, _ cause: AbandonedAttempt.Cause) {
+    let abandonedAttempt = AbandonedAttempt(number: attempt.number, cause: cause)
+    abandoned[attempt.step, default: []].append((.token(attempt.token), abandonedAttempt))
+    abandonedRunning += 1
+    actions.append(.abandon(attempt, abandonedAttempt))
   }
 
   private mutating func fire(_ kind: Deadline.Kind, at now: Duration) {
@@ -882,19 +1050,33 @@ struct LaunchScheduler {
         )
       }
     case .grace(let token):
-      if let attempt = releaseTimedOut(token, at: now) {
+      if let attempt = timedOutAttempts[tokenSteps[token]], attempt.token == token {
         records[attempt.step].notes.append(
           "attempt \(attempt.number) did not stop within \(DurationText.format(gracePeriod)) of its timeout and was abandoned"
         )
+        // Before its slot is freed, which lets the step's next attempt go ahead: that one
+        // waits for it still.
+        abandon(attempt, .timedOut)
+        _ = releaseTimedOut(token, at: now)
         return
       }
       guard let attempt = release(token) else { return }
       records[attempt.step].notes.append(
         "attempt \(attempt.number) did not stop within \(DurationText.format(gracePeriod)) of the launch's end and was abandoned"
       )
+      abandon(attempt, .launchEnded(ending.map(describeEnd) ?? "ended"))
       finish(attempt.step, .cancelled, error: nil)
     case .delayElapsed(let step), .backoffElapsed(let step):
       enqueue(step, at: now)
+    case .previousAttemptWaitElapsed(let step, _):
+      let timeout = plan.steps[step].timeout ?? .zero
+      previousAttemptWaits[step] = nil
+      // Its retries and fallback would run beside it too: the step fails as it is.
+      failForGood(
+        step,
+        error:
+          "\(previousAttempt(of: step)), was still running after \(DurationText.format(timeout)) (the step's timeout): the step did not run again beside it",
+        timedOut: false, at: now)
     }
     drainFinishQueue(at: now)
   }
@@ -906,6 +1088,8 @@ struct LaunchScheduler {
       liveAttempt(token) == nil && timedOutAttempts[tokenSteps[token]]?.token != token
     case .delayElapsed(let step): phase[step] != .delayed
     case .backoffElapsed(let step): phase[step] != .backingOff
+    case .previousAttemptWaitElapsed(let step, let since):
+      phase[step] != .waitingForPreviousAttempt || previousAttemptWaits[step] != since
     }
   }
 
@@ -1030,27 +1214,32 @@ struct LaunchScheduler {
     }
   }
 
+  /// How the launch ended, after "the launch": `was cancelled`,
+  /// `was routed to 'login' by 'gate'`, `was aborted because 'store' failed`.
+  private func describeEnd(_ reason: Ending) -> String {
+    switch reason {
+    case .aborted(let step):
+      "was aborted because '\(plan.steps[step].id)' \(Self.verb(records[step].state ?? .failed))"
+    case .routed(let route, let step): "was routed to '\(route)' by '\(plan.steps[step].id)'"
+    case .cancelled: "was cancelled"
+    }
+  }
+
   private mutating func end(_ reason: Ending, at now: Duration) {
     guard ending == nil else { return }
     ending = reason
-    let skipReason: String
-    switch reason {
-    case .aborted(let step):
-      skipReason =
-        "the launch was aborted because '\(plan.steps[step].id)' \(Self.verb(records[step].state ?? .failed))"
-    case .routed(let route, let step):
+    if case .routed(let route, let step) = reason {
       emit(.routed(route: route, step: plan.steps[step].id), at: now)
-      skipReason = "the launch was routed to '\(route)' by '\(plan.steps[step].id)'"
-    case .cancelled:
-      skipReason = "the launch was cancelled"
     }
+    let skipReason = "the launch " + describeEnd(reason)
     for step in plan.steps.indices {
       switch phase[step] {
       case .waiting, .delayed:
         finish(step, .skipped, error: skipReason)
-      case .ready where records[step].attempts == 0:
+      case .ready where records[step].attempts == 0,
+        .waitingForPreviousAttempt where records[step].attempts == 0:
         finish(step, .skipped, error: skipReason)
-      case .ready, .backingOff, .waitingForTimedOutAttempt:
+      case .ready, .backingOff, .waitingForTimedOutAttempt, .waitingForPreviousAttempt:
         // Not running, so not cancelled: its attempts so far failed and no more will come.
         let attempts = records[step].attempts
         let next = onFallback[step] ? "its fallback" : "attempt \(attempts + 1)"

@@ -146,9 +146,9 @@ enum WaitAnalysis {
       guard !records[index].attemptLog.isEmpty else {
         // One attempt: its span is the step's start and end, which the step line holds.
         let queued = records[index].queued ?? start
-        if let ready = records[index].ready, queued > ready {
-          waits[index].append(.init(reason: .deferral, start: ready, end: queued))
-        }
+        waitsBefore(
+          queued, ready: records[index].ready,
+          earlierAttempt: records[index].waitedForEarlierAttempt, into: &waits[index])
         if start > queued {
           waits[index].append(.init(reason: .concurrency, start: queued, end: start))
         }
@@ -156,9 +156,9 @@ enum WaitAnalysis {
       }
       let record = records[index]
       let attempts = record.attemptLog
-      if let ready = record.ready, attempts[0].queued > ready {
-        waits[index].append(.init(reason: .deferral, start: ready, end: attempts[0].queued))
-      }
+      waitsBefore(
+        attempts[0].queued, ready: record.ready, earlierAttempt: record.waitedForEarlierAttempt,
+        into: &waits[index])
       var previousEnd: Duration?
       for (offset, attempt) in attempts.enumerated() {
         if let previousEnd, attempt.queued > previousEnd {
@@ -180,6 +180,23 @@ enum WaitAnalysis {
     }
     nameSlotHolders(plan: plan, records: records, waits: &waits, work: work)
     return (waits, work)
+  }
+
+  /// The waits from `ready` until the first attempt was `queued`: its deferral, then, when it
+  /// waited from `earlierAttempt` for an attempt of an earlier launch to end, a `backoff`,
+  /// the wait between that attempt and this one.
+  private static func waitsBefore(
+    _ queued: Duration, ready: Duration?, earlierAttempt: Duration?,
+    into waits: inout [LaunchReport.Wait]
+  ) {
+    guard let ready, queued > ready else { return }
+    let deferredUntil = min(earlierAttempt ?? queued, queued)
+    if deferredUntil > ready {
+      waits.append(.init(reason: .deferral, start: ready, end: deferredUntil))
+    }
+    if queued > deferredUntil {
+      waits.append(.init(reason: .backoff, start: max(ready, deferredUntil), end: queued))
+    }
   }
 
   /// Fills `heldBy` with a sweep over attempt spans in start order: only the spans running at

@@ -133,6 +133,9 @@ public final class LaunchSession {
   /// Whether the current launch's end is applied (its events, its report): the events of
   /// on-demand steps ensured after it are applied from then on.
   @ObservationIgnored private var takesLateEvents = false
+  /// The attempts the session's launches abandoned (plugins that ignored their cancellation)
+  /// whose code still runs: a retry, or a new launch, starts none of those steps beside them.
+  @ObservationIgnored private let abandonedAttempts = AbandonedAttempts()
 
   /// Outputs waiting for their step's `succeeded` event, milestones reached, and the errors
   /// plugins threw (for the failure of a step's `failed` event).
@@ -214,6 +217,11 @@ public final class LaunchSession {
   /// is known, or after ``cancel()``, whose screen shows at once, while the launch still
   /// finishes (its other steps stopping, its report made, its record written), it waits for
   /// the launch's end and retries it; callers asking at once share one retry.
+  ///
+  /// A step whose attempt an earlier launch of the session abandoned (its code ignored its
+  /// cancellation past the grace period) does not run beside that attempt: it waits for it to
+  /// end, saying so in a `log` event and its notes, for up to the step's timeout, and then
+  /// fails with the reason. A new ``run(_:on:environment:)`` of the session does the same.
   ///
   /// A session that never launched has nothing to retry: it returns at once, launching
   /// nothing and changing nothing, a report with the outcome `failed`, no steps, and an
@@ -420,7 +428,7 @@ public final class LaunchSession {
       })
     async let report = engine.run(
       plan, environment: environment, events: continuation, control: control,
-      reusing: previous, hooks: hooks)
+      reusing: previous, hooks: hooks, abandoned: abandonedAttempts)
     // The context is told before the first event: read once, at that event.
     var awaitsContext = true
     for await event in events where generation == run {

@@ -124,6 +124,9 @@ struct SchedulerHarness {
         {
           running[id] = nil
         }
+      case .abandon, .abandonedEnded:
+        // The session's record of abandoned attempts: the engine's.
+        break
       }
     }
     for event in scheduler.takeEvents() {
