@@ -65,8 +65,10 @@ public struct LaunchEngine<C: Clock>: Sendable where C.Duration == Duration {
   /// and such steps are skipped (`signal '<name>' was not sent`).
   ///
   /// Events are delivered to `events` in order, and the continuation is finished when the
-  /// launch is: on-demand steps ensured after it are in none of them. Cancelling the calling task cancels the launch: running steps are cancelled,
-  /// the rest skipped, and the report's outcome is `cancelled`.
+  /// launch is: the events of on-demand steps ensured after it are not in it (one ensured
+  /// the moment the launch ends may have its start in the launch's last burst). Cancelling
+  /// the calling task cancels the launch: running steps are cancelled, the rest skipped, and
+  /// the report's outcome is `cancelled`.
   public func run(
     _ plan: LaunchPlan, environment: LaunchEnvironment = LaunchEnvironment(),
     control: LaunchControl? = nil, events: AsyncStream<LaunchEvent>.Continuation? = nil
@@ -316,8 +318,12 @@ private final class LaunchRun: ControlledRun {
   private func watchEarlierAttempts() -> [LaunchScheduler.EarlierAttempt] {
     guard let abandoned else { return [] }
     let plan = self.plan
-    let watched = abandoned.watch { [self] entry in
-      guard let step = plan.steps.firstIndex(where: { $0.id == entry.step }) else { return }
+    // Weakly: a run the session let go (a later retry's control replaced its own) is not
+    // kept alive, with its plan and outputs, for as long as an earlier attempt runs.
+    let watched = abandoned.watch { [weak self] entry in
+      guard let self, let step = plan.steps.firstIndex(where: { $0.id == entry.step }) else {
+        return
+      }
       post(.earlierAttemptEnded(entry.id, step: step))
     }
     guard let (watcher, running) = watched else { return [] }

@@ -371,6 +371,9 @@ public final class LaunchSession {
   ) {
     // A run of an earlier launch's control tells the session nothing.
     guard self.control === control else { return }
+    // The step's events came before its result: applied now, `runningSteps` no longer lists
+    // it when `ensure` returns, whichever of the two main-actor tasks ran first.
+    applyLateEvents(run: generation)
     if case .success(let output?) = result { outputs.set(output, for: step) }
     // Only a step the launch has on demand ran: a refused one (not on demand, no such step)
     // changed nothing in the report.
