@@ -162,9 +162,10 @@ struct LaunchScheduler {
       case grace(token: Int)
       case delayElapsed(step: Int)
       case backoffElapsed(step: Int)
-      /// The step's timeout, counted from `since`, ran out while it waited for an earlier
-      /// attempt of it to end.
-      case previousAttemptWaitElapsed(step: Int, since: Duration)
+      /// The step's timeout ran out while it waited for an earlier attempt of it to end
+      /// (which wait: the one that began a timeout before the deadline's time). One `Int`,
+      /// as every kind: each deadline on the heap is as small as a timeout's.
+      case previousAttemptWaitElapsed(step: Int)
     }
     let time: Duration
     let sequence: Int
@@ -539,7 +540,7 @@ struct LaunchScheduler {
   mutating func advance(to now: Duration) {
     while let deadline = deadlines.min, deadline.time <= now {
       _ = deadlines.popMin()
-      fire(deadline.kind, at: now)
+      fire(deadline, at: now)
     }
     settle(at: now)
   }
@@ -770,7 +771,7 @@ struct LaunchScheduler {
 
   /// The earliest time at which ``advance(to:)`` has something to do.
   mutating func nextDeadline() -> Duration? {
-    while let deadline = deadlines.min, isStale(deadline.kind) {
+    while let deadline = deadlines.min, isStale(deadline) {
       _ = deadlines.popMin()
     }
     return deadlines.min?.time
@@ -884,7 +885,7 @@ struct LaunchScheduler {
       "waiting for \(previousAttempt(of: step)), to end: two attempts of a step never run at once",
       for: step, at: now)
     if let timeout = plan.steps[step].timeout {
-      schedule(.previousAttemptWaitElapsed(step: step, since: now), at: now + timeout)
+      schedule(.previousAttemptWaitElapsed(step: step), at: now + timeout)
     }
   }
 
@@ -1029,9 +1030,9 @@ struct LaunchScheduler {
     actions.append(.abandon(attempt, abandonedAttempt))
   }
 
-  private mutating func fire(_ kind: Deadline.Kind, at now: Duration) {
-    guard !isStale(kind) else { return }
-    switch kind {
+  private mutating func fire(_ deadline: Deadline, at now: Duration) {
+    guard !isStale(deadline) else { return }
+    switch deadline.kind {
     case .timeout(let token):
       guard let attempt = liveAttempt(token) else { return }
       // Its result no longer counts, but it keeps its slot until it really ends: a plugin
@@ -1068,7 +1069,7 @@ struct LaunchScheduler {
       finish(attempt.step, .cancelled, error: nil)
     case .delayElapsed(let step), .backoffElapsed(let step):
       enqueue(step, at: now)
-    case .previousAttemptWaitElapsed(let step, _):
+    case .previousAttemptWaitElapsed(let step):
       let timeout = plan.steps[step].timeout ?? .zero
       previousAttemptWaits[step] = nil
       // Its retries and fallback would run beside it too: the step fails as it is.
@@ -1081,15 +1082,17 @@ struct LaunchScheduler {
     drainFinishQueue(at: now)
   }
 
-  private func isStale(_ kind: Deadline.Kind) -> Bool {
-    switch kind {
+  private func isStale(_ deadline: Deadline) -> Bool {
+    switch deadline.kind {
     case .timeout(let token): liveAttempt(token) == nil
     case .grace(let token):
       liveAttempt(token) == nil && timedOutAttempts[tokenSteps[token]]?.token != token
     case .delayElapsed(let step): phase[step] != .delayed
     case .backoffElapsed(let step): phase[step] != .backingOff
-    case .previousAttemptWaitElapsed(let step, let since):
-      phase[step] != .waitingForPreviousAttempt || previousAttemptWaits[step] != since
+    case .previousAttemptWaitElapsed(let step):
+      phase[step] != .waitingForPreviousAttempt
+        || previousAttemptWaits[step].map { $0 + (plan.steps[step].timeout ?? .zero) }
+          != deadline.time
     }
   }
 
