@@ -286,21 +286,30 @@ package enum ManifestSchema {
           ),
         ]
         properties.append(("fallback", object(fallback)))
-        return object([
-          (
-            "if",
-            object([
-              ("required", strings(["plugin"])), ("properties", object([("plugin", kind(plugin))])),
-            ])
-          ),
-          (
-            "then",
-            object(
-              (hasRequired ? [("required", strings(["params"]))] : [])
-                + [("properties", object(properties))])
-          ),
-        ])
+        return whenKind(plugin, then: properties)
       }
+  }
+
+  /// `if` the object's `plugin` names `plugin`'s kind, `then` it has these `properties`, and
+  /// `params` when the kind has a required parameter: a step's or a fallback's rule.
+  private static func whenKind(
+    _ plugin: PluginDescriptor, then properties: [(String, JSONValue)]
+  ) -> JSONValue {
+    let hasRequired = plugin.parameters.contains(where: \.isRequired)
+    return object([
+      (
+        "if",
+        object([
+          ("required", strings(["plugin"])), ("properties", object([("plugin", kind(plugin))])),
+        ])
+      ),
+      (
+        "then",
+        object(
+          (hasRequired ? [("required", strings(["params"]))] : [])
+            + [("properties", object(properties))])
+      ),
+    ])
   }
 
   /// The schema of a `plugin` that names `plugin`'s kind.
@@ -312,21 +321,7 @@ package enum ManifestSchema {
   /// full when the kind has a required parameter.
   private static func fallbackKindConditions(_ plugins: [PluginDescriptor]) -> [JSONValue] {
     plugins.map { plugin in
-      let hasRequired = plugin.parameters.contains(where: \.isRequired)
-      return object([
-        (
-          "if",
-          object([
-            ("required", strings(["plugin"])), ("properties", object([("plugin", kind(plugin))])),
-          ])
-        ),
-        (
-          "then",
-          object(
-            (hasRequired ? [("required", strings(["params"]))] : [])
-              + [("properties", object([("params", reference("params.\(plugin.kind)"))]))])
-        ),
-      ])
+      whenKind(plugin, then: [("params", reference("params.\(plugin.kind)"))])
     }
   }
 
