@@ -4,7 +4,7 @@ import LaunchOrchestrator
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let usage =
-  "usage: orchestrate-bench [--quick] [--json] | only BENCHMARK [--quick] [--json] | engine [STEPS] [--timeouts] [--no-events | --async-stream] | plan FILE [RUNS] | fuzz [--cases N] [--seed S] | music-page LIBRARY | music-launch DATA_FOLDER"
+  "usage: orchestrate-bench [--quick] [--json] | only BENCHMARK [--quick] [--json] | engine [STEPS] [--timeouts] [--no-events | --async-stream] | plan FILE [RUNS] | write-manifest STEPS FILE | parse FILE [RUNS] | fuzz [--cases N] [--seed S] | music-page LIBRARY | music-launch DATA_FOLDER"
 
 func emit(_ text: String, json: Bool) {
   // With --json, stdout carries only the JSON object; progress goes to stderr.
@@ -53,6 +53,26 @@ do {
     let loads = try Benchmarks(quick: true).timedLoads(of: arguments[1], runs: runs)
     let times = Sample(values: loads.seconds)
     print("µs per step:", times.text(scale: 1e6 / Double(max(loads.steps, 1)), unit: "µs"))
+  case "write-manifest":
+    // The manifest benchmark's generated manifest of STEPS steps, written to FILE: the same
+    // file for `plan FILE RUNS` under callgrind before and after a change.
+    guard arguments.count == 3, let steps = Int(arguments[1]), steps > 0 else {
+      throw BenchmarkError(usage)
+    }
+    try Data(
+      LayeredDAG(nodes: steps, width: 100).manifest(
+        kind: "simulate", params: #"{ "duration": "1ms" }"#)
+    ).write(to: URL(fileURLWithPath: arguments[2]))
+  case "parse":
+    // `JSONParser.parse` of one file, repeated: a steady target for callgrind on reading
+    // reports and other JSON the CLI parses into values.
+    guard arguments.count >= 2, let data = FileManager.default.contents(atPath: arguments[1])
+    else { throw BenchmarkError(usage) }
+    let runs = arguments.count > 2 ? Int(arguments[2]) ?? 20 : 20
+    let bytes = Array(data)
+    var values = 0
+    for _ in 0..<runs { values += try JSONParser.parse(bytes).root.members?.count ?? 0 }
+    print("top-level members:", values / max(runs, 1))
   case "only":
     // One benchmark, for a quick look while working on what it measures.
     let benchmarks = Benchmarks(quick: arguments.contains("--quick"))

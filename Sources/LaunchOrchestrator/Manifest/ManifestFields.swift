@@ -214,6 +214,9 @@ enum ManifestFields {
       into: { _, _ in }, read: { $0.string($1, at: $2()) }),
   ]
 
+  /// How many of the top level's fields are required, counted once.
+  static let topLevelRequiredCount = topLevel.count(where: { $0.info.isRequired })
+
   /// How many of a step's fields are required, counted once.
   static let stepRequiredCount = step.count(where: { $0.info.isRequired })
 

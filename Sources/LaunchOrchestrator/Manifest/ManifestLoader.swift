@@ -127,9 +127,11 @@ public struct ManifestLoader: Sendable {
     let bytes =
       bytes.starts(with: JSONParser.byteOrderMark)
       ? Array(bytes.dropFirst(JSONParser.byteOrderMark.count)) : bytes
-    let document: JSONDocument
+    // A tape, not a tree of values: the reader takes what it needs from it, and a tree of a
+    // large manifest cost more to make and to free than the rest of reading it.
+    let tape: JSONTape
     do {
-      document = try JSONParser.parse(bytes)
+      tape = try JSONTape.parse(bytes)
     } catch {
       throw ManifestError(
         code: .invalid,
@@ -139,8 +141,8 @@ public struct ManifestLoader: Sendable {
             message: "invalid JSON: \(error.message).")
         ])
     }
-    var diagnostics = DiagnosticCollector(file: file, bytes: bytes, root: document.root)
-    for duplicate in document.duplicateKeys {
+    var diagnostics = DiagnosticCollector(file: file, tape: tape)
+    for duplicate in tape.duplicateKeys {
       diagnostics.report(
         "the key '\(duplicate.key)' appears twice in this object; keep one.",
         at: duplicate.path.appending(duplicate.key), offset: duplicate.offset)

@@ -12,6 +12,9 @@ struct ManifestReader {
   /// The ids of steps left out for a problem said at them (no `plugin`): steps that exist,
   /// which another step or a milestone may name without being told they are unknown.
   private(set) var unreadStepIDs: Set<String> = []
+  /// The last step's plugin kind and its string's entry in the tape: most steps name the kind
+  /// the one before them names, which is then not made again.
+  private var lastPlugin: (entry: JSONTape.Index, kind: String)?
 
   init(diagnostics: DiagnosticCollector, fallbackName: @escaping @autoclosure () -> String) {
     self.diagnostics = diagnostics
@@ -21,8 +24,12 @@ struct ManifestReader {
   /// Reads the manifest; `nil` only when the root is not an object at all.
   mutating func read() -> Manifest? {
     var draft = ManifestDraft()
-    guard readObject(diagnostics.root, at: .root, fields: ManifestFields.topLevel, into: &draft)
-    else { return nil }
+    if let tape = diagnostics.tape, tape.kind(of: tape.root) == .object {
+      readTopLevel(of: tape, into: &draft)
+    } else {
+      guard readObject(diagnostics.root, at: .root, fields: ManifestFields.topLevel, into: &draft)
+      else { return nil }
+    }
     var manifest = Manifest(
       version: draft.version ?? 1, name: draft.name ?? fallbackName(),
       maxConcurrency: draft.maxConcurrency, defaults: draft.defaults,
@@ -99,6 +106,117 @@ struct ManifestReader {
         diagnostics.report(missing, at: path())
       }
     }
+  }
+
+  /// ``readObject(_:at:fields:into:)`` of the top level, an object, read off `tape`: its
+  /// `steps` are read there (``steps(of:_:at:)``), every other member made into a value and
+  /// read through its field.
+  private mutating func readTopLevel(of tape: JSONTape, into draft: inout ManifestDraft) {
+    var requiredGiven = 0
+    var members = tape.members(of: tape.root)
+    while let member = members.next() {
+      if tape.kind(of: member.value) == .array, tape.string(at: member.key, is: "steps") {
+        draft.steps = steps(of: tape, member.value, at: JSONPath.root.appending("steps"))
+        requiredGiven += 1
+      } else if readMember(
+        tape.member(member), at: .root, fields: ManifestFields.topLevel, into: &draft)
+      {
+        requiredGiven += 1
+      }
+    }
+    if requiredGiven < ManifestFields.topLevelRequiredCount {
+      reportMissing(
+        in: tape.value(at: tape.root).members ?? [], at: .root, fields: ManifestFields.topLevel,
+        requiredGiven: requiredGiven)
+    }
+  }
+
+  /// ``steps(_:at:)`` of the array at `array` of `tape`, each step read off the tape: a
+  /// manifest holds thousands, and making each into a value, then freeing it, cost more than
+  /// reading it.
+  private mutating func steps(
+    of tape: JSONTape, _ array: JSONTape.Index, at path: JSONPath
+  ) -> [StepDeclaration] {
+    var steps: [StepDeclaration] = []
+    steps.reserveCapacity(tape.count(of: array))
+    var elements = tape.elements(of: array)
+    var index = 0
+    while let element = elements.next() {
+      defer { index += 1 }
+      // Read in place, and appended as it is: a copy would retain each of its fields.
+      var step = StepDeclaration.unread
+      guard readStep(of: tape, element, at: path.appending(index), into: &step) else {
+        if !step.id.isEmpty { unreadStepIDs.insert(step.id) }
+        continue
+      }
+      steps.append(consume step)
+      stepSourceIndices.append(index)
+    }
+    return steps
+  }
+
+  /// ``readStep(_:at:into:)`` of the value at `element` of `tape`: its usual members are read
+  /// off the tape, every other one made into a member first.
+  private mutating func readStep(
+    of tape: JSONTape, _ element: JSONTape.Index, at path: @autoclosure () -> JSONPath,
+    into draft: inout StepDeclaration
+  ) -> Bool {
+    guard tape.kind(of: element) == .object else {
+      return readStep(tape.value(at: element), at: path(), into: &draft)
+    }
+    var hasPlugin = false
+    var requiredGiven = 0
+    var members = tape.members(of: element)
+    while let member = members.next() {
+      let (key, value) = (member.key, member.value)
+      switch tape.kind(of: value) {
+      case .string where !tape.isEmptyString(at: value) && tape.string(at: key, is: "id"):
+        draft.id = tape.string(at: value)
+        requiredGiven += 1
+        continue
+      case .string where tape.string(at: key, is: "plugin"):
+        if let lastPlugin, tape.hasSameText(value, lastPlugin.entry) {
+          draft.plugin = lastPlugin.kind
+        } else {
+          draft.plugin = tape.string(at: value)
+          lastPlugin = (value, draft.plugin)
+        }
+        hasPlugin = true
+        requiredGiven += 1
+        continue
+      case .object where tape.string(at: key, is: "params"):
+        draft.params = tape.value(at: value)
+        continue
+      case .array where tape.string(at: key, is: "dependsOn"):
+        if let ids = Self.strings(of: tape, value) {
+          draft.dependsOn = ids
+          continue
+        }
+      default:
+        break
+      }
+      if readMember(tape.member(member), at: path(), fields: ManifestFields.step, into: &draft) {
+        requiredGiven += 1
+      }
+    }
+    if requiredGiven < ManifestFields.stepRequiredCount {
+      reportMissing(
+        in: tape.value(at: element).members ?? [], at: path(), fields: ManifestFields.step,
+        requiredGiven: requiredGiven, requiredCount: ManifestFields.stepRequiredCount)
+    }
+    return !draft.id.isEmpty && hasPlugin
+  }
+
+  /// The strings the array at `array` of `tape` holds, when they are all strings.
+  private static func strings(of tape: JSONTape, _ array: JSONTape.Index) -> [String]? {
+    var strings: [String] = []
+    strings.reserveCapacity(tape.count(of: array))
+    var elements = tape.elements(of: array)
+    while let element = elements.next() {
+      guard tape.kind(of: element) == .string else { return nil }
+      strings.append(tape.string(at: element))
+    }
+    return strings
   }
 
   /// ``readObject(_:at:fields:into:)`` of a step: its usual members, well formed (a non-empty

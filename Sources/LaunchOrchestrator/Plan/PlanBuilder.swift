@@ -523,11 +523,11 @@ struct PlanBuilder {
     }
     // The kind's descriptor read where needed, not copied for every step.
     var primary: PluginDescriptor { primaryKind.descriptor }
-    let root = diagnostics.root
-    func emptyParams() -> JSONValue {
-      JSONValue(.object([]), offset: root.value(at: Self.stepPath(source: source))?.offset)
+    /// Empty params where the step's object starts, for a step without any.
+    func emptyParams(_ diagnostics: inout DiagnosticCollector) -> JSONValue {
+      JSONValue(.object([]), offset: diagnostics.offset(at: Self.stepPath(source: source)))
     }
-    let params = manifest.steps[index].params ?? emptyParams()
+    let params = manifest.steps[index].params ?? emptyParams(&diagnostics)
     let action = prepare(primaryKind, params: params) { _ in
       Self.stepPath(source: source).appending("params")
     }
@@ -572,7 +572,7 @@ struct PlanBuilder {
         at: fallbackPath.appending("plugin"))
     }
     // The fallback's params are merged over the step's own only when it runs the same plugin.
-    var merged = fallback.plugin == nil ? params : emptyParams()
+    var merged = fallback.plugin == nil ? params : emptyParams(&diagnostics)
     var overridden: Set<String> = []
     for member in fallback.params?.members ?? [] {
       overridden.insert(member.key)

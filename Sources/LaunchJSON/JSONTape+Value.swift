@@ -1,0 +1,107 @@
+extension JSONTape {
+  /// The value at `index`, as ``JSONParser/parse(_:)`` gives it: the first of a key written
+  /// twice kept, every value with its offset, every number with its text.
+  package func value(at index: Index) -> JSONValue {
+    // A string, the usual parameter value, made here, without a builder and its cache.
+    switch kind(of: index) {
+    case .key: preconditionFailure("entry \(index) is a key, not a value")
+    case .string: return JSONValue(.string(string(at: index)), offset: offset(of: index))
+    default: break
+    }
+    return withEntries { entries, bytes in
+      var builder = JSONValueBuilder(entries: entries, bytes: bytes, texts: texts)
+      return builder.value(at: index)
+    }
+  }
+
+  /// The member at `member`, as ``value(at:)`` of its object gives it.
+  package func member(_ member: Member) -> JSONMember {
+    JSONMember(
+      key: string(at: member.key), keyOffset: offset(of: member.key), value: value(at: member.value)
+    )
+  }
+}
+
+/// Makes the values of a tape's entries, over the tape and its bytes.
+///
+/// Arrays are made at their size, known from the tape. Strings of up to 16 bytes met lately
+/// (keys, kinds, short values) are found in a small cache by their bytes instead of being
+/// made again.
+private struct JSONValueBuilder: ~Copyable {
+  let entries: UnsafeBufferPointer<JSONTape.Entry>
+  let bytes: UnsafeBufferPointer<UInt8>
+  let texts: [String]
+  var strings = ShortStringCache()
+
+  init(
+    entries: UnsafeBufferPointer<JSONTape.Entry>, bytes: UnsafeBufferPointer<UInt8>,
+    texts: [String]
+  ) {
+    self.entries = entries
+    self.bytes = bytes
+    self.texts = texts
+  }
+
+  mutating func value(at index: Int) -> JSONValue {
+    let entry = entries[index]
+    switch entry.kind {
+    case .object:
+      var members: [JSONMember] = []
+      members.reserveCapacity(Int(entry.payload))
+      var position = index + 1
+      while position < entry.end {
+        let key = entries[position]
+        if key.flags & JSONTape.Entry.duplicate != 0 {
+          position = after(position + 1)
+          continue
+        }
+        let text = string(key)
+        let value = value(at: position + 1)
+        members.append(JSONMember(key: text, keyOffset: key.offset, value: value))
+        position = after(position + 1)
+      }
+      return JSONValue(.object(members), offset: entry.offset)
+    case .array:
+      var elements: [JSONValue] = []
+      elements.reserveCapacity(Int(entry.payload))
+      var position = index + 1
+      while position < entry.end {
+        elements.append(value(at: position))
+        position = after(position)
+      }
+      return JSONValue(.array(elements), offset: entry.offset)
+    case .string, .key:
+      return JSONValue(.string(string(entry)), offset: entry.offset)
+    case .number:
+      return JSONValue(
+        number: Double(bitPattern: entry.payload), text: texts[Int(entry.text)],
+        offset: entry.offset)
+    case .true: return JSONValue(.bool(true), offset: entry.offset)
+    case .false: return JSONValue(.bool(false), offset: entry.offset)
+    case .null: return JSONValue(.null, offset: entry.offset)
+    }
+  }
+
+  /// The index after the value at `position` and all it contains.
+  @inline(__always)
+  private func after(_ position: Int) -> Int {
+    let entry = entries[position]
+    return entry.kind == .array || entry.kind == .object ? entry.end : position + 1
+  }
+
+  /// The text of a string or key entry.
+  @inline(__always)
+  private mutating func string(_ entry: JSONTape.Entry) -> String {
+    if entry.flags & JSONTape.Entry.escaped != 0 { return texts[Int(entry.text)] }
+    let content = entry.offset + 1
+    let count = entry.end - content
+    let words = ShortStringCache.words(bytes, from: content, count: count)
+    if let words, let string = strings.string(first: words.first, last: words.last, count: count) {
+      return string
+    }
+    let string = String(
+      decoding: UnsafeBufferPointer(rebasing: bytes[content..<entry.end]), as: UTF8.self)
+    if let words { strings.remember(string, first: words.first, last: words.last, count: count) }
+    return string
+  }
+}
