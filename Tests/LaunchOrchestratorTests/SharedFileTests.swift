@@ -49,4 +49,73 @@ struct SharedFileTests {
     let ran = try await onThreadOfItsOwn { try shared.withWriteLock { "body" } }
     #expect(ran == "body")
   }
+
+  @Test func aWriterWhoseTaskIsCancelledStopsWaitingForTheLock() async throws {
+    let folder = try ScratchFolder()
+    let file = folder.file("queue.json")
+    let shared = SharedFile(url: file)
+    try await TestHelper.whileLocking(["hold-lock", file.path, "3600"]) {
+      // An hour's wait, as a step's lock wait outlasts the step's own timeout: the step's
+      // task is cancelled at its timeout, and the wait ends with it, not an hour later.
+      let writer = Task { try shared.withWriteLock(timeout: .seconds(3600)) { "body" } }
+      while SharedFile.waitingWriters(of: file) == 0 { try await Task.sleep(for: .milliseconds(5)) }
+      writer.cancel()
+      await #expect(throws: CancellationError.self) { try await writer.value }
+      #expect(SharedFile.waitingWriters(of: file) == 0)
+    }
+  }
+
+  @Test func writersThatGaveUpOnALockShareOneBlockedThreadWhichHandsTheLockToTheNext()
+    async throws
+  {
+    let folder = try ScratchFolder()
+    let file = folder.file("queue.json")
+    let shared = SharedFile(url: file)
+    try await TestHelper.whileLocking(["hold-lock", file.path, "3600"]) {
+      try await onThreadOfItsOwn {
+        for _ in 0..<5 {
+          let ran = try shared.withWriteLock(timeout: .milliseconds(20), whenBusy: { "busy" }) {
+            "body"
+          }
+          #expect(ran == "busy")
+        }
+      }
+      // Each writer that gave up left a thread blocked in `flock` until the holder lets go;
+      // one is enough for all of them.
+      #expect(SharedFile.threadsBlocked(on: file) == 1)
+    }
+    // The holder was killed, which let go of its lock: the thread takes it and lets go, and
+    // the next writer takes it.
+    while SharedFile.threadsBlocked(on: file) > 0 { try await Task.sleep(for: .milliseconds(5)) }
+    let ran = try await onThreadOfItsOwn { try shared.withWriteLock { "body" } }
+    #expect(ran == "body")
+  }
+
+  @Test func aWriterWaitingThroughABlockedThreadHoldsTheLockWhenItComes() async throws {
+    let folder = try ScratchFolder()
+    let file = folder.file("queue.json")
+    let shared = SharedFile(url: file)
+    let writer: Task<Bool, any Error> = try await TestHelper.whileLocking(
+      ["hold-lock", file.path, "3600"]
+    ) {
+      try await onThreadOfItsOwn {
+        _ = try shared.withWriteLock(timeout: .milliseconds(20), whenBusy: {}) {}
+      }
+      // This writer waits through the thread the first one left blocked.
+      let writer = Task {
+        try shared.withWriteLock(timeout: .seconds(3600)) {
+          // Held: another descriptor of the lock file cannot take it.
+          let other = open(shared.lockURL.path, O_RDWR | O_CLOEXEC)
+          defer { close(other) }
+          return flock(other, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK
+        }
+      }
+      while SharedFile.waitingWriters(of: file) == 0 { try await Task.sleep(for: .milliseconds(5)) }
+      #expect(SharedFile.threadsBlocked(on: file) == 1)
+      return writer
+    }
+    // The holder was killed: the thread took the lock and handed it to the writer.
+    #expect(try await writer.value)
+    #expect(SharedFile.threadsBlocked(on: file) == 0)
+  }
 }

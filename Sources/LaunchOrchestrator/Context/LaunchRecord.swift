@@ -504,7 +504,7 @@ package struct LaunchRecordFile: Sendable {
     var result: T?
     let shared = SharedFile(url: url)
     do {
-      try shared.withWriteLock(timeout: wait) {
+      try shared.withWriteLock(timeout: wait, unusable: .refuse, stopsWhenCancelled: false) {
         var record: LaunchRecord
         switch load() {
         case .success(let found):

@@ -157,7 +157,7 @@ public struct LaunchReportStore: Sendable {
   /// very moment may take one number, and one report replaces the other.
   private func withLock<T>(_ body: () throws -> T) throws -> T {
     try SharedFile(url: folder.appendingPathComponent("reports")).withWriteLock(
-      unusable: .writeUnlocked, body)
+      unusable: .writeUnlocked, stopsWhenCancelled: false, body)
   }
 
   /// One report file: `report-000000000042.json`.

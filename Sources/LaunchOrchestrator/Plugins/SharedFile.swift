@@ -108,7 +108,9 @@ public struct SharedFile: Sendable {
   ///
   /// A writer that finds the lock taken waits for it in the system's queue of its waiters,
   /// so that it takes its turn the moment the holder lets go, even of a holder that takes it
-  /// again at once, as an app appending in a loop does. A holder that dies lets go.
+  /// again at once, as an app appending in a loop does. A holder that dies lets go. A writer
+  /// whose task is cancelled while it waits (its step timed out, its launch was cancelled)
+  /// stops waiting.
   ///
   /// A folder where the lock file cannot be created (read-only, full) cannot take the new
   /// file either, and a file system without locks locks nothing: `body` then runs without the
@@ -123,7 +125,8 @@ public struct SharedFile: Sendable {
   ///   there is no `whenBusy`, when the lock file cannot lock (a folder, a symbolic link or a
   ///   FIFO stands at its name, or a file this user cannot open: this writer could not take
   ///   its turn), when locking fails otherwise ("No locks available"), and what `body` or
-  ///   `whenBusy` throws. `body` has not run then.
+  ///   `whenBusy` throws; `CancellationError` when the task is cancelled while it waits.
+  ///   `body` has not run then.
   public func withWriteLock<T>(
     timeout: Duration = .seconds(5), whenBusy: (() throws -> T)? = nil, _ body: () throws -> T
   ) throws -> T {
@@ -141,10 +144,12 @@ public struct SharedFile: Sendable {
   }
 
   /// ``withWriteLock(timeout:whenBusy:_:)``, with `unusable` saying what happens when the
-  /// lock file cannot lock.
+  /// lock file cannot lock, and `stopsWhenCancelled` whether a cancelled task stops waiting:
+  /// the launch record and the report store wait even then, as what they write is the
+  /// launch's own account of itself, cancelled or not.
   package func withWriteLock<T>(
-    timeout: Duration = .seconds(5), unusable: UnusableLock, whenBusy: (() throws -> T)? = nil,
-    _ body: () throws -> T
+    timeout: Duration = .seconds(5), unusable: UnusableLock, stopsWhenCancelled: Bool = true,
+    whenBusy: (() throws -> T)? = nil, _ body: () throws -> T
   ) throws -> T {
     Self.beforeLocking.withLock { $0[url.path] }?()
     var descriptor: Int32?
@@ -155,89 +160,42 @@ public struct SharedFile: Sendable {
     }
     guard let descriptor else { return try body() }
     // One try first: all that a writer pays when nobody holds the lock.
-    var wait = Wait.locked
+    var wait = LockWait.Outcome.locked(descriptor)
     if flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
       let code = errno
-      wait =
-        code == EWOULDBLOCK || code == EINTR
-        ? Self.wait(on: descriptor, for: timeout) : .failed(code)
+      guard code == EWOULDBLOCK || code == EINTR else {
+        close(descriptor)
+        return try withoutLocks(failure: code, body)
+      }
+      // The descriptor is the wait's now: it closes it, or hands back one holding the lock.
+      wait = LockWait.wait(
+        lockPath: lockURL.path, descriptor: descriptor, for: timeout,
+        stopsWhenCancelled: stopsWhenCancelled)
     }
     switch wait {
-    case .locked:
+    case .locked(let holding):
       // Closing the file lets go of the lock.
-      defer { close(descriptor) }
+      defer { close(holding) }
       return try body()
     case .busy:
-      // The descriptor is the waiting thread's now (see `wait(on:for:)`).
       if let whenBusy { return try whenBusy() }
       throw busy(for: timeout)
+    case .cancelled:
+      throw CancellationError()
     case .failed(let code):
-      close(descriptor)
-      // No locks on this file system: no writer can lock, so none is kept out.
-      guard [EOPNOTSUPP, ENOTSUP, ENOSYS, EINVAL].contains(code) else {
-        throw StepFailure(
-          "cannot lock '\(url.path)' to write it: \(String(cString: strerror(code))); it was left as it was"
-        )
-      }
-      return try body()
+      return try withoutLocks(failure: code, body)
     }
   }
 
-  /// How a writer's wait for the lock ended.
-  private enum Wait {
-    /// It holds the lock.
-    case locked
-    /// Another writer held it for all of the wait.
-    case busy
-    /// Locking failed with this `errno`.
-    case failed(Int32)
-  }
-
-  /// Waits at most `timeout` for the lock on `descriptor`, which another writer holds.
-  ///
-  /// The wait is a blocking `flock` on a thread of its own, which the system wakes the moment
-  /// the holder lets go: a writer that tried now and then instead would find the lock free
-  /// only in the microseconds between a busy writer's turns (an app appending in a loop), and
-  /// wait for all of `timeout` whenever that writer was busy. A holder that dies lets go, so
-  /// the thread never waits for a process that is gone.
-  ///
-  /// When the wait is `.busy`, the descriptor is the thread's: still blocked, it takes the
-  /// lock when the holder lets go, and lets go of it at once by closing the descriptor. A
-  /// holder that never lets go keeps that thread and descriptor waiting, one per wait that
-  /// gave up, until it does or its process ends.
-  private static func wait(on descriptor: Int32, for timeout: Duration) -> Wait {
-    guard timeout > .zero else {
-      close(descriptor)
-      return .busy
+  /// Runs `body` unlocked where locking failed with `code` because the file system has no
+  /// locks (no writer can lock, so none is kept out); otherwise throws the failure.
+  private func withoutLocks<T>(failure code: Int32, _ body: () throws -> T) throws -> T {
+    guard [EOPNOTSUPP, ENOTSUP, ENOSYS, EINVAL].contains(code) else {
+      throw StepFailure(
+        "cannot lock '\(url.path)' to write it: \(String(cString: strerror(code))); it was left as it was"
+      )
     }
-    // `nil` while the thread waits; `.busy` once the writer gave up.
-    let outcome = Locked<Wait?>(nil)
-    let ended = DispatchSemaphore(value: 0)
-    let waiter = Thread {
-      var result: Int32
-      var code: Int32 = 0
-      repeat {
-        result = flock(descriptor, LOCK_EX)
-        code = errno
-      } while result != 0 && code == EINTR
-      let wait = result == 0 ? Wait.locked : .failed(code)
-      let gaveUp = outcome.withLock { outcome in
-        guard outcome == nil else { return true }
-        outcome = wait
-        return false
-      }
-      if gaveUp { close(descriptor) } else { ended.signal() }
-    }
-    waiter.name = "SharedFile lock wait"
-    // It waits for this writer: woken, it runs as soon as the writer would.
-    waiter.qualityOfService = Thread.current.qualityOfService
-    waiter.start()
-    _ = ended.wait(timeout: .now() + min(timeout.seconds, 1e9))
-    return outcome.withLock { outcome in
-      if let outcome { return outcome }
-      outcome = .busy
-      return .busy
-    }
+    return try body()
   }
 
   /// The failure of a writer that waited all of `timeout` for the lock.
