@@ -98,6 +98,28 @@ struct JSONCursor: ~Copyable {
     return allocated
   }
 
+  /// The path of the container being read, spelled out from the marks of the levels above it:
+  /// a mark `>= 0` is a member's, its key given by `key` (once for all the duplicates below
+  /// one member, kept in `keys`, a level each); `-1 - i` is the element at index `i`.
+  func path(keys: inout [(mark: Int, key: String)], key: (_ mark: Int) -> String)
+    -> JSONPath
+  {
+    guard let levels else { return .root }
+    var components: [JSONPath.Component] = []
+    components.reserveCapacity(depth - 1)
+    for level in stride(from: 1, to: depth, by: 1) {
+      let mark = levels[level]
+      guard mark >= 0 else {
+        components.append(.index(-1 - mark))
+        continue
+      }
+      while keys.count < level { keys.append((-1, "")) }
+      if keys[level - 1].mark != mark { keys[level - 1] = (mark, key(mark)) }
+      components.append(.key(keys[level - 1].key))
+    }
+    return JSONPath(components: components)
+  }
+
   /// Steps over whitespace to an object's key; throws if no string starts there.
   @inline(__always)
   mutating func expectKey() throws(JSONSyntaxError) {

@@ -96,7 +96,7 @@ private struct JSONReader: ~Copyable {
   /// was read at: every duplicate below one member shares its key, as it would have shared it
   /// had it been kept all along, instead of reading it again into a string of its own (a key
   /// of 100 KB over 10,000 duplicates would take a gigabyte).
-  private var pathKeys: [(offset: Int, key: String)] = []
+  private var pathKeys: [(mark: Int, key: String)] = []
 
   /// Where a key's bytes sit in the source; `start` is negative when the key had escapes,
   /// so that its bytes are not those of its source.
@@ -234,33 +234,14 @@ private struct JSONReader: ~Copyable {
     }
   }
 
-  /// The path of the container being read at the current depth, spelled out from the
-  /// marks kept for the levels above it.
+  /// The path of the container being read at the current depth.
   private mutating func path() -> JSONPath {
-    guard let levels = cursor.levels else { return .root }
-    var components: [JSONPath.Component] = []
-    components.reserveCapacity(cursor.depth - 1)
-    for level in stride(from: 1, to: cursor.depth, by: 1) {
-      let mark = levels[level]
-      if mark >= 0 {
-        components.append(.key(pathKey(at: level, offset: mark)))
-      } else {
-        components.append(.index(-1 - mark))
-      }
+    let bytes = cursor.bytes
+    return cursor.path(keys: &pathKeys) { offset in
+      // The key was read once already, so reading it again cannot fail.
+      var reader = JSONReader(bytes: bytes, index: offset)
+      return (try? reader.parseString().string) ?? ""
     }
-    return JSONPath(components: components)
-  }
-
-  /// The key at `offset`, the member being read at `level`: read once for all the duplicates
-  /// below that member.
-  private mutating func pathKey(at level: Int, offset: Int) -> String {
-    while pathKeys.count < level { pathKeys.append((-1, "")) }
-    if pathKeys[level - 1].offset == offset { return pathKeys[level - 1].key }
-    // The key was read once already, so reading it again cannot fail.
-    var reader = JSONReader(bytes: cursor.bytes, index: offset)
-    let key = (try? reader.parseString().string) ?? ""
-    pathKeys[level - 1] = (offset, key)
-    return key
   }
 
   /// Reads the string whose opening quote is at the cursor; `isVerbatim` when it had no

@@ -17,7 +17,7 @@ struct JSONScanner: ~Copyable {
   /// was read from: every duplicate below one member shares its key, as it would have shared
   /// it had it been kept all along, instead of reading it again into a string of its own (a
   /// key of 100 KB over 10,000 duplicates would take a gigabyte).
-  private var pathKeys: [(entry: Int, key: String)] = []
+  private var pathKeys: [(mark: Int, key: String)] = []
   init(bytes: UnsafeBufferPointer<UInt8>) {
     cursor = JSONCursor(bytes: bytes)
     // One entry for every 4 bytes, more than any but the densest document needs (a manifest
@@ -82,6 +82,21 @@ struct JSONScanner: ~Copyable {
     try scanValue()
   }
 
+  /// Writes the entry of the container at the cursor, of `kind`, and steps into it: returns
+  /// the entry and where the mark of its level is kept, or `nil` when it is empty, and closed.
+  @inline(__always)
+  private mutating func open(_ kind: JSONTape.Kind, closedBy closer: UInt8)
+    throws(JSONSyntaxError) -> (container: Int, level: UnsafeMutablePointer<Int>)?
+  {
+    let container = entries.count
+    entries.append(JSONTape.Entry(kind, offset: cursor.index))
+    guard let level = try cursor.enter(closedBy: closer) else {
+      close(container, count: 0)
+      return nil
+    }
+    return (container, level)
+  }
+
   /// Ends the container whose entry is `container`, holding `count` members or elements.
   @inline(__always)
   private mutating func close(_ container: Int, count: Int) {
@@ -90,10 +105,7 @@ struct JSONScanner: ~Copyable {
   }
 
   private mutating func scanObject() throws(JSONSyntaxError) {
-    let container = entries.count
-    entries.append(JSONTape.Entry(.object, offset: cursor.index))
-    guard let level = try cursor.enter(closedBy: UInt8(ascii: "}")) else {
-      close(container, count: 0)
+    guard case (let container, let level)? = try open(.object, closedBy: UInt8(ascii: "}")) else {
       return
     }
     var kept = 0
@@ -211,10 +223,7 @@ struct JSONScanner: ~Copyable {
   }
 
   private mutating func scanArray() throws(JSONSyntaxError) {
-    let container = entries.count
-    entries.append(JSONTape.Entry(.array, offset: cursor.index))
-    guard let level = try cursor.enter(closedBy: UInt8(ascii: "]")) else {
-      close(container, count: 0)
+    guard case (let container, let level)? = try open(.array, closedBy: UInt8(ascii: "]")) else {
       return
     }
     var count = 0
@@ -229,31 +238,13 @@ struct JSONScanner: ~Copyable {
     }
   }
 
-  /// The path of the container being read at the current depth, spelled out from the
-  /// marks kept for the levels above it.
+  /// The path of the container being read at the current depth.
   private mutating func path() -> JSONPath {
-    guard let levels = cursor.levels else { return .root }
-    var components: [JSONPath.Component] = []
-    components.reserveCapacity(cursor.depth - 1)
-    for level in stride(from: 1, to: cursor.depth, by: 1) {
-      let mark = levels[level]
-      if mark >= 0 {
-        components.append(.key(pathKey(at: level, entry: mark)))
-      } else {
-        components.append(.index(-1 - mark))
-      }
-    }
-    return JSONPath(components: components)
-  }
-
-  /// The key at `entry`, the member being read at `level`: made once for all the duplicates
-  /// below that member.
-  private mutating func pathKey(at level: Int, entry: Int) -> String {
-    while pathKeys.count < level { pathKeys.append((-1, "")) }
-    if pathKeys[level - 1].entry == entry { return pathKeys[level - 1].key }
-    let key = text(ofKey: entry)
-    pathKeys[level - 1] = (entry, key)
-    return key
+    // The keys are moved out while `text(ofKey:)` reads the scanner, and back after.
+    var keys = pathKeys
+    pathKeys = []
+    defer { pathKeys = keys }
+    return cursor.path(keys: &keys) { text(ofKey: $0) }
   }
 
   /// Checks the string (or key) whose opening quote is at the cursor, and writes its entry: a
