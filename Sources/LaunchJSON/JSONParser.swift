@@ -211,8 +211,7 @@ private struct JSONReader: ~Copyable {
   }
 
   private func sameBytes(at first: Int, and second: Int, count: Int) -> Bool {
-    let bytes = cursor.bytes
-    for offset in 0..<count where bytes[first + offset] != bytes[second + offset] {
+    for offset in 0..<count where cursor.bytes[first + offset] != cursor.bytes[second + offset] {
       return false
     }
     return true
