@@ -12,10 +12,11 @@
 /// An entry is found by its index in the list (a ``JSONTape/Index``): a container is followed
 /// by its contents (an object's as key, value, key, value), and knows the index after them.
 ///
-/// ``JSONScanner`` writes it, reading the grammar as ``JSONParser`` does, with the same checks
-/// and the same errors at the same offsets (`JSONTapeTests` compares the two on tricky,
-/// generated, damaged and hostile documents). The parser keeps its own reader, which makes
-/// values as it goes: values made from a tape cost a report of 10,000 steps 17% more.
+/// ``JSONScanner`` writes it, reading the grammar's tokens with the ``JSONCursor`` that
+/// ``JSONParser``'s reader reads them with: the same checks and the same errors at the same
+/// offsets (`JSONTapeTests` compares the two on tricky, generated, damaged and hostile
+/// documents). The parser keeps its own reader of the structure, which makes values as it
+/// goes: values made from a tape cost a report of 10,000 steps 17% more.
 ///
 /// A class, so that a reader keeps a tape for one reference; its entries are one allocation of
 /// its own, read through a pointer.

@@ -71,8 +71,8 @@ struct ShortStringCache: ~Copyable {
     -> (first: UInt64, last: UInt64)?
   {
     guard count <= 16, start &+ 8 <= bytes.count else { return nil }
-    let first = JSONScanner.word(bytes, at: start)
-    if count >= 8 { return (first, JSONScanner.word(bytes, at: start &+ count &- 8)) }
+    let first = JSONCursor.word(bytes, at: start)
+    if count >= 8 { return (first, JSONCursor.word(bytes, at: start &+ count &- 8)) }
     return (first & ((1 &<< (UInt64(count) &* 8)) &- 1), 0)
   }
 
