@@ -120,9 +120,10 @@ struct JSONScanner: ~Copyable {
       guard cursor.skipColon() else { throw cursor.missingColon(after: text(ofKey: key)) }
       level.pointee = key
       try scanMemberOrElement()
-      // Most objects are small, and a scan beats hashing until they are not.
+      // Most objects are small, and a scan beats hashing until they are not: a report's step
+      // has some 20 keys, each of which the set would copy into an array of its own.
       let isNew: Bool
-      if kept < 16 {
+      if kept < 32 {
         isNew = !hasKept(key, in: container)
       } else {
         if seen == nil {

@@ -162,6 +162,13 @@ package final class JSONTape: @unchecked Sendable {
     }
   }
 
+  /// The value of the number at `index`: its nearest `Double`, as ``value(at:)`` holds it.
+  package func number(at index: Index) -> Double {
+    let entry = entry(index)
+    precondition(entry.kind == .number, "entry \(index) is not a number")
+    return Double(bitPattern: entry.payload)
+  }
+
   /// Whether the string or key at `index` is the empty string.
   package func isEmptyString(at index: Index) -> Bool {
     let entry = entry(index)

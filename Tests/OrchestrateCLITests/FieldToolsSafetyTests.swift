@@ -255,6 +255,135 @@ struct FieldToolsSafetyTests {
       "\(refused.stderr)")
   }
 
+  /// `report` with `member` (`"key": value`, as bytes) added as its last key.
+  private static func bytes(_ report: String, adding member: some Sequence<UInt8>) -> [UInt8] {
+    Array(report.utf8.dropLast()) + Array(", ".utf8) + member + Array("}".utf8)
+  }
+
+  /// What `stats --json` made of one file: how many reports it read, and why it skipped what
+  /// it skipped.
+  private static func stats(_ file: String) async throws -> (reports: Int?, skipped: [String]) {
+    let result = try await Orchestrate.run(["stats", file, "--json"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let summary = try #require(
+      try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+    return (summary["reports"] as? Int, summary["skippedExamples"] as? [String] ?? [])
+  }
+
+  @Test func aPartStatsNeverReadsIsStillJSONToStatsAsToExport() async throws {
+    let folder = try TemporaryFolder()
+    let report = try Self.report()
+    // Each is not JSON in a key that neither command reads; what the parser says of it.
+    let broken: [(name: String, value: String, problem: String)] = [
+      ("element", "[1,,2]", "unexpected character ','; expected a value at line 1, column "),
+      ("closer", "[1}", "unexpected character '}'; expected ',' or ']' after an array element"),
+      ("trailing", "[1,]", "a trailing comma before ']'"),
+      (
+        "deep", String(repeating: "[", count: 300) + String(repeating: "]", count: 300),
+        "nesting is deeper than 256 levels"
+      ),
+      ("escape", #""\q""#, "invalid escape sequence in a string"),
+      ("surrogate", #""\ud800""#, "unpaired UTF-16 surrogate in a string"),
+      ("zeros", "012", "a number cannot have leading zeros"),
+      ("huge", "1e999", "the number 1e999 is out of range"),
+      ("control", "\"a\u{01}b\"", "a control character must be escaped inside a string"),
+      ("literal", "nul", "unexpected character 'n'; expected a value"),
+    ]
+    var lines = [try Self.report()]
+    for (name, value, problem) in broken {
+      let text = Self.bytes(report, adding: (#""extra": "# + value).utf8)
+      let file = folder.path("\(name).json")
+      try Data(text).write(to: URL(fileURLWithPath: file))
+      lines.append(String(decoding: text, as: UTF8.self))
+      let stats = try await Self.stats(file)
+      #expect(stats.reports == 0, "\(name)")
+      let reason = try #require(stats.skipped.first, "\(name)")
+      #expect(reason.hasPrefix("'\(file)': it is not valid JSON (\(problem)"), "\(reason)")
+      let export = try await Orchestrate.run(["export", "otlp", file])
+      #expect(export.status == 65, "\(name): \(export.stderr)")
+      #expect(export.stderr.contains("Note: skipped \(reason)\n"), "\(export.stderr)")
+    }
+    // Invalid UTF-8 is read as export reads every text, each bad byte as U+FFFD.
+    let repaired = folder.path("utf8.json")
+    try Data(Self.bytes(report, adding: Array(#""extra": "a"#.utf8) + [0xFF] + Array(#"b""#.utf8)))
+      .write(to: URL(fileURLWithPath: repaired))
+    #expect(try await Self.stats(repaired).reports == 1)
+    let export = try await Orchestrate.run(["export", "otlp", repaired, "-o", folder.path("o")])
+    #expect(export.status == 0, "\(export.stderr)")
+    // The same texts as the lines of one file.
+    let file = try folder.write("week.jsonl", lines.joined(separator: "\n") + "\n")
+    let stats = try await Orchestrate.run(["stats", file])
+    #expect(
+      stats.stdout.hasPrefix("1 report from 1 file; \(broken.count) skipped (not reports):"),
+      "\(stats.stdout)")
+    let exported = try await Orchestrate.run(["export", "otlp", file, "-o", folder.path("o")])
+    #expect(exported.status == 0, "\(exported.stderr)")
+    #expect(exported.stderr.contains("Exported 1 launch to"), "\(exported.stderr)")
+  }
+
+  @Test func ofAKeyWrittenTwiceStatsReadsTheFirstAsExportDoes() async throws {
+    let folder = try TemporaryFolder()
+    let report = try Self.report { $0["labels"] = ["arm": "a"] }
+    /// `report` with a second copy of keys `stats` reads after their first: `added` at the
+    /// top, and each of `inside` after the member it repeats.
+    func twice(_ added: String, inside: [(String, String)]) throws -> String {
+      var text = String(decoding: Self.bytes(report, adding: added.utf8), as: UTF8.self)
+      for (first, second) in inside {
+        #expect(text.contains(first), "\(text)")
+        text = text.replacingOccurrences(of: first, with: first + "," + second)
+      }
+      return text
+    }
+    // Values of their own, which `stats` would count instead of the first.
+    let values = try folder.write(
+      "values.json",
+      try twice(
+        #""outcome": "failed", "app": {"version": "9.9.9"}, "labels": {"arm": "b"}"#,
+        inside: [(#""interactive":0.5"#, #""interactive":7"#)]))
+    // Times that would refuse the report were they read.
+    let times = try folder.write(
+      "times.json",
+      try twice(#""duration": -1"#, inside: [(#""end":0.1"#, #""end":-5"#)]))
+    let stats = try await Orchestrate.run(["stats", values, "--json", "--by", "arm"])
+    #expect(stats.status == 0, "\(stats.stderr)")
+    let summary = try #require(
+      try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any])
+    #expect(summary["reports"] as? Int == 1, "\(stats.stdout)")
+    let all = summary["all"] as? [String: Any]
+    #expect((all?["outcomes"] as? [String: Any])?["succeeded"] as? Int == 1, "\(stats.stdout)")
+    let milestone = (all?["milestones"] as? [[String: Any]])?.first
+    #expect(milestone?["max"] as? Double == 0.5, "\(stats.stdout)")
+    let groups = summary["groups"] as? [[String: Any]] ?? []
+    #expect(groups.map { $0["name"] as? String } == ["a"], "\(stats.stdout)")
+    let versions = try await Orchestrate.run(["stats", values, "--by", "version"])
+    #expect(versions.stdout.contains("version 1.0.0: 1 report"), "\(versions.stdout)")
+    #expect(try await Self.stats(times).reports == 1)
+    let exportTimes = try await Orchestrate.run(["export", "otlp", times, "-o", folder.path("t")])
+    #expect(exportTimes.status == 0, "\(exportTimes.stderr)")
+    let export = try await Orchestrate.run(["export", "otlp", values, "-o", folder.path("o.json")])
+    #expect(export.status == 0, "\(export.stderr)")
+    let request = try #require(
+      try JSONSerialization.jsonObject(
+        with: Data(contentsOf: folder.url.appendingPathComponent("o.json")))
+        as? [String: Any])
+    let resource = try #require((request["resourceSpans"] as? [[String: Any]])?.first)
+    func attributes(_ holder: [String: Any]?) -> [String: String] {
+      var values: [String: String] = [:]
+      for attribute in holder?["attributes"] as? [[String: Any]] ?? [] {
+        let value = attribute["value"] as? [String: Any]
+        if let key = attribute["key"] as? String, let text = value?["stringValue"] as? String {
+          values[key] = text
+        }
+      }
+      return values
+    }
+    #expect(attributes(resource["resource"] as? [String: Any])["service.version"] == "1.0.0")
+    let spans = (resource["scopeSpans"] as? [[String: Any]])?.first?["spans"] as? [[String: Any]]
+    let root = try #require(spans?.first { $0["parentSpanId"] == nil })
+    #expect(attributes(root)["launch.outcome"] == "succeeded")
+    #expect(attributes(root)["launch.arm"] == "a")
+  }
+
   @Test func theMaximumStaysExactWhenPercentilesAreEstimated() async throws {
     let folder = try TemporaryFolder()
     // More values than are kept exactly, the largest not at any bucket's middle.
@@ -398,7 +527,8 @@ struct FieldToolsSafetyTests {
     #expect(export.status == 65)
     #expect(
       export.stderr.contains(
-        "'\(garbage)': it is not valid JSON (an unexpected 'o' at line 2, column 14)"),
+        "'\(garbage)': it is not valid JSON (unexpected character 'o'; expected a value at line 2, column 14)"
+      ),
       "\(export.stderr)")
     #expect(!export.stderr.contains("JSONSyntaxError"))
     let input = try folder.write("r.json", try Self.report())

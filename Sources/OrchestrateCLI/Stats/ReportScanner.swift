@@ -39,6 +39,12 @@ struct ScannedReport {
 /// stored report and a history entry (whose report is under `report`). A text that is not
 /// JSON, or JSON that is not a report, is refused with a short reason.
 ///
+/// The text is read into a ``JSONTape`` first, by the grammar every JSON file of the package is
+/// read with (`JSONParser`'s, with its checks and its messages): a report that is not JSON in
+/// a part `stats` never reads (`"notes": [1,,2]`, a bad escape, nesting past the limit) is
+/// refused, and of a key written twice the first is read, as the parser keeps it. Then the
+/// keys `stats` needs are read off the tape, and the rest is never made.
+///
 /// It refuses every report that `LaunchReport(json:)` (and `HistoryEntry.read`, for an
 /// entry) refuses, without building it: a key every format has (report.md: `manifest` to
 /// `steps`, each step's `id` to `error`) missing or of another type, a later key there with
@@ -50,8 +56,10 @@ struct ReportScanner {
     var reason: String
   }
 
-  private let bytes: UnsafeBufferPointer<UInt8>
-  private var index: Int
+  /// A position in the tape.
+  private typealias Index = JSONTape.Index
+
+  private let tape: JSONTape
   /// The first key found missing or of the wrong shape in the report being read: the
   /// report is refused for it at its end, once its `version` is known, since a report of a
   /// newer format is refused for that instead, whatever its keys.
@@ -67,15 +75,14 @@ struct ReportScanner {
 
   /// Reads the report in `bytes`.
   static func scan(_ bytes: UnsafeBufferPointer<UInt8>) throws(Refusal) -> ScannedReport {
-    var scanner = ReportScanner(bytes: bytes, index: 0)
-    scanner.skipWhitespace()
-    guard scanner.peek == UInt8(ascii: "{") else {
-      throw scanner.atEnd
-        ? Refusal(reason: "it is empty") : scanner.refusal("expected a JSON object, '{',")
+    var first = 0
+    while first < bytes.count, Self.isWhitespace(bytes[first]) { first += 1 }
+    guard first < bytes.count else { throw Refusal(reason: "it is empty") }
+    guard bytes[first] == UInt8(ascii: "{") else {
+      throw syntaxError("expected a JSON object, '{',", at: first, in: Array(bytes))
     }
-    let (report, entry) = try scanner.scanObject(topLevel: true)
-    scanner.skipWhitespace()
-    guard scanner.atEnd else { throw Refusal(reason: "it has text after its JSON object") }
+    var scanner = ReportScanner(tape: try tape(of: bytes))
+    let (report, entry) = try scanner.scanObject(scanner.tape.root, topLevel: true)
     // A history entry is known by its mark, as `HistoryEntry.read` knows it; an object that
     // only holds a `report` is not one.
     guard entry.isMarked else {
@@ -96,6 +103,42 @@ struct ReportScanner {
       throw Refusal(reason: "it is a history entry whose '\(problem)' is missing or malformed")
     }
     return nested
+  }
+
+  /// The tape of `bytes`, or the refusal of a text that is not JSON.
+  ///
+  /// `export` reads a text with invalid UTF-8 repaired (each bad byte read as U+FFFD): so is
+  /// it read here, where the parser refuses it.
+  private static func tape(of bytes: UnsafeBufferPointer<UInt8>) throws(Refusal) -> JSONTape {
+    var text = Array(bytes)
+    do {
+      return try JSONTape.parse(text)
+    } catch {
+      // A text that parses is valid UTF-8: its strings are checked, and no other byte of
+      // JSON is above 0x7F. So only a refused one is looked at again.
+      guard String(validating: bytes, as: UTF8.self) == nil else {
+        throw syntaxError(error.message, at: error.offset, in: text)
+      }
+    }
+    text = Array(String(decoding: bytes, as: UTF8.self).utf8)
+    do {
+      return try JSONTape.parse(text)
+    } catch {
+      throw syntaxError(error.message, at: error.offset, in: text)
+    }
+  }
+
+  /// The refusal of a text that is not JSON: `what` is wrong at `offset` of `text`, placed by
+  /// line and column as an editor shows them.
+  private static func syntaxError(_ what: String, at offset: Int, in text: [UInt8]) -> Refusal {
+    let position = SourceText(bytes: text).position(of: offset)
+    return Refusal(
+      reason:
+        "it is not valid JSON (\(what) at line \(position.line), column \(position.column))")
+  }
+
+  private static func isWhitespace(_ byte: UInt8) -> Bool {
+    byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
   }
 
   /// Refuses `report` (found at `path`: `report.` in a history entry) for its format, a
@@ -141,10 +184,9 @@ struct ReportScanner {
     /// Whether `orchestrateHistory` is the format this build reads, 1.
     var isCurrent = false
     var report: ScannedReport?
-    var hasReportKey = false
     /// The keys there, valid, each a bit.
     var present: UInt8 = 0
-    /// The first key found of the wrong shape: a key written twice is read as its first.
+    /// The first key found of the wrong shape.
     var malformed: Int?
 
     /// Notes key `bit` of ``keys``, as valid or not.
@@ -160,16 +202,17 @@ struct ReportScanner {
   }
 
   /// The keys every report has (report.md's first form), each a bit of a mask.
-  private static let reportKeys = [
+  private static let reportKeys: [StaticString] = [
     "manifest", "name", "outcome", "route", "duration", "milestones", "criticalPath", "steps",
   ]
   /// The keys every step has.
-  private static let stepKeys = [
+  private static let stepKeys: [StaticString] = [
     "id", "plugin", "state", "start", "end", "attempts", "usedFallback", "error",
   ]
 
-  /// Reads a report object; at the top level, what a history entry holds is read too.
-  private mutating func scanObject(topLevel: Bool) throws(Refusal) -> (
+  /// Reads the report object at `object`; at the top level, what a history entry holds is
+  /// read too.
+  private mutating func scanObject(_ object: Index, topLevel: Bool) throws(Refusal) -> (
     ScannedReport, EntryParts
   ) {
     var report = ScannedReport()
@@ -178,43 +221,38 @@ struct ReportScanner {
     let outer = problem
     problem = nil
     var present: UInt32 = 0
-    try members { scanner, key throws(Refusal) in
+    try members(of: object) { scanner, key, value throws(Refusal) in
       switch key {
-      case "manifest" where topLevel && scanner.peek == UInt8(ascii: "{"):
+      case "manifest" where topLevel && scanner.tape.kind(of: value) == .object:
         // A history entry's: its path and hash. No report's, whose manifest is a string.
         present |= 1 << 0
-        scanner.flag(key)
-        try scanner.members { scanner, key throws(Refusal) in
+        scanner.flag(key.description)
+        try scanner.members(of: value) { scanner, key, value throws(Refusal) in
           switch key {
-          case "path": entry.note(1, valid: try scanner.skipsString())
-          case "sha256": entry.note(2, valid: try scanner.skipsString())
-          default: try scanner.skipValue()
+          case "path": entry.note(1, valid: scanner.isString(value))
+          case "sha256": entry.note(2, valid: scanner.isString(value))
+          default: break
           }
         }
       case "manifest", "name":
         present |= key == "manifest" ? 1 << 0 : 1 << 1
-        if try !scanner.skipsString() { scanner.flag(key) }
+        if !scanner.isString(value) { scanner.flag(key.description) }
         if key == "manifest" { entry.note(1, valid: false) }
       case "outcome":
         present |= 1 << 2
         report.hasOutcome = true
-        report.outcome = try scanner.string().flatMap(LaunchOutcome.init(rawValue:))
-        if report.outcome == nil { scanner.flag(key) }
+        report.outcome = scanner.string(value).flatMap(LaunchOutcome.init(rawValue:))
+        if report.outcome == nil { scanner.flag(key.description) }
       case "route":
         present |= 1 << 3
-        try scanner.nullableString(key)
+        scanner.nullableString(value, key.description)
       case "duration":
         present |= 1 << 4
-        try scanner.requiredTime(key)
+        try scanner.requiredTime(value, key.description)
       case "wallDuration":
-        _ = try scanner.time(key)
+        _ = try scanner.time(value, key.description)
       case "version":
-        // A key written twice is read as its first by `LaunchReport` (the parser keeps the
-        // first), so the second is read as nothing here too, whatever it says.
-        guard report.formatVersion == nil, !report.hasMalformedVersion else {
-          return try scanner.skipValue()
-        }
-        if let version = try scanner.integer() {
+        if let version = scanner.integer(value) {
           report.formatVersion = version
         } else {
           report.hasMalformedVersion = true
@@ -222,104 +260,93 @@ struct ReportScanner {
       case "milestones":
         present |= 1 << 5
         report.hasMilestones = true
-        guard try scanner.isObject(key) else { break }
-        try scanner.members { scanner, name throws(Refusal) in
-          report.milestones.append((name, try scanner.time("milestones.\(name)")))
+        guard scanner.isObject(value, key.description) else { break }
+        try scanner.members(of: value) { scanner, name, time throws(Refusal) in
+          report.milestones.append((name.description, try scanner.time(time, "milestones.\(name)")))
         }
       case "criticalPath":
         present |= 1 << 6
-        guard try scanner.isArray(key) else { break }
-        try scanner.elements { scanner throws(Refusal) in
-          if try !scanner.skipsString() { scanner.flag("criticalPath") }
+        guard scanner.isArray(value, key.description) else { break }
+        for element in scanner.tape.elements(of: value) where !scanner.isString(element) {
+          scanner.flag("criticalPath")
         }
       case "steps":
         present |= 1 << 7
         report.hasSteps = true
-        guard try scanner.isArray(key) else { break }
-        try scanner.elements { scanner throws(Refusal) in
-          report.steps.append(try scanner.step(report.steps.count))
+        guard scanner.isArray(value, key.description) else { break }
+        report.steps.reserveCapacity(scanner.tape.count(of: value))
+        for element in scanner.tape.elements(of: value) {
+          report.steps.append(try scanner.step(element, report.steps.count))
         }
       case "pauses":
-        try scanner.objects(in: "pauses", required: ["at", "duration"]) {
-          scanner, key, pause throws(Refusal) in
-          if key == "at" || key == "duration" {
-            try scanner.requiredTime(pause + key)
-          } else {
-            try scanner.skipValue()
-          }
+        try scanner.objects(value, in: "pauses", required: ["at", "duration"]) {
+          scanner, key, value, pause throws(Refusal) in
+          if key == "at" || key == "duration" { try scanner.requiredTime(value, pause + key) }
         }
       case "criticalChains":
-        try scanner.criticalChains()
+        try scanner.criticalChains(value)
       case "startedAt":
-        try scanner.startedAt()
+        try scanner.startedAt(value)
       case "context":
-        guard try scanner.isObjectOrNull(key) else { break }
-        try scanner.object(in: "context.", required: Self.contextKeys) {
-          scanner, key, path throws(Refusal) in
+        guard scanner.isObjectOrNull(value, key.description) else { break }
+        try scanner.object(value, in: "context.", required: Self.contextKeys) {
+          scanner, key, value, path throws(Refusal) in
           switch key {
           case "reason":
-            report.reason = try scanner.string()
+            report.reason = scanner.string(value)
             if report.reason == nil { scanner.flag(path + key) }
           case "launchNumber":
-            if try scanner.integer() == nil { scanner.flag(path + key) }
+            if scanner.integer(value) == nil { scanner.flag(path + key) }
           case "prewarmed", "firstLaunch", "afterUpgrade", "safeMode":
-            let value = try scanner.bool()
-            if key == "firstLaunch" { report.firstLaunch = value }
-            if value == nil { scanner.flag(path + key) }
+            let bool = scanner.bool(value)
+            if key == "firstLaunch" { report.firstLaunch = bool }
+            if bool == nil { scanner.flag(path + key) }
           default:
-            try scanner.skipValue()
+            break
           }
         }
       case "app":
-        guard try scanner.isObjectOrNull(key) else { break }
-        try scanner.object(in: "app.", required: ["version"]) {
-          scanner, key, path throws(Refusal) in
-          guard key == "version" else { return try scanner.skipValue() }
-          report.version = try scanner.string()
+        guard scanner.isObjectOrNull(value, key.description) else { break }
+        try scanner.object(value, in: "app.", required: ["version"]) {
+          scanner, key, value, path throws(Refusal) in
+          guard key == "version" else { return }
+          report.version = scanner.string(value)
           if report.version == nil { scanner.flag(path + key) }
         }
       case "labels":
-        guard try scanner.isObjectOrNull(key) else { break }
-        try scanner.members { scanner, key throws(Refusal) in
+        guard scanner.isObjectOrNull(value, key.description) else { break }
+        try scanner.members(of: value) { scanner, key, value throws(Refusal) in
           switch key {
-          case "arm": report.arm = try scanner.string()
-          case "device": report.device = try scanner.string()
-          default: try scanner.skipValue()
+          case "arm": report.arm = scanner.string(value)
+          case "device": report.device = scanner.string(value)
+          default: break
           }
         }
       case "signals":
-        guard try scanner.isObjectOrNull(key) else { break }
-        try scanner.members { scanner, name throws(Refusal) in
-          _ = try scanner.time("signals.\(name)")
+        guard scanner.isObjectOrNull(value, key.description) else { break }
+        try scanner.members(of: value) { scanner, name, time throws(Refusal) in
+          _ = try scanner.time(time, "signals.\(name)")
         }
       case "orchestrateHistory" where topLevel:
-        let isCurrent = try scanner.integer() == HistoryEntry.formatVersion
-        entry.isCurrent = isCurrent && (entry.isCurrent || !entry.isMarked)
         entry.isMarked = true
+        entry.isCurrent = scanner.integer(value) == HistoryEntry.formatVersion
       case "recordedAt" where topLevel:
-        entry.note(0, valid: try scanner.skipsString())
+        entry.note(0, valid: scanner.isString(value))
       case "machine" where topLevel:
-        guard scanner.peek == UInt8(ascii: "{") else {
-          entry.note(3, valid: false)
-          return try scanner.skipValue()
-        }
-        try scanner.members { scanner, key throws(Refusal) in
+        guard scanner.tape.kind(of: value) == .object else { return entry.note(3, valid: false) }
+        try scanner.members(of: value) { scanner, key, value throws(Refusal) in
           switch key {
-          case "host": entry.note(3, valid: try scanner.skipsString())
-          case "system": entry.note(4, valid: try scanner.skipsString())
-          case "cores": entry.note(5, valid: try scanner.integer() != nil)
-          default: try scanner.skipValue()
+          case "host": entry.note(3, valid: scanner.isString(value))
+          case "system": entry.note(4, valid: scanner.isString(value))
+          case "cores": entry.note(5, valid: scanner.integer(value) != nil)
+          default: break
           }
         }
       case "report" where topLevel:
-        // The first is the one `HistoryEntry` reads.
-        let isFirst = !entry.hasReportKey
-        entry.hasReportKey = true
-        guard scanner.peek == UInt8(ascii: "{") else { return try scanner.skipValue() }
-        let nested = try scanner.scanObject(topLevel: false).0
-        if isFirst { entry.report = nested }
+        guard scanner.tape.kind(of: value) == .object else { break }
+        entry.report = try scanner.scanObject(value, topLevel: false).0
       default:
-        try scanner.skipValue()
+        break
       }
     }
     flagMissing(present, of: Self.reportKeys, in: "")
@@ -329,131 +356,134 @@ struct ReportScanner {
   }
 
   /// The keys of a report's `context`.
-  private static let contextKeys = [
+  private static let contextKeys: [StaticString] = [
     "reason", "prewarmed", "firstLaunch", "afterUpgrade", "launchNumber", "safeMode",
   ]
 
-  private mutating func step(_ index: Int) throws(Refusal) -> ScannedReport.Step {
+  /// The step at `value`, the `index`th of `steps`.
+  private mutating func step(_ value: Index, _ index: Int) throws(Refusal) -> ScannedReport.Step {
     var step = ScannedReport.Step(id: "")
-    let path = "steps[\(index)]."
-    guard peek == UInt8(ascii: "{") else {
+    guard tape.kind(of: value) == .object else {
       flag("steps[\(index)]")
-      try skipValue()
       return step
     }
+    let path = "steps[\(index)]."
     var present: UInt32 = 0
-    try members { scanner, key throws(Refusal) in
+    try members(of: value) { scanner, key, value throws(Refusal) in
       switch key {
       case "id":
         present |= 1 << 0
-        if let id = try scanner.string() { step.id = id } else { scanner.flag(path + key) }
+        if let id = scanner.string(value) { step.id = id } else { scanner.flag(path + key) }
       case "plugin":
         present |= 1 << 1
-        if try !scanner.skipsString() { scanner.flag(path + key) }
+        if !scanner.isString(value) { scanner.flag(path + key) }
       case "state":
         present |= 1 << 2
-        step.state = try scanner.string().flatMap(StepState.init(rawValue:))
+        step.state = scanner.string(value).flatMap(StepState.init(rawValue:))
         if step.state == nil { scanner.flag(path + key) }
       case "start":
         present |= 1 << 3
-        step.start = try scanner.time(path + key)
+        step.start = try scanner.time(value, path + key)
       case "end":
         present |= 1 << 4
-        step.end = try scanner.time(path + key)
+        step.end = try scanner.time(value, path + key)
       case "attempts":
         present |= 1 << 5
-        if try scanner.integer() == nil { scanner.flag(path + key) }
+        if scanner.integer(value) == nil { scanner.flag(path + key) }
       case "usedFallback":
         present |= 1 << 6
-        if try scanner.bool() == nil { scanner.flag(path + key) }
+        if scanner.bool(value) == nil { scanner.flag(path + key) }
       case "error":
         present |= 1 << 7
-        try scanner.nullableString(path + key)
-      case "ready": step.ready = try scanner.time(path + key)
-      case "waits", "work": try scanner.spans(key, in: path)
-      case "refresh": try scanner.refresh(in: path + "refresh.")
-      case "deferUntil": step.isDeferred = try scanner.skipsString()
-      default: try scanner.skipValue()
+        scanner.nullableString(value, path + key)
+      case "ready": step.ready = try scanner.time(value, path + key)
+      case "waits", "work": try scanner.spans(value, key, in: path)
+      case "refresh": try scanner.refresh(value, in: path + "refresh.")
+      case "deferUntil": step.isDeferred = scanner.isString(value)
+      default: break
       }
     }
     flagMissing(present, of: Self.stepKeys, in: path)
     return step
   }
 
-  /// A step's or refresh's `waits` or `work` (`key`), inside `path` (`steps[0].`).
-  private mutating func spans(_ key: String, in path: String) throws(Refusal) {
+  /// A step's or refresh's `waits` or `work` (`key`) at `value`, inside `path` (`steps[0].`).
+  private mutating func spans(_ value: Index, _ key: Key, in path: String) throws(Refusal) {
     let isWork = key == "work"
-    let required = isWork ? ["attempt", "start", "end"] : ["reason", "start", "end"]
-    try objects(in: path + key, required: required) { scanner, member, span throws(Refusal) in
+    let required: [StaticString] =
+      isWork ? ["attempt", "start", "end"] : ["reason", "start", "end"]
+    try objects(value, in: path + key, required: required) {
+      scanner, member, value, span throws(Refusal) in
       switch member {
       case "attempt" where isWork:
-        if try scanner.integer() == nil { scanner.flag(span + member) }
+        if scanner.integer(value) == nil { scanner.flag(span + member) }
       case "reason" where !isWork:
-        if try scanner.string().flatMap(WaitReason.init(rawValue:)) == nil {
+        if scanner.string(value).flatMap(WaitReason.init(rawValue:)) == nil {
           scanner.flag(span + member)
         }
       case "start", "end":
-        try scanner.requiredTime(span + member)
+        try scanner.requiredTime(value, span + member)
       default:
         // A wait's `heldBy` is read as whatever strings it holds.
-        try scanner.skipValue()
+        break
       }
     }
   }
 
-  /// A cached step's `refresh` (`path` is `steps[0].refresh.`): `null`, or an object with a
-  /// step's state, times, attempts and error.
-  private mutating func refresh(in path: String) throws(Refusal) {
-    if try literalNull() { return }
-    let required = ["state", "start", "end", "attempts", "error"]
-    try object(in: path, required: required) { scanner, key, path throws(Refusal) in
+  /// A cached step's `refresh` at `value` (`path` is `steps[0].refresh.`): `null`, or an
+  /// object with a step's state, times, attempts and error.
+  private mutating func refresh(_ value: Index, in path: String) throws(Refusal) {
+    if tape.kind(of: value) == .null { return }
+    let required: [StaticString] = ["state", "start", "end", "attempts", "error"]
+    try object(value, in: path, required: required) {
+      scanner, key, value, path throws(Refusal) in
       switch key {
       case "state":
-        if try scanner.string().flatMap(StepState.init(rawValue:)) == nil {
+        if scanner.string(value).flatMap(StepState.init(rawValue:)) == nil {
           scanner.flag(path + key)
         }
       case "attempts":
-        if try scanner.integer() == nil { scanner.flag(path + key) }
+        if scanner.integer(value) == nil { scanner.flag(path + key) }
       case "error":
-        try scanner.nullableString(path + key)
+        scanner.nullableString(value, path + key)
       case "start", "end", "ready":
-        _ = try scanner.time(path + key)
+        _ = try scanner.time(value, path + key)
       case "waits", "work":
-        try scanner.spans(key, in: path)
+        try scanner.spans(value, key, in: path)
       default:
-        try scanner.skipValue()
+        break
       }
     }
   }
 
-  /// `criticalChains`: when an array, each chain's `milestone` and its `links`, each with
-  /// its step, how it was held and its times.
-  private mutating func criticalChains() throws(Refusal) {
-    let links = ["step", "heldVia", "start", "end", "wait", "work"]
-    try objects(in: "criticalChains", required: ["milestone", "links"]) {
-      scanner, key, chain throws(Refusal) in
+  /// `criticalChains` at `value`: when an array, each chain's `milestone` and its `links`,
+  /// each with its step, how it was held and its times.
+  private mutating func criticalChains(_ value: Index) throws(Refusal) {
+    let links: [StaticString] = ["step", "heldVia", "start", "end", "wait", "work"]
+    try objects(value, in: "criticalChains", required: ["milestone", "links"]) {
+      scanner, key, value, chain throws(Refusal) in
       switch key {
       case "milestone":
-        try scanner.nullableString(chain + key)
+        scanner.nullableString(value, chain + key)
       case "links":
-        guard try scanner.isArray(chain + key) else { return }
-        try scanner.objects(in: chain + key, required: links) {
-          scanner, key, link throws(Refusal) in
+        guard scanner.isArray(value, chain + key) else { return }
+        try scanner.objects(value, in: chain + key, required: links) {
+          scanner, key, value, link throws(Refusal) in
           switch key {
           case "step":
-            if try !scanner.skipsString() { scanner.flag(link + key) }
+            if !scanner.isString(value) { scanner.flag(link + key) }
           case "heldVia":
-            if try scanner.literalNull() { return }
-            let hold = try scanner.string().flatMap(LaunchReport.CriticalChain.Hold.init)
+            if scanner.tape.kind(of: value) == .null { return }
+            let hold = scanner.string(value).flatMap(LaunchReport.CriticalChain.Hold.init)
             if hold == nil { scanner.flag(link + key) }
           case "start", "end", "wait", "work":
-            try scanner.requiredTime(link + key)
+            try scanner.requiredTime(value, link + key)
           default:
-            try scanner.skipValue()
+            break
           }
         }
       default:
-        try scanner.skipValue()
+        break
       }
     }
   }
@@ -468,402 +498,178 @@ struct ReportScanner {
 
   /// Notes the first of `keys` whose bit is not in `present`, inside `path`.
   private mutating func flagMissing(
-    _ present: UInt32, of keys: [String], in path: @autoclosure () -> String
+    _ present: UInt32, of keys: [StaticString], in path: @autoclosure () -> String
   ) {
     guard problem == nil, present != (1 << keys.count) - 1 else { return }
     let missing = keys.indices.first { present & (1 << $0) == 0 } ?? 0
-    flag(path() + keys[missing])
+    flag(path() + keys[missing].description)
   }
 
-  /// Whether an object is next; anything else is noted as `path` and skipped.
-  private mutating func isObject(_ path: @autoclosure () -> String) throws(Refusal) -> Bool {
-    guard peek == UInt8(ascii: "{") else {
+  /// Whether `value` is an object; anything else is noted as `path`.
+  private mutating func isObject(_ value: Index, _ path: @autoclosure () -> String) -> Bool {
+    guard tape.kind(of: value) == .object else {
       flag(path())
-      try skipValue()
       return false
     }
     return true
   }
 
-  /// Whether an object is next; `null` is skipped, anything else noted as `path` and skipped.
-  private mutating func isObjectOrNull(_ path: @autoclosure () -> String) throws(Refusal) -> Bool {
-    if try literalNull() { return false }
-    return try isObject(path())
+  /// Whether `value` is an object; `null` is not, anything else is noted as `path`.
+  private mutating func isObjectOrNull(_ value: Index, _ path: @autoclosure () -> String)
+    -> Bool
+  {
+    tape.kind(of: value) != .null && isObject(value, path())
   }
 
-  /// Whether an array is next; anything else is noted as `path` and skipped.
-  private mutating func isArray(_ path: @autoclosure () -> String) throws(Refusal) -> Bool {
-    guard peek == UInt8(ascii: "[") else {
+  /// Whether `value` is an array; anything else is noted as `path`.
+  private mutating func isArray(_ value: Index, _ path: @autoclosure () -> String) -> Bool {
+    guard tape.kind(of: value) == .array else {
       flag(path())
-      try skipValue()
       return false
     }
     return true
   }
 
-  /// The object next, named `path` (with its dot: `app.`), which must hold each of
-  /// `required`: `body` reads each key (the scanner at its value) and skips those it does
-  /// not know.
-  private mutating func object(
-    in path: String, required: [String],
-    _ body: (inout ReportScanner, String, String) throws(Refusal) -> Void
+  /// Calls `body` with each key of the object at `object` and the index of its value; of a
+  /// key written twice, the first, as the parser keeps it.
+  private mutating func members(
+    of object: Index, _ body: (inout ReportScanner, Key, Index) throws(Refusal) -> Void
   ) throws(Refusal) {
-    guard try isObject(String(path.dropLast())) else { return }
+    for member in tape.members(of: object) {
+      try body(&self, Key(tape: tape, index: member.key), member.value)
+    }
+  }
+
+  /// A member's key, told from the names `stats` knows by its bytes, without being made into
+  /// a `String`: that is made only for a message or a milestone's name.
+  private struct Key: CustomStringConvertible {
+    let tape: JSONTape
+    let index: Index
+
+    var description: String { tape.string(at: index) }
+
+    static func ~= (name: StaticString, key: Key) -> Bool {
+      key.tape.string(at: key.index, is: name)
+    }
+
+    static func == (key: Key, name: StaticString) -> Bool { name ~= key }
+
+    /// `path` followed by the key.
+    static func + (path: String, key: Key) -> String { path + key.description }
+  }
+
+  /// The object at `value`, named `path` (with its dot: `app.`), which must hold each of
+  /// `required`: `body` reads each key and its value, and passes over those it does not know.
+  private mutating func object(
+    _ value: Index, in path: String, required: [StaticString],
+    _ body: (inout ReportScanner, Key, Index, String) throws(Refusal) -> Void
+  ) throws(Refusal) {
+    guard isObject(value, String(path.dropLast())) else { return }
     var present: UInt32 = 0
-    try members { scanner, key throws(Refusal) in
-      if let bit = required.firstIndex(of: key) { present |= 1 << bit }
-      try body(&scanner, key, path)
+    try members(of: value) { scanner, key, value throws(Refusal) in
+      if let bit = required.firstIndex(where: { key == $0 }) { present |= 1 << bit }
+      try body(&scanner, key, value, path)
     }
     flagMissing(present, of: required, in: path)
   }
 
-  /// The array next, named `path`, when it is one (anything else is read as none, as
+  /// The array at `value`, named `path`, when it is one (anything else is read as none, as
   /// `LaunchReport` reads these): each element an object read by
-  /// ``object(in:required:_:)``.
+  /// ``object(_:in:required:_:)``.
   private mutating func objects(
-    in path: String, required: [String],
-    _ body: (inout ReportScanner, String, String) throws(Refusal) -> Void
+    _ value: Index, in path: String, required: [StaticString],
+    _ body: (inout ReportScanner, Key, Index, String) throws(Refusal) -> Void
   ) throws(Refusal) {
-    guard peek == UInt8(ascii: "[") else { return try skipValue() }
-    var count = 0
-    try elements { scanner throws(Refusal) in
-      try scanner.object(in: "\(path)[\(count)].", required: required, body)
-      count += 1
+    guard tape.kind(of: value) == .array else { return }
+    for (position, element) in tape.elements(of: value).enumerated() {
+      try object(element, in: "\(path)[\(position)].", required: required, body)
     }
   }
 
-  /// A string or `null`; anything else is noted as `path`.
-  private mutating func nullableString(_ path: @autoclosure () -> String) throws(Refusal) {
-    if try literalNull() { return }
-    if try !skipsString() { flag(path()) }
+  /// Whether `value` is a string.
+  private func isString(_ value: Index) -> Bool {
+    tape.kind(of: value) == .string
   }
 
-  /// Whether a string is next, skipped without building it; anything else is skipped too.
-  private mutating func skipsString() throws(Refusal) -> Bool {
-    guard peek == UInt8(ascii: "\"") else {
-      try skipValue()
-      return false
+  /// The string at `value`, or `nil` for anything else.
+  private func string(_ value: Index) -> String? {
+    isString(value) ? tape.string(at: value) : nil
+  }
+
+  /// The Boolean at `value`, or `nil` for anything else.
+  private func bool(_ value: Index) -> Bool? {
+    switch tape.kind(of: value) {
+    case .true: true
+    case .false: false
+    default: nil
     }
-    try skipString()
-    return true
+  }
+
+  /// Notes `value` as `path` unless it is a string or `null`.
+  private mutating func nullableString(_ value: Index, _ path: @autoclosure () -> String) {
+    let kind = tape.kind(of: value)
+    if kind != .string && kind != .null { flag(path()) }
   }
 
   /// A time that must be there: `null` is noted as `path`, as anything but a time is
   /// refused.
-  private mutating func requiredTime(_ path: @autoclosure () -> String) throws(Refusal) {
-    if try time(path()) == nil { flag(path()) }
+  private mutating func requiredTime(_ value: Index, _ path: @autoclosure () -> String)
+    throws(Refusal)
+  {
+    if try time(value, path()) == nil { flag(path()) }
   }
 
-  /// A whole number, read exactly from its text as `LaunchReport` reads one (`1.0` and `1e2`
-  /// are whole); `nil` for anything else, which is skipped.
-  private mutating func integer() throws(Refusal) -> Int? {
-    guard let first = peek, first == UInt8(ascii: "-") || (first >= 0x30 && first <= 0x39) else {
-      try skipValue()
-      return nil
+  /// The whole number at `value`, read exactly from its text as `LaunchReport` reads one
+  /// (`1.0` and `1e2` are whole); `nil` for anything else.
+  private func integer(_ value: Index) -> Int? {
+    guard tape.kind(of: value) == .number else { return nil }
+    // The common case, digits alone, read from the text without making its value.
+    let bytes = tape.bytes
+    var position = tape.offset(of: value)
+    var integer = 0
+    var digits = 0
+    while position < bytes.count, bytes[position] >= 0x30, bytes[position] <= 0x39, digits < 18 {
+      integer = integer * 10 + Int(bytes[position] - 0x30)
+      digits += 1
+      position += 1
     }
-    let start = index
-    _ = try numberValue()
-    let text = UnsafeBufferPointer(rebasing: bytes[start..<index])
-    // The common case, digits alone, without building anything.
-    if text.count <= 18, text.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
-      return text.reduce(0) { $0 * 10 + Int($1 - 0x30) }
-    }
-    let value = try? JSONParser.parse([UInt8(ascii: "[")] + Array(text) + [UInt8(ascii: "]")])
-      .root.elements?.first
-    return value?.exactInteger(Int.self)
+    let ended =
+      position == bytes.count
+      || !(bytes[position] >= 0x30 && bytes[position] <= 0x39 || bytes[position] == 0x2E
+        || bytes[position] | 0x20 == UInt8(ascii: "e"))
+    if digits > 0, ended { return integer }
+    return tape.value(at: value).exactInteger(Int.self)
   }
 
-  /// A time in seconds, or `nil` for `null` (a milestone never reached); anything else, or a
-  /// time outside 0 to ``longestTime`` (negative, infinite, absurd), refuses the report,
-  /// naming `key` (made only then: a report holds thousands of times).
-  private mutating func time(_ key: @autoclosure () -> String) throws(Refusal) -> Double? {
-    if try literalNull() { return nil }
-    guard let first = peek, first == UInt8(ascii: "-") || (first >= 0x30 && first <= 0x39) else {
-      throw Refusal(reason: "its '\(key())' is not a number of seconds")
+  /// A time in seconds at `value`, or `nil` for `null` (a milestone never reached); anything
+  /// else, or a time outside 0 to ``longestTime`` (negative, infinite, absurd), refuses the
+  /// report, naming `key` (made only then: a report holds thousands of times).
+  private func time(_ value: Index, _ key: @autoclosure () -> String) throws(Refusal) -> Double? {
+    switch tape.kind(of: value) {
+    case .null: return nil
+    case .number: break
+    default: throw Refusal(reason: "its '\(key())' is not a number of seconds")
     }
-    let value = try numberValue()
-    guard value.isFinite, value >= 0, value <= Self.longestTime else {
+    let seconds = tape.number(at: value)
+    guard seconds >= 0, seconds <= Self.longestTime else {
       throw Refusal(
         reason:
-          "its '\(key())' is \(value.isFinite ? String(format: "%g", value) : "out of range"), not a time from 0 to \(Int(Self.longestTime)) s"
+          "its '\(key())' is \(String(format: "%g", seconds)), not a time from 0 to \(Int(Self.longestTime)) s"
       )
     }
-    return value
+    return seconds
   }
 
-  /// Checks `startedAt`: a report's time in its form, from 1970 to ``latestStart``.
-  private mutating func startedAt() throws(Refusal) {
-    skipWhitespace()
-    if try literalNull() { return }
-    guard let text = try stringValue(), let date = ReportDate.date(text) else {
+  /// Checks `startedAt` at `value`: a report's time in its form, from 1970 to
+  /// ``latestStart``.
+  private func startedAt(_ value: Index) throws(Refusal) {
+    if tape.kind(of: value) == .null { return }
+    guard let text = string(value), let date = ReportDate.date(text) else {
       throw Refusal(reason: "its 'startedAt' is not a time like '2026-11-23T13:57:26Z'")
     }
     let seconds = date.timeIntervalSince1970
     guard seconds >= 0, seconds <= Self.latestStart else {
-      throw Refusal(
-        reason: "its 'startedAt' is '\(text)', outside 1970 to 2255")
+      throw Refusal(reason: "its 'startedAt' is '\(text)', outside 1970 to 2255")
     }
-  }
-
-  // MARK: - JSON
-
-  private var atEnd: Bool { index >= bytes.count }
-  private var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
-
-  /// A syntax error, placed by line and column as an editor shows them.
-  private func refusal(_ what: String) -> Refusal {
-    let end = Swift.min(index, bytes.count)
-    var line = 1
-    var lineStart = 0
-    for offset in 0..<end where bytes[offset] == 0x0A {
-      line += 1
-      lineStart = offset + 1
-    }
-    return Refusal(
-      reason: "it is not valid JSON (\(what) at line \(line), column \(end - lineStart + 1))")
-  }
-
-  private mutating func skipWhitespace() {
-    while index < bytes.count {
-      switch bytes[index] {
-      case 0x20, 0x0A, 0x0D, 0x09: index += 1
-      default: return
-      }
-    }
-  }
-
-  private mutating func expect(_ byte: UInt8) throws(Refusal) {
-    skipWhitespace()
-    guard peek == byte else { throw refusal("expected '\(Character(UnicodeScalar(byte)))'") }
-    index += 1
-  }
-
-  /// Calls `body` with each key of an object, the scanner at its value; `null` is an empty
-  /// object.
-  private mutating func members(
-    _ body: (inout ReportScanner, String) throws(Refusal) -> Void
-  ) throws(Refusal) {
-    skipWhitespace()
-    if try literalNull() { return }
-    try expect(UInt8(ascii: "{"))
-    skipWhitespace()
-    if peek == UInt8(ascii: "}") {
-      index += 1
-      return
-    }
-    while true {
-      skipWhitespace()
-      guard let key = try stringValue() else { throw refusal("expected a key") }
-      try expect(UInt8(ascii: ":"))
-      skipWhitespace()
-      try body(&self, key)
-      skipWhitespace()
-      guard let next = peek else { throw refusal("unfinished object") }
-      index += 1
-      if next == UInt8(ascii: "}") { return }
-      guard next == UInt8(ascii: ",") else { throw refusal("expected ',' or '}'") }
-    }
-  }
-
-  /// Calls `body` with the scanner at each element of an array; `null` is an empty array.
-  private mutating func elements(_ body: (inout ReportScanner) throws(Refusal) -> Void)
-    throws(Refusal)
-  {
-    skipWhitespace()
-    if try literalNull() { return }
-    try expect(UInt8(ascii: "["))
-    skipWhitespace()
-    if peek == UInt8(ascii: "]") {
-      index += 1
-      return
-    }
-    while true {
-      skipWhitespace()
-      try body(&self)
-      skipWhitespace()
-      guard let next = peek else { throw refusal("unfinished array") }
-      index += 1
-      if next == UInt8(ascii: "]") { return }
-      guard next == UInt8(ascii: ",") else { throw refusal("expected ',' or ']'") }
-    }
-  }
-
-  /// Consumes `null` if it is next.
-  private mutating func literalNull() throws(Refusal) -> Bool {
-    guard peek == UInt8(ascii: "n") else { return false }
-    try literal("null")
-    return true
-  }
-
-  private mutating func literal(_ text: StaticString) throws(Refusal) {
-    let count = text.utf8CodeUnitCount
-    guard index + count <= bytes.count else { throw refusal("unfinished literal") }
-    for offset in 0..<count where bytes[index + offset] != text.utf8Start[offset] {
-      throw refusal("unknown literal")
-    }
-    index += count
-  }
-
-  /// A string, or `nil` for `null`; anything else is skipped and read as `nil`.
-  private mutating func string() throws(Refusal) -> String? {
-    guard peek == UInt8(ascii: "\"") else {
-      try skipValue()
-      return nil
-    }
-    return try stringValue()
-  }
-
-  private mutating func bool() throws(Refusal) -> Bool? {
-    switch peek {
-    case UInt8(ascii: "t"):
-      try literal("true")
-      return true
-    case UInt8(ascii: "f"):
-      try literal("false")
-      return false
-    default:
-      try skipValue()
-      return nil
-    }
-  }
-
-  /// The string at the scanner (which must be at its quote), escapes decoded.
-  private mutating func stringValue() throws(Refusal) -> String? {
-    guard peek == UInt8(ascii: "\"") else { return nil }
-    index += 1
-    let start = index
-    var escaped = false
-    while index < bytes.count {
-      let byte = bytes[index]
-      if byte == UInt8(ascii: "\"") {
-        let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
-        index += 1
-        guard escaped else { return String(decoding: slice, as: UTF8.self) }
-        return try Self.unescape(slice)
-      }
-      if byte == UInt8(ascii: "\\") {
-        escaped = true
-        index += 1
-      }
-      index += 1
-    }
-    throw refusal("unfinished string")
-  }
-
-  /// A string with escapes: read by the package's own JSON parser, which knows them all.
-  private static func unescape(_ slice: UnsafeBufferPointer<UInt8>) throws(Refusal) -> String {
-    let quoted = [UInt8(ascii: "\"")] + Array(slice) + [UInt8(ascii: "\"")]
-    guard let value = try? JSONParser.parse(quoted).root.stringValue else {
-      throw Refusal(reason: "it is not valid JSON (a bad escape in a string)")
-    }
-    return value
-  }
-
-  /// A number in JSON's syntax. Up to 18 significant digits are read exactly and scaled by
-  /// a power of ten (reports have six decimals); longer ones are read by the standard library.
-  private mutating func numberValue() throws(Refusal) -> Double {
-    let start = index
-    var negative = false
-    if peek == UInt8(ascii: "-") {
-      negative = true
-      index += 1
-    }
-    var mantissa: UInt64 = 0
-    var digits = 0
-    var scale = 0
-    var sawDigit = false
-    while let byte = peek, byte >= 0x30, byte <= 0x39 {
-      if digits < 18 {
-        mantissa = mantissa * 10 + UInt64(byte - 0x30)
-        if mantissa > 0 { digits += 1 }
-      } else {
-        scale += 1
-      }
-      sawDigit = true
-      index += 1
-    }
-    guard sawDigit else { throw refusal("a number without digits") }
-    if peek == UInt8(ascii: ".") {
-      index += 1
-      var fractionDigits = false
-      while let byte = peek, byte >= 0x30, byte <= 0x39 {
-        if digits < 18 {
-          mantissa = mantissa * 10 + UInt64(byte - 0x30)
-          if mantissa > 0 { digits += 1 }
-          scale -= 1
-        }
-        fractionDigits = true
-        index += 1
-      }
-      guard fractionDigits else { throw refusal("a number without digits after its point") }
-    }
-    if let byte = peek, byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
-      index += 1
-      if let sign = peek, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") { index += 1 }
-      while let byte = peek, byte >= 0x30, byte <= 0x39 { index += 1 }
-      let text = String(
-        decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-      guard let value = Double(text) else { throw refusal("a malformed number") }
-      return value
-    }
-    var value = Double(mantissa)
-    if scale < 0 {
-      value /= Self.powersOfTen[min(-scale, 22)]
-    } else if scale > 0 {
-      value *= Self.powersOfTen[min(scale, 22)]
-    }
-    return negative ? -value : value
-  }
-
-  private static let powersOfTen: [Double] = (0...22).map { pow(10.0, Double($0)) }
-
-  /// Skips one value of any kind.
-  private mutating func skipValue() throws(Refusal) {
-    skipWhitespace()
-    guard let first = peek else { throw refusal("a missing value") }
-    switch first {
-    case UInt8(ascii: "\""):
-      _ = try skipString()
-    case UInt8(ascii: "{"), UInt8(ascii: "["):
-      var depth = 0
-      while index < bytes.count {
-        let byte = bytes[index]
-        switch byte {
-        case UInt8(ascii: "\""):
-          try skipString()
-          continue
-        case UInt8(ascii: "{"), UInt8(ascii: "["):
-          depth += 1
-        case UInt8(ascii: "}"), UInt8(ascii: "]"):
-          depth -= 1
-          if depth == 0 {
-            index += 1
-            return
-          }
-        default:
-          break
-        }
-        index += 1
-      }
-      throw refusal("an unfinished object or array")
-    case UInt8(ascii: "t"): try literal("true")
-    case UInt8(ascii: "f"): try literal("false")
-    case UInt8(ascii: "n"): try literal("null")
-    case UInt8(ascii: "-"), 0x30...0x39: _ = try numberValue()
-    default: throw refusal("an unexpected '\(Character(UnicodeScalar(first)))'")
-    }
-  }
-
-  private mutating func skipString() throws(Refusal) {
-    index += 1
-    while index < bytes.count {
-      let byte = bytes[index]
-      if byte == UInt8(ascii: "\"") {
-        index += 1
-        return
-      }
-      index += byte == UInt8(ascii: "\\") ? 2 : 1
-    }
-    throw refusal("unfinished string")
   }
 }
