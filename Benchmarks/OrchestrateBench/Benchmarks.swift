@@ -133,6 +133,21 @@ struct Benchmarks {
     }
   }
 
+  /// The seconds of `runs` one-step launches (the engine with its events and report, or the
+  /// floor), each after `pause`, as `fixedMicros` measures them.
+  func oneStepLaunches(runs: Int, pause: Duration, floor: Bool) async throws -> Sample {
+    let dag = LayeredDAG(nodes: 1, width: 100)
+    let plain = try plan(dag.manifest(kind: "noop"))
+    var sample = Sample(values: [])
+    for _ in 0..<runs {
+      try await Task.sleep(for: pause)
+      sample.values.append(
+        floor
+          ? await seconds { await dag.runFloor() } : await seconds { _ = await runEngine(plain) })
+    }
+    return sample
+  }
+
   /// The seconds of the engine alone on the noopDAG graph of `steps` steps, `runs` times.
   func engineOnly(steps: Int, runs: Int, timeouts: Bool, delivery: EventDelivery?) async throws
     -> Sample

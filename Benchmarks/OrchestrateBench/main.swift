@@ -4,7 +4,7 @@ import LaunchOrchestrator
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let usage =
-  "usage: orchestrate-bench [--quick] [--json] | only BENCHMARK [--quick] [--json] | engine [STEPS] [--timeouts] [--no-events | --async-stream] | plan FILE [RUNS] | write-manifest STEPS FILE | parse FILE [RUNS] | fuzz [--cases N] [--seed S] | music-page LIBRARY | music-launch DATA_FOLDER"
+  "usage: orchestrate-bench [--quick] [--json] | only BENCHMARK [--quick] [--json] | engine [STEPS] [--timeouts] [--no-events | --async-stream] | fixed [RUNS] [--pause MS] [--floor] | plan FILE [RUNS] | write-manifest STEPS FILE | parse FILE [RUNS] | fuzz [--cases N] [--seed S] | music-page LIBRARY | music-launch DATA_FOLDER"
 
 func emit(_ text: String, json: Bool) {
   // With --json, stdout carries only the JSON object; progress goes to stderr.
@@ -26,6 +26,14 @@ do {
       throw BenchmarkError(usage)
     }
     try Benchmarks(quick: true).planChild(arguments[1], runs: runs)
+  case "fixed":
+    // One-step launches, each after a pause, as `fixedMicros` runs them: a steady target for
+    // `perf stat` and `perf record` on the fixed cost of a launch.
+    let runs = arguments.dropFirst().lazy.compactMap { Int($0) }.first ?? 200
+    let pause = arguments.firstIndex(of: "--pause").flatMap { Int(arguments[$0 + 1]) } ?? 20
+    let sample = try await Benchmarks(quick: true).oneStepLaunches(
+      runs: runs, pause: .milliseconds(pause), floor: arguments.contains("--floor"))
+    print("µs a launch:", sample.text(scale: 1e6, unit: "µs"))
   case "music-page":
     guard arguments.count == 2 else { throw BenchmarkError(usage) }
     try await Benchmarks(quick: true).firstPage(of: arguments[1])

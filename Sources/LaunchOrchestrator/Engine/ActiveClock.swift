@@ -24,10 +24,15 @@ final class ActiveClock: Sendable {
     var nextWaiter = 0
   }
 
-  /// Real time since the launch started, on the engine's clock.
-  let wallNow: @Sendable () -> Duration
-  /// Sleeps until a real time since the launch started, on the engine's clock.
-  private let wallSleep: @Sendable (Duration) async throws -> Void
+  /// How real time is read and slept on: the continuous clock directly (an app's launch), or
+  /// any other clock (a test's manual one) through closures.
+  private enum Wall: Sendable {
+    case continuous(start: ContinuousClock.Instant)
+    case other(
+      now: @Sendable () -> Duration, sleep: @Sendable (Duration) async throws -> Void)
+  }
+
+  private let wall: Wall
   /// A gap between two readings longer than this counts as a pause: the process was stopped
   /// (`kill -STOP`) or suspended without being told. `nil` when nothing is detected.
   private let suspensionGap: Duration?
@@ -36,9 +41,35 @@ final class ActiveClock: Sendable {
   /// A clock counting from `start` on `clock`.
   init<C: Clock>(_ clock: C, start: C.Instant, suspensionGap: Duration? = nil)
   where C.Duration == Duration {
-    wallNow = { start.duration(to: clock.now) }
-    wallSleep = { time in try await clock.sleep(until: start.advanced(by: time), tolerance: nil) }
+    if C.self == ContinuousClock.self {
+      // The same type, known without a cast: an app's launch reads the clock with no closure
+      // between, and makes none (two allocations each launch paid before).
+      wall = .continuous(start: unsafeBitCast(start, to: ContinuousClock.Instant.self))
+    } else {
+      wall = .other(
+        now: { start.duration(to: clock.now) },
+        sleep: { time in
+          try await clock.sleep(until: start.advanced(by: time), tolerance: nil)
+        })
+    }
     self.suspensionGap = suspensionGap
+  }
+
+  /// Real time since the launch started, on the engine's clock.
+  private func wallNow() -> Duration {
+    switch wall {
+    case .continuous(let start): start.duration(to: .now)
+    case .other(let now, _): now()
+    }
+  }
+
+  /// Sleeps until a real time since the launch started, on the engine's clock.
+  private func wallSleep(_ time: Duration) async throws {
+    switch wall {
+    case .continuous(let start):
+      try await ContinuousClock().sleep(until: start.advanced(by: time), tolerance: nil)
+    case .other(_, let sleep): try await sleep(time)
+    }
   }
 
   /// The active time since the launch started.

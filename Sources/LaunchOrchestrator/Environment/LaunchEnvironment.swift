@@ -16,7 +16,12 @@ public struct LaunchEnvironment: Sendable {
 
   /// The value of type `T`, if the app provided one.
   public subscript<T: Sendable>(_ type: T.Type) -> T? {
-    get { values[ObjectIdentifier(type)] as? T }
+    get {
+      // A missing value is `nil` without a cast: the run-time cast of an empty optional is
+      // what a launch paid for each type it asked for and was not given.
+      guard let value = values[ObjectIdentifier(type)] else { return nil }
+      return value as? T
+    }
     set { values[ObjectIdentifier(type)] = newValue }
   }
 
