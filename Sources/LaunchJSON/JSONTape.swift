@@ -246,6 +246,28 @@ package final class JSONTape: @unchecked Sendable {
     return Elements(tape: self, position: index + 1, end: entry.end)
   }
 
+  /// Calls `body` with each member of the object at `index` (keys written twice left out), in
+  /// source order, with what its value is and the position in `keys` of its key's text, byte
+  /// for byte (`nil` for none of them): one call for an object whose members a reader tells
+  /// apart by a few keys (a manifest's thousands of steps), not several across the module
+  /// boundary for each member.
+  package func forEachMember(
+    of index: Index, keyedAmong keys: [StaticString], _ body: (Member, Kind, Int?) -> Void
+  ) {
+    let object = entry(index)
+    precondition(object.kind == .object, "entry \(index) is not an object")
+    var position = index + 1
+    while position < object.end {
+      let key = entry(position)
+      let value = entry(position + 1)
+      let member = Member(key: position)
+      position = value.isContainer ? value.end : position + 2
+      guard key.flags & Entry.duplicate == 0 else { continue }
+      let known = keys.firstIndex { string(at: member.key, is: $0) }
+      body(member, value.kind, known)
+    }
+  }
+
   /// One member of an object: the indices of its key and its value.
   package struct Member {
     package var key: Index
