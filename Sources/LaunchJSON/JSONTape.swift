@@ -256,15 +256,28 @@ package final class JSONTape: @unchecked Sendable {
   ) {
     let object = entry(index)
     precondition(object.kind == .object, "entry \(index) is not an object")
-    var position = index + 1
-    while position < object.end {
-      let key = entry(position)
-      let value = entry(position + 1)
-      let member = Member(key: position)
-      position = value.isContainer ? value.end : position + 2
-      guard key.flags & Entry.duplicate == 0 else { continue }
-      let known = keys.firstIndex { string(at: member.key, is: $0) }
-      body(member, value.kind, known)
+    bytes.withUnsafeBufferPointer { bytes in
+      var position = index + 1
+      // An object's entries are its keys, each followed by its value and what that holds.
+      while position < object.end {
+        let key = entries[position]
+        let value = entries[position + 1]
+        let member = Member(key: position)
+        position = value.isContainer ? value.end : position + 2
+        guard key.flags & Entry.duplicate == 0 else { continue }
+        var known: Int?
+        if key.flags & Entry.escaped != 0 {
+          known = keys.firstIndex { string(at: member.key, is: $0) }
+        } else {
+          // Compared in place, the length first: most keys are none of them, or of one length.
+          let text = UnsafeBufferPointer(rebasing: bytes[key.offset + 1..<key.end])
+          known = keys.firstIndex {
+            $0.utf8CodeUnitCount == text.count
+              && Self.same(text, UnsafeBufferPointer(start: $0.utf8Start, count: text.count))
+          }
+        }
+        body(member, value.kind, known)
+      }
     }
   }
 
