@@ -14,6 +14,32 @@ extension JSONTape {
     }
   }
 
+  /// The texts of the elements of the array at `index` when they are all strings; `nil`
+  /// otherwise. One call for a whole list (a step's `dependsOn`), not three for each element
+  /// across the module boundary.
+  package func strings(inArray index: Index) -> [String]? {
+    withEntries { entries, bytes in
+      let array = entries[index]
+      precondition(array.kind == .array, "entry \(index) is not an array")
+      var strings: [String] = []
+      strings.reserveCapacity(Int(array.payload))
+      // The elements of an array of strings are the entries after it, one each.
+      for position in index + 1..<array.end {
+        let entry = entries[position]
+        guard entry.kind == .string else { return nil }
+        if entry.flags & JSONTape.Entry.escaped != 0 {
+          strings.append(texts[Int(entry.text)])
+        } else {
+          strings.append(
+            String(
+              decoding: UnsafeBufferPointer(rebasing: bytes[entry.offset + 1..<entry.end]),
+              as: UTF8.self))
+        }
+      }
+      return strings
+    }
+  }
+
   /// The member at `member`, as ``value(at:)`` of its object gives it.
   package func member(_ member: Member) -> JSONMember {
     JSONMember(

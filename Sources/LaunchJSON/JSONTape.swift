@@ -254,6 +254,41 @@ package final class JSONTape: @unchecked Sendable {
     return Elements(tape: self, position: index + 1, end: entry.end)
   }
 
+  /// Calls `body` with each member of the object at `index` (keys written twice left out), in
+  /// source order, with what its value is and the position in `keys` of its key's text, byte
+  /// for byte (`nil` for none of them): one call for an object whose members a reader tells
+  /// apart by a few keys (a manifest's thousands of steps), not several across the module
+  /// boundary for each member.
+  package func forEachMember(
+    of index: Index, keyedAmong keys: [StaticString], _ body: (Member, Kind, Int?) -> Void
+  ) {
+    let object = entry(index)
+    precondition(object.kind == .object, "entry \(index) is not an object")
+    bytes.withUnsafeBufferPointer { bytes in
+      var position = index + 1
+      // An object's entries are its keys, each followed by its value and what that holds.
+      while position < object.end {
+        let key = entries[position]
+        let value = entries[position + 1]
+        let member = Member(key: position)
+        position = value.isContainer ? value.end : position + 2
+        guard key.flags & Entry.duplicate == 0 else { continue }
+        var known: Int?
+        if key.flags & Entry.escaped != 0 {
+          known = keys.firstIndex { string(at: member.key, is: $0) }
+        } else {
+          // Compared in place, the length first: most keys are none of them, or of one length.
+          let text = UnsafeBufferPointer(rebasing: bytes[key.offset + 1..<key.end])
+          known = keys.firstIndex {
+            $0.utf8CodeUnitCount == text.count
+              && Self.same(text, UnsafeBufferPointer(start: $0.utf8Start, count: text.count))
+          }
+        }
+        body(member, value.kind, known)
+      }
+    }
+  }
+
   /// One member of an object: the indices of its key and its value.
   package struct Member {
     package var key: Index

@@ -58,6 +58,17 @@ struct JSONTapeTests {
       let indices = Array(tape.elements(of: index))
       #expect(indices == tape.elementIndices(of: index), sourceLocation: sourceLocation)
       #expect(indices.count == elements.count, sourceLocation: sourceLocation)
+      // An array's strings read at once, when it holds nothing else (a step's `dependsOn`).
+      let texts = elements.compactMap(\.stringValue)
+      if let strings = tape.strings(inArray: index) {
+        #expect(texts.count == elements.count, sourceLocation: sourceLocation)
+        #expect(
+          strings.count == texts.count
+            && zip(strings, texts).allSatisfy { $0.hasSameBytes(as: $1) },
+          sourceLocation: sourceLocation)
+      } else {
+        #expect(texts.count < elements.count, sourceLocation: sourceLocation)
+      }
       for (position, element) in zip(indices, elements).enumerated() {
         expectSameReading(
           tape, element.0, element.1, at: path.appending(position), locator: &locator,
@@ -68,6 +79,19 @@ struct JSONTapeTests {
       #expect(tape.count(of: index) == members.count, sourceLocation: sourceLocation)
       let read = Array(tape.members(of: index))
       #expect(read.count == members.count, sourceLocation: sourceLocation)
+      // The members visited at once, each with its value's kind and which of a few keys it has.
+      var visited: [(member: JSONTape.Member, kind: JSONTape.Kind, known: Int?)] = []
+      tape.forEachMember(of: index, keyedAmong: ["id", "dependsOn"]) {
+        visited.append(($0, $1, $2))
+      }
+      #expect(visited.map(\.member.key) == read.map(\.key), sourceLocation: sourceLocation)
+      for (visit, expected) in zip(visited, members) {
+        #expect(visit.kind == tape.kind(of: visit.member.value), sourceLocation: sourceLocation)
+        let known =
+          expected.key.hasSameBytes(as: "id")
+          ? 0 : expected.key.hasSameBytes(as: "dependsOn") ? 1 : nil
+        #expect(visit.known == known, sourceLocation: sourceLocation)
+      }
       for (member, expected) in zip(read, members) {
         #expect(tape.kind(of: member.key) == .key, sourceLocation: sourceLocation)
         #expect(

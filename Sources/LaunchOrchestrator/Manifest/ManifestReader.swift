@@ -155,6 +155,10 @@ struct ManifestReader {
     return steps
   }
 
+  /// The keys of the members of a step that ``readStep(of:_:at:into:)`` sets directly when
+  /// they are well formed: `id`, `plugin`, `params` and `dependsOn`, in this order.
+  private static let usualStepKeys: [StaticString] = ["id", "plugin", "params", "dependsOn"]
+
   /// ``readStep(_:at:into:)`` of the value at `element` of `tape`: its usual members are read
   /// off the tape, every other one made into a member first.
   private mutating func readStep(
@@ -166,15 +170,16 @@ struct ManifestReader {
     }
     var hasPlugin = false
     var requiredGiven = 0
-    var members = tape.members(of: element)
-    while let member = members.next() {
-      let (key, value) = (member.key, member.value)
-      switch tape.kind(of: value) {
-      case .string where !tape.isEmptyString(at: value) && tape.string(at: key, is: "id"):
+    // Each member told apart by its key in one call into the tape's module for the step, not
+    // five for each member.
+    tape.forEachMember(of: element, keyedAmong: Self.usualStepKeys) { member, kind, usual in
+      let value = member.value
+      switch (usual, kind) {
+      case (0, .string) where !tape.isEmptyString(at: value):
         draft.id = tape.string(at: value)
         requiredGiven += 1
-        continue
-      case .string where tape.string(at: key, is: "plugin"):
+        return
+      case (1, .string):
         if let lastPlugin, tape.hasSameText(value, lastPlugin.entry) {
           draft.plugin = lastPlugin.kind
         } else {
@@ -183,14 +188,14 @@ struct ManifestReader {
         }
         hasPlugin = true
         requiredGiven += 1
-        continue
-      case .object where tape.string(at: key, is: "params"):
+        return
+      case (2, .object):
         draft.params = tape.value(at: value)
-        continue
-      case .array where tape.string(at: key, is: "dependsOn"):
-        if let ids = Self.strings(of: tape, value) {
+        return
+      case (3, .array):
+        if let ids = tape.strings(inArray: value) {
           draft.dependsOn = ids
-          continue
+          return
         }
       default:
         break
@@ -205,18 +210,6 @@ struct ManifestReader {
         requiredGiven: requiredGiven, requiredCount: ManifestFields.stepRequiredCount)
     }
     return !draft.id.isEmpty && hasPlugin
-  }
-
-  /// The strings the array at `array` of `tape` holds, when they are all strings.
-  private static func strings(of tape: JSONTape, _ array: JSONTape.Index) -> [String]? {
-    var strings: [String] = []
-    strings.reserveCapacity(tape.count(of: array))
-    var elements = tape.elements(of: array)
-    while let element = elements.next() {
-      guard tape.kind(of: element) == .string else { return nil }
-      strings.append(tape.string(at: element))
-    }
-    return strings
   }
 
   /// ``readObject(_:at:fields:into:)`` of a step: its usual members, well formed (a non-empty

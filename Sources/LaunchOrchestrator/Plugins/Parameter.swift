@@ -133,18 +133,21 @@ extension Parameter where Value: ParameterValue {
   /// never builds a declaration it does not need.
   @inlinable
   init(_ fallback: Value?, _ declaration: @autoclosure () -> ParameterDeclaration) {
-    guard let round = ParameterRound.current else {
+    guard let current = ParameterRound.unretainedCurrent else {
       value = fallback
       ordinal = -1
       return
     }
-    ordinal = round.take()
-    if round.isDescribing {
-      value = fallback
-      round.declare(ordinal, Self.self, declaration(), fallback: fallback)
-    } else {
+    // Borrowed, not retained: the round outlives the `init()` it is current for, and a
+    // retain and a release for each parameter of each step cost more than reading its value.
+    (ordinal, value) = current._withUnsafeGuaranteedRef { round in
+      let ordinal = round.take()
+      if round.isDescribing {
+        round.declare(ordinal, Self.self, declaration(), fallback: fallback)
+        return (ordinal, fallback)
+      }
       // `nil` stands for a key the manifest left out: the declared value stays.
-      value = round.value(at: ordinal) ?? fallback
+      return (ordinal, round.value(at: ordinal) ?? fallback)
     }
   }
 }

@@ -320,18 +320,27 @@ extension ParameterSchema {
     var known = 0
     var inOrder = true
     var lastOrdinal = -1
-    for entry in entries {
-      let member = members.firstIndex { $0.key == entry.key.stringValue }
+    // The entries taken by index, not by `for in`, which copied each one (a retain and a
+    // release of its key, its closures and its lists) for every step; a member's key compared
+    // with an entry's by length first: a step gives one or two of half a dozen parameters.
+    for index in entries.indices {
+      let length = entries[index].key.stringValue.utf8.count
+      let member = members.firstIndex {
+        $0.key.utf8.count == length && $0.key == entries[index].key.stringValue
+      }
       if member != nil { known += 1 }
       // A parameter the params leave out keeps its default: no need to ask for it.
-      if member == nil, !entry.isRequired { continue }
+      if member == nil, !entries[index].isRequired { continue }
       do {
-        if let value = try entry.read(member.map { members[$0].value }, entry.key, &nested) {
+        let value = try entries[index].read(
+          member.map { members[$0].value }, entries[index].key, &nested)
+        if let value {
+          let ordinal = entries[index].ordinal
           if values.capacity == 0 { values.reserveCapacity(members.count) }
-          given |= 1 << UInt64(Swift.min(entry.ordinal, 63))
-          if entry.ordinal < lastOrdinal { inOrder = false }
-          lastOrdinal = entry.ordinal
-          values.append((entry.ordinal, value))
+          given |= 1 << UInt64(Swift.min(ordinal, 63))
+          if ordinal < lastOrdinal { inOrder = false }
+          lastOrdinal = ordinal
+          values.append((ordinal, value))
         }
       } catch {
         // Each parameter's own: a manifest's mistakes are all said at once.
@@ -383,6 +392,12 @@ final class ParameterRound: Sendable {
     pthread_getspecific(currentKey).map {
       Unmanaged<ParameterRound>.fromOpaque($0).takeUnretainedValue()
     }
+  }
+
+  /// ``current``, not retained: for a caller that only borrows it while `init()` runs, which
+  /// ``making(with:_:)`` keeps it alive for.
+  @usableFromInline static var unretainedCurrent: Unmanaged<ParameterRound>? {
+    pthread_getspecific(currentKey).map { Unmanaged<ParameterRound>.fromOpaque($0) }
   }
 
   /// Runs `make` (a synchronous `init()`) with `round` as the current round. A value of this
@@ -467,7 +482,9 @@ final class ParameterRound: Sendable {
 
   /// Lets the values made go, keeping their array's storage.
   func finish() {
-    values.removeAll(keepingCapacity: true)
+    // One by one: `removeAll(keepingCapacity:)` destroys them through the run time's generic
+    // tuple witness, several times the cost, for every step.
+    while !values.isEmpty { values.removeLast() }
     given = 0
     manifestDirectory = nil
   }
