@@ -43,6 +43,24 @@ struct LaunchContextCommandTests {
     return (try LaunchReport(jsonText: text), result)
   }
 
+  /// Runs `orchestrate run app.json` with `arguments` in `folder` and kills it (SIGKILL) once
+  /// it printed that `step` started: the launch is in the record by then (it is written
+  /// before the first step starts), and it never reaches its first screen.
+  private func runKilled(
+    in folder: URL, _ arguments: [String] = [], onceStarted step: String = "store"
+  ) async throws {
+    let killed = try await Orchestrate.run(["run", "app.json"] + arguments, in: folder) {
+      process, stdout in
+      while !((try? String(contentsOf: stdout, encoding: .utf8)) ?? "").contains(
+        "start      \(step)")
+      {
+        try await Task.sleep(for: .milliseconds(10))
+      }
+      kill(process.processIdentifier, SIGKILL)
+    }
+    #expect(killed.status != 0)
+  }
+
   private func state(_ report: LaunchReport, _ step: String) -> String {
     guard let line = report.step(step) else { return "missing" }
     return line.error.map { "\(line.state.rawValue): \($0)" } ?? line.state.rawValue
@@ -83,18 +101,7 @@ struct LaunchContextCommandTests {
     // Hangs far longer than a loaded machine takes to see it start; killed below.
     let folder = try folder(hang: "1h")
     for _ in 0..<2 {
-      let killed = try await Orchestrate.run(["run", "app.json"], in: folder.url) {
-        process, stdout in
-        // The record is written before the first step starts: once `store` started, the
-        // launch is in it, and it never reaches its first screen.
-        while !((try? String(contentsOf: stdout, encoding: .utf8)) ?? "").contains(
-          "start      store")
-        {
-          try await Task.sleep(for: .milliseconds(10))
-        }
-        kill(process.processIdentifier, SIGKILL)
-      }
-      #expect(killed.status != 0)
+      try await runKilled(in: folder.url)
     }
     let (safe, result) = try await run(folder)
     #expect(safe.context?.isSafeMode == true)
@@ -114,16 +121,7 @@ struct LaunchContextCommandTests {
   /// screen the launch after it is not the first.
   @Test func aFirstLaunchKilledBeforeItsFirstScreenLeavesTheNextTheFirst() async throws {
     let folder = try folder(hang: "1h")
-    let killed = try await Orchestrate.run(["run", "app.json"], in: folder.url) {
-      process, stdout in
-      while !((try? String(contentsOf: stdout, encoding: .utf8)) ?? "").contains(
-        "start      store")
-      {
-        try await Task.sleep(for: .milliseconds(10))
-      }
-      kill(process.processIdentifier, SIGKILL)
-    }
-    #expect(killed.status != 0)
+    try await runKilled(in: folder.url)
     try folder.write("app.json", Self.manifest.replacingOccurrences(of: "%HANG%", with: "0s"))
     let (again, _) = try await run(folder)
     #expect(again.context?.isFirstLaunch == true)
@@ -144,17 +142,7 @@ struct LaunchContextCommandTests {
     let folder = try folder()
     _ = try await run(folder, ["--app-version", "1.0"])
     try folder.write("app.json", Self.manifest.replacingOccurrences(of: "%HANG%", with: "1h"))
-    let killed = try await Orchestrate.run(
-      ["run", "app.json", "--app-version", "2.0"], in: folder.url
-    ) { process, stdout in
-      while !((try? String(contentsOf: stdout, encoding: .utf8)) ?? "").contains(
-        "start      store")
-      {
-        try await Task.sleep(for: .milliseconds(10))
-      }
-      kill(process.processIdentifier, SIGKILL)
-    }
-    #expect(killed.status != 0)
+    try await runKilled(in: folder.url, ["--app-version", "2.0"])
     let file = LaunchRecordFile(dataDirectory: folder.url, manifestName: "Ctx")
     let record = try #require(file.read().record)
     #expect(record.recent.map(\.version) == ["1.0", "2.0"])
@@ -215,16 +203,7 @@ struct LaunchContextCommandTests {
 
     let fresh = try TemporaryFolder()
     try fresh.write("app.json", manifest.replacingOccurrences(of: "%HANG%", with: "1h"))
-    let killed = try await Orchestrate.run(["run", "app.json"], in: fresh.url) {
-      process, stdout in
-      while !((try? String(contentsOf: stdout, encoding: .utf8)) ?? "").contains(
-        "start      screen")
-      {
-        try await Task.sleep(for: .milliseconds(10))
-      }
-      kill(process.processIdentifier, SIGKILL)
-    }
-    #expect(killed.status != 0)
+    try await runKilled(in: fresh.url, onceStarted: "screen")
     #expect(
       FileManager.default.fileExists(
         atPath: fresh.url.appendingPathComponent("library.sqlite").path))
