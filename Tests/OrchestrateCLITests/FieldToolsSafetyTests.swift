@@ -226,6 +226,36 @@ struct FieldToolsSafetyTests {
     }
   }
 
+  /// Blank is JSON's spaces and tabs (and a CRLF's CR) to both commands: a line of other
+  /// white space (a non-breaking space) is refused by both, and an empty or blank file is
+  /// refused by both as empty, never passed over by one of them.
+  @Test func blankLinesAndEmptyFilesAreTheSameToStatsAndExport() async throws {
+    let folder = try TemporaryFolder()
+    let lines = ["", " \t\r", try Self.report(), "\u{00A0}", "\u{2003}  "]
+    let week = try folder.write("week.jsonl", lines.joined(separator: "\n") + "\n")
+    let empty = try folder.write("empty.json", "")
+    let blank = try folder.write("blank.json", " \n\t\n")
+    let stats = try await Orchestrate.run(["stats", week, empty, blank])
+    #expect(stats.status == 0, "\(stats.stderr)")
+    #expect(
+      stats.stdout.hasPrefix("1 report from 3 files; 4 skipped (not reports):"), "\(stats.stdout)")
+    let export = try await Orchestrate.run(
+      ["export", "otlp", week, empty, blank, "-o", folder.path("out.json")])
+    #expect(export.status == 0, "\(export.stderr)")
+    #expect(export.stderr.contains("Exported 1 launch to"), "\(export.stderr)")
+    for file in [empty, blank] {
+      #expect(stats.stdout.contains("'\(file)': it is empty"), "\(stats.stdout)")
+      #expect(export.stderr.contains("Note: skipped '\(file)': it is empty"), "\(export.stderr)")
+    }
+    for line in [4, 5] {
+      #expect(
+        export.stderr.contains("Note: skipped '\(week)' line \(line): it is not valid JSON"),
+        "\(export.stderr)")
+    }
+    #expect(
+      stats.stdout.components(separatedBy: "it is not valid JSON").count == 3, "\(stats.stdout)")
+  }
+
   @Test func aVersionWrittenTwiceIsReadAsItsFirstByStatsExportAndTheReader() async throws {
     let folder = try TemporaryFolder()
     let report = try Self.report()

@@ -61,7 +61,8 @@ struct ExportReader {
     return nil
   }
 
-  /// The next text that is not blank, where it is (`'file' line 3`), and its file's date.
+  /// The next report text (a file's, or a JSON Lines line that is not blank), where it is
+  /// (`'file' line 3`), and its file's date.
   private mutating func nextText() -> (String, [UInt8], Date)? {
     while true {
       if let (file, reader, modified) = lines {
@@ -73,10 +74,10 @@ struct ExportReader {
                 "\(place): it is longer than \(lineLimit) bytes, which no report is")
               continue
             }
+            // Blank as `stats` sees it: any other line, a non-breaking space say, is refused.
+            if StatsReader.isBlankLine(bytes) { continue }
             // As a whole file is read: its text, invalid UTF-8 repaired.
-            let text = String(decoding: bytes, as: UTF8.self)
-            if text.allSatisfy(\.isWhitespace) { continue }
-            return (place, Array(text.utf8), modified)
+            return (place, Array(String(decoding: bytes, as: UTF8.self).utf8), modified)
           }
         } catch {
           skipped.append("'\(file)': \(error)")
@@ -115,8 +116,8 @@ struct ExportReader {
         skipped.append("'\(file)': \(error)")
         continue
       }
+      // An empty file is refused ("it is empty"), as `stats` refuses it.
       let text = String(decoding: data, as: UTF8.self)
-      if text.allSatisfy(\.isWhitespace) { continue }
       return ("'\(file)'", Array(text.utf8), Self.modified(file))
     }
   }

@@ -250,12 +250,18 @@ struct StatsReader {
     }
   }
 
+  /// Whether a line of a JSON Lines file is blank: JSON's spaces and tabs only, and the CR of
+  /// a CRLF line end. `export` skips the same lines; any other line is read as a report.
+  static func isBlankLine(_ bytes: some Sequence<UInt8>) -> Bool {
+    !bytes.contains { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }
+  }
+
   /// Reads one line: blank lines are nothing, anything else a report or a skipped line.
   private func line(
     _ bytes: UnsafeBufferPointer<UInt8>, at offset: Int, item: Int, path: String,
     into stats: inout FleetStats
   ) {
-    guard bytes.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else { return }
+    guard !Self.isBlankLine(bytes) else { return }
     let seen = FirstSeen(item: item, offset: offset, position: 0)
     do throws(ReportScanner.Refusal) {
       stats.add(try ReportScanner.scan(bytes), at: seen, grouping: grouping)
