@@ -77,7 +77,9 @@ public struct QueueFile: Sendable {
     let shared = SharedFile(url: file)
     try FileManager.default.createDirectory(
       at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-    try shared.withWriteLock {
+    // The app's write waits for its turn even from a task that was cancelled: the work it
+    // queues is kept.
+    try shared.withWriteLock(stopsWhenCancelled: false) {
       let snapshot = try shared.read(limit: QueueValidationStep.maximumSize)
       let bytes = snapshot.exists ? Array(snapshot.bytes ?? Data()) : Array("[]\n".utf8)
       if snapshot.exists, snapshot.bytes == nil {

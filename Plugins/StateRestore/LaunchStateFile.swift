@@ -66,7 +66,9 @@ public struct LaunchStateFile: Sendable {
     // Under the file's write lock, as `state.restore` moves an unreadable file aside only
     // under it (see ``SharedFile``): a save is never moved aside for what it replaced.
     let file = try SafeFiles.checkReplaceable(url, creatingLinkTarget: true)
-    try SharedFile(url: file).withWriteLock {
+    // The app's save waits for its turn even from a task that was cancelled (a view's task
+    // that ended): what the user did is kept.
+    try SharedFile(url: file).withWriteLock(stopsWhenCancelled: false) {
       // A store named where the state goes would lose its data: its WAL left without it.
       guard !Self.isSQLiteDatabase(file) else {
         throw StepFailure(

@@ -1,7 +1,8 @@
 import Foundation
-import LaunchOrchestrator
 import PluginTestSupport
 import Testing
+
+@testable import LaunchOrchestrator
 
 #if canImport(Darwin)
   import Darwin
@@ -23,7 +24,7 @@ struct LockWaitReviewTests {
     try await TestHelper.whileLocking(["hold-lock", file.path, "3600"]) {
       for _ in 0..<3 {
         // One writer waits (a step, through the file's blocked thread) ...
-        let waiting = Task { try shared.withWriteLock(timeout: .seconds(3600)) { "body" } }
+        let waiting = blockingTask { try shared.withWriteLock(timeout: .seconds(3600)) { "body" } }
         while SharedFile.waitingWriters(of: file) == 0 {
           try await Task.sleep(for: .milliseconds(5))
         }

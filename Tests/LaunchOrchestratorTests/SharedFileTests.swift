@@ -1,7 +1,8 @@
 import Foundation
-import LaunchOrchestrator
 import PluginTestSupport
 import Testing
+
+@testable import LaunchOrchestrator
 
 #if canImport(Darwin)
   import Darwin
@@ -57,7 +58,7 @@ struct SharedFileTests {
     try await TestHelper.whileLocking(["hold-lock", file.path, "3600"]) {
       // An hour's wait, as a step's lock wait outlasts the step's own timeout: the step's
       // task is cancelled at its timeout, and the wait ends with it, not an hour later.
-      let writer = Task { try shared.withWriteLock(timeout: .seconds(3600)) { "body" } }
+      let writer = blockingTask { try shared.withWriteLock(timeout: .seconds(3600)) { "body" } }
       while SharedFile.waitingWriters(of: file) == 0 { try await Task.sleep(for: .milliseconds(5)) }
       writer.cancel()
       await #expect(throws: CancellationError.self) { try await writer.value }
@@ -102,7 +103,7 @@ struct SharedFileTests {
         _ = try shared.withWriteLock(timeout: .milliseconds(20), whenBusy: {}) {}
       }
       // This writer waits through the thread the first one left blocked.
-      let writer = Task {
+      let writer = blockingTask {
         try shared.withWriteLock(timeout: .seconds(3600)) {
           // Held: another descriptor of the lock file cannot take it.
           let other = open(shared.lockURL.path, O_RDWR | O_CLOEXEC)
@@ -118,4 +119,10 @@ struct SharedFileTests {
     #expect(try await writer.value)
     #expect(SharedFile.threadsBlocked(on: file) == 0)
   }
+}
+
+/// A task that blocks in `body` on a thread of the engine's blocking pool, not a cooperative
+/// one: that pool has one thread a core, and tests blocking them all would stop every test.
+func blockingTask<T: Sendable>(_ body: @escaping @Sendable () throws -> T) -> Task<T, any Error> {
+  Task(executorPreference: BlockingExecutor.shared) { try body() }
 }

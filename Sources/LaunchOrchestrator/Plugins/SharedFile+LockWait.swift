@@ -19,7 +19,8 @@ import Foundation
 /// holder lets go, and lets go of it at once. The next writer of the same lock file in this
 /// process waits through that thread instead of blocking one more, and is handed the lock by
 /// it: a holder that never lets go (an app stopped in a debugger, holding its queue's lock)
-/// costs a process one blocked thread per lock file, not one per launch that waited.
+/// costs a process as many blocked threads as writers ever waited for the file at once (one,
+/// mostly), not one per launch that waited.
 final class LockWait: Sendable {
   /// How a writer's wait ended.
   enum Outcome: Sendable, Equatable {
@@ -80,9 +81,10 @@ final class LockWait: Sendable {
   private let lockPath: String
   private let state: Locked<State>
 
-  /// The threads blocked on a lock file in this process, one a file: the one a writer that
-  /// comes waits through, when no other writer waits through it.
-  private static let blocked = Locked<[LockFile: LockWait]>([:])
+  /// The threads blocked on each lock file in this process: a writer that comes waits
+  /// through one that no other writer waits through, and starts one only when there is
+  /// none, so that they never outnumber the writers that ever waited at once.
+  private static let blocked = Locked<[LockFile: [LockWait]]>([:])
   /// For tests: how many threads are blocked on the lock file at each path, and how many
   /// writers wait for it.
   static let counts = Locked<[String: (threads: Int, writers: Int)]>([:])
@@ -110,11 +112,12 @@ final class LockWait: Sendable {
       fstat(descriptor, &info) == 0
       ? LockFile(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)) : nil
     let (wait, joined) = blocked.withLock { waits -> (LockWait, Bool) in
-      if let lockFile, let blockedThread = waits[lockFile], blockedThread.take(writer) {
-        return (blockedThread, true)
+      guard let lockFile else {
+        return (LockWait(lockFile: nil, lockPath: lockPath, writer: writer), false)
       }
+      if let idle = waits[lockFile]?.first(where: { $0.take(writer) }) { return (idle, true) }
       let started = LockWait(lockFile: lockFile, lockPath: lockPath, writer: writer)
-      if let lockFile, waits[lockFile] == nil { waits[lockFile] = started }
+      waits[lockFile, default: []].append(started)
       return (started, false)
     }
     if joined { close(descriptor) } else { wait.start(descriptor) }
@@ -165,7 +168,8 @@ final class LockWait: Sendable {
     }
     if let lockFile {
       Self.blocked.withLock { waits in
-        if waits[lockFile] === self { waits[lockFile] = nil }
+        waits[lockFile]?.removeAll { $0 === self }
+        if waits[lockFile]?.isEmpty == true { waits[lockFile] = nil }
       }
     }
     Self.counts.withLock { $0[lockPath, default: (1, 0)].threads -= 1 }

@@ -13,7 +13,7 @@ import Foundation
 /// The protocol both sides follow, so that neither loses what the other wrote:
 ///
 /// 1. A writer changes the file only while it holds the file's write lock
-///    (``withWriteLock(timeout:whenBusy:_:)``, an advisory `flock` on `.<name>.lock` beside
+///    (``withWriteLock(timeout:stopsWhenCancelled:whenBusy:_:)``, an advisory `flock` on `.<name>.lock` beside
 ///    it), and only by replacing it whole (``SafeFiles/writeAtomically(_:to:followingLinks:)``:
 ///    a new file beside it, renamed over it), never by writing into it.
 /// 2. A step reads the file (``read(limit:)``) and judges what it read without the lock, then
@@ -110,7 +110,8 @@ public struct SharedFile: Sendable {
   /// so that it takes its turn the moment the holder lets go, even of a holder that takes it
   /// again at once, as an app appending in a loop does. A holder that dies lets go. A writer
   /// whose task is cancelled while it waits (its step timed out, its launch was cancelled)
-  /// stops waiting.
+  /// stops waiting, unless `stopsWhenCancelled` is `false`: the app's own writes wait on,
+  /// as a save from a view's task that ended must still be kept.
   ///
   /// A folder where the lock file cannot be created (read-only, full) cannot take the new
   /// file either, and a file system without locks locks nothing: `body` then runs without the
@@ -118,6 +119,8 @@ public struct SharedFile: Sendable {
   /// locks.
   /// - Parameters:
   ///   - timeout: how long to wait for the lock.
+  ///   - stopsWhenCancelled: whether a cancelled task stops waiting (a launch's step);
+  ///     `false` for a write that must be kept even then (the app's).
   ///   - whenBusy: what to do instead of `body` when another writer holds the lock for all of
   ///     `timeout` (leave the file for a later launch, say); without it, that throws.
   ///   - body: what to do holding the lock.
@@ -128,9 +131,12 @@ public struct SharedFile: Sendable {
   ///   `whenBusy` throws; `CancellationError` when the task is cancelled while it waits.
   ///   `body` has not run then.
   public func withWriteLock<T>(
-    timeout: Duration = .seconds(5), whenBusy: (() throws -> T)? = nil, _ body: () throws -> T
+    timeout: Duration = .seconds(5), stopsWhenCancelled: Bool = true,
+    whenBusy: (() throws -> T)? = nil, _ body: () throws -> T
   ) throws -> T {
-    try withWriteLock(timeout: timeout, unusable: .refuse, whenBusy: whenBusy, body)
+    try withWriteLock(
+      timeout: timeout, unusable: .refuse, stopsWhenCancelled: stopsWhenCancelled,
+      whenBusy: whenBusy, body)
   }
 
   /// What a writer does when the lock file cannot lock.
@@ -143,10 +149,9 @@ public struct SharedFile: Sendable {
     case writeUnlocked
   }
 
-  /// ``withWriteLock(timeout:whenBusy:_:)``, with `unusable` saying what happens when the
-  /// lock file cannot lock, and `stopsWhenCancelled` whether a cancelled task stops waiting:
-  /// the launch record and the report store wait even then, as what they write is the
-  /// launch's own account of itself, cancelled or not.
+  /// ``withWriteLock(timeout:stopsWhenCancelled:whenBusy:_:)``, with `unusable` saying what
+  /// happens when the lock file cannot lock. The launch record and the report store wait even
+  /// when cancelled: what they write is the launch's own account of itself.
   package func withWriteLock<T>(
     timeout: Duration = .seconds(5), unusable: UnusableLock, stopsWhenCancelled: Bool = true,
     whenBusy: (() throws -> T)? = nil, _ body: () throws -> T

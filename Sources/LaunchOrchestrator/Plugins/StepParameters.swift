@@ -322,11 +322,13 @@ extension ParameterSchema {
     var lastOrdinal = -1
     // The entries taken by index, not by `for in`, which copied each one (a retain and a
     // release of its key, its closures and its lists) for every step; a member's key compared
-    // with an entry's by length first: a step gives one or two of half a dozen parameters.
+    // with an entry's by length first, then byte for byte, as JSON keys are compared: a step
+    // gives one or two of half a dozen parameters.
     for index in entries.indices {
       let length = entries[index].key.stringValue.utf8.count
       let member = members.firstIndex {
-        $0.key.utf8.count == length && $0.key == entries[index].key.stringValue
+        $0.key.utf8.count == length
+          && $0.key.utf8.elementsEqual(entries[index].key.stringValue.utf8)
       }
       if member != nil { known += 1 }
       // A parameter the params leave out keeps its default: no need to ask for it.
@@ -359,7 +361,10 @@ extension ParameterSchema {
     var unused: [JSONValueDecoder.UnusedKey] = []
     if known < members.count {
       let keys = entries.map(\.key.stringValue).sorted()
-      for member in members where !keys.contains(member.key) {
+      // Byte for byte, as the member was matched above: a key equal to a name only by
+      // Unicode equivalence (a KELVIN SIGN for a `K`) is another key, so it is named.
+      for member in members where !keys.contains(where: { $0.utf8.elementsEqual(member.key.utf8) })
+      {
         unused.append(
           JSONValueDecoder.UnusedKey(
             path: .root, key: member.key, offset: member.keyOffset, knownKeys: keys))
