@@ -197,7 +197,7 @@ public final class StoreHandle: Sendable {
   public static func identity(of url: URL) -> String? {
     var info = stat()
     guard stat(url.path, &info) == 0 else { return nil }
-    return "\(UInt64(info.st_dev)):\(UInt64(info.st_ino))"
+    return "\(UInt64(truncatingIfNeeded: info.st_dev)):\(UInt64(info.st_ino))"
   }
 
   /// A step's failure for `error` from a query of the store: for damage, also records it (see

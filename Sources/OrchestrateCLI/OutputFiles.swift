@@ -158,7 +158,8 @@ struct OutputFiles {
     for file in files {
       var info = stat()
       guard stat(file, &info) == 0 else { continue }
-      let node = FileIdentity.Node(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+      let node = FileIdentity.Node(
+        device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(info.st_ino))
       if let (output, _) = existing.first(where: { $0.1 == node }) {
         throw .usage(
           "'\(output.option.name) \(output.path)' is the file '\(file)', \(owner); writing there would destroy it. Name another file.",
@@ -423,7 +424,7 @@ struct FileIdentity: Equatable {
     var info = stat()
     if stat(url.path, &info) == 0, let resolved = Self.realPath(url.path) {
       canonicalPath = resolved
-      node = Node(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+      node = Node(device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(info.st_ino))
       return
     }
     guard let folder = Self.realPath(url.deletingLastPathComponent().path) else { return nil }

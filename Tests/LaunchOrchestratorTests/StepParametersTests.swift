@@ -341,6 +341,35 @@ struct StepParametersTests {
         "'create' cannot be used with 'readOnly'; remove one of them.",
       ])
   }
+
+  /// Keys are matched byte for byte: "apiKey" written with U+212A KELVIN SIGN, which `String ==`
+  /// equates with "K", is another key, named as unknown, and the parameter is missing.
+  @Test func aKeyEqualOnlyAfterUnicodeNormalisationIsUnknownNotTheParameter() {
+    var registry = PluginRegistry()
+    registry.register(KeyedStep.self)
+    let found = diagnostics(
+      of: """
+        { "version": 1, "steps": [ { "id": "a", "plugin": "keyed", "params": { "api\u{212A}ey": "x" } } ] }
+        """, registry: registry)
+    #expect(
+      found == [
+        "1:70: error: step 'a' (steps[0].params): 'keyed' needs the parameter 'apiKey'.",
+        "1:72: error: step 'a' (steps[0].params.api\u{212A}ey): unknown parameter 'api\u{212A}ey' for 'keyed'. It looks like 'apiKey' but is written with other characters (U+212A); type it again.",
+      ])
+  }
+}
+
+/// A plugin with a parameter whose name holds a `K`.
+private struct KeyedStep: StepPlugin {
+  static let kind = "keyed"
+
+  struct Parameters: StepParameters {
+    @Parameter("The key.") var apiKey: String
+  }
+
+  init(parameters: Parameters) {}
+
+  func run(_ context: StepContext) async throws {}
 }
 
 /// A plugin whose parameters require and exclude each other.

@@ -275,19 +275,21 @@ struct LaunchContextCommandTests {
         of: #"{ "id": "feed""#,
         with: #"{ "id": "setup", "plugin": "simulate", "once": "perInstall" }, { "id": "feed""#))
     let url = folder.url
-    let reports = try await withThrowingTaskGroup(of: LaunchReport.self) { group in
+    let launches = try await withThrowingTaskGroup(of: (LaunchReport, String).self) { group in
       for index in 0..<20 {
         group.addTask {
           let result = try await Orchestrate.run(
             ["run", "app.json", "--quiet", "--report", "r\(index).json"], in: url)
           #expect(result.status == 0, "\(result.stderr)")
-          return try LaunchReport(
+          let report = try LaunchReport(
             jsonText: String(
               contentsOf: url.appendingPathComponent("r\(index).json"), encoding: .utf8))
+          return (report, result.stderr)
         }
       }
       return try await group.reduce(into: []) { $0.append($1) }
     }
+    let reports = launches.map(\.0)
     // Each run-once step was claimed under the record's lock by one launch: it ran once.
     #expect(reports.filter { $0.step("setup")?.state == .succeeded }.count == 1)
     #expect(reports.filter { $0.step("migrate")?.state == .succeeded }.count == 1)
@@ -296,7 +298,12 @@ struct LaunchContextCommandTests {
     let record = try #require(read.record)
     #expect(record.launchCount == 20)
     #expect(Set(record.recent.map(\.number)).count == LaunchRecord.recentLimit)
-    #expect(record.recent.allSatisfy { $0.state == .firstScreen })
+    // Each launch marks its first screen in the record, waiting for the lock off its path;
+    // on a machine so loaded that one process holds the lock past that wait (2 s), a mark is
+    // left out, and that launch says so: never silently.
+    let unmarked = record.recent.filter { $0.state != .firstScreen }.count
+    let said = launches.filter { $0.1.contains("stayed locked by another process") }.count
+    #expect(unmarked <= said, "\(launches.map(\.1))")
     // Every claim on a run-once step was let go, and the step ran in one launch of the 20.
     #expect(record.claims == nil)
   }

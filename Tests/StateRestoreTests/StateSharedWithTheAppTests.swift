@@ -5,6 +5,12 @@ import StateRestorePlugin
 import Synchronization
 import Testing
 
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#endif
+
 /// The state file is the app's too: a save by another process between `state.restore`'s
 /// judgement and its moving the file aside is read, never moved aside.
 @Suite("state.restore shares its file with the app", .timeLimit(.minutes(10)))
@@ -80,5 +86,30 @@ struct StateSharedWithTheAppTests {
     let names = try FileManager.default.contentsOfDirectory(atPath: folder.file(".state").path)
     #expect(!names.contains { $0.contains("unreadable") }, "\(names)")
     #expect(report.step("restore")?.notes.first?.hasPrefix("restored") == true)
+  }
+
+  /// The app saves from a cancelled task (a SwiftUI `.task` whose view went away, a scene
+  /// going to the background) while another writer holds the lock for a moment: the save
+  /// waits for the lock, as a launch's step would not, and the state is saved.
+  @Test func anAppSaveFromACancelledTaskWaitsForTheLock() async throws {
+    let folder = try ScratchFolder()
+    let stateFile = LaunchStateFile(dataDirectory: folder.url)
+    try FileManager.default.createDirectory(
+      at: stateFile.url.deletingLastPathComponent(), withIntermediateDirectories: true)
+    // Another writer of this process holds the lock, and lets go a moment later.
+    let lockPath = SharedFile(url: stateFile.url).lockURL.path
+    let holder = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o666)
+    #expect(holder >= 0)
+    #expect(flock(holder, LOCK_EX) == 0)
+    Thread {
+      Thread.sleep(forTimeInterval: 0.3)
+      close(holder)
+    }.start()
+    let saver = Task { () throws in
+      withUnsafeCurrentTask { $0?.cancel() }
+      try stateFile.save(["selectedTab": "results"])
+    }
+    await #expect(throws: Never.self) { try await saver.value }
+    #expect(FileManager.default.fileExists(atPath: stateFile.url.path))
   }
 }

@@ -19,7 +19,21 @@ package enum Suggestions {
 
   /// `" Did you mean 'x'?"` or the empty string.
   package static func didYouMean(_ input: String, in candidates: some Sequence<String>) -> String {
-    closest(to: input, in: candidates).map { " Did you mean '\($0)'?" } ?? ""
+    didYouMean(input, suggesting: closest(to: input, in: candidates))
+  }
+
+  /// `" Did you mean 'x'?"` for `suggestion`, or the empty string for none. Names are matched
+  /// byte for byte, so a suggestion can look the same as the input (a "K" written as U+212A
+  /// KELVIN SIGN): then the characters that differ are named, which the eye cannot tell.
+  package static func didYouMean(_ input: String, suggesting suggestion: String?) -> String {
+    guard let suggestion else { return "" }
+    guard suggestion == input, !suggestion.utf8.elementsEqual(input.utf8) else {
+      return " Did you mean '\(suggestion)'?"
+    }
+    let others = input.unicodeScalars.filter { !suggestion.unicodeScalars.contains($0) }
+    let named = others.map { "U+" + String($0.value, radix: 16, uppercase: true) }
+    return " It looks like '\(suggestion)' but is written with other characters ("
+      + named.joined(separator: ", ") + "); type it again."
   }
 
   /// Edits needed to turn one name into the other: insertions, deletions, substitutions and

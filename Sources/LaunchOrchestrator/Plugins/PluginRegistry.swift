@@ -301,7 +301,7 @@ struct ParameterProblems: Error {
         Problem(
           path: path.appending(member.key), offset: member.keyOffset,
           message: "unknown parameter '\(member.key)' for '\(kind)'."
-            + (suggestion.map { " Did you mean '\($0)'?" } ?? ""))
+            + Suggestions.didYouMean(member.key, suggesting: suggestion))
       }
       if !unknown.contains(where: { $0.suggestion == missing }) {
         problems.append(problem(path, "'\(kind)' needs the parameter '\(missing)'."))

@@ -89,6 +89,17 @@ final class LockWait: Sendable {
   /// writers wait for it.
   static let counts = Locked<[String: (threads: Int, writers: Int)]>([:])
 
+  /// Changes the counts of the lock file at `lockPath`, and forgets them once both are 0.
+  private static func count(
+    _ lockPath: String, _ change: (inout (threads: Int, writers: Int)) -> Void
+  ) {
+    counts.withLock { counts in
+      var entry = counts[lockPath] ?? (0, 0)
+      change(&entry)
+      counts[lockPath] = entry == (0, 0) ? nil : entry
+    }
+  }
+
   private init(lockFile: LockFile?, lockPath: String, writer: Writer) {
     self.lockFile = lockFile
     self.lockPath = lockPath
@@ -110,7 +121,7 @@ final class LockWait: Sendable {
     var info = stat()
     let lockFile =
       fstat(descriptor, &info) == 0
-      ? LockFile(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)) : nil
+      ? LockFile(device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(info.st_ino)) : nil
     let (wait, joined) = blocked.withLock { waits -> (LockWait, Bool) in
       guard let lockFile else {
         return (LockWait(lockFile: nil, lockPath: lockPath, writer: writer), false)
@@ -121,9 +132,9 @@ final class LockWait: Sendable {
       return (started, false)
     }
     if joined { close(descriptor) } else { wait.start(descriptor) }
-    counts.withLock { $0[lockPath, default: (0, 0)].writers += 1 }
+    count(lockPath) { $0.writers += 1 }
     let outcome = writer.awaitOutcome(for: timeout, stopsWhenCancelled: stopsWhenCancelled)
-    counts.withLock { $0[lockPath, default: (0, 1)].writers -= 1 }
+    count(lockPath) { $0.writers -= 1 }
     if outcome == .busy || outcome == .cancelled {
       wait.state.withLock { state in
         if state.writer === writer { state.writer = nil }
@@ -143,7 +154,7 @@ final class LockWait: Sendable {
   }
 
   private func start(_ descriptor: Int32) {
-    Self.counts.withLock { $0[lockPath, default: (0, 0)].threads += 1 }
+    Self.count(lockPath) { $0.threads += 1 }
     let thread = Thread { [self] in
       var result: Int32
       var code: Int32 = 0
@@ -172,7 +183,7 @@ final class LockWait: Sendable {
         if waits[lockFile]?.isEmpty == true { waits[lockFile] = nil }
       }
     }
-    Self.counts.withLock { $0[lockPath, default: (1, 0)].threads -= 1 }
+    Self.count(lockPath) { $0.threads -= 1 }
     let handed =
       writer?.outcome.withLock { waiting in
         guard waiting == nil else { return false }

@@ -13,9 +13,10 @@ import Foundation
 /// The protocol both sides follow, so that neither loses what the other wrote:
 ///
 /// 1. A writer changes the file only while it holds the file's write lock
-///    (``withWriteLock(timeout:stopsWhenCancelled:whenBusy:_:)``, an advisory `flock` on `.<name>.lock` beside
-///    it), and only by replacing it whole (``SafeFiles/writeAtomically(_:to:followingLinks:)``:
-///    a new file beside it, renamed over it), never by writing into it.
+///    (``withWriteLock(timeout:stopsWhenCancelled:whenBusy:_:)``, an advisory `flock` on
+///    `.<name>.lock` beside it), and only by replacing it whole
+///    (``SafeFiles/writeAtomically(_:to:followingLinks:)``: a new file beside it, renamed over
+///    it), never by writing into it.
 /// 2. A step reads the file (``read(limit:)``) and judges what it read without the lock, then
 ///    acts (replaces or moves the file) only holding the lock, and only when the file is still
 ///    exactly what it judged: the same device, inode, size, time and bytes, read again through
@@ -79,7 +80,8 @@ public struct SharedFile: Sendable {
       throw SafeFiles.ReadProblem(url: url, reason: .notRegular(SafeFiles.describeType(type)))
     }
     var snapshot = Snapshot(
-      identity: [UInt64(info.st_dev), UInt64(info.st_ino)], size: Int64(info.st_size),
+      identity: [UInt64(truncatingIfNeeded: info.st_dev), UInt64(info.st_ino)],
+      size: Int64(info.st_size),
       modified: Self.modification(info), bytes: nil)
     guard info.st_size <= limit else { return snapshot }
     let data: Data
