@@ -170,9 +170,11 @@ struct StoreOpener {
       }
     }
     guard let stale else { return nil }
+    // What the marker says, when it says anything: an empty one is named without it.
+    let said = text.isEmpty ? "" : " (\(text))"
     guard !readOnly else {
       context.log(
-        "ignored the damage marker '\(marker.lastPathComponent)' (\(text)): \(stale); it was left in read-only mode"
+        "ignored the damage marker '\(marker.lastPathComponent)'\(said): \(stale); it was left in read-only mode"
       )
       return nil
     }
@@ -181,7 +183,7 @@ struct StoreOpener {
       unlink(marker.path)
     }
     context.log(
-      "removed the stale damage marker '\(marker.lastPathComponent)' (\(text)): \(stale), so it was kept"
+      "removed the stale damage marker '\(marker.lastPathComponent)'\(said): \(stale), so it was kept"
     )
     return nil
   }

@@ -46,7 +46,7 @@ extension OutputFiles {
   /// This is the one list of the files a launch uses. Beside each such file (beside the file
   /// a symbolic link leads to, for a linked one), the files its plugin declares it keeps there
   /// (`companions`: `library.sqlite-wal`, `library.sqlite.created`) are refused too, and so
-  /// is any existing file whose name continues it (`library.sqlite.corrupt-20261123T101500Z`,
+  /// is any existing file whose name continues it (`library.sqlite.corrupt-20261123T101500`,
   /// `queue.json.unreadable-…`: the user's data moved aside).
   /// - Throws: a usage ``CLIError`` naming the output and the step's parameter.
   func refuseFiles(of plan: LaunchPlan, registry: PluginRegistry, history: String?)
@@ -87,7 +87,7 @@ extension OutputFiles {
   }
 
   /// Refuses an output that exists and whose name continues that of a file the launch uses,
-  /// in its folder (`library.sqlite` and `library.sqlite.corrupt-20261123T101500Z`), however
+  /// in its folder (`library.sqlite` and `library.sqlite.corrupt-20261123T101500`), however
   /// the output is spelled: the names SQLite and the plugins give the files they keep beside
   /// it, some of them the user's data moved aside. A folder's name is no file's to continue.
   /// - Parameter files: each used file's canonical path, and who uses it.

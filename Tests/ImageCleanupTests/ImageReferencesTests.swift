@@ -97,6 +97,39 @@ struct ImageReferencesTests {
       ])
   }
 
+  /// The app's store is from a newer build, so `store.init` refuses it and its fallback opens
+  /// a spare store, a month old and knowing no scans: no image is judged an orphan against it.
+  @Test func removesNothingWhenTheStoreCameFromAFallback() async throws {
+    let folder = try ScratchFolder()
+    let named = try old(folder, "images/named.jpg")
+    let orphan = try old(folder, "images/orphan.jpg")
+    try await storeWithScans(in: folder, [("named.jpg", false)])
+    _ = try await launch(
+      #"{ "version": 1, "steps": [ { "id": "spare", "plugin": "store.init", "params": { "path": "spare.sqlite" } } ] }"#,
+      in: folder, plugins: [StoreInitStep.self])
+    try StoreHandle.recordCreation(
+      of: folder.file("spare.sqlite"), at: Date().addingTimeInterval(-30 * 86_400))
+    let connection = try SQLiteConnection(url: folder.file("library.sqlite"), mode: .readWrite)
+    try connection.run("PRAGMA user_version = 99")
+    let report = try await launch(
+      """
+      { "version": 1, "steps": [
+        { "id": "store", "plugin": "store.init", "params": { "path": "library.sqlite" },
+          "fallback": { "params": { "path": "spare.sqlite" } } },
+        { "id": "clean", "plugin": "images.cleanup", "dependsOn": ["store"], "params": { "directory": "images" } }
+      ] }
+      """, in: folder, plugins: plugins
+    ).report
+    #expect(report.step("store")?.usedFallback == true)
+    #expect(report.step("clean")?.state == .succeeded)
+    #expect(FileManager.default.fileExists(atPath: named.path))
+    #expect(FileManager.default.fileExists(atPath: orphan.path))
+    #expect(
+      report.step("clean")?.notes == [
+        "removed nothing: the store 'spare.sqlite' was opened by a fallback in this launch (the step's own store failed) and may not be the store the app's data belongs to, so an image no scan names may still be the app's"
+      ])
+  }
+
   /// A symbolic link at `path` in the folder to `target`, itself dated ten days back (a
   /// link's own time, not its target's).
   private func oldLink(_ folder: ScratchFolder, _ path: String, to target: String) throws {

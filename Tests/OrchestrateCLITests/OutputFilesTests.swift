@@ -273,7 +273,7 @@ struct OutputFilesTests {
     let store = try folder.write("real/library.sqlite", "the user's store")
     let fallbackStore = try folder.write("data/local.sqlite", "the fallback's store")
     let saved = try folder.write("data/saved.json", "{}")
-    let movedAside = try folder.write("real/library.sqlite.corrupt-20261123T101500Z", "old data")
+    let movedAside = try folder.write("real/library.sqlite.corrupt-20261123T101500", "old data")
     let targets = [
       (fallbackStore, "which the launch uses ('path' of the fallback of step 'store')"),
       (fallbackStore + "-wal", "which the launch uses ('path' of the fallback of step 'store')"),

@@ -77,6 +77,30 @@ struct StateSharedWithTheAppTests {
     #expect(!names.contains { $0.contains("unreadable") }, "\(names)")
   }
 
+  /// The step's timeout comes while it waits for the app's lock to move an unreadable file
+  /// aside: it stops waiting, and the file stays as it was, also once the lock is let go.
+  @Test func aStepStoppedWhileItWaitsForTheLockNeverMovesTheFileAside() async throws {
+    let folder = try ScratchFolder()
+    let text = "{ \"scrollAnchor\": "
+    let file = try folder.write(".state/launch-state.json", text)
+    let timed = """
+      { "version": 1, "steps": [ { "id": "restore", "plugin": "state.restore", "timeout": "300ms" } ] }
+      """
+    let report = try await TestHelper.whileLocking(["hold-lock", file.path, "3600"]) {
+      let report = try await launch(timed, in: folder, plugins: [StateRestoreStep.self]).report
+      // Its code returned: no writer of this process waits for the lock any more.
+      #expect(SharedFile.waitingWriters(of: file) == 0)
+      return report
+    }
+    #expect(report.step("restore")?.state == .timedOut)
+    // The holder was killed: the thread still blocked in `flock` takes the lock and lets go
+    // of it, acting on nothing.
+    while SharedFile.threadsBlocked(on: file) > 0 { try await Task.sleep(for: .milliseconds(5)) }
+    #expect(try String(contentsOf: file, encoding: .utf8) == text)
+    let names = try FileManager.default.contentsOfDirectory(atPath: folder.file(".state").path)
+    #expect(!names.contains { $0.contains("unreadable") }, "\(names)")
+  }
+
   @Test func keysEqualOnlyAfterUnicodeNormalisationAreTwoKeysNotADuplicate() async throws {
     let folder = try ScratchFolder()
     let text = "{ \"caf\u{E9}\": 1, \"cafe\u{301}\": 2 }"

@@ -98,9 +98,14 @@ struct StoreRecoveryTests {
     _ = try await launch(store, in: folder, plugins: [StoreInitStep.self])
     try SQLiteConnection(url: url, mode: .readWrite).run(
       "INSERT INTO works (id, title) VALUES (1, 'Kindred')")
-    // A marker of another file at this path (a store since replaced), and one with no
-    // identity (an older launch's) for a store that passes its integrity check.
-    for marker in ["store 1:2\nmalformed", "malformed"] {
+    // A marker of another file at this path (a store since replaced), one with no identity
+    // (an older launch's) for a store that passes its integrity check, and an empty one.
+    let said = [
+      "store 1:2\nmalformed": " (malformed): it was written for another file at that path",
+      "malformed": " (malformed): the store passes its integrity check",
+      "": ": the store passes its integrity check",
+    ]
+    for (marker, reason) in said {
       try folder.write("library.sqlite.damaged", marker)
       let (report, _) = try await launch(store, in: folder, plugins: [StoreInitStep.self])
       #expect(report.outcome == .succeeded)
@@ -110,7 +115,7 @@ struct StoreRecoveryTests {
       #expect(!FileManager.default.fileExists(atPath: url.path + ".damaged"))
       let note = try #require(report.step("store")?.notes.first)
       #expect(
-        note.hasPrefix("removed the stale damage marker 'library.sqlite.damaged' (malformed): "))
+        note == "removed the stale damage marker 'library.sqlite.damaged'\(reason), so it was kept")
     }
   }
 

@@ -79,8 +79,8 @@ extension ManifestFields {
     case .params: "object"
     case .milestoneMap: "object"
     case .nullable(let shape): describe(shape) + " or `null`"
-    case .object(let info): "[`\(info.name)`](#\(info.name)) object"
-    case .array(let info): "array of [`\(info.name)`](#\(info.name)) objects"
+    case .object(let info): "[`\(info.name)`](#\(info.name.lowercased())) object"
+    case .array(let info): "array of [`\(info.name)`](#\(info.name.lowercased())) objects"
     }
   }
 }

@@ -49,11 +49,13 @@ public struct ManifestLoader: Sendable {
   }
 
   /// Loads the manifest at `url`, such as one shipped in an app's bundle, with its data in
-  /// `dataDirectory` (a writable folder such as Application Support).
+  /// `dataDirectory` (a writable folder such as Application Support, which must exist: an app
+  /// creates it on its first launch).
   ///
   /// ```swift
   /// let manifest = Bundle.main.url(forResource: "launch", withExtension: "json")!
   /// let data = URL.applicationSupportDirectory.appending(path: "Launch")
+  /// try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
   /// let plan = try ManifestLoader(registry: .builtIn).load(url: manifest, dataDirectory: data)
   /// ```
   /// - Throws: ``ManifestError`` with code `.unreadable` when the file cannot be read, or
