@@ -12,24 +12,8 @@ import Testing
 /// `queue.validate` judges and rewrites it, and a store created in this launch judges nothing.
 @Suite("queue.validate shares its queue with the app", .timeLimit(.minutes(10)))
 struct QueueSharedWithTheAppTests {
-  private let manifest = """
-    { "version": 1, "steps": [
-      { "id": "store", "plugin": "store.init", "params": { "path": "library.sqlite" } },
-      { "id": "queue", "plugin": "queue.validate", "dependsOn": ["store"], "params": { "path": "queue.json" } }
-    ] }
-    """
-  private let plugins: [any StepPlugin.Type] = [StoreInitStep.self, QueueValidationStep.self]
-
-  /// A store with works 1 and 2.
-  private func folderWithStore() async throws -> ScratchFolder {
-    let folder = try ScratchFolder()
-    _ = try await launch(
-      #"{ "version": 1, "steps": [ { "id": "store", "plugin": "store.init", "params": { "path": "library.sqlite" } } ] }"#,
-      in: folder, plugins: [StoreInitStep.self])
-    let connection = try SQLiteConnection(url: folder.file("library.sqlite"), mode: .readWrite)
-    try connection.run("INSERT INTO works (id, title) VALUES (1, 'Kindred'), (2, 'Beloved')")
-    return folder
-  }
+  private let manifest = queueManifest
+  private let plugins = queuePlugins
 
   /// The `n` of every entry with work `workId`, in the queue's order.
   private func entries(_ queue: URL, workId: Int) throws -> [Int] {

@@ -15,24 +15,8 @@ import Testing
 
 @Suite("queue.validate", .timeLimit(.minutes(10)))
 struct QueueValidationTests {
-  private let manifest = """
-    { "version": 1, "steps": [
-      { "id": "store", "plugin": "store.init", "params": { "path": "library.sqlite" } },
-      { "id": "queue", "plugin": "queue.validate", "dependsOn": ["store"], "params": { "path": "queue.json" } }
-    ] }
-    """
-  private let plugins: [any StepPlugin.Type] = [StoreInitStep.self, QueueValidationStep.self]
-
-  /// A store with works 1 and 2.
-  private func folderWithStore() async throws -> ScratchFolder {
-    let folder = try ScratchFolder()
-    _ = try await launch(
-      #"{ "version": 1, "steps": [ { "id": "store", "plugin": "store.init", "params": { "path": "library.sqlite" } } ] }"#,
-      in: folder, plugins: [StoreInitStep.self])
-    let connection = try SQLiteConnection(url: folder.file("library.sqlite"), mode: .readWrite)
-    try connection.run("INSERT INTO works (id, title) VALUES (1, 'Kindred'), (2, 'Beloved')")
-    return folder
-  }
+  private let manifest = queueManifest
+  private let plugins = queuePlugins
 
   /// A store named where the queue goes is not moved aside as an unreadable queue: its WAL,
   /// with rows not yet in the database file, would stay behind.
@@ -251,25 +235,12 @@ struct QueueValidationTests {
 
 @Suite("queue.validate keeps what it does not drop", .timeLimit(.minutes(10)))
 struct QueueValidationSafetyTests {
-  private let manifest = """
-    { "version": 1, "steps": [
-      { "id": "store", "plugin": "store.init", "params": { "path": "library.sqlite" } },
-      { "id": "queue", "plugin": "queue.validate", "dependsOn": ["store"], "params": { "path": "queue.json" } }
-    ] }
-    """
-  private let plugins: [any StepPlugin.Type] = [StoreInitStep.self, QueueValidationStep.self]
+  private let manifest = queueManifest
+  private let plugins = queuePlugins
 
   /// A store with works 1, 2 and 2^53 + 1 (which a `Double` cannot tell from 2^53).
-  private func folderWithStore() async throws -> ScratchFolder {
-    let folder = try ScratchFolder()
-    _ = try await launch(
-      #"{ "version": 1, "steps": [ { "id": "store", "plugin": "store.init", "params": { "path": "library.sqlite" } } ] }"#,
-      in: folder, plugins: [StoreInitStep.self])
-    let connection = try SQLiteConnection(url: folder.file("library.sqlite"), mode: .readWrite)
-    try connection.run(
-      "INSERT INTO works (id, title) VALUES (1, 'Kindred'), (2, 'Beloved'), (9007199254740993, 'Jazz')"
-    )
-    return folder
+  private func folderWithLargeWork() async throws -> ScratchFolder {
+    try await folderWithStore(extraWorks: "(9007199254740993, 'Jazz')")
   }
 
   private func names(_ folder: ScratchFolder) throws -> [String] {
@@ -284,7 +255,7 @@ struct QueueValidationSafetyTests {
   }
 
   @Test func keepsTheEntriesItKeepsByteForByte() async throws {
-    let folder = try await folderWithStore()
+    let folder = try await folderWithLargeWork()
     let queue = try folder.write(
       "queue.json",
       """
@@ -320,7 +291,7 @@ struct QueueValidationSafetyTests {
     (#"[{"workId":1},{"workId":7},{"workId":8},{"workId":2}]"#, #"[{"workId":1},{"workId":2}]"#),
   ])
   func cutsOutOnlyTheDroppedEntries(queue: String, expected: String) async throws {
-    let folder = try await folderWithStore()
+    let folder = try await folderWithLargeWork()
     let file = try folder.write("queue.json", queue)
     let report = try await launch(manifest, in: folder, plugins: plugins).report
     #expect(report.outcome == .succeeded)
@@ -328,7 +299,7 @@ struct QueueValidationSafetyTests {
   }
 
   @Test func failsOnARepeatedKeyNamingItsLineAndLeavesTheFileAlone() async throws {
-    let folder = try await folderWithStore()
+    let folder = try await folderWithLargeWork()
     let text = """
       [
         {"workId": 1},
@@ -347,7 +318,7 @@ struct QueueValidationSafetyTests {
   }
 
   @Test func keepsThePermissionsOfTheQueue() async throws {
-    let folder = try await folderWithStore()
+    let folder = try await folderWithLargeWork()
     let queue = try folder.write("queue.json", #"[{"workId": 1}, {"workId": 7}]"#)
     try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: queue.path)
     _ = try await launch(manifest, in: folder, plugins: plugins)
@@ -357,7 +328,7 @@ struct QueueValidationSafetyTests {
 
   @Test(.enabled(if: geteuid() == 0, "only root may give a file away"))
   func keepsTheOwnerOfTheQueue() async throws {
-    let folder = try await folderWithStore()
+    let folder = try await folderWithLargeWork()
     let queue = try folder.write("queue.json", #"[{"workId": 1}, {"workId": 7}]"#)
     try #require(chown(queue.path, 4242, 4343) == 0)
     _ = try await launch(manifest, in: folder, plugins: plugins)
@@ -367,7 +338,7 @@ struct QueueValidationSafetyTests {
   }
 
   @Test func rewritesTheFileASymlinkNamesAndKeepsTheLink() async throws {
-    let folder = try await folderWithStore()
+    let folder = try await folderWithLargeWork()
     let real = try folder.write("shared/real-queue.json", #"[{"workId": 7}, {"workId": 2}]"#)
     try FileManager.default.createSymbolicLink(
       atPath: folder.file("queue.json").path, withDestinationPath: "shared/real-queue.json")
@@ -384,7 +355,7 @@ struct QueueValidationSafetyTests {
   }
 
   @Test func neverReplacesAnExistingBackup() async throws {
-    let folder = try await folderWithStore()
+    let folder = try await folderWithLargeWork()
     let text = #"[{"workId": 1}, {"workId": 7}]"#
     let queue = try folder.write("queue.json", text)
     let backup = try folder.write("queue.json.bak", "the user's own backup")
@@ -399,7 +370,7 @@ struct QueueValidationSafetyTests {
   }
 
   @Test func replacesABackupThatIsOnlyAnotherNameOfTheQueue() async throws {
-    let folder = try await folderWithStore()
+    let folder = try await folderWithLargeWork()
     let queue = try folder.write("queue.json", #"[{"workId": 1}, {"workId": 7}]"#)
     // What a rewrite killed after making its backup, before replacing the queue, leaves.
     try #require(link(queue.path, folder.file("queue.json.bak").path) == 0)
@@ -410,7 +381,7 @@ struct QueueValidationSafetyTests {
   }
 
   @Test func refusesAFIFOInsteadOfWaitingOnIt() async throws {
-    let folder = try await folderWithStore()
+    let folder = try await folderWithLargeWork()
     let fifo = folder.file("queue.json")
     try #require(mkfifo(fifo.path, 0o600) == 0)
     let report = try await launch(manifest, in: folder, plugins: plugins).report
