@@ -93,7 +93,10 @@ if let flag = arguments.firstIndex(of: "--data-dir"), flag + 1 < arguments.count
   dataDirectory = URL(fileURLWithPath: arguments[flag + 1])
   arguments.removeSubrange(flag...(flag + 1))
 }
-let manifest = URL(fileURLWithPath: arguments.first ?? "manifests/music.json")
+// Without an argument, the repository's music launch, wherever `swift run` is called from.
+let shipped = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+  .appendingPathComponent("../../manifests/music.json").standardizedFileURL
+let manifest = arguments.first.map { URL(fileURLWithPath: $0) } ?? shipped
 // In an app: Bundle.main.url(forResource:) for the manifest, and Application Support for data.
 let data =
   dataDirectory

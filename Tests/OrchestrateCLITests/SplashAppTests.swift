@@ -7,6 +7,16 @@ import Testing
 /// from the step's output.
 @Suite("Example app", .timeLimit(.minutes(10)))
 struct SplashAppTests {
+  /// Without a manifest, the example runs the shipped music launch from any folder, not only
+  /// from the repository's root.
+  @Test func runsTheShippedMusicLaunchWhenCalledFromAnotherFolder() async throws {
+    let data = try TemporaryFolder()
+    let result = try await Orchestrate.run(
+      ["--data-dir", data.url.path], in: data.url, binary: "splash-app")
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.split(separator: "\n").contains("outcome: succeeded"), "\(result.stdout)")
+  }
+
   @Test func showsTheSplashThenTheContentWithTheFirstPageOfSongs() async throws {
     let data = try TemporaryFolder()
     let result = try await Orchestrate.run(
