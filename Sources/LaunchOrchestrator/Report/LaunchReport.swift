@@ -95,14 +95,16 @@ public struct LaunchReport: Sendable, Equatable {
     }
 
     /// Whether it has a ``refresh``, asked without copying the refresh out of its box.
-    var hasRefresh: Bool {
+    /// Inlined, as ``workTime(endingBy:)`` is: called on a line of an array, a function left
+    /// apart takes a copy of the whole line (a retain per field).
+    @inline(__always) var hasRefresh: Bool {
       if case .some = refreshStorage { return true }
       return false
     }
 
     /// Its attempts' own work (``work``) that ended by `bound`, summed, read in place: the
     /// spans of a step that ran once are not made into an array for it.
-    func workTime(endingBy bound: Duration) -> Duration {
+    @inline(__always) func workTime(endingBy bound: Duration) -> Duration {
       guard attemptWork.isEmpty else {
         var time = Duration.zero
         for span in attemptWork where span.end <= bound { time += span.end - span.start }
