@@ -182,8 +182,6 @@ private final class LaunchRun: ControlledRun {
   let abandoned: AbandonedAttempts?
   /// Whether the run outlives its launch: on-demand steps can still be ensured after it.
   let staysOpen: Bool
-  /// Step outputs, written by the handler and read by dependents' tasks.
-  let outputs: Locked<[(any Sendable)?]>
   let environment: LaunchEnvironment
   let events: EventSink?
   /// Whether `events` is set: asked on every batch, where testing the optional itself would
@@ -198,9 +196,9 @@ private final class LaunchRun: ControlledRun {
   /// When the launch started, for the report's time since the process's start.
   let processMark: ProcessStart.Mark
   private let mailbox: Mailbox<RunMessage, RunHandler>
-  /// What the run keeps beside the handler's state, seldom touched: one lock for the three,
-  /// each launch allocating and freeing one instead of three.
-  let aside = Locked(Aside())
+  /// What the run keeps beside the handler's state, the steps' outputs among it: one lock
+  /// for all of it, each launch allocating and freeing one instead of four.
+  let aside: Locked<Aside>
   /// Everything the handler changes that others read, in one value, locked once per batch of
   /// messages and once when the handler falls idle. Only the mailbox's handler changes it,
   /// and the lock is never held while the handler acts on the changes (``RunEffect``), so
@@ -211,6 +209,8 @@ private final class LaunchRun: ControlledRun {
   /// What the run keeps beside the handler's state; its lock is never held while another
   /// is taken, nor taken by code that holds another than the state's.
   struct Aside {
+    /// Step outputs, by step: written by the handler and read by dependents' tasks.
+    var outputs: [(any Sendable)?]
     /// The hand-over between the handler that finishes the launch and `execute()`.
     var isOver = false
     var waiter: UnsafeContinuation<Void, Never>?
@@ -248,7 +248,7 @@ private final class LaunchRun: ControlledRun {
     hasEvents = events != nil
     self.hooks = hooks
     self.options = options
-    outputs = Locked(Array(repeating: nil, count: plan.steps.count))
+    aside = Locked(Aside(outputs: .nils(count: plan.steps.count)))
     state = Locked(
       RunState(
         scheduler: LaunchScheduler(
@@ -299,8 +299,8 @@ private final class LaunchRun: ControlledRun {
   private func prepare() -> (signalled: [Int], earlier: [LaunchScheduler.EarlierAttempt]) {
     if let context { hooks.onContext?(context.context) }
     if let reused {
-      outputs.withLock { values in
-        for (step, value) in reused.outputs { values[step] = value }
+      aside.withLock { aside in
+        for (step, value) in reused.outputs { aside.outputs[step] = value }
       }
       for (step, value) in reused.outputs { hooks.onOutput?(plan.steps[step].id, value) }
     }
@@ -333,7 +333,7 @@ private final class LaunchRun: ControlledRun {
         for command in said.commands { _ = mailbox.enqueue(.control(command)) }
         return isHandler
       }
-      if isHandler { handleQueued(onMainThread: Thread.isMainThread) }
+      if isHandler { handleQueued(onMainThread: CurrentThread.isMain) }
     } else {
       post(begin(cancelled: false, holds: 0))
       // No one can send a signal to a launch without a control: its steps that wait for one
@@ -413,7 +413,7 @@ private final class LaunchRun: ControlledRun {
   private func makeReport(_ state: RunState) -> LaunchReport {
     // By index: mapping over the planned steps would copy each one, a retain per field.
     let ids = plan.steps.indices.map { plan.steps[$0].id }
-    let outputs = StepOutputs(ids: ids, values: self.outputs.withLock { $0 })
+    let outputs = StepOutputs(ids: ids, values: aside.withLock { $0.outputs })
     let duration = max(state.duration, state.lateEnd ?? .zero)
     var report = LaunchReport(
       plan: plan, scheduler: state.scheduler, duration: duration, outputs: outputs)
@@ -521,7 +521,7 @@ private final class LaunchRun: ControlledRun {
     for ((step, _), lookup) in zip(wanted, found) {
       switch lookup {
       case .hit(let output, let age):
-        outputs.withLock { $0[step] = output }
+        aside.withLock { $0.outputs[step] = output }
         hooks.onOutput?(plan.steps[step].id, output)
         lookups.served.append(step)
         lookups.notes.append(
@@ -592,9 +592,10 @@ private final class LaunchRun: ControlledRun {
   ///
   /// The main thread never handles: it draws the app's first frame, so a main-isolated step
   /// that finishes leaves the handling (and whatever arrives meanwhile) to the pool.
-  /// `onMainThread` is for a poster that knows where it runs: asking costs two system calls
-  /// on Linux, a tenth of a no-op step.
-  func post(_ message: RunMessage, onMainThread: Bool = Thread.isMainThread) {
+  /// `onMainThread` is for a poster that knows where it runs: asking costs a read of a
+  /// thread-specific value (``CurrentThread/isMain``), two system calls on a Linux thread's
+  /// first time.
+  func post(_ message: RunMessage, onMainThread: Bool = CurrentThread.isMain) {
     if !onMainThread {
       handleMessages(posting: message)
     } else if mailbox.enqueue(message) {
@@ -867,7 +868,7 @@ private struct RunHandler: Sendable {
   var abandonedEntries: [Int: Int] = [:]
 
   init(stepCount: Int) {
-    tasks = Array(repeating: nil, count: stepCount)
+    tasks = .nils(count: stepCount)
   }
 }
 
@@ -987,7 +988,7 @@ private struct RunState {
     let error = record.error ?? "no reason given"
     switch record.state {
     case .succeeded, .cached:
-      return .success(run.outputs.withLock { $0[step] })
+      return .success(run.aside.withLock { $0.outputs[step] })
     case .timedOut:
       return .failure(
         LaunchFailure(
@@ -1087,7 +1088,7 @@ private struct RunState {
         scheduler.records[step].state == .succeeded
           || scheduler.records[step].refreshState == .succeeded
       {
-        run.outputs.withLock { $0[step] = value }
+        run.aside.withLock { $0.outputs[step] = value }
         // A fallback's output is no better than what the next launch's step would make.
         let saves = run.plan.steps[step].cacheKey != nil && !scheduler.records[step].usedFallback
         if saves || run.hooks.onOutput != nil || run.context != nil {
@@ -1220,15 +1221,15 @@ private struct AttemptHost: StepHost {
   func dependencyOutputs() -> [any Sendable] {
     // Walked only when a plugin asks for its inputs: most steps never do.
     let dependencies = run.plan.hardDependencyClosure(of: step)
-    return run.outputs.withLock { values in dependencies.compactMap { values[$0] } }
+    return run.aside.withLock { aside in dependencies.compactMap { aside.outputs[$0] } }
   }
 
   func firstDependencyOutput(where matches: (any Sendable) -> Bool) -> (any Sendable)? {
     let steps = run.plan.steps
-    return run.outputs.withLock { values in
+    return run.aside.withLock { aside in
       var found: (any Sendable)?
       LaunchPlan.walk(from: step, edges: { steps[$0].dependsOn }) { dependency in
-        guard let value = values[dependency], matches(value) else { return true }
+        guard let value = aside.outputs[dependency], matches(value) else { return true }
         found = value
         return false
       }
@@ -1307,5 +1308,18 @@ struct Reuse: Sendable {
       steps.append(step)
       if let value = previousOutputs.value(of: id) { outputs.append((step, value)) }
     }
+  }
+}
+
+extension Array {
+  /// `count` nils, made in code specialized for the element: `Array(repeating:count:)`
+  /// allocates through the standard library's generic code, which looks up the array's type
+  /// (of an optional existential or tuple) in the run time's metadata cache on every call,
+  /// about 1% of a one-step launch for each array a launch makes so.
+  fileprivate static func nils<Wrapped>(count: Int) -> Self where Element == Wrapped? {
+    var array = Self()
+    array.reserveCapacity(count)
+    for _ in 0..<count { array.append(nil) }
+    return array
   }
 }

@@ -57,14 +57,9 @@ package enum ProcessStart {
           + .microseconds(Int64(now.tv_usec) - Int64(start.tv_usec))
         return elapsed >= .zero ? elapsed : nil
       #else
-        guard let ticks = ProcessStart.processStartTicks else { return nil }
-        let perSecond = sysconf(Int32(_SC_CLK_TCK))
-        guard perSecond > 0 else { return nil }
+        guard let start = ProcessStart.processStart else { return nil }
         let sinceBoot =
           Duration.seconds(Int64(now.tv_sec)) + .nanoseconds(Int64(now.tv_nsec))
-        let start =
-          Duration.seconds(ticks / Int64(perSecond))
-          + .nanoseconds((ticks % Int64(perSecond)) * 1_000_000_000 / Int64(perSecond))
         let elapsed = sinceBoot - start
         return elapsed >= .zero ? elapsed : nil
       #endif
@@ -72,9 +67,16 @@ package enum ProcessStart {
   }
 
   #if !canImport(Darwin)
-    /// The process's ``startTicks(of:)``, read once: it never moves, and every launch's report
-    /// is stamped with it (a file read and parse each time, before).
-    private static let processStartTicks = startTicks(of: "self")
+    /// The process's start, since boot: its ``startTicks(of:)`` in the kernel's clock ticks,
+    /// read and converted once. It never moves, and every launch's report is stamped with it
+    /// (a file read and parse each time, before; then the ticks a second asked of `sysconf`).
+    private static let processStart: Duration? = {
+      guard let ticks = startTicks(of: "self") else { return nil }
+      let perSecond = sysconf(Int32(_SC_CLK_TCK))
+      guard perSecond > 0 else { return nil }
+      return Duration.seconds(ticks / Int64(perSecond))
+        + .nanoseconds((ticks % Int64(perSecond)) * 1_000_000_000 / Int64(perSecond))
+    }()
 
     /// Field 22 of `/proc/<process>/stat`, `starttime`: clock ticks from boot to the
     /// process's start (`self`: this process). The fields are counted after the command's

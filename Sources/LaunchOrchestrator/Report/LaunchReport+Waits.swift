@@ -132,54 +132,71 @@ extension LaunchReport.Step {
 
 /// Turns the scheduler's times into waits, work and critical chains.
 enum WaitAnalysis {
-  /// Each step's waits and, for steps that made more than one attempt or waited for the main
-  /// thread, work spans, in step order; concurrency waits name the steps whose attempts
-  /// overlapped them.
+  /// The steps that waited or have work spans of their own (more than one attempt, or a wait
+  /// for the main thread), in step order, with those waits and spans; concurrency waits name
+  /// the steps whose attempts overlapped them.
+  ///
+  /// Only those steps: most steps of a launch have neither, and two arrays of a list per
+  /// step, made and destroyed for every report, cost every step of every launch.
   static func waitsAndWork(
     plan: LaunchPlan, records: [LaunchScheduler.Record]
-  ) -> (waits: [[LaunchReport.Wait]], work: [[LaunchReport.Work]]) {
-    var waits = [[LaunchReport.Wait]](repeating: [], count: records.count)
-    var work = [[LaunchReport.Work]](repeating: [], count: records.count)
+  ) -> [(step: Int, waits: [LaunchReport.Wait], work: [LaunchReport.Work])] {
+    var found: [(step: Int, waits: [LaunchReport.Wait], work: [LaunchReport.Work])] = []
+    var hasSlotWaits = false
     for index in records.indices {
       // Fields read in place: copying a whole record costs a retain per field.
       guard let start = records[index].start else { continue }
-      guard !records[index].attemptLog.isEmpty else {
+      var waits: [LaunchReport.Wait] = []
+      var work: [LaunchReport.Work] = []
+      if records[index].attemptLog.isEmpty {
         // One attempt: its span is the step's start and end, which the step line holds.
         let queued = records[index].queued ?? start
         waitsBefore(
           queued, ready: records[index].ready,
-          earlierAttempt: records[index].waitedForEarlierAttempt, into: &waits[index])
+          earlierAttempt: records[index].waitedForEarlierAttempt, into: &waits)
         if start > queued {
-          waits[index].append(.init(reason: .concurrency, start: queued, end: start))
+          waits.append(.init(reason: .concurrency, start: queued, end: start))
+          hasSlotWaits = true
         }
-        continue
+      } else {
+        let record = records[index]
+        let attempts = record.attemptLog
+        waitsBefore(
+          attempts[0].queued, ready: record.ready, earlierAttempt: record.waitedForEarlierAttempt,
+          into: &waits)
+        var previousEnd: Duration?
+        for (offset, attempt) in attempts.enumerated() {
+          if let previousEnd, attempt.queued > previousEnd {
+            waits.append(.init(reason: .backoff, start: previousEnd, end: attempt.queued))
+          }
+          if attempt.start > attempt.queued {
+            waits.append(.init(reason: .concurrency, start: attempt.queued, end: attempt.start))
+            hasSlotWaits = true
+          }
+          var began = attempt.start
+          if let codeStart = attempt.began, codeStart > attempt.start {
+            waits.append(.init(reason: .main, start: attempt.start, end: codeStart))
+            began = codeStart
+          }
+          let end = attempt.end ?? record.end ?? attempt.start
+          work.append(.init(attempt: offset + 1, start: began, end: max(began, end)))
+          previousEnd = end
+        }
       }
-      let record = records[index]
-      let attempts = record.attemptLog
-      waitsBefore(
-        attempts[0].queued, ready: record.ready, earlierAttempt: record.waitedForEarlierAttempt,
-        into: &waits[index])
-      var previousEnd: Duration?
-      for (offset, attempt) in attempts.enumerated() {
-        if let previousEnd, attempt.queued > previousEnd {
-          waits[index].append(.init(reason: .backoff, start: previousEnd, end: attempt.queued))
-        }
-        if attempt.start > attempt.queued {
-          waits[index].append(
-            .init(reason: .concurrency, start: attempt.queued, end: attempt.start))
-        }
-        var began = attempt.start
-        if let codeStart = attempt.began, codeStart > attempt.start {
-          waits[index].append(.init(reason: .main, start: attempt.start, end: codeStart))
-          began = codeStart
-        }
-        let end = attempt.end ?? record.end ?? attempt.start
-        work[index].append(.init(attempt: offset + 1, start: began, end: max(began, end)))
-        previousEnd = end
-      }
+      if !waits.isEmpty || !work.isEmpty { found.append((index, waits, work)) }
+    }
+    guard hasSlotWaits else { return found }
+    // Slot holders are named over every step's spans: by step, for the launches that have
+    // slot waits.
+    var waits = [[LaunchReport.Wait]](repeating: [], count: records.count)
+    var work = [[LaunchReport.Work]](repeating: [], count: records.count)
+    for entry in found {
+      waits[entry.step] = entry.waits
+      work[entry.step] = entry.work
     }
     nameSlotHolders(plan: plan, records: records, waits: &waits, work: work)
-    return (waits, work)
+    for position in found.indices { found[position].waits = waits[found[position].step] }
+    return found
   }
 
   /// The waits from `ready` until the first attempt was `queued`: its deferral, then, when it
@@ -274,7 +291,7 @@ enum WaitAnalysis {
     // Substituted only when some step was served: a copy of every line costs a retain per
     // field, in every launch.
     let ending =
-      steps.indices.contains { steps[$0].refresh != nil }
+      steps.indices.contains { steps[$0].hasRefresh }
       ? steps.map { step in
         step.refreshBar.map {
           var refresh = $0
@@ -334,15 +351,24 @@ enum WaitAnalysis {
   private static func chain(
     from last: Int, _ plan: LaunchPlan, _ steps: [LaunchReport.Step], _ index: [String: Int]
   ) -> [LaunchReport.CriticalChain.Link] {
-    // Flags by step, not a set: no hashing, one allocation.
-    var visited = [Bool](repeating: false, count: steps.count)
-    // Each link ends when it let the next one go on: a slot holder when the attempt that
-    // freed the slot ended (it may have run again after), any other step at its end.
-    var reversed: [(step: Int, via: LaunchReport.CriticalChain.Hold?, end: Duration)] = []
+    // Flags by step, not a set: no hashing; in one word for a plan of up to 64 steps, which
+    // allocates nothing, else one array.
+    var visitedWord: UInt64 = 0
+    var visited = steps.count > 64 ? [Bool](repeating: false, count: steps.count) : []
+    // Made from the last link back, then turned around. Each link ends when it let the next
+    // one go on: a slot holder when the attempt that freed the slot ended (it may have run
+    // again after), any other step at its end.
+    var links: [LaunchReport.CriticalChain.Link] = []
     var current: Int? = last
     var currentEnd = steps[last].end
-    while let step = current, !visited[step], let start = steps[step].start {
-      visited[step] = true
+    while let step = current, let start = steps[step].start {
+      if visited.isEmpty {
+        guard visitedWord & (1 << UInt64(step)) == 0 else { break }
+        visitedWord |= 1 << UInt64(step)
+      } else {
+        guard !visited[step] else { break }
+        visited[step] = true
+      }
       var previous: Int?
       var previousEnd: Duration?
       var via = LaunchReport.CriticalChain.Hold.dependency
@@ -380,29 +406,29 @@ enum WaitAnalysis {
           plan.steps[step].dependsOn, plan.steps[step].after, by: start, plan, steps)
         via = .dependency
       }
-      reversed.append((step, previous == nil ? nil : via, currentEnd ?? start))
+      let end = currentEnd ?? start
+      // Its work until it let the next link go on (a cached step's refresh work is later).
+      var work = steps[step].workTime(endingBy: end)
+      if steps[step].hasRefresh {
+        for span in steps[step].refresh?.work ?? [] where span.end <= end {
+          work += span.end - span.start
+        }
+      }
+      // Fields read in place: a copy of the line would retain each of its fields. The wait is
+      // filled in once the link before is known.
+      links.append(
+        .init(
+          step: steps[step].id, heldVia: previous == nil ? nil : via, start: start, end: end,
+          wait: .zero, work: work))
       current = previous
       currentEnd = previousEnd ?? previous.flatMap { steps[$0].end }
     }
-    var links: [LaunchReport.CriticalChain.Link] = []
+    links.reverse()
     var previousEnd = Duration.zero
-    links.reserveCapacity(reversed.count)
-    for (position, entry) in reversed.reversed().enumerated() {
-      // Fields read in place: a copy of the line would retain each of its fields.
-      let start = steps[entry.step].start ?? .zero
-      // Its work until it let the next link go on (a cached step's refresh work is later).
-      var work = Duration.zero
-      for span in steps[entry.step].work where span.end <= entry.end {
-        work += span.end - span.start
-      }
-      for span in steps[entry.step].refresh?.work ?? [] where span.end <= entry.end {
-        work += span.end - span.start
-      }
-      links.append(
-        .init(
-          step: steps[entry.step].id, heldVia: position == 0 ? nil : entry.via, start: start,
-          end: entry.end, wait: max(.zero, start - previousEnd), work: work))
-      previousEnd = entry.end
+    for position in links.indices {
+      if position == 0 { links[position].heldVia = nil }
+      links[position].wait = max(.zero, links[position].start - previousEnd)
+      previousEnd = links[position].end
     }
     return links
   }

@@ -68,9 +68,12 @@ public struct LaunchReport: Sendable, Equatable {
     package init(
       id: String, plugin: String, state: StepState, start: Duration?, end: Duration?, attempts: Int,
       usedFallback: Bool, error: String?, notes: [String] = [], ready: Duration? = nil,
-      waits: [Wait] = [], work: [Work] = [], reused: Bool = false
+      waits: [Wait] = [], work: [Work] = [], reused: Bool = false, priority: StepPriority? = nil,
+      deferUntil: String? = nil
     ) {
       self.reused = reused
+      self.priority = priority
+      self.deferUntil = deferUntil
       self.ready = ready
       self.waits = waits
       self.attemptWork = work.count == 1 && work[0].start == start && work[0].end == end ? [] : work
@@ -88,6 +91,26 @@ public struct LaunchReport: Sendable, Equatable {
     /// How long it ran, when it started.
     public var duration: Duration? {
       guard let start, let end else { return nil }
+      return end - start
+    }
+
+    /// Whether it has a ``refresh``, asked without copying the refresh out of its box.
+    /// Inlined, as ``workTime(endingBy:)`` is: called on a line of an array, a function left
+    /// apart takes a copy of the whole line (a retain per field).
+    @inline(__always) var hasRefresh: Bool {
+      if case .some = refreshStorage { return true }
+      return false
+    }
+
+    /// Its attempts' own work (``work``) that ended by `bound`, summed, read in place: the
+    /// spans of a step that ran once are not made into an array for it.
+    @inline(__always) func workTime(endingBy bound: Duration) -> Duration {
+      guard attemptWork.isEmpty else {
+        var time = Duration.zero
+        for span in attemptWork where span.end <= bound { time += span.end - span.start }
+        return time
+      }
+      guard state != .cached, let start, let end, end <= bound else { return .zero }
       return end - start
     }
   }
@@ -274,13 +297,7 @@ extension LaunchReport {
     plan: borrowing LaunchPlan, scheduler: borrowing LaunchScheduler, duration: Duration,
     outputs: StepOutputs = StepOutputs()
   ) {
-    var steps = Self.stepLines(plan: plan, records: scheduler.records)
-    // Filled in on the lines before they are the report's: changed after, the array would
-    // still be shared with `steps`, and its first change would copy every line.
-    for index in steps.indices {
-      steps[index].priority = plan.steps[index].priority
-      steps[index].deferUntil = plan.steps[index].deferUntil.map { plan.milestones[$0].name }
-    }
+    let steps = Self.stepLines(plan: plan, records: scheduler.records)
     let chains = WaitAnalysis.chains(
       plan: plan, steps: steps, milestoneTimes: scheduler.milestoneTimes)
     let (route, endedAt) = Self.ending(scheduler.ending, steps: steps, duration: duration)
@@ -307,23 +324,35 @@ extension LaunchReport {
     }
   }
 
-  /// One line per planned step, in plan order.
+  /// One line per planned step, in plan order, each made whole: its priority and deferral
+  /// milestone filled in after, the lines were written twice.
   private static func stepLines(plan: LaunchPlan, records: [LaunchScheduler.Record]) -> [Step] {
-    let (waits, work) = WaitAnalysis.waitsAndWork(plan: plan, records: records)
+    let extras = WaitAnalysis.waitsAndWork(plan: plan, records: records)
     var steps: [Step] = []
     steps.reserveCapacity(records.count)
+    // The next step with waits or work of its own: the list is in step order.
+    var next = 0
     // By index: mapping over the planned steps would copy each one, a retain per field.
     for index in records.indices {
+      var waits: [Wait] = []
+      var work: [Work] = []
+      if next < extras.count, extras[next].step == index {
+        waits = extras[next].waits
+        work = extras[next].work
+        next += 1
+      }
+      let deferUntil = plan.steps[index].deferUntil.map { plan.milestones[$0].name }
       if let servedAt = records[index].servedAt {
         steps.append(
           cachedStepLine(
             id: plan.steps[index].id, plugin: plan.steps[index].plugin, record: records[index],
-            servedAt: servedAt, waits: waits[index], work: work[index]))
+            servedAt: servedAt, waits: waits, work: work, priority: plan.steps[index].priority,
+            deferUntil: deferUntil))
       } else {
         steps.append(
           stepLine(
-            plan: plan, records: records, index: index, waits: waits[index], work: work[index])
-        )
+            plan: plan, records: records, index: index, waits: waits, work: work,
+            deferUntil: deferUntil))
       }
     }
     return steps
@@ -331,7 +360,8 @@ extension LaunchReport {
 
   /// The line of a step that ran, or ended without running.
   private static func stepLine(
-    plan: LaunchPlan, records: [LaunchScheduler.Record], index: Int, waits: [Wait], work: [Work]
+    plan: LaunchPlan, records: [LaunchScheduler.Record], index: Int, waits: [Wait], work: [Work],
+    deferUntil: String?
   ) -> Step {
     // Fields read in place: copying a whole record costs a retain per field.
     let plugin = plan.steps[index].plugin
@@ -343,7 +373,8 @@ extension LaunchReport {
       return Step(
         id: plan.steps[index].id, plugin: plugin, state: .skipped, start: nil, end: nil,
         attempts: 0, usedFallback: false, error: "on demand, and not ensured",
-        notes: records[index].notes)
+        notes: records[index].notes, priority: plan.steps[index].priority,
+        deferUntil: deferUntil)
     }
     // Made whole, not changed after: a step changed after its init was copied and destroyed
     // once more, for every step of every report.
@@ -354,18 +385,20 @@ extension LaunchReport {
       end: records[index].end, attempts: records[index].attempts,
       usedFallback: records[index].usedFallback, error: records[index].error,
       notes: records[index].notes, ready: records[index].ready, waits: waits, work: work,
-      reused: records[index].reused)
+      reused: records[index].reused, priority: plan.steps[index].priority,
+      deferUntil: deferUntil)
   }
 
   /// The line of a step served from its cache at `servedAt`, its run behind that as its
   /// refresh.
   private static func cachedStepLine(
     id: String, plugin: String, record: LaunchScheduler.Record, servedAt: Duration,
-    waits: [Wait], work: [Work]
+    waits: [Wait], work: [Work], priority: StepPriority, deferUntil: String?
   ) -> Step {
     var step = Step(
       id: id, plugin: plugin, state: .cached, start: servedAt, end: servedAt, attempts: 0,
-      usedFallback: false, error: nil, notes: record.notes, ready: servedAt)
+      usedFallback: false, error: nil, notes: record.notes, ready: servedAt, priority: priority,
+      deferUntil: deferUntil)
     step.refresh = Refresh(
       state: record.refreshState ?? .skipped, start: record.start, end: record.end,
       attempts: record.attempts, error: record.error, ready: record.ready, waits: waits,
