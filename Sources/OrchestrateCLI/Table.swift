@@ -57,34 +57,36 @@ enum Table {
     let isRightAligned = (0..<columns).map { rightAligned.contains($0) }
     var line: [UInt8] = []
     line.reserveCapacity(indent.utf8.count + widths.reduce(2 * max(0, columns - 1), +))
-    for row in 0..<cells.rowCount {
-      line.removeAll(keepingCapacity: true)
-      line.append(contentsOf: indent.utf8)
-      let start = line.count
-      let first = cells.firstCell(ofRow: row)
-      // Spaces are written only when something follows them: the padding after a row's
-      // last cell (and after cells that are empty up to the end) would only be trimmed.
-      var spaces = 0
-      func write(_ cell: Int) {
-        if spaces > 0 { line.append(contentsOf: repeatElement(UInt8(ascii: " "), count: spaces)) }
-        spaces = 0
-        cells.withCell(cell) { line.append(contentsOf: $0) }
-      }
-      for column in 0..<cells.cellCount(ofRow: row) {
-        if column > 0 { spaces += 2 }
-        let padding = widths[column] - counts[first + column]
-        let isEmpty = counts[first + column] == 0
-        if isRightAligned[column] {
-          spaces += padding
-          if !isEmpty { write(first + column) }
-        } else {
-          if !isEmpty { write(first + column) }
-          spaces += padding
+    // The cells' bytes read through one pointer, and no function nested in the loop: one that
+    // changed `line` made it a captured variable, checked for exclusive access at each change.
+    cells.withCells { bytes, ends in
+      for row in 0..<cells.rowCount {
+        line.removeAll(keepingCapacity: true)
+        line.append(contentsOf: indent.utf8)
+        let start = line.count
+        let first = cells.firstCell(ofRow: row)
+        // Spaces are written only when something follows them: the padding after a row's
+        // last cell (and after cells that are empty up to the end) would only be trimmed.
+        var spaces = 0
+        for column in 0..<cells.cellCount(ofRow: row) {
+          let cell = first + column
+          if column > 0 { spaces += 2 }
+          let padding = widths[column] - counts[cell]
+          if isRightAligned[column] { spaces += padding }
+          if counts[cell] != 0 {
+            if spaces > 0 {
+              line.append(contentsOf: repeatElement(UInt8(ascii: " "), count: spaces))
+            }
+            spaces = 0
+            let cellStart = cell == 0 ? 0 : ends[cell - 1]
+            line.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[cellStart..<ends[cell]]))
+          }
+          if !isRightAligned[column] { spaces += padding }
         }
+        // A cell's own trailing spaces go too.
+        while line.count > start, line.last == UInt8(ascii: " ") { line.removeLast() }
+        line.withUnsafeBufferPointer { emit($0, isPrintableASCII) }
       }
-      // A cell's own trailing spaces go too.
-      while line.count > start, line.last == UInt8(ascii: " ") { line.removeLast() }
-      line.withUnsafeBufferPointer { emit($0, isPrintableASCII) }
     }
   }
 }
@@ -144,6 +146,13 @@ struct TableCells {
 
   func cellCount(ofRow row: Int) -> Int {
     (row + 1 < rowStarts.count ? rowStarts[row + 1] : ends.count) - rowStarts[row]
+  }
+
+  /// Calls `body` with every cell's bytes and where each cell ends in them.
+  func withCells<Result>(
+    _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<Int>) -> Result
+  ) -> Result {
+    bytes.withUnsafeBufferPointer { bytes in ends.withUnsafeBufferPointer { body(bytes, $0) } }
   }
 
   /// Calls `body` with the bytes of cell `cell` (counted over all rows).
