@@ -26,12 +26,19 @@ struct PlanCommand: Command {
       version: version)
     let report = prediction.report
 
-    var counts: [LaunchForecast.Source: Int] = [:]
-    for source in prediction.sources { counts[source, default: 0] += 1 }
+    // Counted in a loop: a dictionary hashed each step's source.
+    var (fromReport, fromHint, withNone) = (0, 0, 0)
+    for index in prediction.sources.indices {
+      switch prediction.sources[index] {
+      case .report: fromReport += 1
+      case .hint: fromHint += 1
+      case .none: withNone += 1
+      }
+    }
     var sources: [String] = []
-    if let count = counts[.report] { sources.append("\(count) from \(origin)") }
-    if let count = counts[.hint] { sources.append("\(count) from expectedDuration") }
-    if let count = counts[.none] { sources.append("\(count) with no duration, counted as 0s") }
+    if fromReport > 0 { sources.append("\(fromReport) from \(origin)") }
+    if fromHint > 0 { sources.append("\(fromHint) from expectedDuration") }
+    if withNone > 0 { sources.append("\(withNone) with no duration, counted as 0s") }
     console.out(
       "Plan for \(plan.name): \(Grammar.count(plan.steps.count, "step")) (durations: \(sources.joined(separator: ", ")))"
     )
@@ -41,16 +48,28 @@ struct PlanCommand: Command {
     // part of it, for each comparison of the sort and each row.
     let starts = report.steps.map { $0.start ?? .zero }
     let order = starts.indices.sorted { (starts[$0], $0) < (starts[$1], $1) }
-    var rows = [["start", "end", "step", "priority", "waits for"]]
-    rows.reserveCapacity(order.count + 1)
+    // The cells are written as UTF-8 into one buffer: a `String` a cell (the times, the
+    // waits joined) and an array a row cost more than the table itself at 10,000 steps.
+    var rows = TableCells()
+    rows.reserveCapacity(
+      rows: order.count + 1, cells: 5 * (order.count + 1), bytes: 48 * order.count)
+    rows.startRow()
+    for header in ["start", "end", "step", "priority", "waits for"] { rows.add(header) }
+    var isCached = [Bool](repeating: false, count: plan.steps.count)
     for index in order {
-      rows.append([
-        report.steps[index].start.map(TimeText.seconds) ?? "-",
-        report.steps[index].end.map(TimeText.seconds) ?? "-", report.steps[index].id,
-        plan.steps[index].priority.description, waits(for: index, in: plan),
-      ])
+      rows.startRow()
+      rows.addCell { Self.appendTime(report.steps[index].start, to: &$0) }
+      rows.addCell { Self.appendTime(report.steps[index].end, to: &$0) }
+      rows.add(report.steps[index].id)
+      // The step taken once: reading a setting kept in its box from `plan.steps[index]`
+      // copies the whole step, here as in any module but the library's own.
+      let step = plan.steps[index]
+      rows.add(step.priority.description)
+      rows.addCell { writeWaits(of: step, in: plan, to: &$0) }
+      isCached[index] = step.cache != nil
     }
     var table = ConsoleText()
+    table.reserveCapacity(rows.bytes.count + 40 * order.count)
     Table.write(rows, rightAligned: [0, 1], indent: "  ", to: &table)
     console.out(table)
     if plan.usesContext || flags.isRehearsal {
@@ -75,7 +94,7 @@ struct PlanCommand: Command {
     if !report.criticalPath.isEmpty {
       console.out("critical path: \(report.criticalPath.joined(separator: " -> "))")
     }
-    let cached = plan.steps.filter { $0.cache != nil }.map { "'\($0.id)'" }
+    let cached = isCached.indices.filter { isCached[$0] }.map { "'\(plan.steps[$0].id)'" }
     if !cached.isEmpty {
       let rest =
         cached.count == 1
@@ -87,19 +106,48 @@ struct PlanCommand: Command {
     return .success
   }
 
-  private func waits(for index: Int, in plan: LaunchPlan) -> String {
-    // The step taken once: reading a setting kept in its box from `plan.steps[index]` copies
-    // the whole step, here as in any module but the library's own.
-    let step = plan.steps[index]
-    var parts = step.dependsOn.map { plan.steps[$0].id }
-    parts += step.after.map { "\(plan.steps[$0].id) (after)" }
-    if let milestone = step.deferUntil {
-      parts.append("\(plan.milestones[milestone].name) (milestone)")
+  /// Appends a time of the table, `-` for none.
+  private static func appendTime(_ time: Duration?, to bytes: inout [UInt8]) {
+    if let time {
+      TimeText.appendSeconds(time, to: &bytes)
+    } else {
+      bytes.append(UInt8(ascii: "-"))
     }
-    if step.delay > .zero { parts.append("+\(DurationText.format(step.delay)) delay") }
-    parts += step.waitFor.map { "signal '\(plan.signals[$0])'" }
-    if step.trigger == .onDemand { parts.append("ensure (on demand)") }
-    return parts.joined(separator: ", ")
+  }
+
+  /// Appends what `step` waits for, `, ` between them, to `bytes`.
+  private func writeWaits(of step: PlannedStep, in plan: LaunchPlan, to bytes: inout [UInt8]) {
+    var isFirst = true
+    func next() {
+      if !isFirst { bytes.append(contentsOf: ", ".utf8) }
+      isFirst = false
+    }
+    for dependency in step.dependsOn {
+      next()
+      bytes.append(contentsOf: plan.steps[dependency].id.utf8)
+    }
+    for earlier in step.after {
+      next()
+      bytes.append(contentsOf: plan.steps[earlier].id.utf8)
+      bytes.append(contentsOf: " (after)".utf8)
+    }
+    if let milestone = step.deferUntil {
+      next()
+      bytes.append(contentsOf: plan.milestones[milestone].name.utf8)
+      bytes.append(contentsOf: " (milestone)".utf8)
+    }
+    if step.delay > .zero {
+      next()
+      bytes.append(contentsOf: "+\(DurationText.format(step.delay)) delay".utf8)
+    }
+    for signal in step.waitFor {
+      next()
+      bytes.append(contentsOf: "signal '\(plan.signals[signal])'".utf8)
+    }
+    if step.trigger == .onDemand {
+      next()
+      bytes.append(contentsOf: "ensure (on demand)".utf8)
+    }
   }
 
   /// Refuses a report that cannot describe this manifest's steps: one of another manifest,

@@ -37,10 +37,34 @@ package enum TerminalText {
   /// escaped control character as its escape's length. Printable ASCII, the usual case, is
   /// counted from its bytes.
   package static func columns(of text: String) -> Int {
+    measured(text).columns
+  }
+
+  /// ``columns(of:)`` of `text`, and whether it is only printable ASCII (U+0020 to U+007E),
+  /// which ``escaped(_:keepingNewlines:)`` leaves as it is.
+  package static func measured(_ text: String) -> (columns: Int, isPrintableASCII: Bool) {
     let ascii = text.utf8.withContiguousStorageIfAvailable { bytes in
-      bytes.allSatisfy { (0x20...0x7E).contains($0) } ? bytes.count : nil
+      isPrintableASCII(bytes) ? bytes.count : nil
     }
-    if let count = ascii.flatMap({ $0 }) { return count }
+    if let count = ascii.flatMap({ $0 }) { return (count, true) }
+    return (nonASCIIColumns(of: text), false)
+  }
+
+  /// ``columns(of:)`` of the UTF-8 text `bytes`, and whether it is only printable ASCII.
+  package static func measured(
+    utf8 bytes: UnsafeBufferPointer<UInt8>
+  ) -> (columns: Int, isPrintableASCII: Bool) {
+    if isPrintableASCII(bytes) { return (bytes.count, true) }
+    return (nonASCIIColumns(of: String(decoding: bytes, as: UTF8.self)), false)
+  }
+
+  /// Whether every byte of `bytes` is printable ASCII, U+0020 to U+007E.
+  private static func isPrintableASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    bytes.allSatisfy { (0x20...0x7E).contains($0) }
+  }
+
+  /// ``columns(of:)`` counted character by character.
+  private static func nonASCIIColumns(of text: String) -> Int {
     var columns = 0
     for character in text {
       var width = 0

@@ -10,19 +10,24 @@ enum Timeline {
   static func render(_ report: LaunchReport, width: Int = 48) -> [String] {
     var lines: [String] = []
     lines.reserveCapacity(report.steps.count + 3)
-    draw(report, width: width) { lines.append(String(decoding: $0, as: UTF8.self)) }
+    draw(report, width: width) { line, _ in lines.append(String(decoding: line, as: UTF8.self)) }
     return lines
   }
 
   /// Adds the chart's lines to `text`.
   static func write(_ report: LaunchReport, width: Int = 48, to text: inout ConsoleText) {
-    draw(report, width: width) { text.add(line: $0) }
+    text.reserveCapacity((report.steps.count + 3) * (width * 3 + 32))
+    draw(report, width: width) { line, isKnownSafe in
+      text.add(line: line, isKnownSafe: isKnownSafe)
+    }
   }
 
-  /// Makes each line as UTF-8 in one reused buffer and hands it to `emit`: a `String` a row
-  /// (and the strings interpolated into it) cost more than the chart itself at 10,000 steps.
+  /// Makes each line as UTF-8 in one reused buffer and hands it to `emit`, with whether it
+  /// is known to hold nothing to escape for a terminal (printable ASCII and the chart's own
+  /// glyphs): a `String` a row (and the strings interpolated into it) cost more than the
+  /// chart itself at 10,000 steps.
   private static func draw(
-    _ report: LaunchReport, width: Int, emit: (UnsafeBufferPointer<UInt8>) -> Void
+    _ report: LaunchReport, width: Int, emit: (UnsafeBufferPointer<UInt8>, Bool) -> Void
   ) {
     // The report's own list when no step has a refresh row: a new one copies every step.
     var rows = report.steps
@@ -39,9 +44,14 @@ enum Timeline {
     let splashEnd = report.splash.flatMap { $0.contentAt ?? $0.skeletonFrom }
     var latestEnd = 0.0
     var widestName = 0
+    // Each name measured once, for the widest and for its padding, with whether it is
+    // printable ASCII: a row whose texts all are is not looked at again for escaping.
+    var names: [(columns: Int, isPrintableASCII: Bool)] = []
+    names.reserveCapacity(rows.count)
     for index in rows.indices {
       if let end = rows[index].end { latestEnd = max(latestEnd, end.seconds) }
-      widestName = max(widestName, TerminalText.columns(of: rows[index].id))
+      names.append(TerminalText.measured(rows[index].id))
+      widestName = max(widestName, names[index].columns)
     }
     let total = max(report.duration.seconds, latestEnd, splashEnd?.seconds ?? 0, 1e-6)
     // Names are measured and padded in one unit, the terminal's columns as they are printed
@@ -56,7 +66,7 @@ enum Timeline {
     line.reserveCapacity(nameWidth + width * 3 + 64)
     func emitLine(_ text: String) {
       var text = text
-      text.withUTF8(emit)
+      text.withUTF8 { emit($0, false) }
     }
     // The axis spans the launch, or the splash when the app would show it for longer.
     let span = splashEnd.map { max($0, report.duration) } ?? report.duration
@@ -75,20 +85,25 @@ enum Timeline {
     let succeededRow = glyphs("█")
     let unsucceededRow = glyphs("▒")
     func put(_ text: String) { line.append(contentsOf: text.utf8) }
+    func putSpaces(_ count: Int) {
+      line.append(contentsOf: repeatElement(UInt8(ascii: " "), count: count))
+    }
     // A row is drawn from the step in place: iterating would copy each, a retain a field.
-    func drawRow(of step: LaunchReport.Step) {
+    func drawRow(of step: LaunchReport.Step, name: (columns: Int, isPrintableASCII: Bool)) {
       line.removeAll(keepingCapacity: true)
-      put("  ")
-      putPadded(step.id, to: nameWidth, into: &line)
-      put("  ")
+      // Its id, and its error when it has one, are the only texts of a row not the chart's.
+      let isKnownSafe = name.isPrintableASCII && step.error == nil
+      putSpaces(2)
+      put(step.id)
+      putSpaces(max(0, nameWidth - name.columns) + 2)
       guard let start = step.start, let end = step.end else {
-        line.append(contentsOf: repeatElement(UInt8(ascii: " "), count: width))
+        putSpaces(width)
         put("  skipped")
         if let error = step.error {
           put(": ")
           put(error)
         }
-        line.withUnsafeBufferPointer(emit)
+        line.withUnsafeBufferPointer { emit($0, isKnownSafe) }
         return
       }
       // Clamped: a chart must draw whatever times it is given, not trap on them.
@@ -123,12 +138,12 @@ enum Timeline {
         line.append(contentsOf: run[..<((end - first) * glyphLength)])
         first = end
       }
-      put("  ")
-      put(TimeText.seconds(end - start))
+      putSpaces(2)
+      TimeText.appendSeconds(end - start, to: &line)
       put(note(for: step))
-      line.withUnsafeBufferPointer(emit)
+      line.withUnsafeBufferPointer { emit($0, isKnownSafe) }
     }
-    for index in rows.indices { drawRow(of: rows[index]) }
+    for index in rows.indices { drawRow(of: rows[index], name: names[index]) }
     if !report.pauses.isEmpty {
       // Times are active time, in which a pause takes none: a mark where each began.
       var cells = [Character](repeating: " ", count: width)
@@ -158,14 +173,6 @@ enum Timeline {
   /// What a column of a step's row shows.
   private enum Cell {
     case blank, wait, work, served
-  }
-
-  /// Adds `text` to `line`, padded with spaces to `length` UTF-16 units.
-  private static func putPadded(_ text: String, to length: Int, into line: inout [UInt8]) {
-    line.append(contentsOf: text.utf8)
-    line.append(
-      contentsOf: repeatElement(
-        UInt8(ascii: " "), count: max(0, length - TerminalText.columns(of: text))))
   }
 
   private static func note(for step: LaunchReport.Step) -> String {

@@ -35,6 +35,22 @@ struct TimeTextTests {
   }
 
   @Test(arguments: 0...6)
+  func appendsWhatItWrites(places: Int) {
+    var differing: [String] = []
+    for value in Self.values(places: places) + [.infinity, -.infinity, .nan, 1e300] {
+      var bytes: [UInt8] = Array("<".utf8)
+      TimeText.appendFixed(value, places: places, unit: "s", to: &bytes)
+      let expected = "<" + TimeText.fixed(value, places: places, unit: "s")
+      let appended = String(decoding: bytes, as: UTF8.self)
+      if appended != expected { differing.append("\(value): \(appended), not \(expected)") }
+    }
+    #expect(differing.prefix(5) == [])
+    var seconds: [UInt8] = []
+    TimeText.appendSeconds(.milliseconds(1_500), to: &seconds)
+    #expect(String(decoding: seconds, as: UTF8.self) == "1.500s")
+  }
+
+  @Test(arguments: 0...6)
   func saysWhatRoundsToZeroAsStringFormatShowsIt(places: Int) {
     var differing: [Double] = []
     for value in Self.values(places: places) {
