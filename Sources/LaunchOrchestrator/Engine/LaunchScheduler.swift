@@ -379,7 +379,9 @@ struct LaunchScheduler {
   /// The buffer is kept for the next input: the engine's hot path allocates nothing here.
   mutating func drainActions(_ body: (Action) -> Void) {
     for action in actions { body(action) }
-    actions.removeAll(keepingCapacity: true)
+    // One by one: `removeAll(keepingCapacity:)` destroys through the run time's generic
+    // witness, on every input.
+    while !actions.isEmpty { actions.removeLast() }
   }
 
   /// Every action produced since the last drain, oldest first; they are forgotten.
@@ -1115,7 +1117,7 @@ struct LaunchScheduler {
       guard phase[step] != .done, phase[step] != .dormant else { continue }
       apply(step, state, error: error, at: now)
     }
-    finishQueue.removeAll(keepingCapacity: true)
+    while !finishQueue.isEmpty { finishQueue.removeLast() }
   }
 
   private mutating func apply(_ step: Int, _ state: StepState, error: String?, at now: Duration) {
