@@ -4,7 +4,7 @@ import LaunchOrchestrator
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let usage =
-  "usage: orchestrate-bench [--quick] [--json] | only BENCHMARK [--quick] [--json] | engine [STEPS] [--timeouts] [--no-events | --async-stream] | fixed [RUNS] [--pause MS] [--floor] | plan FILE [RUNS] | write-manifest STEPS FILE | parse FILE [RUNS] | fuzz [--cases N] [--seed S] | music-page LIBRARY | music-launch DATA_FOLDER"
+  "usage: orchestrate-bench [--quick] [--json] | only BENCHMARK [--quick] [--json] | engine [STEPS] [--runs N] [--timeouts] [--no-events | --async-stream] | fixed [RUNS] [--pause MS] [--floor] | plan FILE [RUNS] | write-manifest STEPS FILE | parse FILE [RUNS] | fuzz [--cases N] [--seed S] | music-page LIBRARY | music-launch DATA_FOLDER"
 
 func emit(_ text: String, json: Bool) {
   // With --json, stdout carries only the JSON object; progress goes to stderr.
@@ -44,12 +44,19 @@ do {
     try await runFuzz(Array(arguments.dropFirst()))
   case "engine":
     // The engine alone on the noopDAG graph, repeated: a steady target for `perf record`.
-    let steps = arguments.dropFirst().lazy.compactMap { Int($0) }.first ?? 100_000
+    // `--runs N` launches (9 unless given): `perf stat` of two counts, less each other,
+    // leaves the cost of the launches alone, without the plan's building.
+    let runsAt = arguments.firstIndex(of: "--runs")
+    let runs =
+      runsAt.flatMap { arguments.indices.contains($0 + 1) ? Int(arguments[$0 + 1]) : nil } ?? 9
+    let steps =
+      arguments.indices.dropFirst().lazy.filter { $0 != runsAt.map { $0 + 1 } }
+      .compactMap { Int(arguments[$0]) }.first ?? 100_000
     let delivery: EventDelivery? =
       arguments.contains("--no-events")
       ? nil : arguments.contains("--async-stream") ? .asyncStream : .launchEvents
     let sample = try await Benchmarks(quick: true).engineOnly(
-      steps: steps, runs: 9, timeouts: arguments.contains("--timeouts"), delivery: delivery)
+      steps: steps, runs: runs, timeouts: arguments.contains("--timeouts"), delivery: delivery)
     print("µs per step:", sample.text(scale: 1e6 / Double(steps), unit: "µs"))
     print(
       sample.values.map { String(format: "%.2f", $0 / Double(steps) * 1e6) }.joined(separator: " "))

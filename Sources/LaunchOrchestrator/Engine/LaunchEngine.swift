@@ -718,7 +718,9 @@ private final class LaunchRun: ControlledRun {
         if let entry = handler.abandonedEntries.removeValue(forKey: token) { abandoned?.end(entry) }
       }
     }
-    effects.removeAll(keepingCapacity: true)
+    // One by one from the end: `removeAll(keepingCapacity:)` destroys them through the run
+    // time's generic array witness, a call through the type's metadata for every batch.
+    while !effects.isEmpty { effects.removeLast() }
     swap(&effects, &handler.effects)
   }
 
@@ -739,7 +741,11 @@ private final class LaunchRun: ControlledRun {
     }
   }
 
-  private func launch(_ attempt: LaunchScheduler.Attempt, at now: Duration) -> Task<Void, Never> {
+  /// Starts the attempt's task. Typed as throwing though it never throws: `Task`'s
+  /// non-throwing initializer wraps its closure in another that throws, an allocation more on
+  /// every attempt (four a step instead of three, with the task, its closure and the
+  /// executor's job); a closure that already throws is handed to the task as it is.
+  private func launch(_ attempt: LaunchScheduler.Attempt, at now: Duration) -> AttemptTask {
     // The planned step's fields are read in place: a copy of the plan or of the step would
     // retain every reference they hold, on every attempt.
     let step = attempt.step
@@ -762,21 +768,23 @@ private final class LaunchRun: ControlledRun {
       let participation = Participation(activity: activity, tracksJobs: true)
       let executor = CountingExecutor(
         counting: participation, on: isMain ? .main : isBlocking ? .blocking : .pool)
-      return Task(executorPreference: executor, priority: priority) {
+      return Task(executorPreference: executor, priority: priority) { () async throws in
         await participation.run { await self.execute(attempt, start: now, isMain: isMain) }
       }
     }
     if isMain {
       return Task(executorPreference: MainThreadExecutor.shared, priority: priority) {
-        await self.execute(attempt, start: now, isMain: true)
+        () async throws in await self.execute(attempt, start: now, isMain: true)
       }
     }
     if isBlocking {
       return Task(executorPreference: BlockingExecutor.shared, priority: priority) {
-        await self.execute(attempt, start: now, isMain: false)
+        () async throws in await self.execute(attempt, start: now, isMain: false)
       }
     }
-    return Task(priority: priority) { await self.execute(attempt, start: now, isMain: false) }
+    return Task(priority: priority) { () async throws in
+      await self.execute(attempt, start: now, isMain: false)
+    }
   }
 
   /// Runs an attempt's plugin code, started at `start`, and posts how it ended. `isMain`: it
@@ -852,7 +860,7 @@ struct RunHooks: Sendable {
 /// needs no lock of its own.
 private struct RunHandler: Sendable {
   /// The task of each step's current attempt, to cancel it.
-  var tasks: [(token: Int, task: Task<Void, Never>)?]
+  var tasks: [(token: Int, task: AttemptTask)?]
   var timer: Task<Void, Never>?
   var armedDeadline: Duration?
   /// What the state changes of the batch being handled call for, in order.
@@ -871,6 +879,10 @@ private struct RunHandler: Sendable {
     tasks = .nils(count: stepCount)
   }
 }
+
+/// An attempt's task: it never throws (``LaunchRun/launch(_:at:)`` says why it is typed so),
+/// and nothing awaits its value; the run only cancels it.
+private typealias AttemptTask = Task<Void, any Error>
 
 /// The result of an on-demand step, for the ensure callers that asked for it before it ended.
 private typealias EnsureResult = (

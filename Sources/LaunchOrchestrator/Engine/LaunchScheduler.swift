@@ -201,8 +201,9 @@ struct LaunchScheduler {
   /// Whether the app said no more signals will come: a step still waiting for one is
   /// skipped once nothing else holds it.
   private var signalsClosed = false
-  /// The signals each step still waits for.
-  private var unmetSignals: [Int]
+  /// The signals each step still waits for; empty (not allocated) when no step waits for
+  /// one, as in most launches.
+  private var unmetSignals: [Int] = []
   /// The steps waiting for each signal.
   private var signalWaiters: [[Int]]
   /// The names the app sent that the manifest does not declare, each noted once.
@@ -229,9 +230,11 @@ struct LaunchScheduler {
   private var deadlineSequence = 0
   /// The attempt of each step whose result still matters, if any.
   private var liveAttempts: [Attempt?]
-  /// Each step's attempt that timed out but has not ended yet: its result no longer matters,
-  /// but it keeps its concurrency slot until it ends or its grace period runs out.
-  private var timedOutAttempts: [Attempt?]
+  /// Each step's attempt that timed out but has not ended yet, by step: its result no longer
+  /// matters, but it keeps its concurrency slot until it ends or its grace period runs out.
+  /// A table, not an array of every step: empty (never allocated) in most launches, where an
+  /// array was 40 bytes a step made and zeroed on every launch.
+  private var timedOutAttempts: [Int: Attempt] = [:]
   private var timedOutCount = 0
   /// The attempts of each step abandoned (by this launch, or by an earlier one of the
   /// session) whose code still runs, by step: its next attempt waits for them. Empty (never
@@ -243,7 +246,9 @@ struct LaunchScheduler {
   private var earlierEnded: Set<Int> = []
   /// When each step waiting for an earlier attempt of it began to wait.
   private var previousAttemptWaits: [Int: Duration] = [:]
-  private var retryTimes: [Duration]
+  /// When each step waiting for its timed-out attempt to end (`waitingForTimedOutAttempt`)
+  /// is due to try again. Empty in most launches, as ``timedOutAttempts``.
+  private var retryTimes: [Int: Duration] = [:]
   /// Each step's priority once an ensured on-demand step raised any (``lendPriority(of:)``);
   /// made on the first raise, `nil` until then: most launches ensure nothing.
   private var raisedPriorities: [StepPriority]?
@@ -279,11 +284,8 @@ struct LaunchScheduler {
     onFallback = Array(repeating: false, count: count)
     milestoneRemaining = plan.milestones.map(\.steps.count)
     liveAttempts = Array(repeating: nil, count: count)
-    timedOutAttempts = Array(repeating: nil, count: count)
-    retryTimes = Array(repeating: .zero, count: count)
     unfinished = count
     signalTimes = Array(repeating: nil, count: plan.signals.count)
-    unmetSignals = Array(repeating: 0, count: count)
     signalWaiters = Array(repeating: [], count: plan.signals.count)
     for step in plan.steps.indices {
       if plan.steps[step].trigger == .onDemand {
@@ -291,6 +293,7 @@ struct LaunchScheduler {
         unfinished -= 1
       }
       guard !plan.steps[step].waitFor.isEmpty else { continue }
+      if unmetSignals.isEmpty { unmetSignals = Array(repeating: 0, count: count) }
       unmetSignals[step] = plan.steps[step].waitFor.count
       for signal in plan.steps[step].waitFor { signalWaiters[signal].append(step) }
     }
@@ -379,7 +382,9 @@ struct LaunchScheduler {
   /// The buffer is kept for the next input: the engine's hot path allocates nothing here.
   mutating func drainActions(_ body: (Action) -> Void) {
     for action in actions { body(action) }
-    actions.removeAll(keepingCapacity: true)
+    // One by one: `removeAll(keepingCapacity:)` destroys through the run time's generic
+    // witness, on every input.
+    while !actions.isEmpty { actions.removeLast() }
   }
 
   /// Every action produced since the last drain, oldest first; they are forgotten.
@@ -394,10 +399,13 @@ struct LaunchScheduler {
 
   /// Every event since the last call, oldest first, handed over whole: the engine passes the
   /// array on to its listener without copying the events.
+  ///
+  /// The next events go to a new buffer with room for twice as many, at least 16: one made at
+  /// the last burst's size grew again (a copy, an allocation) in about every other burst.
   mutating func takeEvents() -> [LaunchEvent] {
     guard !events.isEmpty else { return [] }
     var taken: [LaunchEvent] = []
-    taken.reserveCapacity(events.count)
+    taken.reserveCapacity(Swift.max(16, 2 * events.count))
     swap(&taken, &events)
     return taken
   }
@@ -616,7 +624,7 @@ struct LaunchScheduler {
   mutating func closeSignals(at now: Duration) {
     guard !signalsClosed else { return }
     signalsClosed = true
-    for step in plan.steps.indices where unmetSignals[step] > 0 {
+    for step in unmetSignals.indices where unmetSignals[step] > 0 {
       becomeReadyIfPossible(step, at: now)
     }
     drainFinishQueue(at: now)
@@ -837,7 +845,7 @@ struct LaunchScheduler {
     guard phase[step] == .waiting, unmetHard[step] == 0, unmetOrder[step] == 0, !isEnding else {
       return
     }
-    if unmetSignals[step] > 0 {
+    if !unmetSignals.isEmpty, unmetSignals[step] > 0 {
       guard signalsClosed else { return }
       let missing = plan.steps[step].waitFor.first { signalTimes[$0] == nil } ?? 0
       markSkippedByDesign(step)
@@ -1014,7 +1022,8 @@ struct LaunchScheduler {
     timedOutCount -= 1
     running -= 1
     if phase[attempt.step] == .waitingForTimedOutAttempt, !isEnding {
-      retry(attempt.step, after: max(.zero, retryTimes[attempt.step] - now), at: now)
+      retry(
+        attempt.step, after: max(.zero, retryTimes[attempt.step, default: .zero] - now), at: now)
     } else {
       previousAttemptEnded(of: attempt.step, at: now)
     }
@@ -1115,7 +1124,7 @@ struct LaunchScheduler {
       guard phase[step] != .done, phase[step] != .dormant else { continue }
       apply(step, state, error: error, at: now)
     }
-    finishQueue.removeAll(keepingCapacity: true)
+    while !finishQueue.isEmpty { finishQueue.removeLast() }
   }
 
   private mutating func apply(_ step: Int, _ state: StepState, error: String?, at now: Duration) {

@@ -94,7 +94,9 @@ final class Mailbox<Message: Sendable, Owned: Sendable>: Sendable {
     guard isHandler else { return nil }
     while true {
       let keepsOpen = body(&owned!, batch)
-      batch.removeAll(keepingCapacity: true)
+      // One by one, keeping the buffer: `removeAll(keepingCapacity:)` destroys through the
+      // run time's generic witness, on every batch.
+      while !batch.isEmpty { batch.removeLast() }
       guard keepsOpen else {
         state.withLock { state in
           state.isClosed = true
