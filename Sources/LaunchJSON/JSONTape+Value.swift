@@ -9,7 +9,17 @@ extension JSONTape {
     default: break
     }
     return withEntries { entries, bytes in
-      var builder = JSONValueBuilder(entries: entries, bytes: bytes, texts: texts)
+      var builder = JSONValueBuilder(entries: entries, bytes: bytes, texts: texts, cache: nil)
+      return builder.value(at: index)
+    }
+  }
+
+  /// ``value(at:)``, its short strings found in `cache` or kept there: for a reader that makes
+  /// values of many small parts of a tape (a manifest's thousands of steps' params).
+  package func value(at index: Index, cachedIn cache: JSONStringCache) -> JSONValue {
+    if kind(of: index) == .key { preconditionFailure("entry \(index) is a key, not a value") }
+    return withEntries { entries, bytes in
+      var builder = JSONValueBuilder(entries: entries, bytes: bytes, texts: texts, cache: cache)
       return builder.value(at: index)
     }
   }
@@ -52,21 +62,13 @@ extension JSONTape {
 ///
 /// Arrays are made at their size, known from the tape. Strings of up to 16 bytes met lately
 /// (keys, kinds, short values) are found in a small cache by their bytes instead of being
-/// made again.
+/// made again: in a cache its reader keeps across readings, or, when it has none, one of the
+/// builder's own, made with the first string.
 private struct JSONValueBuilder: ~Copyable {
   let entries: UnsafeBufferPointer<JSONTape.Entry>
   let bytes: UnsafeBufferPointer<UInt8>
   let texts: [String]
-  var strings = ShortStringCache()
-
-  init(
-    entries: UnsafeBufferPointer<JSONTape.Entry>, bytes: UnsafeBufferPointer<UInt8>,
-    texts: [String]
-  ) {
-    self.entries = entries
-    self.bytes = bytes
-    self.texts = texts
-  }
+  var cache: JSONStringCache?
 
   mutating func value(at index: Int) -> JSONValue {
     let entry = entries[index]
@@ -119,15 +121,8 @@ private struct JSONValueBuilder: ~Copyable {
   @inline(__always)
   private mutating func string(_ entry: JSONTape.Entry) -> String {
     if entry.flags & JSONTape.Entry.escaped != 0 { return texts[Int(entry.text)] }
-    let content = entry.offset + 1
-    let count = entry.end - content
-    let words = ShortStringCache.words(bytes, from: content, count: count)
-    if let words, let string = strings.string(first: words.first, last: words.last, count: count) {
-      return string
-    }
-    let string = String(
-      decoding: UnsafeBufferPointer(rebasing: bytes[content..<entry.end]), as: UTF8.self)
-    if let words { strings.remember(string, first: words.first, last: words.last, count: count) }
-    return string
+    if cache == nil { cache = JSONStringCache() }
+    return cache.unsafelyUnwrapped.string(
+      bytes, from: entry.offset + 1, count: entry.end - entry.offset - 1)
   }
 }

@@ -82,3 +82,31 @@ struct ShortStringCache: ~Copyable {
     return Int(truncatingIfNeeded: mixed &>> 56)
   }
 }
+
+/// A ``ShortStringCache`` a reader keeps over a whole tape, handed to each of its readings
+/// (``JSONTape/value(at:cachedIn:)``): each step of a manifest has its params made into a
+/// value, whose few short strings (keys, kinds, short values) are mostly those of the steps
+/// before it; a cache of one reading's own starts too late to find any.
+///
+/// Not `Sendable`: one reader's, on one thread.
+package final class JSONStringCache {
+  // Only ever used by one reading at a time, on its reader's thread: the run-time check of
+  // exclusive access, on every string, would only cost.
+  @exclusivity(unchecked) var strings = ShortStringCache()
+
+  package init() {}
+
+  /// The text of the `count` bytes of `bytes` from `start`, found when it was met lately, made
+  /// and kept otherwise.
+  @inline(__always)
+  func string(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, count: Int) -> String {
+    let words = ShortStringCache.words(bytes, from: start, count: count)
+    if let words, let string = strings.string(first: words.first, last: words.last, count: count) {
+      return string
+    }
+    let string = String(
+      decoding: UnsafeBufferPointer(rebasing: bytes[start..<start + count]), as: UTF8.self)
+    if let words { strings.remember(string, first: words.first, last: words.last, count: count) }
+    return string
+  }
+}

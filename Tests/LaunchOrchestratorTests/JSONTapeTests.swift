@@ -30,16 +30,21 @@ struct JSONTapeTests {
     guard let tape = try? JSONTape.parse(exact), let root = try? JSONParser.parse(exact).root
     else { return }
     var locator = JSONTapeLocator(tape: tape)
-    expectSameReading(tape, tape.root, root, at: .root, locator: &locator, sourceLocation)
+    // One cache for the whole document, as a manifest's reader keeps one for all its steps:
+    // a string found in it must be the one the parser made.
+    let strings = JSONStringCache()
+    expectSameReading(
+      tape, tape.root, root, at: .root, locator: &locator, strings: strings, sourceLocation)
   }
 
   /// Reads the value at `index` of `tape` in place, and every value in it, and expects what
   /// `value` (the same, parsed into values) holds, at `path`.
   private func expectSameReading(
     _ tape: JSONTape, _ index: JSONTape.Index, _ value: JSONValue, at path: JSONPath,
-    locator: inout JSONTapeLocator, _ sourceLocation: SourceLocation
+    locator: inout JSONTapeLocator, strings: JSONStringCache, _ sourceLocation: SourceLocation
   ) {
     #expect(tape.offset(of: index) == value.offset, sourceLocation: sourceLocation)
+    #expect(tape.value(at: index, cachedIn: strings) == value, sourceLocation: sourceLocation)
     #expect(
       locator.index(at: path).map(tape.offset(of:)) == value.offset, "\(path)",
       sourceLocation: sourceLocation)
@@ -72,7 +77,7 @@ struct JSONTapeTests {
       for (position, element) in zip(indices, elements).enumerated() {
         expectSameReading(
           tape, element.0, element.1, at: path.appending(position), locator: &locator,
-          sourceLocation)
+          strings: strings, sourceLocation)
       }
     case .object(let members):
       #expect(tape.kind(of: index) == .object, sourceLocation: sourceLocation)
@@ -115,7 +120,7 @@ struct JSONTapeTests {
             == expected.key.hasSameBytes(as: members[0].key), sourceLocation: sourceLocation)
         expectSameReading(
           tape, member.value, expected.value, at: path.appending(expected.key),
-          locator: &locator, sourceLocation)
+          locator: &locator, strings: strings, sourceLocation)
       }
     }
   }

@@ -238,6 +238,14 @@ enum ManifestFields {
       isBroken: { $0.once != nil && $0.cache != nil }),
   ]
 
+  /// Whether a step with `trigger` and `once` may break one of ``stepRules``: each is about an
+  /// on-demand step (`"trigger": "onDemand"`) or a run-once one (`once`). Asked first, of the
+  /// two fields read in place: handing a step to the rules' closures, or to any function,
+  /// copies it whole, a retain of each of its fields.
+  static func mayBreakStepRules(trigger: StepTrigger, once: RunOnce?) -> Bool {
+    trigger == .onDemand || once != nil
+  }
+
   /// Why an on-demand step cannot have `key` (`when` or `once`).
   private static func onDemandWithContext(_ key: String) -> String {
     "an on-demand step cannot have '\(key)': it runs when the app ensures it, whatever the launch. Check the context in the app before ensuring it, or remove 'trigger'."

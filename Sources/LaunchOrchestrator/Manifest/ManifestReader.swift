@@ -15,6 +15,9 @@ struct ManifestReader {
   /// The last step's plugin kind and its string's entry in the tape: most steps name the kind
   /// the one before them names, which is then not made again.
   private var lastPlugin: (entry: JSONTape.Index, kind: String)?
+  /// The short strings of the steps' params read lately, by their bytes: most steps give
+  /// the keys and values steps before them gave, each found again, not made again.
+  private let paramsStrings = JSONStringCache()
 
   init(diagnostics: DiagnosticCollector, fallbackName: @escaping @autoclosure () -> String) {
     self.diagnostics = diagnostics
@@ -190,7 +193,7 @@ struct ManifestReader {
         requiredGiven += 1
         return
       case (2, .object):
-        draft.params = tape.value(at: value)
+        draft.params = tape.value(at: value, cachedIn: paramsStrings)
         return
       case (3, .array):
         if let ids = tape.strings(inArray: value) {

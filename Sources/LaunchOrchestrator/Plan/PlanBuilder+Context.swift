@@ -9,6 +9,15 @@ extension PlanBuilder {
     let steps = manifest.steps
     let rules = ManifestFields.stepRules
     for index in steps.indices {
+      // Nearly every step is neither on demand nor run once, which every rule needs, and has no
+      // `when`: it is passed over on those fields, read in place, without the copy below.
+      guard
+        ManifestFields.mayBreakStepRules(trigger: steps[index].trigger, once: steps[index].once)
+          || steps[index].when != nil
+      else {
+        assert(!rules.contains { $0.isBroken(steps[index]) }, "a step rule needs another check")
+        continue
+      }
       // The step taken once, and the rules by index: an array's element handed to a rule's
       // closure, or a rule taken by `for in`, is copied first (a retain of each field), four
       // rules for each of thousands of steps, more than the rest of the plan's checks cost.

@@ -547,11 +547,15 @@ struct PlanBuilder {
       diagnostics.report("'\(plugin)' \(advice)", at: stepPath(index).appending("cache"))
     }
 
-    guard let fallback = manifest.steps[index].fallback else { return (action, nil) }
-    let step = manifest.steps[index]
+    // Read through the array's buffer, in place: read through the array, the step was
+    // copied whole, and the copy let go, for every step without a fallback; the step's other
+    // fields are read in place below too, not from a copy of it.
+    guard let fallback = manifest.steps.withUnsafeBufferPointer({ $0[index].fallback }) else {
+      return (action, nil)
+    }
     let path = stepPath(index)
     let fallbackPath = path.appending("fallback")
-    let kind = fallback.plugin ?? step.plugin
+    let kind = fallback.plugin ?? plugin
     guard let fallbackKind = preparedKind(kind, at: fallbackPath.appending("plugin")) else {
       return (action, nil)
     }
@@ -560,7 +564,7 @@ struct PlanBuilder {
     // when either plugin needs it.
     if fallbackDescriptor.isolation == .main, !mainActorSteps.contains(index) {
       mainActorSteps.insert(index)
-      if step.isolation == .default {
+      if manifest.steps[index].isolation == .default {
         diagnostics.report(
           "the fallback '\(kind)' runs on the main actor, as its plugin declares; remove \"isolation\" or set it to \"main\".",
           at: path.appending("isolation"))
@@ -568,7 +572,7 @@ struct PlanBuilder {
     }
     if fallbackDescriptor.outputType != primary.outputType {
       diagnostics.report(
-        "the fallback '\(kind)' outputs \(fallbackDescriptor.outputTypeName), but '\(step.plugin)' outputs \(primary.outputTypeName); dependents receive the fallback's output, so both must output the same type.",
+        "the fallback '\(kind)' outputs \(fallbackDescriptor.outputTypeName), but '\(plugin)' outputs \(primary.outputTypeName); dependents receive the fallback's output, so both must output the same type.",
         at: fallbackPath.appending("plugin"))
     }
     // The fallback's params are merged over the step's own only when it runs the same plugin.
