@@ -486,25 +486,28 @@ struct Benchmarks {
     return result
   }
 
-  /// The release `orchestrate`, built first if it is missing: the static one in
-  /// `.build-static/`, the dynamic one beside this binary.
+  /// The release `orchestrate`, built first (a no-op when it is current): the static one in
+  /// `.build-static/`, the dynamic one beside this binary. Built every time, not only when
+  /// missing: `swift build --product orchestrate-bench` leaves an older `orchestrate` as it
+  /// was, and the `cli` figures then timed code the bench was not built from.
   func releaseOrchestrate(static isStatic: Bool) throws -> URL {
     let binary =
       isStatic
       ? URL(fileURLWithPath: ".build-static/release/orchestrate")
       : URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         .appendingPathComponent("orchestrate")
-    if !FileManager.default.isExecutableFile(atPath: binary.path) {
-      FileHandle.standardError.write(Data("building \(binary.path)...\n".utf8))
-      let build = Process()
-      build.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-      build.arguments =
-        ["swift", "build", "-c", "release", "--product", "orchestrate"]
-        + (isStatic ? ["--static-swift-stdlib", "--scratch-path", ".build-static"] : [])
-      // The build's progress goes with the bench's: with --json, stdout is the JSON alone.
-      build.standardOutput = FileHandle.standardError
-      try build.run()
-      build.waitUntilExit()
+    FileHandle.standardError.write(Data("building \(binary.path) if it is not current...\n".utf8))
+    let build = Process()
+    build.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    build.arguments =
+      ["swift", "build", "-c", "release", "--product", "orchestrate"]
+      + (isStatic ? ["--static-swift-stdlib", "--scratch-path", ".build-static"] : [])
+    // The build's progress goes with the bench's: with --json, stdout is the JSON alone.
+    build.standardOutput = FileHandle.standardError
+    try build.run()
+    build.waitUntilExit()
+    guard build.terminationStatus == 0 else {
+      throw BenchmarkError("building \(binary.path) failed; run the bench from the package's root")
     }
     return binary
   }
