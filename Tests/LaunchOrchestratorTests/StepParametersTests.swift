@@ -357,6 +357,16 @@ struct StepParametersTests {
         "1:72: error: step 'a' (steps[0].params.api\u{212A}ey): unknown parameter 'api\u{212A}ey' for 'keyed'. It looks like 'apiKey' but is written with other characters (U+212A); type it again.",
       ])
   }
+
+  /// A decomposed `é` (e and U+0301) where the name has the composed one: the accent is named,
+  /// padded to four digits, and not the `e`.
+  @Test func aDecomposedKeyNamesItsCombiningMarkOnly() {
+    #expect(
+      Suggestions.didYouMean("caf\u{65}\u{301}", suggesting: "caf\u{E9}")
+        == " It looks like 'caf\u{E9}' but is written with other characters (U+0301); type it again."
+    )
+    #expect(Suggestions.didYouMean("cafe", suggesting: "caf\u{E9}") == " Did you mean 'caf\u{E9}'?")
+  }
 }
 
 /// A plugin with a parameter whose name holds a `K`.

@@ -30,8 +30,15 @@ package enum Suggestions {
     guard suggestion == input, !suggestion.utf8.elementsEqual(input.utf8) else {
       return " Did you mean '\(suggestion)'?"
     }
-    let others = input.unicodeScalars.filter { !suggestion.unicodeScalars.contains($0) }
-    let named = others.map { "U+" + String($0.value, radix: 16, uppercase: true) }
+    // The characters the suggestion does not have that are not ASCII: an `e` of a decomposed
+    // `é` is no look-alike, its combining accent is.
+    let others = input.unicodeScalars.filter {
+      !$0.isASCII && !suggestion.unicodeScalars.contains($0)
+    }
+    let named = others.map { scalar in
+      let hex = String(scalar.value, radix: 16, uppercase: true)
+      return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+    }
     return " It looks like '\(suggestion)' but is written with other characters ("
       + named.joined(separator: ", ") + "); type it again."
   }
